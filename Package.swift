@@ -1,0 +1,84 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Settings every Touchstone target shares: Swift 6 language mode (strict concurrency) and
+/// `ExistentialAny`, as in swift-log's manifest.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// A built-in plugin: one target under `Plugins/<Name>`, depending on the core only.
+func plugin(_ name: String, extra: [Target.Dependency] = []) -> Target {
+    .target(
+        name: name,
+        dependencies: ["Touchstone"] + extra,
+        path: "Plugins/\(name)",
+        swiftSettings: strictSettings
+    )
+}
+
+/// A runnable example app under `Examples/<Name>`.
+func example(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: dependencies,
+        path: "Examples/\(name)",
+        swiftSettings: strictSettings
+    )
+}
+
+let package = Package(
+    name: "Touchstone",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Touchstone", targets: ["Touchstone"]),
+        .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
+        .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    ],
+    targets: [
+        // Core: vocabulary, plugin protocols, registry, device model, evaluation engine.
+        .target(
+            name: "Touchstone",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+
+        // Built-in plugins, each depending on the core only.
+        plugin("SimulatedSensors"),
+        plugin("StandardPolicies"),
+        plugin("MemoryStorage"),
+        plugin("SimulatedPasscode", extra: [.product(name: "_CryptoExtras", package: "swift-crypto")]),
+        plugin("ChangeDetectors"),
+
+        // The one explicit list of built-in plugins.
+        .target(
+            name: "TouchstoneBuiltins",
+            dependencies: [
+                "Touchstone", "SimulatedSensors", "StandardPolicies", "MemoryStorage",
+                "SimulatedPasscode", "ChangeDetectors",
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        example("ChangeDetection", dependencies: ["Touchstone", "TouchstoneBuiltins"]),
+
+        .executableTarget(
+            name: "TouchstoneBench",
+            dependencies: [
+                "Touchstone", "TouchstoneBuiltins",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/TouchstoneBench",
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(
+            name: "TouchstoneTests",
+            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

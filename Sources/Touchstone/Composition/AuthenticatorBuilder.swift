@@ -1,0 +1,81 @@
+/// Builds an ``Authenticator`` from plugin ids and options: in code, from a configuration
+/// file, or from REPL commands — all three go through ``build(reusing:clock:interaction:)``.
+///
+/// ```swift
+/// var builder = AuthenticatorBuilder(registry: .builtIn)
+/// try builder.use(.sensor, "sim.faceid")
+/// try builder.use(.passcode, "passcode.sim", options: ["rounds": "1000"])
+/// builder.composition.app = "com.example.notes"
+/// let authenticator = try builder.build()
+/// ```
+public struct AuthenticatorBuilder: Sendable {
+    /// The plugins available.
+    public var registry: PluginRegistry
+    /// What will be built.
+    public var composition: Composition
+
+    /// A builder over `registry`, starting from `composition`.
+    public init(registry: PluginRegistry, composition: Composition = Composition()) {
+        self.registry = registry
+        self.composition = composition
+    }
+
+    /// Puts plugin `id` with `options` in the slot of `kind`, validating id and options now.
+    public mutating func use(_ kind: PluginKind, _ id: String, options: [String: String] = [:]) throws {
+        let selection = PluginSelection(id, options: options)
+        try registry.validate(selection, kind: kind)
+        composition.use(kind, selection)
+    }
+
+    /// Builds the authenticator.
+    ///
+    /// - Parameters:
+    ///   - previous: an authenticator whose storage, clock, randomness and interaction are
+    ///     kept when its storage selection is unchanged (the REPL swaps a sensor this way
+    ///     without losing the device).
+    ///   - clock: overrides the composition's clock.
+    ///   - interaction: the person in front of the device; a ``ScriptedInteraction`` by default.
+    public func build(
+        reusing previous: Authenticator? = nil,
+        clock: (any DeviceClock)? = nil,
+        interaction: (any Interaction)? = nil
+    ) throws -> Authenticator {
+        let composition = composition
+        guard !composition.app.isEmpty, !composition.app.contains(where: \.isWhitespace) else {
+            throw ConfigurationError.invalidSetting(name: "app", reason: "'\(composition.app)' is not an app id such as com.example.app")
+        }
+        let keep = previous.flatMap { $0.composition.storage == composition.storage && $0.composition.seed == composition.seed ? $0 : nil }
+        let environment = PluginEnvironment(
+            clock: clock ?? keep?.device.clock ?? Self.makeClock(composition.clock),
+            random: keep?.device.random ?? composition.seed.map { RandomSource(seed: $0) } ?? .system,
+            interaction: interaction ?? keep?.device.interaction ?? ScriptedInteraction())
+
+        let storage: any StorageBackend = try keep?.device.storage
+            ?? registry.make(composition.storage, kind: .storage, environment: environment)
+        let sensor: (any BiometricSensor)? = try composition.sensor.map {
+            try registry.make($0, kind: .sensor, environment: environment)
+        }
+        let companion: (any CompanionDevice)? = try composition.companion.map {
+            try registry.make($0, kind: .companion, environment: environment)
+        }
+        let passcode: any PasscodeFactor = try registry.make(composition.passcode, kind: .passcode, environment: environment)
+        let detector: any ChangeDetector = try registry.make(composition.detector, kind: .detector, environment: environment)
+        let policySelections = composition.policies ?? registry.descriptors(of: .policy).map { PluginSelection($0.id) }
+        let policies: [any Policy] = try policySelections.map {
+            try registry.make($0, kind: .policy, environment: environment)
+        }
+        let device = try Device(
+            storage: storage, sensor: sensor, companion: companion, passcodeFactor: passcode,
+            clock: environment.clock, random: environment.random, interaction: environment.interaction,
+            erasesDataAfterTenFailures: composition.eraseDataAfterTenFailedPasscodes)
+        return Authenticator(device: device, appID: composition.app, policies: policies,
+                             detector: detector, composition: composition, registry: registry)
+    }
+
+    private static func makeClock(_ kind: Composition.ClockKind) -> any DeviceClock {
+        switch kind {
+        case .virtual: VirtualClock()
+        case .wall: WallClock()
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// Which plugins, with which options, make up an authenticator: what a configuration file
+/// holds, what the REPL's `config` prints, and what ``AuthenticatorBuilder`` builds.
+///
+/// ```json
+/// {
+///   "app": "com.example.notes",
+///   "seed": 7,
+///   "clock": "virtual",
+///   "sensor": { "id": "sim.faceid" },
+///   "passcode": { "id": "passcode.sim", "options": { "rounds": 1000 } },
+///   "storage": "storage.memory",
+///   "detector": "detector.domain-state"
+/// }
+/// ```
+/// Every key is optional; missing keys take the defaults of ``Composition/init()``.
+public struct Composition: Sendable, Equatable {
+    /// Which clock the device runs on.
+    public enum ClockKind: String, Sendable, Codable {
+        /// ``VirtualClock``: time moves only when advanced (simulation, tests, scripts).
+        case virtual
+        /// ``WallClock``: real time.
+        case wall
+    }
+
+    /// The app id (bundle id) the authenticator acts for.
+    public var app: String = "com.example.app"
+    /// Seed for reproducible randomness; nil uses the system CSPRNG.
+    public var seed: UInt64?
+    /// The device clock.
+    public var clock: ClockKind = .virtual
+    /// The biometric sensor; nil for a device without one.
+    public var sensor: PluginSelection? = PluginSelection("sim.touchid")
+    /// The companion device; nil for none.
+    public var companion: PluginSelection?
+    /// The passcode factor.
+    public var passcode = PluginSelection("passcode.sim")
+    /// The storage backend.
+    public var storage = PluginSelection("storage.memory")
+    /// The change detector.
+    public var detector = PluginSelection("detector.domain-state")
+    /// The policies offered; nil offers every registered policy.
+    public var policies: [PluginSelection]?
+    /// Whether ten wrong passcodes erase the device (REFERENCE §6).
+    public var eraseDataAfterTenFailedPasscodes = false
+
+    /// The default composition: a simulated Touch ID device on a virtual clock, in memory.
+    public init() {}
+
+    /// Replaces the plugin in the slot of `kind` (for `policy`, adds or replaces by id).
+    public mutating func use(_ kind: PluginKind, _ selection: PluginSelection) {
+        switch kind {
+        case .sensor: sensor = selection
+        case .companion: companion = selection
+        case .passcode: passcode = selection
+        case .storage: storage = selection
+        case .detector: detector = selection
+        case .policy:
+            var list = policies ?? []
+            list.removeAll { $0.id == selection.id }
+            list.append(selection)
+            policies = list
+        }
+    }
+
+    /// Reads a JSON configuration file. Unknown keys are rejected by name.
+    public static func load(from url: URL) throws -> Composition {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ConfigurationError.unreadableConfiguration(path: url.path, reason: error.localizedDescription)
+        }
+        return try parse(data, path: url.path)
+    }
+
+    /// Parses JSON configuration text; `path` names it in errors.
+    public static func parse(_ data: Data, path: String = "<configuration>") throws -> Composition {
+        do {
+            return try JSONDecoder().decode(Composition.self, from: data)
+        } catch let error as ConfigurationError {
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: error.description)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "not valid JSON (\(context.debugDescription))")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "'\(key)': \(context.debugDescription)")
+        } catch {
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(error)")
+        }
+    }
+
+    /// The composition as pretty JSON that ``load(from:)`` and `--config` accept.
+    public func jsonString() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension Composition: Codable {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case app, seed, clock, sensor, companion, passcode, storage, detector, policies
+        case eraseDataAfterTenFailedPasscodes
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try decoder.container(keyedBy: AnyKey.self)
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let unknown = raw.allKeys.map(\.stringValue).first(where: { !known.contains($0) }) {
+            throw ConfigurationError.invalidSetting(
+                name: unknown, reason: "unknown key; known: \(known.sorted().joined(separator: ", "))")
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        app = try container.decodeIfPresent(String.self, forKey: .app) ?? app
+        seed = try container.decodeIfPresent(UInt64.self, forKey: .seed)
+        clock = try container.decodeIfPresent(ClockKind.self, forKey: .clock) ?? clock
+        if container.contains(.sensor) {
+            sensor = try container.decodeNil(forKey: .sensor) ? nil : try container.decode(PluginSelection.self, forKey: .sensor)
+        }
+        companion = try container.decodeIfPresent(PluginSelection.self, forKey: .companion)
+        passcode = try container.decodeIfPresent(PluginSelection.self, forKey: .passcode) ?? passcode
+        storage = try container.decodeIfPresent(PluginSelection.self, forKey: .storage) ?? storage
+        detector = try container.decodeIfPresent(PluginSelection.self, forKey: .detector) ?? detector
+        policies = try container.decodeIfPresent([PluginSelection].self, forKey: .policies)
+        eraseDataAfterTenFailedPasscodes = try container.decodeIfPresent(Bool.self, forKey: .eraseDataAfterTenFailedPasscodes) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(app, forKey: .app)
+        try container.encodeIfPresent(seed, forKey: .seed)
+        try container.encode(clock, forKey: .clock)
+        if let sensor { try container.encode(sensor, forKey: .sensor) } else { try container.encodeNil(forKey: .sensor) }
+        try container.encodeIfPresent(companion, forKey: .companion)
+        try container.encode(passcode, forKey: .passcode)
+        try container.encode(storage, forKey: .storage)
+        try container.encode(detector, forKey: .detector)
+        try container.encodeIfPresent(policies, forKey: .policies)
+        if eraseDataAfterTenFailedPasscodes { try container.encode(true, forKey: .eraseDataAfterTenFailedPasscodes) }
+    }
+}

@@ -1,0 +1,126 @@
+/// A change to the enrolled set. Deliberately carries nothing about *what* changed: apps may
+/// learn that the set changed, never which identity was added or removed.
+public struct EnrollmentChange: Sendable, Equatable {
+    /// Increases with every change.
+    public var sequence: Int
+    /// When it happened, in device time.
+    public var at: Timestamp
+}
+
+extension Device {
+    /// Names of the identities enrolled on the sensor, in enrollment order.
+    public func enrolledNames() throws -> [String] {
+        try snapshot().state.templates(for: biometryType).map(\.name)
+    }
+
+    /// Enrolls a new identity under `name`: a fresh template. Enrolling changes every app's
+    /// domain state.
+    public func enroll(_ name: String) throws {
+        try requireSensor("enroll")
+        try validate(name)
+        let type = biometryType
+        let templateID = random.hex(16)
+        let change = try update { state, _ -> EnrollmentChange in
+            var templates = state.templates(for: type)
+            guard !templates.contains(where: { $0.name == name }) else { throw UsageError.alreadyEnrolled(name: name) }
+            templates.append(EnrolledTemplate(name: name, templateID: templateID))
+            state.enrollments[type.description] = templates
+            state.enrollmentSequence += 1
+            return EnrollmentChange(sequence: state.enrollmentSequence, at: clock.now)
+        }
+        publish(change)
+    }
+
+    /// Removes the identity enrolled under `name`.
+    public func unenroll(_ name: String) throws {
+        try requireSensor("unenroll")
+        let type = biometryType
+        let change = try update { state, _ -> EnrollmentChange in
+            var templates = state.templates(for: type)
+            guard let index = templates.firstIndex(where: { $0.name == name }) else { throw UsageError.notEnrolled(name: name) }
+            templates.remove(at: index)
+            state.enrollments[type.description] = templates
+            state.enrollmentSequence += 1
+            return EnrollmentChange(sequence: state.enrollmentSequence, at: clock.now)
+        }
+        publish(change)
+    }
+
+    /// Replaces the template of `name` with a fresh one: the same finger enrolled again is a
+    /// different template, so domain states change.
+    public func reenroll(_ name: String) throws {
+        try requireSensor("reenroll")
+        let type = biometryType
+        let templateID = random.hex(16)
+        let change = try update { state, _ -> EnrollmentChange in
+            var templates = state.templates(for: type)
+            guard let index = templates.firstIndex(where: { $0.name == name }) else { throw UsageError.notEnrolled(name: name) }
+            templates[index].templateID = templateID
+            state.enrollments[type.description] = templates
+            state.enrollmentSequence += 1
+            return EnrollmentChange(sequence: state.enrollmentSequence, at: clock.now)
+        }
+        publish(change)
+    }
+
+    /// Simulates unlocking the device with the identity `name` now, which opens the reuse
+    /// window (`touchIDAuthenticationAllowableReuseDuration`) and, as a successful match,
+    /// resets the consecutive-failure count.
+    public func unlock(with name: String) throws {
+        let snapshot = try snapshot()
+        guard snapshot.state.templates(for: biometryType).contains(where: { $0.name == name }) else {
+            throw UsageError.notEnrolled(name: name)
+        }
+        if let error = biometricProblem(appID: nil, snapshot: snapshot, requiresPasscodeSet: true) {
+            throw error
+        }
+        let now = clock.now
+        try update { _, counters in
+            counters.lastBiometricUnlock = now
+            counters.consecutiveBiometricFailures = 0
+        }
+    }
+
+    /// A stream of enrolled-set changes, one element per change, for as long as the caller
+    /// iterates. Nothing in an element tells what changed.
+    public func enrollmentChanges() -> AsyncStream<EnrollmentChange> {
+        let (stream, continuation) = AsyncStream<EnrollmentChange>.makeStream(bufferingPolicy: .unbounded)
+        let id = activity.withLock { activity -> UInt64 in
+            activity.nextSubscriberID += 1
+            activity.subscribers[activity.nextSubscriberID] = continuation
+            return activity.nextSubscriberID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.activity.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func publish(_ change: EnrollmentChange) {
+        let subscribers = activity.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.yield(change) }
+    }
+
+    private func requireSensor(_ operation: String) throws {
+        guard sensor != nil else {
+            throw UsageError.notSimulated("\(operation) (this device has no biometric sensor)")
+        }
+    }
+
+    private func validate(_ name: String) throws {
+        guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0 == ":" }) else {
+            throw UsageError.invalidIdentityName(name)
+        }
+        let reserved = ["nomatch", "no-match", "mismatch", "cancel", "fallback", "systemcancel",
+                        "system-cancel", "invalidate", "companion", "approve"]
+        guard !reserved.contains(name.lowercased()) else { throw UsageError.invalidIdentityName(name) }
+    }
+}
+
+extension Device {
+    /// The number of enrollment changes so far (increases with every enroll, unenroll,
+    /// re-enroll). Reveals nothing about what changed.
+    public func enrollmentSequence() throws -> Int {
+        try snapshot().state.enrollmentSequence
+    }
+}

@@ -1,0 +1,108 @@
+/// What happened to one passcode entry (lock screen or in-app prompt).
+public enum PasscodeEntryResult: Sendable, Equatable {
+    /// Correct: the passcode failure count, the biometric failure count and any lockout are cleared.
+    case accepted
+    /// Wrong; `failures` is the new count and `delay` the wait it imposes (zero for 1–4).
+    case rejected(failures: Int, delay: Duration)
+    /// The same wrong passcode as the previous attempt: not counted again.
+    case repeatedNotCounted(failures: Int)
+    /// A delay is running: the entry was refused without being checked or counted.
+    case refused(remaining: Duration)
+    /// This wrong passcode was the tenth: the device is now disabled (and erased, when set so).
+    case disabledNow(erased: Bool)
+    /// The device was already disabled.
+    case deviceDisabled
+    /// No passcode is set.
+    case notSet
+}
+
+extension Device {
+    /// Whether a device passcode is set.
+    public var isPasscodeSet: Bool {
+        get throws { try snapshot().state.passcodeVerifier != nil }
+    }
+
+    /// Sets (or changes) the device passcode. Only a salted slow hash is stored. Clears the
+    /// passcode failure count and delays.
+    public func setPasscode(_ passcode: String) throws {
+        guard !passcode.isEmpty else { throw UsageError.invalidPasscode(reason: "it is empty") }
+        let verifier = try passcodeFactor.makeVerifier(for: passcode, random: random)
+        try update { state, counters in
+            state.passcodeVerifier = verifier
+            counters.passcodeFailures = 0
+            counters.passcodeRetryAt = nil
+            counters.lastWrongPasscodeDigest = nil
+        }
+    }
+
+    /// Removes the device passcode (biometric and device-owner policies then report
+    /// `passcodeNotSet`) and runs the registered removal hooks.
+    public func clearPasscode() throws {
+        try update { state, counters in
+            state.passcodeVerifier = nil
+            counters.passcodeFailures = 0
+            counters.passcodeRetryAt = nil
+            counters.lastWrongPasscodeDigest = nil
+            counters.isDisabled = false
+        }
+        let hooks = activity.withLock { $0.passcodeRemovalHooks }
+        for hook in hooks { try hook() }
+    }
+
+    /// Enters a passcode on the lock screen. In-app entries (device-owner policy) go through
+    /// the same rule and the same device-wide count.
+    public func enterPasscode(_ entry: String) throws -> PasscodeEntryResult {
+        try submitPasscode(entry)
+    }
+
+    /// The passcode rule of REFERENCE §6: delays refuse without counting, a repeat of the last
+    /// wrong passcode is not counted, wrong entries climb the ladder, the tenth disables, a
+    /// correct one clears every failure count and the biometric lockout.
+    func submitPasscode(_ entry: String) throws -> PasscodeEntryResult {
+        let snapshot = try snapshot()
+        if snapshot.counters.isDisabled { return .deviceDisabled }
+        guard let verifier = snapshot.state.passcodeVerifier else { return .notSet }
+        let now = clock.now
+        if let retryAt = snapshot.counters.passcodeRetryAt, now < retryAt {
+            return .refused(remaining: now.duration(to: retryAt))
+        }
+        let check = try passcodeFactor.check(entry, against: verifier)
+        let erase = erasesDataAfterTenFailures
+        let result = try update { state, counters -> PasscodeEntryResult in
+            if counters.isDisabled { return .deviceDisabled }
+            if let retryAt = counters.passcodeRetryAt, now < retryAt {
+                return .refused(remaining: now.duration(to: retryAt))
+            }
+            if check.isCorrect {
+                counters.passcodeFailures = 0
+                counters.passcodeRetryAt = nil
+                counters.lastWrongPasscodeDigest = nil
+                counters.consecutiveBiometricFailures = 0
+                return .accepted
+            }
+            if counters.lastWrongPasscodeDigest == check.digest {
+                return .repeatedNotCounted(failures: counters.passcodeFailures)
+            }
+            counters.passcodeFailures += 1
+            counters.lastWrongPasscodeDigest = check.digest
+            guard let delay = PasscodeLadder.delay(afterFailures: counters.passcodeFailures) else {
+                counters.isDisabled = true
+                counters.passcodeRetryAt = nil
+                if erase {
+                    state.enrollments = [:]
+                    state.enrollmentSequence += 1
+                    state.passcodeVerifier = nil
+                    counters = DeviceCounters()
+                }
+                return .disabledNow(erased: erase)
+            }
+            counters.passcodeRetryAt = delay > .zero ? now.advanced(by: delay) : nil
+            return .rejected(failures: counters.passcodeFailures, delay: delay)
+        }
+        if case .disabledNow(erased: true) = result {
+            let hooks = activity.withLock { $0.passcodeRemovalHooks }
+            for hook in hooks { try hook() }
+        }
+        return result
+    }
+}

@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// One simulated or real device: its biometric sensor, companion, passcode factor, storage,
+/// clock and the person in front of it. Every app on the device shares its enrolled
+/// identities, passcode and device-wide counters (REFERENCE §1).
+///
+/// Devices are usually composed by ``AuthenticatorBuilder``; apps reach them through an
+/// ``Authenticator`` (device + app id).
+public final class Device: Sendable {
+    /// Where everything is stored.
+    public let storage: any StorageBackend
+    /// Device time.
+    public let clock: any DeviceClock
+    /// Device randomness.
+    public let random: RandomSource
+    /// The person in front of the device.
+    public let interaction: any Interaction
+    /// The biometric sensor, or nil when the device has none.
+    public let sensor: (any BiometricSensor)?
+    /// The paired companion, or nil.
+    public let companion: (any CompanionDevice)?
+    /// The passcode factor.
+    public let passcodeFactor: any PasscodeFactor
+    /// Whether ten wrong passcodes erase the device's data (REFERENCE §6).
+    public let erasesDataAfterTenFailures: Bool
+
+    /// `@unchecked`: `SymmetricKey` is an immutable value that swift-crypto 3 does not mark
+    /// `Sendable`; nothing here mutates it after creation.
+    struct Snapshot: @unchecked Sendable {
+        var state: DeviceState
+        var counters: DeviceCounters
+        var secretKey: SymmetricKey
+    }
+
+    private struct Cache: Sendable {
+        var generation: UInt64?
+        var snapshot: Snapshot?
+    }
+
+    private let cache = Mutex(Cache())
+
+    struct Activity: Sendable {
+        var activeEvaluation: EvaluationHandle?
+        var subscribers: [UInt64: AsyncStream<EnrollmentChange>.Continuation] = [:]
+        var nextSubscriberID: UInt64 = 0
+        var passcodeRemovalHooks: [@Sendable () throws -> Void] = []
+    }
+
+    let activity = Mutex(Activity())
+    let traceStore = Mutex<Trace?>(nil)
+
+    /// Opens the device stored in `storage`, creating it (with a fresh device secret) when the
+    /// store is empty.
+    public init(
+        storage: any StorageBackend,
+        sensor: (any BiometricSensor)?,
+        companion: (any CompanionDevice)? = nil,
+        passcodeFactor: any PasscodeFactor,
+        clock: any DeviceClock,
+        random: RandomSource,
+        interaction: any Interaction,
+        erasesDataAfterTenFailures: Bool = false
+    ) throws {
+        self.storage = storage
+        self.sensor = sensor
+        self.companion = companion
+        self.passcodeFactor = passcodeFactor
+        self.clock = clock
+        self.random = random
+        self.interaction = interaction
+        self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
+        try storage.transaction { transaction in
+            if try transaction.read(.deviceState) == nil {
+                let state = DeviceState(secret: random.bytes(32))
+                transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
+            }
+            if try transaction.read(.deviceCounters) == nil {
+                transaction.put(Record(key: .deviceCounters, value: try RecordCoding.encode(DeviceCounters())))
+            }
+        }
+    }
+
+    // MARK: Reading and writing device records
+
+    /// The current state and counters, decoded once per storage generation.
+    func snapshot() throws -> Snapshot {
+        let generation = try storage.generation
+        if let cached = cache.withLock({ $0.generation == generation ? $0.snapshot : nil }) {
+            return cached
+        }
+        let snapshot = try loadSnapshot(read: storage.read)
+        cache.withLock { cache in
+            cache.generation = generation
+            cache.snapshot = snapshot
+        }
+        return snapshot
+    }
+
+    private func loadSnapshot(read: (RecordKey) throws -> Record?) throws -> Snapshot {
+        guard let stateRecord = try read(.deviceState) else {
+            throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
+        }
+        let state = try RecordCoding.decode(DeviceState.self, from: stateRecord)
+        let counters = try read(.deviceCounters).map { try RecordCoding.decode(DeviceCounters.self, from: $0) } ?? DeviceCounters()
+        return Snapshot(state: state, counters: counters, secretKey: SymmetricKey(data: state.secret))
+    }
+
+    /// Atomically reads, changes and durably writes the device records. Only records that
+    /// changed are written, so a counter update is one record in one commit.
+    @discardableResult
+    func update<T: Sendable>(_ body: (inout DeviceState, inout DeviceCounters) throws -> T) throws -> T {
+        let result = try storage.transaction { transaction -> T in
+            let current = try loadSnapshot(read: transaction.read)
+            var state = current.state
+            var counters = current.counters
+            let result = try body(&state, &counters)
+            if state != current.state {
+                transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
+            }
+            if counters != current.counters {
+                transaction.put(Record(key: .deviceCounters, value: try RecordCoding.encode(counters)))
+            }
+            return result
+        }
+        cache.withLock { $0 = Cache() }
+        return result
+    }
+
+    /// The device-wide counters as stored now.
+    public var counters: DeviceCounters {
+        get throws { try snapshot().counters }
+    }
+
+    /// The biometry type of the sensor (`.none` without one).
+    public var biometryType: BiometryType { sensor?.biometryType ?? .none }
+
+    /// The current OS epoch (bumped by ``simulateOSUpgrade()``).
+    public var osEpoch: Int {
+        get throws { try snapshot().state.osEpoch }
+    }
+
+    /// Simulates an OS upgrade: domain-state values of every app change although nothing was
+    /// enrolled or removed (Apple warns this can happen).
+    public func simulateOSUpgrade() throws {
+        try update { state, _ in state.osEpoch += 1 }
+    }
+
+    /// Registers work to run when the passcode is removed (the keychain deletes its
+    /// whenPasscodeSetThisDeviceOnly items there).
+    public func onPasscodeRemoval(_ hook: @escaping @Sendable () throws -> Void) {
+        activity.withLock { $0.passcodeRemovalHooks.append(hook) }
+    }
+}

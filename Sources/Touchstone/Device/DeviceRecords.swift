@@ -1,0 +1,55 @@
+import Foundation
+
+/// One enrolled identity: a name people use and a template id that is fresh for every
+/// enrollment (re-enrolling the same finger yields a different template).
+public struct EnrolledTemplate: Sendable, Codable, Equatable {
+    /// The name given at enrollment (`thumb`, `alice-face`).
+    public var name: String
+    /// The random template id.
+    public var templateID: String
+}
+
+/// The device's persistent identity and enrollment state (record `device/state`).
+struct DeviceState: Codable, Equatable, Sendable {
+    /// The per-device secret that keys domain-state hashes.
+    var secret: Data
+    /// Bumped by each simulated OS upgrade.
+    var osEpoch: Int = 1
+    /// Enrolled templates per modality (keyed by `BiometryType.description`).
+    var enrollments: [String: [EnrolledTemplate]] = [:]
+    /// Increases with every enrollment change (any modality).
+    var enrollmentSequence: Int = 0
+    /// The passcode factor's verifier (a salted slow hash), nil when no passcode is set.
+    var passcodeVerifier: Data?
+
+    func templates(for type: BiometryType) -> [EnrolledTemplate] {
+        enrollments[type.description] ?? []
+    }
+}
+
+/// The device-wide counters and deadlines (record `device/counters`).
+///
+/// They live in storage, not in memory, so that restarting the process never resets a
+/// lockout or a passcode delay. Each change is one durable commit.
+public struct DeviceCounters: Codable, Equatable, Sendable {
+    /// Consecutive failed biometric matches, across evaluations, contexts and apps.
+    public var consecutiveBiometricFailures: Int = 0
+    /// Consecutive wrong passcodes (lock screen and in-app share it).
+    public var passcodeFailures: Int = 0
+    /// No passcode entry is accepted before this instant.
+    public var passcodeRetryAt: Timestamp?
+    /// Digest of the last wrong passcode (so the same one typed again is not counted again).
+    var lastWrongPasscodeDigest: Data?
+    /// Ten wrong passcodes disable the device.
+    public var isDisabled: Bool = false
+    /// When the device was last unlocked by biometry (for the reuse window).
+    public var lastBiometricUnlock: Timestamp?
+
+    /// Creates zeroed counters.
+    public init() {}
+}
+
+extension RecordKey {
+    static let deviceState = RecordKey("device", "state")
+    static let deviceCounters = RecordKey("device", "counters")
+}

@@ -1,0 +1,108 @@
+import Crypto
+import Foundation
+
+/// The newer `LADomainState` shape: opaque hashes of the biometric and companion state as one
+/// app sees them (REFERENCE §7).
+public struct DomainState: Sendable, Equatable {
+    /// The biometry part.
+    public struct Biometry: Sendable, Equatable {
+        /// Opaque hash of the enrolled set; nil when nothing is enrolled.
+        public var stateHash: Data?
+        /// The sensor's biometry type.
+        public var biometryType: BiometryType
+    }
+
+    /// The companion part.
+    public struct Companion: Sendable, Equatable {
+        /// Opaque hash of all paired companions; nil when none is paired.
+        public var stateHash: Data?
+        /// The types of companion paired.
+        public var availableCompanionTypes: Set<CompanionType>
+        var hashes: [CompanionType: Data]
+
+        /// The hash for one companion type; nil when none of that type is paired.
+        public func stateHash(for type: CompanionType) -> Data? {
+            hashes[type]
+        }
+    }
+
+    /// The biometry part.
+    public var biometry: Biometry
+    /// The companion part.
+    public var companion: Companion
+    /// A hash over both parts; nil when both are nil.
+    public var stateHash: Data?
+
+    /// The state before anything was evaluated: every hash nil.
+    public static let empty = DomainState(
+        biometry: Biometry(stateHash: nil, biometryType: .none),
+        companion: Companion(stateHash: nil, availableCompanionTypes: [], hashes: [:]),
+        stateHash: nil)
+}
+
+/// How domain-state values are derived: HMAC-SHA256 keyed by the device secret over the app
+/// id, the OS epoch and the *set* of enrolled template ids (sorted, so only the resulting set
+/// matters: add a finger and remove it again and the value is back where it was). Different
+/// apps get unrelated values; an OS upgrade changes them all.
+enum DomainStateDerivation {
+    static func biometryHash(key: SymmetricKey, appID: String, osEpoch: Int, templates: [EnrolledTemplate]) -> Data? {
+        guard !templates.isEmpty else { return nil }
+        var hmac = HMAC<SHA256>(key: key)
+        hmac.update(data: Array("biometry\u{0}\(appID)\u{0}\(osEpoch)".utf8))
+        let ids = templates.count == 1 ? [templates[0].templateID] : templates.map(\.templateID).sorted()
+        for id in ids {
+            hmac.update(data: [0])
+            hmac.update(data: Array(id.utf8))
+        }
+        return Data(hmac.finalize())
+    }
+
+    static func companionHash(key: SymmetricKey, appID: String, osEpoch: Int, pairingID: String, type: CompanionType) -> Data {
+        var hmac = HMAC<SHA256>(key: key)
+        hmac.update(data: Array("companion\u{0}\(appID)\u{0}\(osEpoch)\u{0}\(type.rawValue)\u{0}\(pairingID)".utf8))
+        return Data(hmac.finalize())
+    }
+
+    static func combined(key: SymmetricKey, parts: [Data?]) -> Data? {
+        guard parts.contains(where: { $0 != nil }) else { return nil }
+        var hmac = HMAC<SHA256>(key: key)
+        hmac.update(data: Array("combined".utf8))
+        for part in parts {
+            hmac.update(data: [part == nil ? 0 : 1])
+            if let part { hmac.update(data: part) }
+        }
+        return Data(hmac.finalize())
+    }
+}
+
+extension Device {
+    /// The domain state `appID` would see now.
+    func domainState(appID: String, snapshot: Snapshot) -> DomainState {
+        let type = biometryType
+        let biometry = DomainState.Biometry(
+            stateHash: DomainStateDerivation.biometryHash(
+                key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
+                templates: snapshot.state.templates(for: type)),
+            biometryType: type)
+        var hashes: [CompanionType: Data] = [:]
+        if let companion, companion.isPaired {
+            hashes[companion.companionType] = DomainStateDerivation.companionHash(
+                key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
+                pairingID: companion.pairingID, type: companion.companionType)
+        }
+        let companionHash = hashes.isEmpty ? nil : DomainStateDerivation.combined(
+            key: snapshot.secretKey, parts: CompanionType.allCases.map { hashes[$0] })
+        let companionPart = DomainState.Companion(
+            stateHash: companionHash, availableCompanionTypes: Set(hashes.keys), hashes: hashes)
+        return DomainState(
+            biometry: biometry, companion: companionPart,
+            stateHash: DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash]))
+    }
+
+    /// The `evaluatedPolicyDomainState` value `appID` would capture now (nil when nothing is enrolled).
+    func biometryDomainState(appID: String, snapshot: Snapshot) -> Data? {
+        DomainStateDerivation.biometryHash(
+            key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
+            templates: snapshot.state.templates(for: biometryType))
+    }
+}

@@ -1,0 +1,116 @@
+/// A composition or configuration problem: an unknown plugin id, an unknown or malformed
+/// option, a configuration file that cannot be read.
+///
+/// Every case names what was wrong and what would have been accepted.
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No plugin with this id is registered for `kind`.
+    case unknownPlugin(id: String, kind: PluginKind?, known: [String])
+    /// The plugin exists but is of another kind than the slot it was put in.
+    case wrongKind(id: String, expected: PluginKind, actual: PluginKind)
+    /// The plugin has no option by this name.
+    case unknownOption(plugin: String, option: String, known: [String])
+    /// The option's value does not parse as the option's type.
+    case badOptionValue(plugin: String, option: String, value: String, expected: String)
+    /// Two plugins were registered under one id.
+    case duplicatePlugin(id: String)
+    /// A configuration file could not be read or parsed.
+    case unreadableConfiguration(path: String, reason: String)
+    /// A policy name or raw value that no registered policy answers to.
+    case unknownPolicy(name: String, known: [String])
+    /// A setting outside plugins (such as the app id) is invalid.
+    case invalidSetting(name: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unknownPlugin(id, kind, known):
+            let what = kind.map { "\($0.rawValue) plugin" } ?? "plugin"
+            return "unknown \(what) '\(id)'; known: \(known.sorted().joined(separator: ", "))"
+        case let .wrongKind(id, expected, actual):
+            return "plugin '\(id)' is a \(actual.rawValue), not a \(expected.rawValue)"
+        case let .unknownOption(plugin, option, known):
+            let list = known.isEmpty ? "it takes no options" : "known: \(known.sorted().joined(separator: ", "))"
+            return "plugin '\(plugin)' has no option '\(option)'; \(list)"
+        case let .badOptionValue(plugin, option, value, expected):
+            return "option '\(option)' of plugin '\(plugin)': '\(value)' is not \(expected)"
+        case let .duplicatePlugin(id):
+            return "a plugin with id '\(id)' is already registered"
+        case let .unreadableConfiguration(path, reason):
+            return "cannot read configuration '\(path)': \(reason)"
+        case let .unknownPolicy(name, known):
+            return "unknown policy '\(name)'; known: \(known.joined(separator: ", "))"
+        case let .invalidSetting(name, reason):
+            return "setting '\(name)': \(reason)"
+        }
+    }
+}
+
+/// A mistake in the calling code that Apple's framework would crash on; Touchstone reports it
+/// instead (REFERENCE §8, our rule).
+public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `localizedReason` was empty. Apple raises an exception; Touchstone throws this.
+    case emptyLocalizedReason
+    /// An identity name that is empty or otherwise unusable.
+    case invalidIdentityName(String)
+    /// The identity to remove or present is not enrolled.
+    case notEnrolled(name: String)
+    /// The identity is already enrolled under this name (use re-enroll to replace it).
+    case alreadyEnrolled(name: String)
+    /// A passcode that cannot be set (empty, or the factor's rules refuse it).
+    case invalidPasscode(reason: String)
+    /// The operation needs a simulated clock, sensor or interaction and the composition has a real one.
+    case notSimulated(String)
+
+    public var description: String {
+        switch self {
+        case .emptyLocalizedReason:
+            return "programmer error: localizedReason must be a non-empty string (Apple's framework crashes here)"
+        case let .invalidIdentityName(name):
+            return "invalid identity name '\(name)': use a non-empty name without spaces"
+        case let .notEnrolled(name):
+            return "no identity named '\(name)' is enrolled"
+        case let .alreadyEnrolled(name):
+            return "'\(name)' is already enrolled; use reenroll to replace its template"
+        case let .invalidPasscode(reason):
+            return "invalid passcode: \(reason)"
+        case let .notSimulated(what):
+            return "\(what) needs a simulated device"
+        }
+    }
+}
+
+/// A simulation script did not fit what the prompt on screen offers: the outcome queue ran
+/// dry, or an outcome was given that the current dialog cannot produce.
+public enum SimulationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A capture or passcode prompt found the scripted queue empty.
+    case noScriptedOutcome(prompt: String)
+    /// The scripted outcome is not possible on the current prompt.
+    case unexpectedOutcome(outcome: String, prompt: String, allowed: [String])
+
+    public var description: String {
+        switch self {
+        case let .noScriptedOutcome(prompt):
+            return "the \(prompt) prompt needs an outcome, but the scripted queue is empty; give outcomes such as: thumb, nomatch, cancel, fallback, passcode:1234"
+        case let .unexpectedOutcome(outcome, prompt, allowed):
+            return "outcome '\(outcome)' is not possible on the \(prompt) prompt; it offers: \(allowed.joined(separator: ", "))"
+        }
+    }
+}
+
+/// A storage backend could not do what was asked: the store is corrupt, unreadable, or a write
+/// failed. The stored data is left as it was.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A record exists but its contents cannot be decoded.
+    case corruptRecord(key: String, reason: String)
+    /// The store as a whole is unusable (bad file, failed authentication, wrong key).
+    case corruptStore(path: String, reason: String)
+    /// The backend failed to read or write.
+    case ioFailure(reason: String)
+
+    public var description: String {
+        switch self {
+        case let .corruptRecord(key, reason): "stored record '\(key)' is corrupt: \(reason)"
+        case let .corruptStore(path, reason): "store '\(path)' is corrupt or unreadable: \(reason); it was left untouched"
+        case let .ioFailure(reason): "storage failure: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import Synchronization
+
+/// The kinds of credential an app can set on a context (LACredentialType).
+public enum CredentialType: Int, Sendable, Codable {
+    /// An application password: an extra encryption factor for keychain items protected with
+    /// `applicationPassword`.
+    case applicationPassword = 0
+}
+
+/// One app's request for authentication: the `LAContext` of Touchstone.
+///
+/// ```swift
+/// let context = authenticator.makeContext()
+/// context.localizedFallbackTitle = ""          // hide the fallback button
+/// if let problem = try context.canEvaluate(.biometrics) {
+///     print("unavailable:", problem)
+/// } else {
+///     let result = try await context.evaluate(.biometrics, reason: "Sign in to Notes")
+///     print(result.methods, context.evaluatedPolicyDomainState ?? Data())
+/// }
+/// ```
+public final class AuthenticationContext: Sendable {
+    /// The longest reuse window (LATouchIDAuthenticationMaximumAllowableReuseDuration): 300 s.
+    public static let maximumAllowableReuseDuration: Duration = .seconds(300)
+
+    /// The default title of the fallback button when none is set.
+    public static let defaultFallbackTitle = "Enter Password"
+    /// The default title of the cancel button when none is set.
+    public static let defaultCancelTitle = "Cancel"
+
+    struct State: Sendable {
+        var fallbackTitle: String?
+        var cancelTitle: String?
+        var reuseDuration: Duration = .zero
+        var interactionNotAllowed = false
+        var credentials: [CredentialType: Data] = [:]
+        var biometryType: BiometryType = .none
+        var evaluatedDomainState: Data?
+        var domainState: DomainState = .empty
+        var isInvalidated = false
+        var current: EvaluationHandle?
+        var lastTrace: Trace?
+    }
+
+    /// The authenticator (device + app) this context belongs to.
+    public let authenticator: Authenticator
+    let state = Mutex(State())
+
+    /// Creates a context for `authenticator`; usually through ``Authenticator/makeContext()``.
+    public init(authenticator: Authenticator) {
+        self.authenticator = authenticator
+    }
+
+    /// The fallback button's title. Nil shows the default text; the empty string hides the button.
+    public var localizedFallbackTitle: String? {
+        get { state.withLock { $0.fallbackTitle } }
+        set { state.withLock { $0.fallbackTitle = newValue } }
+    }
+
+    /// The cancel button's title; nil shows the default text.
+    public var localizedCancelTitle: String? {
+        get { state.withLock { $0.cancelTitle } }
+        set { state.withLock { $0.cancelTitle = newValue } }
+    }
+
+    /// How long after a biometric device unlock a biometric evaluation succeeds without a new
+    /// scan. Default zero; values above 300 s are clamped to 300 s, negative ones to zero.
+    public var touchIDAuthenticationAllowableReuseDuration: Duration {
+        get { state.withLock { $0.reuseDuration } }
+        set {
+            let clamped = min(max(newValue, .zero), Self.maximumAllowableReuseDuration)
+            state.withLock { $0.reuseDuration = clamped }
+        }
+    }
+
+    /// When true, evaluations that would need the user fail with `notInteractive`.
+    public var interactionNotAllowed: Bool {
+        get { state.withLock { $0.interactionNotAllowed } }
+        set { state.withLock { $0.interactionNotAllowed = newValue } }
+    }
+
+    /// The biometry type, filled by ``canEvaluate(_:)`` whatever it returns; `.none` before.
+    public var biometryType: BiometryType { state.withLock { $0.biometryType } }
+
+    /// The biometric domain state captured when ``canEvaluate(_:)`` last succeeded for a
+    /// biometric policy or a biometric evaluation last succeeded; nil before. A later
+    /// enrollment change shows only after the next such call (our rule).
+    public var evaluatedPolicyDomainState: Data? { state.withLock { $0.evaluatedDomainState } }
+
+    /// The newer domain-state shape, captured at every ``canEvaluate(_:)`` and evaluation
+    /// (our rule); every hash is nil before the first.
+    public var domainState: DomainState { state.withLock { $0.domainState } }
+
+    /// The trace of this context's last evaluation.
+    public var lastTrace: Trace? { state.withLock { $0.lastTrace } }
+
+    /// Whether ``invalidate()`` was called.
+    public var isInvalidated: Bool { state.withLock { $0.isInvalidated } }
+
+    /// Sets (or with nil removes) a credential.
+    public func setCredential(_ credential: Data?, type: CredentialType) -> Bool {
+        state.withLock { state in
+            guard !state.isInvalidated else { return false }
+            state.credentials[type] = credential
+            return true
+        }
+    }
+
+    /// Whether a credential of `type` is set.
+    public func isCredentialSet(_ type: CredentialType) -> Bool {
+        state.withLock { $0.credentials[type] != nil }
+    }
+
+    /// The credential of `type` (used by the keychain to open applicationPassword items).
+    public func credential(_ type: CredentialType) -> Data? {
+        state.withLock { $0.credentials[type] }
+    }
+
+    /// Invalidates the context: an evaluation in progress ends with `appCancel`; every later
+    /// call fails with `invalidContext`. Calling it again does nothing.
+    public func invalidate() {
+        let current = state.withLock { state -> EvaluationHandle? in
+            state.isInvalidated = true
+            return state.current
+        }
+        if let current, current.interrupt(with: .appCancel) {
+            authenticator.device.interruptPrompts()
+        }
+    }
+
+    func markInvalidated() {
+        state.withLock { $0.isInvalidated = true }
+    }
+
+    /// Whether `policy` could be evaluated now. Returns nil when it could, else the error an
+    /// evaluation would fail with. Fills ``biometryType``; on success for a biometric policy
+    /// captures ``evaluatedPolicyDomainState``. Throws only for storage problems.
+    public func canEvaluate(_ policy: any Policy) throws -> AuthenticationError? {
+        let device = authenticator.device
+        let appID = authenticator.appID
+        let snapshot = try device.snapshot()
+        let type = device.sensor.map { $0.hardwareState(for: appID) == .absent ? .none : $0.biometryType } ?? .none
+        let invalidated = state.withLock { state -> Bool in
+            state.biometryType = type
+            return state.isInvalidated
+        }
+        if invalidated { return AuthenticationError(.invalidContext) }
+        let problem = device.preflight(policy.rule, appID: appID, snapshot: snapshot)
+        let domain = device.domainState(appID: appID, snapshot: snapshot)
+        state.withLock { state in
+            state.domainState = domain
+            if problem == nil, policy.rule.isBiometric {
+                state.evaluatedDomainState = domain.biometry.stateHash
+            }
+        }
+        return problem
+    }
+
+    /// Looks `name` up among the authenticator's policies and checks it (see ``canEvaluate(_:)``).
+    public func canEvaluate(policyNamed name: String) throws -> AuthenticationError? {
+        try canEvaluate(authenticator.policy(named: name))
+    }
+
+    /// Runs `policy`: shows the prompts it needs, consumes the user's actions and returns what
+    /// satisfied it, or throws an ``AuthenticationError`` (or ``UsageError`` for an empty
+    /// reason, ``SimulationError`` when a script does not fit the prompt).
+    @discardableResult
+    public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
+        guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
+        let device = authenticator.device
+        let handle = EvaluationHandle()
+        let settings = try state.withLock { state -> State in
+            if state.isInvalidated { throw AuthenticationError(.invalidContext) }
+            state.current = handle
+            return state
+        }
+        device.begin(handle)
+        defer {
+            device.end(handle)
+            state.withLock { state in if state.current === handle { state.current = nil } }
+        }
+        var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
+        do {
+            let result = try await run.run()
+            state.withLock { state in
+                state.lastTrace = result.trace
+                state.domainState = run.domainState ?? state.domainState
+                if result.methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
+                    state.evaluatedDomainState = run.domainState?.biometry.stateHash
+                }
+            }
+            device.recordTrace(result.trace)
+            return result
+        } catch {
+            let trace = run.trace(endingWith: error)
+            state.withLock { $0.lastTrace = trace }
+            device.recordTrace(trace)
+            throw error
+        }
+    }
+
+    /// Looks `name` up among the authenticator's policies and evaluates it.
+    @discardableResult
+    public func evaluate(policyNamed name: String, reason: String) async throws -> EvaluationResult {
+        try await evaluate(authenticator.policy(named: name), reason: reason)
+    }
+
+    /// Completion-handler form of ``evaluate(_:reason:)``: `reply` runs on another task.
+    public func evaluate(
+        _ policy: any Policy, reason: String,
+        reply: @escaping @Sendable (Result<EvaluationResult, any Error>) -> Void
+    ) {
+        Task {
+            do {
+                reply(.success(try await self.evaluate(policy, reason: reason)))
+            } catch {
+                reply(.failure(error))
+            }
+        }
+    }
+}
+
+/// One evaluation in progress; the device and the context can interrupt it.
+final class EvaluationHandle: Sendable {
+    private let interruption = Mutex<AuthenticationError.Code?>(nil)
+
+    /// Records the first interruption; returns false if one was already recorded.
+    @discardableResult
+    func interrupt(with code: AuthenticationError.Code) -> Bool {
+        interruption.withLock { current in
+            guard current == nil else { return false }
+            current = code
+            return true
+        }
+    }
+
+    var interruptedWith: AuthenticationError.Code? { interruption.withLock { $0 } }
+}
+
+extension Device {
+    /// Starts tracking `handle` as the device's evaluation; an evaluation already on screen
+    /// ends with `systemCancel` (REFERENCE §8, our rule).
+    func begin(_ handle: EvaluationHandle) {
+        let previous = activity.withLock { activity -> EvaluationHandle? in
+            defer { activity.activeEvaluation = handle }
+            return activity.activeEvaluation
+        }
+        if let previous, previous.interrupt(with: .systemCancel) {
+            interruptPrompts()
+        }
+    }
+
+    func end(_ handle: EvaluationHandle) {
+        activity.withLock { activity in
+            if activity.activeEvaluation === handle { activity.activeEvaluation = nil }
+        }
+    }
+
+    func interruptPrompts() {
+        sensor?.interrupt()
+        interaction.interrupt()
+    }
+
+    /// The trace of the device's most recent evaluation, from any app or context.
+    public var lastTrace: Trace? { traceStore.withLock { $0 } }
+
+    func recordTrace(_ trace: Trace) {
+        traceStore.withLock { $0 = trace }
+    }
+}
+
+extension PolicyRule {
+    /// A "biometric policy": its biometry step cannot fall back to the passcode (LAPolicy 1,
+    /// 4 and custom biometric compositions). Device-owner (2) is not one.
+    var isBiometric: Bool {
+        steps.contains { if case .biometry(passcodeFallback: false, _) = $0 { true } else { false } }
+    }
+}

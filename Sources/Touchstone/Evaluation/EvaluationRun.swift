@@ -1,0 +1,349 @@
+/// The evaluation state machine: runs a policy's steps over the user's actions, applying the
+/// attempt, lockout and passcode rules, and writes the trace.
+///
+/// Every rule lives in one place below and is named in the trace by a ``Rule``.
+struct EvaluationRun {
+    let context: AuthenticationContext
+    let device: Device
+    let appID: String
+    let policy: any Policy
+    let reason: String
+    let handle: EvaluationHandle
+    let settings: AuthenticationContext.State
+
+    private var steps: [TraceStep] = []
+    private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
+    private(set) var domainState: DomainState?
+
+    init(context: AuthenticationContext, policy: any Policy, reason: String,
+         handle: EvaluationHandle, settings: AuthenticationContext.State) {
+        self.context = context
+        self.device = context.authenticator.device
+        self.appID = context.authenticator.appID
+        self.policy = policy
+        self.reason = reason
+        self.handle = handle
+        self.settings = settings
+    }
+
+    // MARK: Running
+
+    mutating func run() async throws -> EvaluationResult {
+        let snapshot = try device.snapshot()
+        counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
+        counts.passcodeFailures = snapshot.counters.passcodeFailures
+        if let problem = device.preflight(policy.rule, appID: appID, snapshot: snapshot) {
+            let rule: Rule = snapshot.counters.isDisabled ? .deviceDisabled
+                : (policy.rule.steps.first.map { if case .unavailable = $0 { true } else { false } } ?? false) ? .unavailableOnLinux
+                : .precedence
+            record(.checked(problem.code), rule: rule)
+            throw problem
+        }
+        record(.checked(nil))
+        var methods: [AuthenticationMethod] = []
+        methods.reserveCapacity(policy.rule.steps.count)
+        for step in policy.rule.steps {
+            switch step {
+            case let .biometry(passcodeFallback, orCompanion):
+                methods.append(try await biometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion))
+            case .passcode:
+                methods.append(try await passcode())
+            case .companion:
+                methods.append(try await companion())
+            case let .unavailable(code):
+                throw fail(code, rule: .unavailableOnLinux)
+            }
+        }
+        if methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
+            domainState = device.domainState(appID: appID, snapshot: try device.snapshot())
+        }
+        record(.finished(nil))
+        return EvaluationResult(methods: methods, trace: makeTrace(result: nil, failure: nil))
+    }
+
+    /// The trace of a run that threw `error`.
+    mutating func trace(endingWith error: any Error) -> Trace {
+        if let error = error as? AuthenticationError {
+            if steps.last?.event != .finished(error.code) { record(.finished(error.code)) }
+            return makeTrace(result: error.code, failure: nil)
+        }
+        return makeTrace(result: nil, failure: "\(error)")
+    }
+
+    private func makeTrace(result: AuthenticationError.Code?, failure: String?) -> Trace {
+        Trace(policy: policy.name, appID: appID, steps: steps, result: result, failure: failure)
+    }
+
+    private mutating func record(_ event: TraceEvent, rule: Rule? = nil) {
+        steps.append(TraceStep(at: device.clock.now, event: event, rule: rule, before: counts, after: counts))
+    }
+
+    private mutating func record(_ event: TraceEvent, rule: Rule? = nil, after: CounterSnapshot) {
+        steps.append(TraceStep(at: device.clock.now, event: event, rule: rule, before: counts, after: after))
+        counts = after
+    }
+
+    private mutating func fail(_ code: AuthenticationError.Code, rule: Rule?, message: String? = nil) -> AuthenticationError {
+        record(.finished(code), rule: rule)
+        return AuthenticationError(code, message: message)
+    }
+
+    private mutating func checkInterrupted() throws {
+        if let code = handle.interruptedWith {
+            record(.interrupted(code), rule: code == .appCancel ? .invalidateCancels : .secondEvaluationCancelsFirst)
+            throw fail(code, rule: nil)
+        }
+    }
+
+    // MARK: Biometry
+
+    private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool) async throws -> AuthenticationMethod {
+        let snapshot = try device.snapshot()
+        let companionUsable = orCompanion && device.isCompanionUsable
+        if let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: policy.rule.requiresPasscodeSet) {
+            if passcodeFallback {
+                record(.switchedToPasscode, rule: .passcodeWhenBiometryUnusable)
+                return try await passcode()
+            }
+            if companionUsable { return try await companion() }
+            throw fail(problem.code, rule: .precedence, message: problem.message)
+        }
+        if let unlocked = snapshot.counters.lastBiometricUnlock, settings.reuseDuration > .zero {
+            let age = unlocked.duration(to: device.clock.now)
+            if age >= .zero, age <= settings.reuseDuration {
+                record(.reused(unlockedAgo: age), rule: .reuseWindow)
+                return .reuse
+            }
+        }
+        if settings.interactionNotAllowed {
+            throw fail(.notInteractive, rule: .interactionNotAllowed)
+        }
+        guard let sensor = device.sensor else { throw fail(.biometryNotAvailable, rule: .precedence) }
+        let rules = sensor.biometryType.attemptRules
+        var failures = 0
+        var shown: (Prompt.Kind, String?)?
+        while true {
+            try checkInterrupted()
+            let scanning = failures < rules.failuresPerEvaluation
+            let fallbackButton = failures >= rules.fallbackButtonAfterFailures ? fallbackTitle : nil
+            let prompt = Prompt(
+                kind: scanning ? .biometric : .biometricButtonsOnly, reason: reason,
+                fallbackButton: fallbackButton, cancelButton: cancelTitle,
+                biometryType: sensor.biometryType, failuresSoFar: failures)
+            if shown.map({ $0.0 != prompt.kind || $0.1 != fallbackButton }) ?? true {
+                record(.prompt(prompt.kind, fallbackButton: fallbackButton),
+                       rule: fallbackButton != nil && shown?.1 == nil ? .fallbackAfterFirstFailure : nil)
+                shown = (prompt.kind, fallbackButton)
+            }
+            let reading = try await sensor.capture(prompt)
+            try checkInterrupted()
+            var presentedName: String?
+            switch reading {
+            case let .identity(name) where scanning:
+                presentedName = name
+            case .noMatch where scanning:
+                presentedName = nil
+            case .identity, .noMatch:
+                throw SimulationError.unexpectedOutcome(
+                    outcome: reading == .noMatch ? "nomatch" : "\(reading)", prompt: prompt.kind.rawValue,
+                    allowed: prompt.allowedActions)
+            case let .action(action):
+                record(.action(action))
+                if action == .approveOnCompanion, companionUsable {
+                    record(.companionApproved, rule: .companionApproval)
+                    return .companion
+                }
+                if action == .fallback, fallbackButton != nil {
+                    if passcodeFallback {
+                        record(.switchedToPasscode, rule: .fallbackOpensPasscode)
+                        return try await passcode()
+                    }
+                    throw fail(.userFallback, rule: .fallbackEndsWithUserFallback)
+                }
+                try await handleCommon(action, on: prompt)
+                continue
+            }
+            if let name = presentedName, try device.snapshot().state.templates(for: sensor.biometryType).contains(where: { $0.name == name }) {
+                var after = counts
+                if counts.biometricFailures != 0 {
+                    try device.update { _, counters in counters.consecutiveBiometricFailures = 0 }
+                    after.biometricFailures = 0
+                }
+                record(.matched(name), rule: .matchResetsFailures, after: after)
+                return .biometry
+            }
+            // A failed match.
+            failures += 1
+            let consecutive = try device.update { _, counters -> Int in
+                counters.consecutiveBiometricFailures += 1
+                return counters.consecutiveBiometricFailures
+            }
+            var after = counts
+            after.evaluationFailures = failures
+            after.biometricFailures = consecutive
+            if consecutive >= rules.lockoutThreshold {
+                record(.notMatched, rule: .fiveFailuresLockOut, after: after)
+                if passcodeFallback {
+                    record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
+                    return try await passcode()
+                }
+                throw fail(.biometryLockout, rule: .fiveFailuresLockOut)
+            }
+            if failures >= rules.failuresPerEvaluation {
+                if passcodeFallback {
+                    record(.notMatched, after: after)
+                    record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
+                    return try await passcode()
+                }
+                if rules.endsWithAuthenticationFailed {
+                    record(.notMatched, after: after)
+                    throw fail(.authenticationFailed, rule: .touchIDThreeFailuresEnd)
+                }
+                record(.notMatched, rule: .faceIDTwoFailuresStopScanning, after: after)
+            } else {
+                record(.notMatched, after: after)
+            }
+        }
+    }
+
+    private var fallbackTitle: String? {
+        guard let title = settings.fallbackTitle else { return AuthenticationContext.defaultFallbackTitle }
+        return title.isEmpty ? nil : title
+    }
+
+    private var cancelTitle: String {
+        settings.cancelTitle ?? AuthenticationContext.defaultCancelTitle
+    }
+
+    // MARK: Passcode
+
+    private mutating func passcode() async throws -> AuthenticationMethod {
+        let snapshot = try device.snapshot()
+        if snapshot.counters.isDisabled { throw fail(.authenticationFailed, rule: .deviceDisabled) }
+        guard snapshot.state.passcodeVerifier != nil else { throw fail(.passcodeNotSet, rule: .precedence) }
+        if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
+        let prompt = Prompt(kind: .passcode, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
+                            biometryType: device.biometryType, failuresSoFar: 0)
+        record(.prompt(.passcode, fallbackButton: nil))
+        while true {
+            try checkInterrupted()
+            let action = try await device.interaction.nextAction(for: prompt)
+            try checkInterrupted()
+            record(.action(action))
+            guard case let .passcode(entry) = action else {
+                try await handleCommon(action, on: prompt)
+                continue
+            }
+            var after = counts
+            switch try device.submitPasscode(entry) {
+            case .accepted:
+                after.passcodeFailures = 0
+                after.biometricFailures = 0
+                record(.passcodeAccepted, rule: .passcodeCorrectClearsCounts, after: after)
+                return .passcode
+            case let .rejected(failures, delay):
+                after.passcodeFailures = failures
+                record(.passcodeRejected(delay: delay), rule: .passcodeDelayLadder, after: after)
+            case .repeatedNotCounted:
+                record(.passcodeRepeated, rule: .passcodeRepeatNotCounted)
+            case let .refused(remaining):
+                record(.passcodeRefused(remaining: remaining), rule: .passcodeRefusedDuringDelay)
+            case let .disabledNow(erased):
+                after.passcodeFailures = erased ? 0 : PasscodeLadder.disableAfterFailures
+                record(.deviceDisabled(erased: erased), rule: .passcodeTenthFailureDisables, after: after)
+                throw fail(.authenticationFailed, rule: .passcodeTenthFailureDisables)
+            case .deviceDisabled:
+                throw fail(.authenticationFailed, rule: .deviceDisabled)
+            case .notSet:
+                throw fail(.passcodeNotSet, rule: .precedence)
+            }
+        }
+    }
+
+    // MARK: Companion
+
+    private mutating func companion() async throws -> AuthenticationMethod {
+        guard device.isCompanionUsable else { throw fail(.companionNotAvailable, rule: .precedence) }
+        if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
+        let prompt = Prompt(kind: .companion, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
+                            biometryType: device.biometryType, failuresSoFar: 0)
+        record(.prompt(.companion, fallbackButton: nil))
+        while true {
+            try checkInterrupted()
+            let action = try await device.interaction.nextAction(for: prompt)
+            try checkInterrupted()
+            record(.action(action))
+            if action == .approveOnCompanion {
+                record(.companionApproved, rule: .companionApproval)
+                return .companion
+            }
+            try await handleCommon(action, on: prompt)
+        }
+    }
+
+    // MARK: Actions every prompt understands
+
+    /// Cancel, system cancel, invalidate and wait; anything else does not fit `prompt`.
+    private mutating func handleCommon(_ action: UserAction, on prompt: Prompt) async throws {
+        switch action {
+        case .cancel:
+            throw fail(.userCancel, rule: .userCancel)
+        case .systemCancel:
+            throw fail(.systemCancel, rule: .systemCancel)
+        case .invalidate:
+            context.markInvalidated()
+            throw fail(.appCancel, rule: .invalidateCancels)
+        case let .wait(duration):
+            guard let clock = device.clock as? VirtualClock else {
+                throw UsageError.notSimulated("wait:\(duration.compactDescription) (the device runs on the wall clock)")
+            }
+            clock.advance(by: duration)
+            record(.waited(duration))
+        default:
+            throw SimulationError.unexpectedOutcome(
+                outcome: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+        }
+    }
+}
+
+extension Device {
+    /// Whether a companion is paired and reachable.
+    var isCompanionUsable: Bool {
+        guard let companion else { return false }
+        return companion.isPaired && companion.isReachable
+    }
+
+    /// The error an evaluation of `rule` would fail with before prompting anyone, or nil.
+    /// Order (our rule): disabled device, then per step: unavailable policy, hardware,
+    /// passcode, enrollment, lockout (biometric steps), passcode (passcode steps), companion.
+    func preflight(_ rule: PolicyRule, appID: String, snapshot: Snapshot) -> AuthenticationError? {
+        if snapshot.counters.isDisabled {
+            return AuthenticationError(.authenticationFailed, message: "The device is disabled after too many wrong passcodes.")
+        }
+        let passcodeMissing = snapshot.state.passcodeVerifier == nil
+        for step in rule.steps {
+            switch step {
+            case let .unavailable(code):
+                return AuthenticationError(code, message: "This policy is not available on Linux.")
+            case .biometry(passcodeFallback: true, _):
+                if rule.requiresPasscodeSet, passcodeMissing {
+                    return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
+                }
+            case let .biometry(passcodeFallback: false, orCompanion):
+                if let problem = biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet),
+                   !(orCompanion && isCompanionUsable) {
+                    return problem
+                }
+            case .passcode:
+                if passcodeMissing {
+                    return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
+                }
+            case .companion:
+                if !isCompanionUsable {
+                    return AuthenticationError(.companionNotAvailable)
+                }
+            }
+        }
+        return nil
+    }
+}

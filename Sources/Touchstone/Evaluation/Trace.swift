@@ -1,0 +1,197 @@
+/// The rule that decided a step of an evaluation. Each names one line of REFERENCE.md, so a
+/// trace says not only what happened but why.
+public enum Rule: String, Sendable, CaseIterable, CustomStringConvertible {
+    case precedence = "precedence"
+    case deviceDisabled = "passcode.disabled-fails-at-once"
+    case reuseWindow = "reuse.window"
+    case interactionNotAllowed = "context.interaction-not-allowed"
+    case fallbackAfterFirstFailure = "biometry.fallback-after-first-failure"
+    case matchResetsFailures = "biometry.match-resets-failures"
+    case touchIDThreeFailuresEnd = "touchid.three-failures-end-evaluation"
+    case faceIDTwoFailuresStopScanning = "faceid.two-failures-stop-scanning"
+    case fiveFailuresLockOut = "biometry.five-consecutive-failures-lock-out"
+    case fallbackEndsWithUserFallback = "biometrics.fallback-ends-with-userFallback"
+    case fallbackOpensPasscode = "owner.fallback-opens-passcode"
+    case passcodeAfterBiometricLimit = "owner.passcode-after-biometric-limit"
+    case passcodeWhenBiometryUnusable = "owner.passcode-when-biometry-unusable"
+    case passcodeCorrectClearsCounts = "passcode.correct-clears-counts-and-lockout"
+    case passcodeDelayLadder = "passcode.delay-ladder"
+    case passcodeRepeatNotCounted = "passcode.repeat-not-counted"
+    case passcodeRefusedDuringDelay = "passcode.refused-during-delay"
+    case passcodeTenthFailureDisables = "passcode.tenth-failure-disables"
+    case userCancel = "user.cancel"
+    case systemCancel = "system.cancel"
+    case secondEvaluationCancelsFirst = "device.second-evaluation-cancels-first"
+    case invalidateCancels = "context.invalidate-app-cancel"
+    case companionApproval = "companion.approval"
+    case unavailableOnLinux = "policy.unavailable-on-linux"
+
+    /// One sentence stating the rule.
+    public var summary: String {
+        switch self {
+        case .precedence: "invalidContext, then hardware, passcode, enrollment, lockout decide first (REFERENCE §3)"
+        case .deviceDisabled: "a disabled device fails every evaluation at once with authenticationFailed"
+        case .reuseWindow: "within the reuse duration after a biometric device unlock no new scan is needed"
+        case .interactionNotAllowed: "with interactionNotAllowed an evaluation that needs the user fails with notInteractive"
+        case .fallbackAfterFirstFailure: "the fallback button appears after the first failed match unless its title is empty"
+        case .matchResetsFailures: "a successful match resets the consecutive-failure count"
+        case .touchIDThreeFailuresEnd: "Touch ID: 3 failed matches end a biometrics-only evaluation with authenticationFailed"
+        case .faceIDTwoFailuresStopScanning: "Face ID: after 2 failures scanning stops; only Cancel and fallback remain"
+        case .fiveFailuresLockOut: "5 consecutive failed matches, device-wide, lock biometry out"
+        case .fallbackEndsWithUserFallback: "biometrics-only: the fallback button ends the evaluation with userFallback"
+        case .fallbackOpensPasscode: "device-owner: the fallback button opens the passcode prompt"
+        case .passcodeAfterBiometricLimit: "device-owner: the biometric attempt limit or lockout switches to the passcode"
+        case .passcodeWhenBiometryUnusable: "device-owner: passcode alone when biometry is missing, not enrolled or locked out"
+        case .passcodeCorrectClearsCounts: "a correct passcode resets the passcode count and clears the biometric lockout"
+        case .passcodeDelayLadder: "wrong passcodes 1-4: no delay; 5th 1m; 6th 5m; 7th-8th 15m; 9th 1h"
+        case .passcodeRepeatNotCounted: "the same wrong passcode twice in a row counts once"
+        case .passcodeRefusedDuringDelay: "while a delay runs an entry is refused without counting"
+        case .passcodeTenthFailureDisables: "the 10th wrong passcode disables the device"
+        case .userCancel: "Cancel ends the evaluation with userCancel"
+        case .systemCancel: "a system interruption ends the evaluation with systemCancel"
+        case .secondEvaluationCancelsFirst: "a second evaluation on the device ends the first with systemCancel"
+        case .invalidateCancels: "invalidate() during an evaluation ends it with appCancel"
+        case .companionApproval: "approval on a paired, reachable companion satisfies the step"
+        case .unavailableOnLinux: "wrist detection is watch-only: biometryNotAvailable on Linux"
+        }
+    }
+
+    public var description: String { rawValue }
+}
+
+/// The counters a trace step shows before and after it.
+public struct CounterSnapshot: Sendable, Equatable, CustomStringConvertible {
+    /// Failed matches in this evaluation.
+    public var evaluationFailures: Int
+    /// Consecutive failed matches device-wide.
+    public var biometricFailures: Int
+    /// Consecutive wrong passcodes device-wide.
+    public var passcodeFailures: Int
+
+    public var description: String {
+        "eval=\(evaluationFailures) bio=\(biometricFailures) pass=\(passcodeFailures)"
+    }
+}
+
+/// What happened in one step.
+public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
+    /// The preflight check passed, or failed with this code.
+    case checked(AuthenticationError.Code?)
+    /// A prompt was shown.
+    case prompt(Prompt.Kind, fallbackButton: String?)
+    /// The user acted (passcodes are never shown).
+    case action(UserAction)
+    /// The presented identity matched the enrolled template of this name.
+    case matched(String)
+    /// The presented identity matched nothing.
+    case notMatched
+    /// A correct passcode.
+    case passcodeAccepted
+    /// A wrong passcode; the delay it started.
+    case passcodeRejected(delay: Duration)
+    /// The same wrong passcode again, not counted.
+    case passcodeRepeated
+    /// Refused during a delay; time remaining.
+    case passcodeRefused(remaining: Duration)
+    /// The device got disabled.
+    case deviceDisabled(erased: Bool)
+    /// Satisfied by the reuse window; how long ago the device was unlocked.
+    case reused(unlockedAgo: Duration)
+    /// The companion approved.
+    case companionApproved
+    /// The evaluation moved to the passcode prompt.
+    case switchedToPasscode
+    /// The virtual clock was advanced.
+    case waited(Duration)
+    /// The evaluation was interrupted.
+    case interrupted(AuthenticationError.Code)
+    /// The evaluation ended: success (nil) or this code.
+    case finished(AuthenticationError.Code?)
+
+    public var description: String {
+        switch self {
+        case let .checked(code): code.map { "check failed: \($0.name) (\($0.rawValue))" } ?? "check passed"
+        case let .prompt(kind, fallback): "prompt: \(kind.rawValue)" + (fallback.map { " [fallback button: \"\($0)\"]" } ?? "")
+        case let .action(action): "user: \(action)"
+        case let .matched(name): "match: \(name)"
+        case .notMatched: "no match"
+        case .passcodeAccepted: "passcode accepted"
+        case let .passcodeRejected(delay): delay > .zero ? "passcode rejected; next attempt in \(delay.compactDescription)" : "passcode rejected"
+        case .passcodeRepeated: "same wrong passcode again: not counted"
+        case let .passcodeRefused(remaining): "passcode refused: delay running, \(remaining.compactDescription) remaining"
+        case let .deviceDisabled(erased): erased ? "device disabled and erased" : "device disabled"
+        case let .reused(ago): "reused device unlock from \(ago.compactDescription) ago"
+        case .companionApproved: "companion approved"
+        case .switchedToPasscode: "switched to passcode"
+        case let .waited(duration): "waited \(duration.compactDescription)"
+        case let .interrupted(code): "interrupted: \(code.name) (\(code.rawValue))"
+        case let .finished(code): code.map { "failed: \($0.name) (\($0.rawValue))" } ?? "succeeded"
+        }
+    }
+}
+
+/// One step of an evaluation: what happened, the rule that decided, the counters around it.
+public struct TraceStep: Sendable, Equatable, CustomStringConvertible {
+    /// Device time of the step.
+    public var at: Timestamp
+    /// What happened.
+    public var event: TraceEvent
+    /// The rule that decided, when one did.
+    public var rule: Rule?
+    /// Counters before the step.
+    public var before: CounterSnapshot
+    /// Counters after the step.
+    public var after: CounterSnapshot
+
+    public var description: String {
+        var text = "\(at)  \(event)"
+        if before != after { text += "  [\(before) -> \(after)]" }
+        if let rule { text += "  (rule \(rule.rawValue))" }
+        return text
+    }
+}
+
+/// Everything an evaluation did, in order: what tests assert on and what the REPL shows.
+public struct Trace: Sendable, Equatable, CustomStringConvertible {
+    /// The policy's name.
+    public var policy: String
+    /// The app that asked.
+    public var appID: String
+    /// The steps.
+    public var steps: [TraceStep]
+    /// How it ended: nil for success, else the LAError code (or nil with `failure` set for a
+    /// non-LAError problem such as an exhausted script).
+    public var result: AuthenticationError.Code?
+    /// A non-LAError failure (script, storage), as text.
+    public var failure: String?
+
+    /// The rules that fired, in order.
+    public var rules: [Rule] { steps.compactMap(\.rule) }
+
+    public var description: String {
+        var lines = ["evaluate \(policy) (app \(appID))"]
+        lines += steps.map { "  " + $0.description }
+        if let failure { lines.append("  error: \(failure)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// What a successful evaluation used.
+public enum AuthenticationMethod: String, Sendable, Equatable, Codable {
+    /// A biometric match.
+    case biometry
+    /// The device passcode.
+    case passcode
+    /// A recent biometric device unlock (reuse window).
+    case reuse
+    /// Approval on a companion device.
+    case companion
+}
+
+/// A successful evaluation.
+public struct EvaluationResult: Sendable, Equatable {
+    /// The factors used, one per policy step.
+    public var methods: [AuthenticationMethod]
+    /// What happened.
+    public var trace: Trace
+}

@@ -1,0 +1,180 @@
+/// The kinds of plugin a Touchstone authenticator is composed from.
+public enum PluginKind: String, Sendable, Codable, CaseIterable {
+    /// A biometric modality: fingerprint, face, iris (``BiometricSensor``).
+    case sensor
+    /// A paired companion device such as a watch (``CompanionDevice``).
+    case companion
+    /// The rules of one policy (``Policy``).
+    case policy
+    /// Durable key/value records (``StorageBackend``).
+    case storage
+    /// Decides whether the enrolled set changed since a baseline (``ChangeDetector``).
+    case detector
+    /// The device passcode factor (``PasscodeFactor``).
+    case passcode
+}
+
+/// What a plugin is: its stable id, kind, a one-line summary and the options it takes.
+public struct PluginDescriptor: Sendable, Equatable {
+    /// The stable id used in configurations and the REPL, such as `sim.touchid`.
+    public var id: String
+    /// The slot it fills.
+    public var kind: PluginKind
+    /// One line for `plugins` listings.
+    public var summary: String
+    /// The options it accepts, each with type and default.
+    public var options: [OptionSpec]
+
+    /// Creates a descriptor.
+    public init(id: String, kind: PluginKind, summary: String, options: [OptionSpec] = []) {
+        self.id = id
+        self.kind = kind
+        self.summary = summary
+        self.options = options
+    }
+}
+
+/// One option a plugin takes: its name, type, default and meaning.
+public struct OptionSpec: Sendable, Equatable {
+    /// The type an option value must parse as.
+    public enum ValueType: Sendable, Equatable {
+        case string
+        case integer(ClosedRange<Int>)
+        case boolean
+        case duration
+        case choice([String])
+
+        var expectation: String {
+            switch self {
+            case .string: "a string"
+            case let .integer(range): "an integer from \(range.lowerBound) to \(range.upperBound)"
+            case .boolean: "true or false"
+            case .duration: "a duration such as 90s, 5m or 1h"
+            case let .choice(values): "one of \(values.joined(separator: ", "))"
+            }
+        }
+
+        func normalize(_ raw: String) -> String? {
+            switch self {
+            case .string:
+                return raw
+            case let .integer(range):
+                guard let value = Int(raw), range.contains(value) else { return nil }
+                return String(value)
+            case .boolean:
+                switch raw.lowercased() {
+                case "true", "yes", "on", "1": return "true"
+                case "false", "no", "off", "0": return "false"
+                default: return nil
+                }
+            case .duration:
+                return Duration(compact: raw) == nil ? nil : raw
+            case let .choice(values):
+                return values.contains(raw) ? raw : nil
+            }
+        }
+    }
+
+    /// The option's name, as written in `key=value`.
+    public var name: String
+    /// Its type.
+    public var type: ValueType
+    /// The value used when the option is not given (nil: no default, the option is optional).
+    public var defaultValue: String?
+    /// What it does.
+    public var summary: String
+
+    /// Creates an option description.
+    public init(_ name: String, _ type: ValueType, default defaultValue: String? = nil, _ summary: String) {
+        self.name = name
+        self.type = type
+        self.defaultValue = defaultValue
+        self.summary = summary
+    }
+}
+
+/// The validated options a plugin is created with.
+///
+/// Built by the registry from `key=value` text (a configuration file or the REPL), checked
+/// against the plugin's ``OptionSpec``s: unknown names and malformed values are rejected with
+/// a ``ConfigurationError`` that names the option.
+public struct PluginOptions: Sendable, Equatable {
+    /// The plugin these options belong to.
+    public let pluginID: String
+    /// The options as given (normalized), without defaults.
+    public let given: [String: String]
+    private let specs: [OptionSpec]
+
+    /// Validates `raw` against `descriptor`'s options.
+    public init(_ raw: [String: String], for descriptor: PluginDescriptor) throws(ConfigurationError) {
+        var normalized: [String: String] = [:]
+        for (name, value) in raw {
+            guard let spec = descriptor.options.first(where: { $0.name == name }) else {
+                throw .unknownOption(plugin: descriptor.id, option: name, known: descriptor.options.map(\.name))
+            }
+            guard let value = spec.type.normalize(value) else {
+                throw .badOptionValue(plugin: descriptor.id, option: name, value: value, expected: spec.type.expectation)
+            }
+            normalized[name] = value
+        }
+        pluginID = descriptor.id
+        given = normalized
+        specs = descriptor.options
+    }
+
+    /// The text value of `name`, or its default.
+    public func string(_ name: String) -> String? {
+        given[name] ?? specs.first(where: { $0.name == name })?.defaultValue
+    }
+
+    /// The integer value of `name`, or its default.
+    public func integer(_ name: String) -> Int? {
+        string(name).flatMap { Int($0) }
+    }
+
+    /// The boolean value of `name`, or its default (false when neither).
+    public func boolean(_ name: String) -> Bool {
+        string(name) == "true"
+    }
+
+    /// The duration value of `name`, or its default.
+    public func duration(_ name: String) -> Duration? {
+        string(name).flatMap { Duration(compact: $0) }
+    }
+}
+
+/// What a plugin gets from the device it is composed into.
+public struct PluginEnvironment: Sendable {
+    /// The device clock.
+    public let clock: any DeviceClock
+    /// Randomness: seeded in simulation, the system CSPRNG for real use.
+    public let random: RandomSource
+    /// The person in front of the device (scripted in simulation).
+    public let interaction: any Interaction
+
+    /// Creates an environment.
+    public init(clock: any DeviceClock, random: RandomSource, interaction: any Interaction) {
+        self.clock = clock
+        self.random = random
+        self.interaction = interaction
+    }
+}
+
+/// A Touchstone plugin: a type with a stable id that the registry can create from options.
+///
+/// Each plugin kind refines this protocol (``BiometricSensor``, ``Policy``, ``StorageBackend``,
+/// ``ChangeDetector``, ``PasscodeFactor``, ``CompanionDevice``). A plugin is registered once,
+/// at startup, in one explicit list:
+///
+/// ```swift
+/// var registry = PluginRegistry()
+/// try registry.register(SimulatedFingerprintSensor.self)
+/// try registry.register(MemoryStorage.self)
+/// ```
+public protocol Plugin: Sendable {
+    /// The plugin's id, kind, summary and options.
+    static var descriptor: PluginDescriptor { get }
+
+    /// Creates the plugin from validated options.
+    init(options: PluginOptions, environment: PluginEnvironment) throws
+}

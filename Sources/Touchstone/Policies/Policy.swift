@@ -1,0 +1,54 @@
+/// One factor step of a policy: what the user must get through, in order.
+public enum FactorStep: Sendable, Equatable {
+    /// A biometric match.
+    /// - `passcodeFallback`: when biometry is unusable (missing, not enrolled, locked out),
+    ///   when the attempt limit is reached, or when the fallback button is pressed, the device
+    ///   passcode is asked for instead (LAPolicy.deviceOwnerAuthentication). Without it those
+    ///   situations end the evaluation with their error (deviceOwnerAuthenticationWithBiometrics).
+    /// - `orCompanion`: approval on a paired companion also satisfies the step.
+    case biometry(passcodeFallback: Bool, orCompanion: Bool)
+    /// The device passcode.
+    case passcode
+    /// Approval on a paired companion device.
+    case companion
+    /// The step can never be satisfied on this platform: fail with this code.
+    case unavailable(AuthenticationError.Code)
+}
+
+/// The rules of one policy: which factors, in what order. The engine owns the counting,
+/// lockout and delay rules; a policy only says what it asks for.
+public struct PolicyRule: Sendable, Equatable {
+    /// Steps run in order; every one must succeed.
+    public var steps: [FactorStep]
+    /// Whether a device passcode must be set for the policy to be usable (`passcodeNotSet`).
+    public var requiresPasscodeSet: Bool
+
+    /// Creates a rule.
+    public init(steps: [FactorStep], requiresPasscodeSet: Bool) {
+        self.steps = steps
+        self.requiresPasscodeSet = requiresPasscodeSet
+    }
+
+    /// Whether any step involves biometry (domain state is captured only for these).
+    public var involvesBiometry: Bool {
+        steps.contains { if case .biometry = $0 { true } else { false } }
+    }
+}
+
+/// A policy plugin: the rules of one LAPolicy (or a custom composition).
+///
+/// Built-ins (in `StandardPolicies`): `biometrics` (LAPolicy 1), `owner` (2), `companion` (3),
+/// `biometrics-or-companion` (4), `wrist` (5) and the custom `biometrics-and-passcode`.
+public protocol Policy: Plugin {
+    /// The LAPolicy raw value, for standard policies.
+    var rawValue: Int? { get }
+    /// Names this policy answers to (short name, Apple's full name, aliases).
+    var names: [String] { get }
+    /// What it asks for.
+    var rule: PolicyRule { get }
+}
+
+extension Policy {
+    /// The short name (the first of ``names``).
+    public var name: String { names.first ?? Self.descriptor.id }
+}

@@ -1,0 +1,244 @@
+import Synchronization
+
+/// What the person in front of the device does when a prompt is on screen.
+public enum UserAction: Sendable, Equatable, CustomStringConvertible {
+    /// Presents the finger, face or iris enrolled (or not) under this name.
+    case present(String)
+    /// Presents something that matches no enrolled identity.
+    case noMatch
+    /// Presses Cancel.
+    case cancel
+    /// Presses the fallback button ("Enter Password").
+    case fallback
+    /// Types a passcode on the passcode prompt.
+    case passcode(String)
+    /// The system interrupts (a call comes in, the app moves away).
+    case systemCancel
+    /// The app calls `invalidate()` on the context while the prompt is up.
+    case invalidate
+    /// The user waits this long before the next action (advances a virtual clock).
+    case wait(Duration)
+    /// Approves the request on the paired companion device (watch / Mac).
+    case approveOnCompanion
+
+    /// Parses the REPL / script spelling: a name, `nomatch`, `cancel`, `fallback`,
+    /// `passcode:<code>`, `systemcancel`, `invalidate`, `wait:<duration>`, `companion`.
+    public init?(script text: String) {
+        switch text.lowercased() {
+        case "nomatch", "no-match", "mismatch": self = .noMatch
+        case "cancel": self = .cancel
+        case "fallback": self = .fallback
+        case "systemcancel", "system-cancel": self = .systemCancel
+        case "invalidate": self = .invalidate
+        case "companion", "approve": self = .approveOnCompanion
+        default:
+            if text.lowercased().hasPrefix("passcode:") {
+                self = .passcode(String(text.dropFirst("passcode:".count)))
+            } else if text.lowercased().hasPrefix("wait:") {
+                guard let duration = Duration(compact: String(text.dropFirst("wait:".count))) else { return nil }
+                self = .wait(duration)
+            } else if !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == ":" }) {
+                self = .present(text)
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The script spelling. A passcode is shown as `passcode:****`: secrets never reach
+    /// traces or logs.
+    public var description: String {
+        switch self {
+        case let .present(name): name
+        case .noMatch: "nomatch"
+        case .cancel: "cancel"
+        case .fallback: "fallback"
+        case .passcode: "passcode:****"
+        case .systemCancel: "systemcancel"
+        case .invalidate: "invalidate"
+        case let .wait(duration): "wait:\(duration.compactDescription)"
+        case .approveOnCompanion: "companion"
+        }
+    }
+}
+
+/// The prompt the user is looking at when asked for an action.
+public struct Prompt: Sendable, Equatable, CustomStringConvertible {
+    /// Which dialog is on screen.
+    public enum Kind: String, Sendable, Equatable {
+        /// Scanning for a finger, face or iris.
+        case biometric
+        /// Face ID after the second failure: scanning stopped, only Cancel and fallback.
+        case biometricButtonsOnly = "biometric (scanning stopped)"
+        /// The device passcode keypad.
+        case passcode
+        /// Waiting for approval on a companion device.
+        case companion
+    }
+
+    /// Which dialog.
+    public var kind: Kind
+    /// The app's reason text.
+    public var reason: String
+    /// The fallback button's title, or nil when the button is not shown.
+    public var fallbackButton: String?
+    /// The cancel button's title.
+    public var cancelButton: String
+    /// The biometry being scanned (biometric prompts).
+    public var biometryType: BiometryType
+    /// Failed matches so far in this evaluation.
+    public var failuresSoFar: Int
+
+    /// Creates a prompt description.
+    public init(kind: Kind, reason: String, fallbackButton: String?, cancelButton: String,
+                biometryType: BiometryType, failuresSoFar: Int) {
+        self.kind = kind
+        self.reason = reason
+        self.fallbackButton = fallbackButton
+        self.cancelButton = cancelButton
+        self.biometryType = biometryType
+        self.failuresSoFar = failuresSoFar
+    }
+
+    /// The actions this dialog can produce, in script spelling (for error messages).
+    public var allowedActions: [String] {
+        var actions: [String]
+        switch kind {
+        case .biometric: actions = ["<enrolled name>", "nomatch"]
+        case .biometricButtonsOnly: actions = []
+        case .passcode: actions = ["passcode:<code>"]
+        case .companion: actions = ["companion"]
+        }
+        actions.append("cancel")
+        if fallbackButton != nil, kind != .passcode { actions.append("fallback") }
+        actions += ["systemcancel", "invalidate", "wait:<duration>"]
+        return actions
+    }
+
+    public var description: String { kind.rawValue }
+}
+
+/// The person in front of the device: answers each prompt with a ``UserAction``.
+///
+/// Simulations use ``ScriptedInteraction``; an interactive REPL asks at the terminal.
+public protocol Interaction: Sendable {
+    /// The user's next action on `prompt`.
+    func nextAction(for prompt: Prompt) async throws -> UserAction
+
+    /// Abandons a pending ``nextAction(for:)`` (the evaluation was cancelled); it must return
+    /// or throw promptly.
+    func interrupt()
+}
+
+/// A scripted user: actions are queued ahead of time and consumed in order.
+///
+/// By default an empty queue is an error (``SimulationError/noScriptedOutcome(prompt:)``), so a
+/// script never hangs. With `waitsForActions` the prompt instead waits until
+/// ``enqueue(_:)`` supplies an action or the evaluation is interrupted, which lets tests keep
+/// an evaluation "on screen" while they start another one.
+///
+/// ```swift
+/// let user = ScriptedInteraction()
+/// user.enqueue([.noMatch, .present("thumb")])
+/// ```
+public final class ScriptedInteraction: Interaction {
+    private struct State {
+        var queue: [UserAction] = []
+        var head = 0
+        var waiter: CheckedContinuation<UserAction?, Never>?
+        var waitsForActions = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty script.
+    public init() {}
+
+    /// When true, a prompt with an empty queue waits for ``enqueue(_:)`` instead of failing.
+    public var waitsForActions: Bool {
+        get { state.withLock { $0.waitsForActions } }
+        set { state.withLock { $0.waitsForActions = newValue } }
+    }
+
+    /// Appends actions to the queue (and hands the first to a waiting prompt).
+    public func enqueue(_ actions: [UserAction]) {
+        var remaining = actions[...]
+        let handoff: (CheckedContinuation<UserAction?, Never>, UserAction)? = state.withLock { state in
+            if let waiter = state.waiter, let first = remaining.first {
+                state.waiter = nil
+                remaining = remaining.dropFirst()
+                state.queue.append(contentsOf: remaining)
+                return (waiter, first)
+            }
+            state.queue.append(contentsOf: remaining)
+            return nil
+        }
+        if let (waiter, action) = handoff { waiter.resume(returning: action) }
+    }
+
+    /// Appends one action.
+    public func enqueue(_ action: UserAction) {
+        enqueue([action])
+    }
+
+    /// The actions not yet consumed.
+    public var pending: [UserAction] {
+        state.withLock { Array($0.queue[$0.head...]) }
+    }
+
+    /// Drops every queued action.
+    public func clear() {
+        state.withLock { state in
+            state.queue.removeAll(keepingCapacity: true)
+            state.head = 0
+        }
+    }
+
+    public func nextAction(for prompt: Prompt) async throws -> UserAction {
+        enum Next { case action(UserAction), wait, fail }
+        let next: Next = state.withLock { state in
+            if state.head < state.queue.count {
+                let action = state.queue[state.head]
+                state.head += 1
+                if state.head == state.queue.count {
+                    state.queue.removeAll(keepingCapacity: true)
+                    state.head = 0
+                }
+                return .action(action)
+            }
+            return state.waitsForActions ? .wait : .fail
+        }
+        switch next {
+        case let .action(action):
+            return action
+        case .fail:
+            throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue)
+        case .wait:
+            let action = await withCheckedContinuation { (continuation: CheckedContinuation<UserAction?, Never>) in
+                let resumeNow: UserAction?? = state.withLock { state in
+                    if state.head < state.queue.count {
+                        let action = state.queue[state.head]
+                        state.head += 1
+                        return .some(action)
+                    }
+                    if let previous = state.waiter {
+                        previous.resume(returning: nil)
+                    }
+                    state.waiter = continuation
+                    return .none
+                }
+                if case let .some(action) = resumeNow { continuation.resume(returning: action) }
+            }
+            // nil: the prompt was interrupted; the engine reads the interruption reason.
+            return action ?? .systemCancel
+        }
+    }
+
+    public func interrupt() {
+        let waiter = state.withLock { state -> CheckedContinuation<UserAction?, Never>? in
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The address of one stored record: a namespace (`device`, `baseline`, `keychain`...) and a
+/// name inside it.
+public struct RecordKey: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The record's namespace.
+    public var namespace: String
+    /// The record's name within the namespace.
+    public var name: String
+
+    /// Creates a key.
+    public init(_ namespace: String, _ name: String) {
+        self.namespace = namespace
+        self.name = name
+    }
+
+    public var description: String { "\(namespace)/\(name)" }
+}
+
+/// One stored record: bytes plus text attributes that backends may index.
+public struct Record: Sendable, Equatable {
+    /// Where it is stored.
+    public var key: RecordKey
+    /// Its contents.
+    public var value: Data
+    /// Searchable attributes (never secrets).
+    public var attributes: [String: String]
+
+    /// Creates a record.
+    public init(key: RecordKey, value: Data, attributes: [String: String] = [:]) {
+        self.key = key
+        self.value = value
+        self.attributes = attributes
+    }
+}
+
+/// One change in an atomic batch.
+public enum RecordChange: Sendable, Equatable {
+    /// Writes (inserts or replaces) a record.
+    case put(Record)
+    /// Removes a record, if present.
+    case delete(RecordKey)
+}
+
+/// An open read-modify-write transaction: reads see the store plus this transaction's own
+/// writes; the writes are committed together, durably, when the body returns.
+public struct StorageTransaction {
+    private let readStored: (RecordKey) throws -> Record?
+    /// The writes so far, in order.
+    public private(set) var changes: [RecordChange] = []
+
+    /// Creates a transaction reading committed records through `read`. Backends call this.
+    public init(read: @escaping (RecordKey) throws -> Record?) {
+        readStored = read
+    }
+
+    /// The record at `key` as this transaction sees it.
+    public func read(_ key: RecordKey) throws -> Record? {
+        for change in changes.reversed() {
+            switch change {
+            case let .put(record) where record.key == key: return record
+            case let .delete(deleted) where deleted == key: return nil
+            default: continue
+            }
+        }
+        return try readStored(key)
+    }
+
+    /// Writes `record`.
+    public mutating func put(_ record: Record) {
+        changes.append(.put(record))
+    }
+
+    /// Deletes `key`.
+    public mutating func delete(_ key: RecordKey) {
+        changes.append(.delete(key))
+    }
+}
+
+/// A storage backend plugin: durable key/value records.
+///
+/// The device keeps everything in it: enrolled templates, the passcode verifier, the
+/// device-wide counters and deadlines, domain-state baselines and (later) keychain items.
+/// Backends guarantee:
+/// - ``transaction(_:)`` is atomic: all of its writes land or none does, and no other writer
+///   (task or process) interleaves between its reads and its writes;
+/// - a transaction that returned is durable: a crash afterwards cannot lose it (a lockout
+///   counter is never reset by killing the process);
+/// - ``generation`` changes whenever any writer commits, so callers may cache decoded records.
+public protocol StorageBackend: Plugin, AnyObject {
+    /// A short human description of where data lives (`memory`, a file path).
+    var location: String { get }
+
+    /// Reads one record.
+    func read(_ key: RecordKey) throws -> Record?
+
+    /// Every record of `namespace` whose name starts with `prefix`, sorted by name.
+    func list(namespace: String, prefix: String) throws -> [Record]
+
+    /// Runs `body` as one atomic, durable read-modify-write transaction.
+    func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T
+
+    /// A value that changes whenever the store changes (by any writer).
+    var generation: UInt64 { get throws }
+}
+
+extension StorageBackend {
+    /// Commits `changes` atomically.
+    public func commit(_ changes: [RecordChange]) throws {
+        try transaction { transaction in
+            for change in changes {
+                switch change {
+                case let .put(record): transaction.put(record)
+                case let .delete(key): transaction.delete(key)
+                }
+            }
+        }
+    }
+
+    /// Every record of `namespace`.
+    public func list(namespace: String) throws -> [Record] {
+        try list(namespace: namespace, prefix: "")
+    }
+}
+
+/// JSON coding of stored values, with corruption reported as ``StorageError``.
+enum RecordCoding {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(value)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from record: Record) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: record.value)
+        } catch {
+            throw StorageError.corruptRecord(key: record.key.description, reason: "\(error)")
+        }
+    }
+}

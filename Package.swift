@@ -33,10 +33,15 @@ let package = Package(
     products: [
         .library(name: "Touchstone", targets: ["Touchstone"]),
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
+        .executable(name: "touchstone", targets: ["touchstone"]),
         .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
     ],
     targets: [
         // Core: vocabulary, plugin protocols, registry, device model, evaluation engine.
@@ -52,13 +57,44 @@ let package = Package(
         plugin("MemoryStorage"),
         plugin("SimulatedPasscode", extra: [.product(name: "_CryptoExtras", package: "swift-crypto")]),
         plugin("ChangeDetectors"),
+        plugin("SQLiteStorage", extra: [.product(name: "GRDB", package: "GRDB.swift")]),
+        plugin("EncryptedFileStorage", extra: [.product(name: "Crypto", package: "swift-crypto")]),
 
         // The one explicit list of built-in plugins.
         .target(
             name: "TouchstoneBuiltins",
             dependencies: [
                 "Touchstone", "SimulatedSensors", "StandardPolicies", "MemoryStorage",
-                "SimulatedPasscode", "ChangeDetectors",
+                "SimulatedPasscode", "ChangeDetectors", "SQLiteStorage", "EncryptedFileStorage",
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // Apple's API names over the engine (Linux only: on Apple platforms the real
+        // framework is used and this module is empty).
+        .target(
+            name: "LocalAuthentication",
+            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
+
+        // The REPL: libedit shim, REPL library, executable.
+        .systemLibrary(
+            name: "CLibEdit",
+            path: "Sources/CLibEdit",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
+        .target(
+            name: "TouchstoneREPL",
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "CLibEdit"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "touchstone",
+            dependencies: [
+                "TouchstoneREPL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
@@ -78,6 +114,21 @@ let package = Package(
         .testTarget(
             name: "TouchstoneTests",
             dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "SQLiteStorage", "EncryptedFileStorage"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LocalAuthenticationTests",
+            dependencies: ["LocalAuthentication", "Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TouchstoneREPLTests",
+            dependencies: ["TouchstoneREPL", "Touchstone", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
     ]

@@ -209,15 +209,16 @@ public final class LineEditor {
     /// Backspace and Ctrl-U edit the hidden text; Enter finishes it.
     ///
     /// - Returns: The text typed, or nil when the user pressed Ctrl-C, or
-    ///   Ctrl-D on an empty entry, or the input ended. When standard input is
-    ///   not a terminal, the prompt is not printed and the next line is returned.
+    ///   Ctrl-D on an empty entry, or the input ended, or echo could not be
+    ///   switched off. When standard input is not a terminal, the prompt is
+    ///   not printed and the next line is returned.
     public func readSecret(prompt: String) -> String? {
         guard isatty(STDIN_FILENO) != 0 else {
             return Swift.readLine(strippingNewline: true)
         }
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
-            return Swift.readLine(strippingNewline: true)
+            return nil  // Echo cannot be switched off: refuse rather than show the secret.
         }
         var hidden = saved
         // No echo, byte at a time, and Ctrl-C / Ctrl-Z / Ctrl-\ arrive as bytes

@@ -1,0 +1,2 @@
+// Placeholder: the encrypted file backend is being written (issue 4).
+import Touchstone

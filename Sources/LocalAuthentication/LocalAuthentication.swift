@@ -1,0 +1,2 @@
+// Placeholder: the LocalAuthentication module is being written (issue 5).
+import Touchstone

@@ -1,0 +1,1 @@
+print("touchstone: REPL under construction")

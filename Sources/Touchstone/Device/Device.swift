@@ -80,6 +80,8 @@ public final class Device: Sendable {
                 transaction.put(Record(key: .deviceCounters, value: try RecordCoding.encode(DeviceCounters())))
             }
         }
+        // whenPasscodeSetThisDeviceOnly keychain items go with the passcode (REFERENCE §9).
+        onPasscodeRemoval { [storage] in try Keychain.deletePasscodeBoundItems(in: storage) }
     }
 
     // MARK: Reading and writing device records

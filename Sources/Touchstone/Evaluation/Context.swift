@@ -41,6 +41,8 @@ public final class AuthenticationContext: Sendable {
         var isInvalidated = false
         var current: EvaluationHandle?
         var lastTrace: Trace?
+        /// What successful evaluations on this context proved (opens keychain items, §8).
+        var accessGrants: [AccessGrant] = []
     }
 
     /// The authenticator (device + app) this context belongs to.
@@ -185,6 +187,7 @@ public final class AuthenticationContext: Sendable {
             let result = try await run.run()
             state.withLock { state in
                 state.lastTrace = result.trace
+                state.accessGrants.append(AccessGrant(methods: Set(result.methods)))
                 state.domainState = run.domainState ?? state.domainState
                 if result.methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
                     state.evaluatedDomainState = run.domainState?.biometry.stateHash

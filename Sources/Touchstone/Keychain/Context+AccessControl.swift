@@ -1,0 +1,73 @@
+/// What one successful evaluation on a context proved: the factors it used and, for
+/// ``AuthenticationContext/evaluateAccessControl(_:operation:reason:)``, the operation.
+struct AccessGrant: Sendable, Equatable {
+    var methods: Set<AuthenticationMethod>
+    var operation: AccessControlOperation?
+}
+
+/// An ad-hoc policy built from access-control flags; never registered, used by the keychain
+/// and ``AuthenticationContext/evaluateAccessControl(_:operation:reason:)`` to run the
+/// evaluation the flags require through the engine.
+struct AccessControlPolicy: Policy {
+    static let descriptor = PluginDescriptor(
+        id: "access-control", kind: .policy,
+        summary: "the evaluation a keychain item's access-control flags require")
+
+    let flags: AccessControlFlags
+    let rule: PolicyRule
+
+    init(flags: AccessControlFlags, rule: PolicyRule) {
+        self.flags = flags
+        self.rule = rule
+    }
+
+    init(options: PluginOptions, environment: PluginEnvironment) {
+        flags = .userPresence
+        rule = AccessControlFlags.userPresence.policyRule ?? PolicyRule(steps: [.passcode], requiresPasscodeSet: true)
+    }
+
+    var rawValue: Int? { nil }
+    var names: [String] { ["access-control(\(flags.constraints))"] }
+}
+
+extension AuthenticationContext {
+    /// Authenticates for `accessControl` (`evaluateAccessControl(_:operation:localizedReason:)`):
+    /// runs the evaluation its constraints require (biometry for biometryAny /
+    /// biometryCurrentSet, biometry-or-passcode for userPresence, the passcode alone for
+    /// devicePasscode; see ``AccessControlFlags/policyRule``), honouring the reuse window and
+    /// ``interactionNotAllowed``. Once it succeeds, keychain operations given this context open
+    /// items whose flags it satisfies without asking again. Flags without constraints succeed
+    /// at once. The application password is not asked for here: it is read from the
+    /// context's credential when an item needs it.
+    ///
+    /// Throws the ``AuthenticationError`` of the failed evaluation.
+    ///
+    /// ```swift
+    /// let access = try AccessControl(.whenUnlockedThisDeviceOnly, flags: .biometryCurrentSet)
+    /// try await context.evaluateAccessControl(access, operation: .useItem, reason: "Sign in")
+    /// let token = try await keychain.read(service: "api", account: "alice", context: context)
+    /// ```
+    @discardableResult
+    public func evaluateAccessControl(
+        _ accessControl: AccessControl, operation: AccessControlOperation, reason: String
+    ) async throws -> [AuthenticationMethod] {
+        guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
+        if isInvalidated { throw AuthenticationError(.invalidContext) }
+        guard let rule = accessControl.flags.policyRule else {
+            state.withLock { $0.accessGrants.append(AccessGrant(methods: [], operation: operation)) }
+            return []
+        }
+        let result = try await evaluate(AccessControlPolicy(flags: accessControl.flags, rule: rule), reason: reason)
+        state.withLock { $0.accessGrants.append(AccessGrant(methods: Set(result.methods), operation: operation)) }
+        return result.methods
+    }
+
+    /// Whether an earlier successful evaluation on this context satisfies `flags` (our rule:
+    /// any operation's grant opens matching items, as does a policy evaluation that used the
+    /// required factors).
+    func hasGrant(for flags: AccessControlFlags) -> Bool {
+        state.withLock { state in
+            state.accessGrants.contains { flags.isSatisfied(by: $0.methods) && !$0.methods.isEmpty }
+        }
+    }
+}

@@ -1,0 +1,448 @@
+import Crypto
+import Foundation
+
+/// The class of a keychain item (`kSecClass`). Items are keyed by class, service and account.
+public enum KeychainItemClass: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// `kSecClassGenericPassword`.
+    case genericPassword
+    /// `kSecClassInternetPassword` (the service is the server).
+    case internetPassword
+
+    /// Looks a class up by name (`genericPassword`, `generic`, `internetPassword`, `internet`).
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "genericpassword", "generic", "generic-password": self = .genericPassword
+        case "internetpassword", "internet", "internet-password": self = .internetPassword
+        default: return nil
+        }
+    }
+
+    public var description: String { rawValue }
+}
+
+/// What can be said about a stored item without authenticating: never its value.
+public struct KeychainItemInfo: Sendable, Equatable, CustomStringConvertible {
+    /// The item's class.
+    public var itemClass: KeychainItemClass
+    /// The service (or server).
+    public var service: String
+    /// The account.
+    public var account: String
+    /// Accessibility class and access-control flags.
+    public var accessControl: AccessControl
+    /// Whether reading needs an authentication (the flags have constraints).
+    public var requiresAuthentication: Bool { accessControl.flags.requiresAuthentication }
+    /// Whether the item was invalidated by an enrollment change (biometryCurrentSet); reads
+    /// return errSecItemNotFound and adding the same item again replaces it.
+    public var isInvalidated: Bool
+
+    /// `genericPassword api/alice whenUnlocked [biometryCurrentSet] invalidated`.
+    public var description: String {
+        "\(itemClass) \(service)/\(account) \(accessControl)" + (isInvalidated ? " invalidated" : "")
+    }
+}
+
+/// One app's keychain on a device, enforced by the evaluation engine (REFERENCE §9).
+///
+/// Items are keyed by class, service and account, per app. Reading or updating an item whose
+/// access-control flags have constraints runs the evaluation they require through the
+/// device's sensor and passcode (honouring the context's reuse window and
+/// `interactionNotAllowed`), unless the given context already proved those factors — by
+/// ``AuthenticationContext/evaluateAccessControl(_:operation:reason:)``, an earlier policy
+/// evaluation, or an earlier keychain prompt. Adding and deleting never prompt (as on Apple
+/// platforms).
+///
+/// ```swift
+/// let keychain = authenticator.keychain
+/// try keychain.add(Data("s3cret-token".utf8), service: "api", account: "alice",
+///                  accessControl: try AccessControl(.whenUnlockedThisDeviceOnly, flags: .biometryCurrentSet))
+/// let context = authenticator.makeContext()
+/// let token = try await keychain.read(service: "api", account: "alice", context: context,
+///                                     reason: "Sign in to your account")
+/// ```
+///
+/// Errors are ``KeychainError`` (with the `OSStatus` and LAError codes), except
+/// ``SimulationError`` when a scripted user has no outcome for a prompt and ``UsageError`` for
+/// an empty reason. Values never appear in errors, traces or descriptions.
+///
+/// Rules (our rules where Apple documents none):
+/// - biometryCurrentSet records the enrolled set at creation; after any change reads return
+///   errSecItemNotFound (kind ``KeychainError/Kind/invalidated``) without prompting.
+/// - biometryAny / biometryCurrentSet items need an enrolled identity when added
+///   (errSecAuthFailed, LAError biometryNotEnrolled).
+/// - whenPasscodeSetThisDeviceOnly items cannot be added without a device passcode
+///   (errSecNotAvailable) and are deleted when the passcode is removed.
+/// - applicationPassword items are sealed with AES-GCM under a key derived by HKDF-SHA256 from
+///   the context's application-password credential and a per-item salt. Adding, reading or
+///   updating one without that credential on the context is errSecAuthFailed; a wrong
+///   password is errSecAuthFailed too.
+/// - A lockout refusal is errSecAuthFailed (``KeychainError/Kind/lockedOut``); cancels are
+///   errSecUserCanceled; `interactionNotAllowed` is errSecInteractionNotAllowed.
+public struct Keychain: Sendable {
+    /// The storage namespace of keychain items.
+    public static let namespace = "keychain"
+
+    /// The device and app the keychain belongs to.
+    public let authenticator: Authenticator
+
+    /// The keychain of `authenticator`'s app.
+    public init(_ authenticator: Authenticator) {
+        self.authenticator = authenticator
+    }
+
+    private var device: Device { authenticator.device }
+
+    // MARK: Adding
+
+    /// Adds an item (`SecItemAdd`). Never prompts.
+    ///
+    /// - Throws: ``KeychainError`` — errSecDuplicateItem when the item exists (an invalidated
+    ///   one is replaced), errSecParam for empty service/account or `or` with `and`,
+    ///   errSecNotAvailable for whenPasscodeSetThisDeviceOnly without a passcode,
+    ///   errSecAuthFailed for biometric flags with nothing enrolled or applicationPassword
+    ///   without a credential on `context`.
+    public func add(
+        _ value: Data, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        accessControl: AccessControl? = nil, context: AuthenticationContext? = nil
+    ) throws {
+        let access = try accessControl ?? AccessControl()
+        try access.flags.validate()
+        let key = try recordKey(itemClass, service, account)
+        try translatingErrors {
+            let snapshot = try device.snapshot()
+            if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
+                throw KeychainError(.notAvailable, message: "whenPasscodeSetThisDeviceOnly items need a device passcode",
+                                    authenticationCode: .passcodeNotSet)
+            }
+            var setHash: Data?
+            if access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet) {
+                guard let hash = enrolledSetHash(snapshot) else {
+                    throw KeychainError(.authenticationFailed, message: "biometric access control needs an enrolled identity",
+                                        authenticationCode: device.sensor == nil ? .biometryNotAvailable : .biometryNotEnrolled)
+                }
+                if access.flags.contains(.biometryCurrentSet) { setHash = hash }
+            }
+            var item = StoredItem(itemClass: itemClass, service: service, account: account,
+                                  accessibility: access.accessibility, flags: access.flags,
+                                  enrolledSetHash: setHash, value: value, salt: nil)
+            if access.flags.contains(.applicationPassword) {
+                try item.seal(value, credential: try applicationPassword(context), aad: key.name)
+            }
+            let record = try item.record(key: key, appID: authenticator.appID)
+            try device.storage.transaction { transaction in
+                if let existing = try transaction.read(key) {
+                    let stored = try StoredItem.decode(existing)
+                    if !isGone(stored, snapshot: snapshot) {
+                        throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(account)' already exists")
+                    }
+                }
+                transaction.put(record)
+            }
+        }
+    }
+
+    /// Adds a UTF-8 string item (see ``add(_:service:account:itemClass:accessControl:context:)-(Data,_,_,_,_,_)``).
+    public func add(
+        _ value: String, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        accessControl: AccessControl? = nil, context: AuthenticationContext? = nil
+    ) throws {
+        try add(Data(value.utf8), service: service, account: account, itemClass: itemClass,
+                accessControl: accessControl, context: context)
+    }
+
+    // MARK: Reading
+
+    /// Reads an item's value (`SecItemCopyMatching` with `kSecReturnData`), running the
+    /// evaluation its flags require unless `context` already proved it. Without a context a
+    /// fresh one is used (so the user is asked every time).
+    public func read(
+        service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        context: AuthenticationContext? = nil, reason: String? = nil
+    ) async throws -> Data {
+        let key = try recordKey(itemClass, service, account)
+        return try await translatingErrors {
+            let item = try await authorize(key: key, context: context, reason: reason ?? "Access \"\(service)\"")
+            return try item.open(credential: item.flags.contains(.applicationPassword) ? applicationPassword(context) : nil,
+                                 aad: key.name)
+        }
+    }
+
+    /// Reads a UTF-8 string item; a value that is not UTF-8 is errSecDecode.
+    public func readString(
+        service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        context: AuthenticationContext? = nil, reason: String? = nil
+    ) async throws -> String {
+        let data = try await read(service: service, account: account, itemClass: itemClass, context: context, reason: reason)
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw KeychainError(.corrupt, message: "the item's value is not UTF-8 text")
+        }
+        return text
+    }
+
+    // MARK: Updating
+
+    /// Replaces an item's value (`SecItemUpdate`), keeping its protection; runs the evaluation
+    /// its flags require, as ``read(service:account:itemClass:context:reason:)`` does.
+    public func update(
+        _ value: Data, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        context: AuthenticationContext? = nil, reason: String? = nil
+    ) async throws {
+        let key = try recordKey(itemClass, service, account)
+        try await translatingErrors {
+            var item = try await authorize(key: key, context: context, reason: reason ?? "Update \"\(service)\"")
+            if item.flags.contains(.applicationPassword) {
+                let credential = try applicationPassword(context)
+                _ = try item.open(credential: credential, aad: key.name)
+                try item.seal(value, credential: credential, aad: key.name)
+            } else {
+                item.value = value
+            }
+            let record = try item.record(key: key, appID: authenticator.appID)
+            try device.storage.transaction { transaction in
+                // The item may have been deleted or replaced while the prompt was up.
+                guard let current = try transaction.read(key), try StoredItem.decode(current).sameProtection(as: item) else {
+                    throw KeychainError(.itemNotFound, message: "the item changed or was deleted during the update")
+                }
+                transaction.put(record)
+            }
+        }
+    }
+
+    /// Replaces a UTF-8 string item's value.
+    public func update(
+        _ value: String, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        context: AuthenticationContext? = nil, reason: String? = nil
+    ) async throws {
+        try await update(Data(value.utf8), service: service, account: account, itemClass: itemClass,
+                         context: context, reason: reason)
+    }
+
+    // MARK: Deleting and listing
+
+    /// Deletes an item (`SecItemDelete`); never prompts. errSecItemNotFound when absent.
+    public func delete(service: String, account: String, itemClass: KeychainItemClass = .genericPassword) throws {
+        let key = try recordKey(itemClass, service, account)
+        try translatingErrors {
+            try device.storage.transaction { transaction in
+                guard try transaction.read(key) != nil else { throw KeychainError(.itemNotFound) }
+                transaction.delete(key)
+            }
+        }
+    }
+
+    /// Every item of this app (optionally of one service), sorted by class, service and
+    /// account — attributes only, never values.
+    public func items(service: String? = nil) throws -> [KeychainItemInfo] {
+        try translatingErrors {
+            let snapshot = try device.snapshot()
+            let records = try device.storage.list(namespace: Self.namespace, prefix: Self.escape(authenticator.appID) + "/")
+            return try records.compactMap { record -> KeychainItemInfo? in
+                let item = try StoredItem.decode(record)
+                if let service, item.service != service { return nil }
+                if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil { return nil }
+                return KeychainItemInfo(
+                    itemClass: item.itemClass, service: item.service, account: item.account,
+                    accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot))
+            }
+            .sorted { ($0.itemClass.rawValue, $0.service, $0.account) < ($1.itemClass.rawValue, $1.service, $1.account) }
+        }
+    }
+
+    /// The attributes of one item, without authenticating; errSecItemNotFound when absent.
+    public func info(service: String, account: String, itemClass: KeychainItemClass = .genericPassword) throws -> KeychainItemInfo {
+        guard let info = try items(service: service).first(where: { $0.account == account && $0.itemClass == itemClass }) else {
+            throw KeychainError(.itemNotFound)
+        }
+        return info
+    }
+
+    // MARK: Rules
+
+    /// Loads the item at `key` and runs the evaluation its flags require.
+    private func authorize(key: RecordKey, context: AuthenticationContext?, reason: String) async throws -> StoredItem {
+        if let context, context.isInvalidated {
+            throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
+        }
+        guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
+        let item = try StoredItem.decode(record)
+        let snapshot = try device.snapshot()
+        if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
+            try? device.storage.commit([.delete(key)])
+            throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
+        }
+        if isInvalidated(item, snapshot: snapshot) {
+            throw KeychainError(.invalidated)
+        }
+        guard let rule = item.flags.policyRule else { return item }
+        let context = context ?? authenticator.makeContext()
+        if context.hasGrant(for: item.flags) { return item }
+        let policy = AccessControlPolicy(flags: item.flags, rule: rule)
+        try await context.evaluate(policy, reason: reason)
+        // The enrolled set may have changed while the prompt was up.
+        if isInvalidated(item, snapshot: try device.snapshot()) { throw KeychainError(.invalidated) }
+        return item
+    }
+
+    /// Whether a biometryCurrentSet item's recorded set differs from the enrolled set now.
+    private func isInvalidated(_ item: StoredItem, snapshot: Device.Snapshot) -> Bool {
+        guard item.flags.contains(.biometryCurrentSet) else { return false }
+        return item.enrolledSetHash == nil || enrolledSetHash(snapshot) != item.enrolledSetHash
+    }
+
+    /// Whether an existing item no longer counts (invalidated, or its passcode was removed),
+    /// so adding the same item again replaces it.
+    private func isGone(_ item: StoredItem, snapshot: Device.Snapshot) -> Bool {
+        isInvalidated(item, snapshot: snapshot)
+            || (item.accessibility == .whenPasscodeSetThisDeviceOnly && snapshot.state.passcodeVerifier == nil)
+    }
+
+    /// A device-wide hash of the enrolled set (independent of apps and OS upgrades); nil when
+    /// nothing is enrolled.
+    private func enrolledSetHash(_ snapshot: Device.Snapshot) -> Data? {
+        DomainStateDerivation.biometryHash(
+            key: snapshot.secretKey, appID: "\u{0}keychain.current-set", osEpoch: 0,
+            templates: snapshot.state.templates(for: device.biometryType))
+    }
+
+    private func applicationPassword(_ context: AuthenticationContext?) throws -> Data {
+        guard let credential = context?.credential(.applicationPassword), !credential.isEmpty else {
+            throw KeychainError(.authenticationFailed,
+                                message: "the item is protected by applicationPassword and the context has no application-password credential")
+        }
+        return credential
+    }
+
+    private func recordKey(_ itemClass: KeychainItemClass, _ service: String, _ account: String) throws(KeychainError) -> RecordKey {
+        guard !service.isEmpty, !account.isEmpty else {
+            throw KeychainError(.invalidParameter, message: "service and account must not be empty")
+        }
+        return RecordKey(Self.namespace, [authenticator.appID, itemClass.rawValue, service, account].map(Self.escape).joined(separator: "/"))
+    }
+
+    /// Escapes `%` and `/` so that the parts of a record name never run into each other.
+    static func escape(_ part: String) -> String {
+        guard part.contains(where: { $0 == "%" || $0 == "/" }) else { return part }
+        return part.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+    }
+
+    /// Runs `body`, turning storage and authentication errors into ``KeychainError``s.
+    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StorageError {
+            throw KeychainError(error)
+        } catch let error as AuthenticationError {
+            throw KeychainError(error)
+        }
+    }
+
+    private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as StorageError {
+            throw KeychainError(error)
+        } catch let error as AuthenticationError {
+            throw KeychainError(error)
+        }
+    }
+
+    // MARK: Passcode removal
+
+    /// Deletes every whenPasscodeSetThisDeviceOnly item of every app in `storage`, in one
+    /// transaction. The device runs this when its passcode is removed.
+    static func deletePasscodeBoundItems(in storage: any StorageBackend) throws {
+        let doomed = try storage.list(namespace: namespace).filter {
+            $0.attributes["accessible"] == Accessibility.whenPasscodeSetThisDeviceOnly.rawValue
+        }
+        guard !doomed.isEmpty else { return }
+        try storage.commit(doomed.map { .delete($0.key) })
+    }
+}
+
+extension Authenticator {
+    /// This app's keychain on the device.
+    public var keychain: Keychain { Keychain(self) }
+}
+
+/// The stored form of an item (record `keychain/<app>/<class>/<service>/<account>`).
+struct StoredItem: Codable, Sendable {
+    var itemClass: KeychainItemClass
+    var service: String
+    var account: String
+    var accessibility: Accessibility
+    var flags: AccessControlFlags
+    /// The enrolled-set hash at creation (biometryCurrentSet only).
+    var enrolledSetHash: Data?
+    /// The value, or an AES-GCM sealed box (nonce, ciphertext, tag) when `salt` is set.
+    var value: Data
+    /// HKDF salt of the application-password key; nil when the value is not sealed.
+    var salt: Data?
+
+    var accessControl: AccessControl {
+        AccessControl(validated: accessibility, flags: flags)
+    }
+
+    func sameProtection(as other: StoredItem) -> Bool {
+        flags == other.flags && accessibility == other.accessibility && enrolledSetHash == other.enrolledSetHash
+    }
+
+    func record(key: RecordKey, appID: String) throws -> Record {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(self)
+        } catch {
+            throw KeychainError(.storageFailure, message: "the item could not be encoded")
+        }
+        return Record(key: key, value: data, attributes: [
+            "app": appID, "class": itemClass.rawValue, "service": service, "account": account,
+            "accessible": accessibility.rawValue, "access": String(flags.rawValue),
+        ])
+    }
+
+    static func decode(_ record: Record) throws -> StoredItem {
+        do {
+            return try JSONDecoder().decode(StoredItem.self, from: record.value)
+        } catch {
+            // Never echo the decoder's message: it may quote stored bytes.
+            throw KeychainError(.corrupt, message: "stored item '\(record.key.name)' cannot be decoded")
+        }
+    }
+
+    private static let info = Data("touchstone.keychain.application-password.v1".utf8)
+
+    private static func key(credential: Data, salt: Data) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: credential), salt: salt, info: info, outputByteCount: 32)
+    }
+
+    /// Seals `plaintext` under the application password, bound to the item's name.
+    mutating func seal(_ plaintext: Data, credential: Data, aad: String) throws {
+        var saltBytes = [UInt8](repeating: 0, count: 16)
+        var generator = SystemRandomNumberGenerator()
+        for index in saltBytes.indices { saltBytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
+        let salt = Data(saltBytes)
+        do {
+            let box = try AES.GCM.seal(plaintext, using: Self.key(credential: credential, salt: salt), authenticating: Data(aad.utf8))
+            guard let combined = box.combined else { throw KeychainError(.storageFailure, message: "sealing failed") }
+            value = combined
+            self.salt = salt
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(.storageFailure, message: "sealing the item failed")
+        }
+    }
+
+    /// The plaintext value; for sealed items, opened with `credential`.
+    func open(credential: Data?, aad: String) throws -> Data {
+        guard let salt else { return value }
+        guard let credential else {
+            throw KeychainError(.authenticationFailed, message: "the item needs the application password")
+        }
+        do {
+            let box = try AES.GCM.SealedBox(combined: value)
+            return try AES.GCM.open(box, using: Self.key(credential: credential, salt: salt), authenticating: Data(aad.utf8))
+        } catch {
+            throw KeychainError(.authenticationFailed, message: "wrong application password, or the item was altered")
+        }
+    }
+}

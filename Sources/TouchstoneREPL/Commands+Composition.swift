@@ -1,0 +1,111 @@
+import Foundation
+import Touchstone
+
+extension CommandTable {
+    /// `plugins`, `use`, `config`, `app`, `reset`.
+    static func compositionCommands() -> [REPLCommand] {
+        let kinds = PluginKind.allCases.map(\.rawValue)
+        return [
+            REPLCommand(
+                name: "plugins", summary: "the registered plugins by kind, with id, summary and options",
+                usage: "plugins [kind]", example: "plugins sensor",
+                details: ["kinds: " + kinds.joined(separator: ", ")],
+                completer: REPLCommand.firstWord(kinds)
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                var selected = PluginKind.allCases
+                if let word = arguments[0] {
+                    guard let kind = PluginKind(rawValue: word) else {
+                        throw arguments.usageError("unknown kind '\(word)'; kinds: \(kinds.joined(separator: ", "))")
+                    }
+                    selected = [kind]
+                }
+                var lines: [String] = []
+                var json: [(String, JSONValue)] = []
+                for kind in selected {
+                    let descriptors = session.registry.descriptors(of: kind)
+                    guard !descriptors.isEmpty else { continue }
+                    lines.append("\(kind.rawValue):")
+                    let width = (descriptors.map(\.id.count).max() ?? 0) + 2
+                    for descriptor in descriptors {
+                        lines.append("  " + descriptor.id + String(repeating: " ", count: width - descriptor.id.count) + descriptor.summary)
+                        for option in descriptor.options {
+                            let value = option.defaultValue.map { "=\($0)" } ?? ""
+                            lines.append("      \(option.name)\(value)  \(option.summary)")
+                        }
+                    }
+                    json.append((kind.rawValue, .array(descriptors.map { descriptor in
+                        .object([
+                            ("id", .string(descriptor.id)), ("summary", .string(descriptor.summary)),
+                            ("options", .array(descriptor.options.map { option in
+                                .object([("name", .string(option.name)), ("default", .optional(option.defaultValue)),
+                                         ("summary", .string(option.summary))])
+                            })),
+                        ])
+                    })))
+                }
+                return CommandOutput(lines, result: json)
+            },
+            REPLCommand(
+                name: "use", summary: "swap a plugin (sensor, storage, detector, passcode, ...) in the composition",
+                usage: "use <kind> <id> [key=value ...]", example: "use sensor sim.faceid",
+                moreExamples: ["use passcode passcode.sim rounds=1000", "use sensor sim.touchid hardware=absent"],
+                details: ["The device (enrolments, counters, clock) is kept unless the storage changes.",
+                          "kinds: " + kinds.joined(separator: ", ") + "; see plugins for ids and options"],
+                completer: { session, previous in
+                    switch previous.count {
+                    case 0: return kinds
+                    case 1: return PluginKind(rawValue: previous[0]).map { session.registry.descriptors(of: $0).map(\.id) } ?? []
+                    default:
+                        guard let descriptor = try? session.registry.descriptor(previous[1]) else { return [] }
+                        return descriptor.options.map { $0.name + "=" }
+                    }
+                }
+            ) { session, arguments in
+                let kindWord = try arguments.required(0, "the plugin kind")
+                guard let kind = PluginKind(rawValue: kindWord) else {
+                    throw arguments.usageError("unknown kind '\(kindWord)'; kinds: \(kinds.joined(separator: ", "))")
+                }
+                let id = try arguments.required(1, "the plugin id")
+                let options = try Format.options(arguments.words.dropFirst(2), arguments: arguments)
+                let storageBefore = session.builder.composition.storage
+                try session.use(kind, id, options: options)
+                let kept = session.builder.composition.storage == storageBefore
+                let selection = PluginSelection(id, options: options)
+                return CommandOutput("\(kind.rawValue): \(selection)" + (kept ? " (device kept)" : " (new device)"), result: [
+                    ("kind", .string(kind.rawValue)), ("id", .string(id)),
+                    ("options", .object(options.keys.sorted().map { ($0, .string(options[$0] ?? "")) })),
+                    ("deviceKept", .bool(kept)),
+                ])
+            },
+            REPLCommand(
+                name: "config", summary: "print the composition as a file --config accepts",
+                usage: "config", example: "config"
+            ) { session, arguments in
+                try arguments.expectAtMost(0)
+                let text = session.builder.composition.jsonString()
+                return CommandOutput(text.components(separatedBy: "\n"), result: [("config", .string(text))])
+            },
+            REPLCommand(
+                name: "app", summary: "show or switch the app (bundle id) on the same device",
+                usage: "app [app-id]", example: "app com.example.bank",
+                details: ["Each app sees its own domain state and baselines; lockout and passcode are device-wide."]
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                if let id = arguments[0] {
+                    try session.switchApp(id)
+                    return CommandOutput("app: \(id) (new context)", result: [("app", .string(id))])
+                }
+                return CommandOutput("app: \(session.authenticator.appID)", result: [("app", .string(session.authenticator.appID))])
+            },
+            REPLCommand(
+                name: "reset", summary: "a fresh device with the same composition",
+                usage: "reset", example: "reset"
+            ) { session, arguments in
+                try arguments.expectAtMost(0)
+                try session.reset()
+                return CommandOutput("reset: fresh device (\(session.device.biometryType), no passcode, nothing enrolled)")
+            },
+        ]
+    }
+}

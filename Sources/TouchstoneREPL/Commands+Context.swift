@@ -1,0 +1,99 @@
+import Touchstone
+
+extension CommandTable {
+    /// `context`.
+    static func contextCommands() -> [REPLCommand] {
+        let settings = ["reuse", "fallback-title", "cancel-title", "interaction"]
+        return [
+            REPLCommand(
+                name: "context", summary: "show the current context, make a new one, invalidate it or set an option",
+                usage: "context [new | invalidate | set reuse|fallback-title|cancel-title|interaction <value>]",
+                example: "context set reuse 60s",
+                moreExamples: ["context set fallback-title \"\"", "context set interaction not-allowed", "context invalidate", "context new"],
+                details: ["reuse: a duration, clamped to 300s; fallback-title: text, \"\" hides the button, nil restores the default;",
+                          "cancel-title: text or nil; interaction: allowed or not-allowed (interactionNotAllowed)."],
+                completer: { _, previous in
+                    switch previous.count {
+                    case 0: return ["new", "invalidate", "set"]
+                    case 1 where previous[0] == "set": return settings
+                    case 2 where previous[1] == "interaction": return ["allowed", "not-allowed"]
+                    default: return []
+                    }
+                }
+            ) { session, arguments in
+                switch arguments[0] {
+                case nil:
+                    return show(session.context, app: session.authenticator.appID)
+                case "new":
+                    try arguments.expectAtMost(1)
+                    session.newContext()
+                    return CommandOutput("new context for \(session.authenticator.appID)")
+                case "invalidate":
+                    try arguments.expectAtMost(1)
+                    session.context.invalidate()
+                    return CommandOutput("context invalidated: later calls fail with invalidContext (-10); context new makes another")
+                case "set":
+                    try arguments.expectAtMost(3)
+                    let setting = try arguments.required(1, "the setting (\(settings.joined(separator: ", ")))")
+                    let value = try arguments.required(2, "the value")
+                    let context = session.context
+                    switch setting {
+                    case "reuse":
+                        guard let duration = Duration(compact: value) else {
+                            throw arguments.usageError("'\(value)' is not a duration such as 60s or 5m")
+                        }
+                        context.touchIDAuthenticationAllowableReuseDuration = duration
+                        let clamped = context.touchIDAuthenticationAllowableReuseDuration
+                        return CommandOutput("reuse duration: \(clamped.compactDescription)" + (clamped != duration ? " (clamped to the 300s maximum)" : ""),
+                                             result: [("reuse", .string(clamped.compactDescription))])
+                    case "fallback-title":
+                        context.localizedFallbackTitle = value == "nil" ? nil : value
+                        return CommandOutput("fallback title: \(describeTitle(context.localizedFallbackTitle, default: AuthenticationContext.defaultFallbackTitle))")
+                    case "cancel-title":
+                        context.localizedCancelTitle = value == "nil" ? nil : value
+                        return CommandOutput("cancel title: \(describeTitle(context.localizedCancelTitle, default: AuthenticationContext.defaultCancelTitle))")
+                    case "interaction":
+                        switch value {
+                        case "allowed", "true", "on", "yes": context.interactionNotAllowed = false
+                        case "not-allowed", "false", "off", "no": context.interactionNotAllowed = true
+                        default: throw arguments.usageError("'\(value)' is not allowed or not-allowed")
+                        }
+                        return CommandOutput("interaction: \(context.interactionNotAllowed ? "not allowed" : "allowed")",
+                                             result: [("interactionNotAllowed", .bool(context.interactionNotAllowed))])
+                    default:
+                        throw arguments.usageError("unknown setting '\(setting)'; settings: \(settings.joined(separator: ", "))")
+                    }
+                case let other?:
+                    throw arguments.usageError("unknown sub-command '\(other)'")
+                }
+            },
+        ]
+    }
+
+    private static func describeTitle(_ title: String?, default defaultTitle: String) -> String {
+        guard let title else { return "default (\"\(defaultTitle)\")" }
+        return title.isEmpty ? "hidden (\"\")" : "\"\(title)\""
+    }
+
+    private static func show(_ context: AuthenticationContext, app: String) -> CommandOutput {
+        CommandOutput([
+            "app: \(app)",
+            "invalidated: \(context.isInvalidated ? "yes" : "no")",
+            "biometryType: \(context.biometryType)",
+            "fallback title: \(describeTitle(context.localizedFallbackTitle, default: AuthenticationContext.defaultFallbackTitle))",
+            "cancel title: \(describeTitle(context.localizedCancelTitle, default: AuthenticationContext.defaultCancelTitle))",
+            "reuse duration: \(context.touchIDAuthenticationAllowableReuseDuration.compactDescription)",
+            "interaction: \(context.interactionNotAllowed ? "not allowed" : "allowed")",
+            "evaluatedPolicyDomainState: \(Format.hex(context.evaluatedPolicyDomainState))",
+        ], result: [
+            ("app", .string(app)),
+            ("invalidated", .bool(context.isInvalidated)),
+            ("biometryType", .string(context.biometryType.description)),
+            ("fallbackTitle", .optional(context.localizedFallbackTitle)),
+            ("cancelTitle", .optional(context.localizedCancelTitle)),
+            ("reuse", .string(context.touchIDAuthenticationAllowableReuseDuration.compactDescription)),
+            ("interactionNotAllowed", .bool(context.interactionNotAllowed)),
+            ("evaluatedPolicyDomainState", Format.hexJSON(context.evaluatedPolicyDomainState)),
+        ])
+    }
+}

@@ -1,0 +1,191 @@
+import Touchstone
+
+extension CommandTable {
+    /// `device`, `enroll`, `unenroll`, `reenroll`, `sensor`, `os-upgrade`, `unlock`, `passcode`.
+    static func deviceCommands() -> [REPLCommand] {
+        let hardwareStates = HardwareState.allCases.map(\.optionName)
+        let enrolledCompleter: REPLCommand.Completer = { session, previous in previous.isEmpty ? session.enrolledNames : [] }
+        return [
+            REPLCommand(
+                name: "device", summary: "biometry, hardware, enrolled names, passcode, lockout, clock",
+                usage: "device", example: "device"
+            ) { session, arguments in
+                try arguments.expectAtMost(0)
+                let device = session.device
+                let composition = session.builder.composition
+                let hardware = device.sensor?.hardwareState(for: session.authenticator.appID)
+                let names = try device.enrolledNames()
+                let biometry = try device.biometryStatus()
+                let passcode = try device.passcodeStatus()
+                let clockKind = device.clock is VirtualClock ? "virtual" : "wall"
+                let sensorText = device.sensor == nil ? "none (no sensor)"
+                    : "\(device.biometryType) (\(composition.sensor?.id ?? "?")), hardware \(hardware?.optionName ?? "?")"
+                return CommandOutput([
+                    "biometry: \(sensorText)",
+                    "enrolled: \(Format.list(names))",
+                    "passcode: \(passcode.isSet ? "set" : "not set")",
+                    Format.biometry(biometry).replacingPrefix("biometry:", with: "lockout:"),
+                    Format.passcode(passcode).replacingPrefix("passcode:", with: "passcode status:"),
+                    "clock: \(device.clock.now) (\(clockKind))",
+                    "app: \(session.authenticator.appID)",
+                    "storage: \(device.storage.location) (\(composition.storage.id))",
+                ], result: [
+                    ("biometryType", .string(device.biometryType.description)),
+                    ("sensor", .optional(composition.sensor?.id)),
+                    ("hardware", .optional(hardware?.optionName)),
+                    ("enrolled", .strings(names)),
+                    ("passcodeSet", .bool(passcode.isSet)),
+                    ("biometry", Format.biometryJSON(biometry)),
+                    ("passcode", Format.passcodeJSON(passcode)),
+                    ("clock", .string(device.clock.now.description)),
+                    ("clockKind", .string(clockKind)),
+                    ("app", .string(session.authenticator.appID)),
+                    ("storage", .string(composition.storage.id)),
+                ])
+            },
+            REPLCommand(
+                name: "enroll", summary: "enroll a new identity (finger, face, iris) under a name",
+                usage: "enroll <name>", example: "enroll thumb",
+                details: ["Enrolling changes every app's domain state."]
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                let name = try arguments.required(0, "the identity name")
+                try session.device.enroll(name)
+                return CommandOutput("enrolled \(name) (\(Format.list(try session.device.enrolledNames())))",
+                                     result: [("name", .string(name)), ("enrolled", .strings(try session.device.enrolledNames()))])
+            },
+            REPLCommand(
+                name: "unenroll", summary: "remove an enrolled identity",
+                usage: "unenroll <name>", example: "unenroll thumb", completer: enrolledCompleter
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                let name = try arguments.required(0, "the identity name")
+                try session.device.unenroll(name)
+                return CommandOutput("unenrolled \(name) (enrolled: \(Format.list(try session.device.enrolledNames())))",
+                                     result: [("name", .string(name)), ("enrolled", .strings(try session.device.enrolledNames()))])
+            },
+            REPLCommand(
+                name: "reenroll", summary: "enroll the same identity again: a new template, so domain states change",
+                usage: "reenroll <name>", example: "reenroll thumb", completer: enrolledCompleter
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                let name = try arguments.required(0, "the identity name")
+                try session.device.reenroll(name)
+                return CommandOutput("reenrolled \(name) (new template)", result: [("name", .string(name))])
+            },
+            REPLCommand(
+                name: "sensor", summary: "show or set the biometric hardware state",
+                usage: "sensor [present|absent|disconnected|denied|not-paired]", example: "sensor absent",
+                completer: REPLCommand.firstWord(hardwareStates)
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                guard let sensor = session.device.sensor else {
+                    throw REPLError.unavailable("this device has no biometric sensor; use sensor sim.touchid to add one")
+                }
+                if let word = arguments[0] {
+                    guard let state = HardwareState(optionName: word) else {
+                        throw arguments.usageError("unknown state '\(word)'; states: \(hardwareStates.joined(separator: ", "))")
+                    }
+                    try sensor.setHardwareState(state)
+                }
+                let state = sensor.hardwareState(for: session.authenticator.appID)
+                return CommandOutput("sensor: \(state.optionName)", result: [("hardware", .string(state.optionName))])
+            },
+            REPLCommand(
+                name: "os-upgrade", summary: "simulate an OS upgrade: every app's domain state changes",
+                usage: "os-upgrade", example: "os-upgrade"
+            ) { session, arguments in
+                try arguments.expectAtMost(0)
+                try session.device.simulateOSUpgrade()
+                let epoch = try session.device.osEpoch
+                return CommandOutput("OS upgraded (epoch \(epoch)): domain states changed, nothing enrolled or removed",
+                                     result: [("osEpoch", .int(epoch))])
+            },
+            REPLCommand(
+                name: "unlock", summary: "the device is unlocked by this identity now (opens the reuse window)",
+                usage: "unlock <name>", example: "unlock thumb", completer: enrolledCompleter
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                let name = try arguments.required(0, "the identity name")
+                try session.device.unlock(with: name)
+                return CommandOutput("device unlocked by \(name) at \(session.device.clock.now)",
+                                     result: [("name", .string(name)), ("at", .string(session.device.clock.now.description))])
+            },
+            passcodeCommand(),
+        ]
+    }
+
+    private static func passcodeCommand() -> REPLCommand {
+        REPLCommand(
+            name: "passcode", summary: "set, clear or show the device passcode; enter it on the lock screen",
+            usage: "passcode set [code] | clear | status | enter [code]", example: "passcode set 1234",
+            moreExamples: ["passcode enter 0000", "passcode status"],
+            details: ["On a terminal, set and enter without a code ask for it without echo.",
+                      "Lines holding a passcode are never written to the history."],
+            completer: REPLCommand.firstWord(["set", "clear", "status", "enter"]),
+            redactor: { words in
+                guard words.count >= 2, ["set", "enter"].contains(words[0]) else { return nil }
+                return [words[0]] + words.dropFirst().map { _ in "****" }
+            }
+        ) { session, arguments in
+            let sub = try arguments.required(0, "set, clear, status or enter")
+            let device = session.device
+            switch sub {
+            case "set":
+                try arguments.expectAtMost(2)
+                let code = try arguments[1] ?? session.askSecret("new passcode: ", arguments: arguments)
+                try device.setPasscode(code)
+                return CommandOutput("passcode set", result: [("set", true)])
+            case "clear":
+                try arguments.expectAtMost(1)
+                try device.clearPasscode()
+                return CommandOutput("passcode cleared", result: [("set", false)])
+            case "status":
+                try arguments.expectAtMost(1)
+                let status = try device.passcodeStatus()
+                return CommandOutput(Format.passcode(status), result: [("passcode", Format.passcodeJSON(status))])
+            case "enter":
+                try arguments.expectAtMost(2)
+                let code = try arguments[1] ?? session.askSecret("passcode: ", arguments: arguments)
+                let text: String
+                let name: String
+                switch try device.enterPasscode(code) {
+                case .accepted:
+                    (name, text) = ("accepted", "passcode accepted: failure counts and biometry lockout cleared")
+                case let .rejected(failures, delay):
+                    name = "rejected"
+                    text = "passcode rejected (\(failures) wrong)" + (delay > .zero ? "; next attempt in \(delay.compactDescription)" : "")
+                case let .repeatedNotCounted(failures):
+                    (name, text) = ("repeated", "same wrong passcode again: not counted (\(failures) wrong)")
+                case let .refused(remaining):
+                    (name, text) = ("refused", "passcode refused: delay running, \(remaining.compactDescription) remaining")
+                case let .disabledNow(erased):
+                    (name, text) = ("disabled", erased ? "device disabled and erased" : "device disabled")
+                case .deviceDisabled:
+                    (name, text) = ("disabled", "device disabled: no passcode is accepted")
+                case .notSet:
+                    throw AuthenticationError(.passcodeNotSet, recovery: "Set one with passcode set <code>.")
+                }
+                return CommandOutput(text, result: [("entry", .string(name)),
+                                                     ("passcode", Format.passcodeJSON(try device.passcodeStatus()))])
+            default:
+                throw arguments.usageError("unknown sub-command '\(sub)'")
+            }
+        }
+    }
+}
+
+extension REPLSession {
+    /// Asks for a secret without echo on a terminal; a usage error otherwise.
+    func askSecret(_ prompt: String, arguments: CommandArguments) throws -> String {
+        guard isInteractive, let readSecret else { throw arguments.usageError("missing the passcode") }
+        guard let secret = readSecret(prompt), !secret.isEmpty else { throw arguments.usageError("no passcode entered") }
+        return secret
+    }
+}
+
+extension String {
+    func replacingPrefix(_ prefix: String, with replacement: String) -> String {
+        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Touchstone
+
+extension CommandTable {
+    /// `can`, `evaluate`, `trace`, `status`.
+    static func evaluationCommands() -> [REPLCommand] {
+        [
+            REPLCommand(
+                name: "can", aliases: ["canevaluate"], summary: "the can-evaluate result: ok or the error, and the biometry type",
+                usage: "can <policy>", example: "can biometrics",
+                details: ["policies: biometrics (1), owner (2), companion (3), biometrics-or-companion (4), wrist (5),",
+                          "Apple's full names (deviceOwnerAuthenticationWithBiometrics ...) or raw numbers."],
+                completer: { session, previous in previous.isEmpty ? session.policyNames + session.allPolicyNames : [] }
+            ) { session, arguments in
+                try arguments.expectAtMost(1)
+                let policy = try session.authenticator.policy(named: try arguments.required(0, "the policy"))
+                let problem = try session.context.canEvaluate(policy)
+                let type = session.context.biometryType
+                if let problem {
+                    throw AnnotatedError(problem, note: "(biometryType: \(type))")
+                }
+                return CommandOutput("ok: \(policy.name) can be evaluated (biometryType: \(type))", result: [
+                    ("policy", .string(policy.name)), ("rawValue", policy.rawValue.map { .int($0) } ?? .null),
+                    ("biometryType", .string(type.description)),
+                ])
+            },
+            REPLCommand(
+                name: "evaluate", aliases: ["eval"], summary: "evaluate a policy; outcomes are consumed in order",
+                usage: "evaluate <policy> \"<reason>\" [outcome ...]",
+                example: "evaluate biometrics \"Unlock your notes\" nomatch thumb",
+                moreExamples: ["evaluate owner \"Pay 10 EUR\" nomatch nomatch nomatch passcode:1234",
+                               "evaluate biometrics \"Sign in\" cancel"],
+                details: ["outcomes: <enrolled name> (that identity matches), nomatch, cancel, fallback, passcode:<code>,",
+                          "systemcancel, invalidate, wait:<duration>, companion.",
+                          "On a terminal with no outcomes left the REPL asks for each one; in a script it is an error."],
+                completer: { session, previous in
+                    switch previous.count {
+                    case 0: return session.policyNames + session.allPolicyNames
+                    case 1: return []
+                    default: return session.outcomeWords
+                    }
+                },
+                redactor: { words in
+                    guard words.contains(where: { $0.lowercased().hasPrefix("passcode:") }) else { return nil }
+                    return words.map { $0.lowercased().hasPrefix("passcode:") ? "passcode:****" : $0 }
+                }
+            ) { session, arguments in
+                let policy = try session.authenticator.policy(named: try arguments.required(0, "the policy"))
+                let reason = try arguments.required(1, "the reason (in quotes)")
+                var outcomes: [UserAction] = []
+                for word in arguments.words.dropFirst(2) {
+                    guard let action = UserAction(script: word) else {
+                        throw arguments.usageError("'\(word)' is not an outcome (a name, nomatch, cancel, fallback, passcode:<code>, systemcancel, invalidate, wait:<duration>, companion)")
+                    }
+                    outcomes.append(action)
+                }
+                let script = session.interaction.script
+                script.clear()
+                script.enqueue(outcomes)
+                defer { script.clear() }
+                do {
+                    let result = try await session.context.evaluate(policy, reason: reason)
+                    let unused = script.pending
+                    let matched = result.trace.steps.compactMap { step -> String? in
+                        if case let .matched(name) = step.event { return name }
+                        return nil
+                    }
+                    let methods = result.methods.map(\.rawValue)
+                    var line = "ok: \(policy.name) succeeded by \(methods.joined(separator: " + "))"
+                    if !matched.isEmpty { line += " (\(matched.joined(separator: ", ")))" }
+                    var lines = [line]
+                    if !unused.isEmpty { lines.append("note: unused outcomes: \(unused.map(\.description).joined(separator: " "))") }
+                    return CommandOutput(lines, result: [
+                        ("policy", .string(policy.name)), ("methods", .strings(methods)), ("matched", .strings(matched)),
+                        ("unusedOutcomes", .strings(unused.map(\.description))),
+                        ("evaluatedPolicyDomainState", Format.hexJSON(session.context.evaluatedPolicyDomainState)),
+                    ])
+                } catch {
+                    let unused = script.pending
+                    if !unused.isEmpty {
+                        throw AnnotatedError(error, note: "(unused outcomes: \(unused.map(\.description).joined(separator: " ")))")
+                    }
+                    throw error
+                }
+            },
+            REPLCommand(
+                name: "trace", summary: "the last evaluation's trace: every step, the counters and the rule that decided",
+                usage: "trace", example: "trace"
+            ) { session, arguments in
+                try arguments.expectAtMost(0)
+                guard let trace = session.device.lastTrace else {
+                    throw REPLError.unavailable("no evaluation yet; run evaluate first")
+                }
+                var lines = trace.description.components(separatedBy: "\n")
+                if let result = trace.result {
+                    lines.append("  result: \(result.name) (\(result.rawValue))")
+                } else if trace.failure == nil {
+                    lines.append("  result: success")
+                }
+                return CommandOutput(lines, result: [("trace", Format.trace(trace))])
+            },
+            REPLCommand(
+                name: "status", summary: "biometry lockout and passcode counters, next delay, time remaining",
+                usage: "status", example: "status"
+            ) { session, arguments in
+                try arguments.expectAtMost(0)
+                let biometry = try session.device.biometryStatus()
+                let passcode = try session.device.passcodeStatus()
+                return CommandOutput([Format.biometry(biometry), Format.passcode(passcode)], result: [
+                    ("biometry", Format.biometryJSON(biometry)), ("passcode", Format.passcodeJSON(passcode)),
+                ])
+            },
+        ]
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Touchstone
+
+extension CommandTable {
+    /// `expect`.
+    static func expectationCommands() -> [REPLCommand] {
+        [
+            REPLCommand(
+                name: "expect", summary: "assert on the previous command: ok, an error, or text in its output",
+                usage: "expect ok | error <name-or-code> | contains \"<text>\"", example: "expect error biometryLockout",
+                moreExamples: ["expect error -8", "expect ok", "expect contains \"changed\""],
+                details: ["In a script the first failing expect stops it with exit status 1."],
+                isExpectation: true,
+                completer: { _, previous in
+                    switch previous.count {
+                    case 0: return ["ok", "error", "contains"]
+                    case 1 where previous[0] == "error": return AuthenticationError.Code.allCases.map(\.name)
+                    default: return []
+                    }
+                }
+            ) { session, arguments in
+                let kind = try arguments.required(0, "ok, error or contains")
+                guard let previous = session.previous else {
+                    throw REPLError.expectationFailed(expectation: arguments.words.joined(separator: " "), actual: "there is no previous command")
+                }
+                let subject = "'\(previous.input)'"
+                let happened = previous.error.map { "\(subject) failed with \($0.text)" } ?? "\(subject) succeeded"
+                switch kind {
+                case "ok":
+                    try arguments.expectAtMost(1)
+                    guard previous.ok else { throw REPLError.expectationFailed(expectation: "ok", actual: happened) }
+                case "error":
+                    try arguments.expectAtMost(2)
+                    let expected = try arguments.required(1, "the error name or code")
+                    guard let error = previous.error, error.matches(expected) else {
+                        throw REPLError.expectationFailed(expectation: "error \(expected)", actual: happened)
+                    }
+                case "contains":
+                    try arguments.expectAtMost(2)
+                    let text = try arguments.required(1, "the text")
+                    guard previous.text.contains(text) else {
+                        throw REPLError.expectationFailed(
+                            expectation: "output containing \"\(text)\"",
+                            actual: "\(subject) printed: \(previous.text.replacingOccurrences(of: "\n", with: " / "))")
+                    }
+                default:
+                    throw arguments.usageError("unknown expectation '\(kind)'")
+                }
+                return CommandOutput([], result: [("expectation", .string(arguments.words.joined(separator: " "))), ("holds", true)])
+            },
+        ]
+    }
+}

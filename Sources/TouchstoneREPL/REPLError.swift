@@ -1,0 +1,189 @@
+import Touchstone
+
+/// A problem with what was typed: an unknown command, a missing or malformed argument, a
+/// failed `expect`. Every case says what would have been accepted.
+public enum REPLError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No command by this name; `suggestion` is the nearest known one.
+    case unknownCommand(String, suggestion: String?)
+    /// The command's arguments do not fit its usage line.
+    case usage(command: String, problem: String, usage: String)
+    /// The line cannot be split into words (an unterminated quote).
+    case syntax(String)
+    /// An `expect` did not hold.
+    case expectationFailed(expectation: String, actual: String)
+    /// The command needs something that is not there (no evaluation yet, no sensor...).
+    case unavailable(String)
+
+    /// The error's name, as printed in `--json` output.
+    public var name: String {
+        switch self {
+        case .unknownCommand: "unknownCommand"
+        case .usage: "usage"
+        case .syntax: "syntax"
+        case .expectationFailed: "expectationFailed"
+        case .unavailable: "unavailable"
+        }
+    }
+
+    /// A stable number for `--json` output.
+    public var code: Int {
+        switch self {
+        case .unknownCommand: 1
+        case .usage: 2
+        case .syntax: 3
+        case .expectationFailed: 4
+        case .unavailable: 5
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .unknownCommand(name, suggestion):
+            return "unknown command '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "") + " (type help for the list)"
+        case let .usage(command, problem, usage):
+            return "\(command): \(problem); usage: \(usage) (see help \(command))"
+        case let .syntax(problem):
+            return "cannot read the line: \(problem)"
+        case let .expectationFailed(expectation, actual):
+            return "expected \(expectation), but \(actual)"
+        case let .unavailable(what):
+            return what
+        }
+    }
+}
+
+/// Any error a command can end with, reduced to what the REPL prints: a domain, a numeric
+/// code, a case name and a message (LAError cases as `biometryLockout (-8)`).
+public struct ErrorReport: Sendable, Equatable {
+    /// `com.apple.LocalAuthentication` for LAErrors, `touchstone.<kind>` otherwise.
+    public var domain: String
+    /// The raw code (LAError raw values for LAErrors).
+    public var code: Int
+    /// The case name, e.g. `biometryLockout`.
+    public var name: String
+    /// What happened and, where it helps, what to do next.
+    public var message: String
+
+    /// Creates a report from its parts.
+    public init(domain: String, code: Int, name: String, message: String) {
+        self.domain = domain
+        self.code = code
+        self.name = name
+        self.message = message
+    }
+
+    /// Classifies `error`.
+    public init(_ error: any Error) {
+        self = Self.classify(error)
+    }
+
+    private static func classify(_ error: any Error) -> ErrorReport {
+        switch error {
+        case let error as AnnotatedError:
+            var report = classify(error.base)
+            report.message += " " + error.note
+            return report
+        case let error as AuthenticationError:
+            let next = error.recovery ?? nextStep(for: error.code)
+            return ErrorReport(domain: AuthenticationError.domain, code: error.code.rawValue, name: error.code.name,
+                               message: next.map { "\(error.message) \($0)" } ?? error.message)
+        case let error as REPLError:
+            return ErrorReport(domain: "touchstone.repl", code: error.code, name: error.name, message: error.description)
+        case let error as UsageError:
+            let (code, name) = classify(error)
+            return ErrorReport(domain: "touchstone.usage", code: code, name: name, message: error.description)
+        case let error as ConfigurationError:
+            let (code, name) = classify(error)
+            return ErrorReport(domain: "touchstone.configuration", code: code, name: name, message: error.description)
+        case let error as SimulationError:
+            let (code, name) = switch error {
+            case .noScriptedOutcome: (1, "noScriptedOutcome")
+            case .unexpectedOutcome: (2, "unexpectedOutcome")
+            }
+            return ErrorReport(domain: "touchstone.simulation", code: code, name: name, message: error.description)
+        case let error as StorageError:
+            let (code, name) = switch error {
+            case .corruptRecord: (1, "corruptRecord")
+            case .corruptStore: (2, "corruptStore")
+            case .ioFailure: (3, "ioFailure")
+            }
+            return ErrorReport(domain: "touchstone.storage", code: code, name: name, message: error.description)
+        default:
+            return ErrorReport(domain: "touchstone.other", code: 0, name: String(describing: type(of: error)),
+                               message: String(describing: error))
+        }
+    }
+
+    /// `biometryLockout (-8): message` for LAErrors, `name: message` otherwise.
+    public var text: String {
+        domain == AuthenticationError.domain ? "\(name) (\(code)): \(message)" : "\(name): \(message)"
+    }
+
+    /// The `error` object of `--json` output.
+    public var json: JSONValue {
+        .object([("domain", .string(domain)), ("code", .int(code)), ("name", .string(name)), ("message", .string(message))])
+    }
+
+    /// Whether `expected` (a case name, an alias such as `touchIDLockout`, or a raw code such as
+    /// `-8`) names this error.
+    public func matches(_ expected: String) -> Bool {
+        if expected == String(code) || expected.lowercased() == name.lowercased() { return true }
+        if domain == AuthenticationError.domain, let code = AuthenticationError.Code(name: expected) {
+            return code.rawValue == self.code
+        }
+        return false
+    }
+
+    /// What to do next in the REPL, for codes whose error carries no recovery text.
+    static func nextStep(for code: AuthenticationError.Code) -> String? {
+        switch code {
+        case .biometryLockout: "Unlock with the passcode: evaluate owner \"...\" passcode:<code>, or passcode enter <code>."
+        case .passcodeNotSet: "Set one: passcode set <code>."
+        case .biometryNotEnrolled: "Enroll one: enroll <name>."
+        case .biometryNotAvailable: "Check the hardware: sensor present."
+        case .invalidContext: "Make a new context: context new."
+        case .notInteractive: "Allow interaction: context set interaction allowed."
+        case .companionNotAvailable: "Pair one: use companion sim.companion."
+        default: nil
+        }
+    }
+
+    private static func classify(_ error: UsageError) -> (Int, String) {
+        switch error {
+        case .emptyLocalizedReason: (1, "emptyLocalizedReason")
+        case .invalidIdentityName: (2, "invalidIdentityName")
+        case .notEnrolled: (3, "notEnrolled")
+        case .alreadyEnrolled: (4, "alreadyEnrolled")
+        case .invalidPasscode: (5, "invalidPasscode")
+        case .notSimulated: (6, "notSimulated")
+        }
+    }
+
+    private static func classify(_ error: ConfigurationError) -> (Int, String) {
+        switch error {
+        case .unknownPlugin: (1, "unknownPlugin")
+        case .wrongKind: (2, "wrongKind")
+        case .unknownOption: (3, "unknownOption")
+        case .badOptionValue: (4, "badOptionValue")
+        case .duplicatePlugin: (5, "duplicatePlugin")
+        case .unreadableConfiguration: (6, "unreadableConfiguration")
+        case .unknownPolicy: (7, "unknownPolicy")
+        case .invalidSetting: (8, "invalidSetting")
+        }
+    }
+}
+
+/// An error with a note the REPL adds (the biometry type after `can`, unused outcomes after
+/// `evaluate`); reported as the underlying error with the note appended to its message.
+public struct AnnotatedError: Error, Sendable {
+    /// The error itself.
+    public var base: any Error
+    /// What to add.
+    public var note: String
+
+    /// Wraps `base` with `note`.
+    public init(_ base: any Error, note: String) {
+        self.base = base
+        self.note = note
+    }
+}

@@ -1,0 +1,251 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Touchstone
+internal import CLibEdit
+
+/// How the REPL prints and when it stops.
+public struct REPLOptions: Sendable {
+    /// One JSON object per command on stdout.
+    public var json = false
+    /// Stop a script at the first failing command (exit status 1).
+    public var strict = false
+    /// In scripts, print each command (`> line`, secrets hidden) before its output.
+    public var echo = false
+    /// Colour on terminals (nil: decide from the terminal and `NO_COLOR`).
+    public var color: Bool?
+
+    /// Default options.
+    public init() {}
+}
+
+/// Runs a ``REPLSession`` as a script (lines from a file or a pipe) or interactively on a
+/// terminal with libedit.
+///
+/// ```swift
+/// let host = REPLHost(session: try REPLSession(composition: Composition()), options: REPLOptions())
+/// let status = await host.runScript(lines: ["enroll thumb", "expect ok"], name: "inline")
+/// ```
+public final class REPLHost {
+    /// The session the lines run in.
+    public let session: REPLSession
+    /// The options.
+    public let options: REPLOptions
+    private let useColor: Bool
+
+    /// The version printed by `--version` and the banner.
+    public static let version = "0.1.0"
+
+    /// Creates a host.
+    public init(session: REPLSession, options: REPLOptions) {
+        self.session = session
+        self.options = options
+        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        useColor = options.color ?? (isatty(STDOUT_FILENO) != 0 && !noColor)
+    }
+
+    // MARK: Scripts
+
+    /// Runs `lines` without prompts. `#` comments and blank lines are skipped; the first
+    /// failing `expect` (or, with `strict`, the first failing command) stops with status 1.
+    public func runScript<Lines: Sequence<String>>(lines: Lines, name: String) async -> Int32 {
+        var number = 0
+        for raw in lines {
+            number += 1
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let record = await session.execute(line)
+            if options.echo && !options.json { emit("> " + record.input) }
+            if options.json || !record.isExpectation || record.ok { show(record) }
+            if record.quits { return 0 }
+            if !record.ok, record.isExpectation || options.strict {
+                let report = record.error.map(\.message) ?? "failed"
+                let what = record.isExpectation ? "\(record.input) failed" : "stopped (--strict) after \(record.input)"
+                fail("\(name):\(number): \(what): \(report)")
+                return 1
+            }
+        }
+        flushOutput()
+        return 0
+    }
+
+    /// Runs standard input as a script, line by line as it arrives.
+    public func runStandardInput() async -> Int32 {
+        await runScript(lines: StandardInputLines(), name: "<stdin>")
+    }
+
+    /// Runs the script file at `path`.
+    public func runScriptFile(_ path: String) async -> Int32 {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            fail("touchstone: cannot read script '\(path)'")
+            return 2
+        }
+        var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        return await runScript(lines: lines, name: path)
+    }
+
+    // MARK: Interactive
+
+    /// The history file: `$XDG_STATE_HOME/touchstone/history`, else `~/.local/state/touchstone/history`.
+    public static func historyFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let base: URL
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            base = URL(fileURLWithPath: state)
+        } else {
+            let home = environment["HOME"] ?? NSHomeDirectory()
+            base = URL(fileURLWithPath: home).appendingPathComponent(".local/state")
+        }
+        return base.appendingPathComponent("touchstone/history")
+    }
+
+    /// Reads commands at a terminal with line editing, history and TAB completion until
+    /// `quit` or Ctrl-D.
+    public func runInteractive(banner: String) async -> Int32 {
+        let editor = LineEditor(programName: "touchstone", historyFile: Self.historyFile(), historySize: 1000)
+        let completer = Completer(session: session)
+        editor.completer = { completer.candidates(lineBeforeCursor: $0) }
+        session.isInteractive = true
+        session.readSecret = { editor.readSecret(prompt: $0) }
+        let asker = TerminalAsker(editor: editor, session: session)
+        session.interaction.setAsker { prompt in asker.ask(prompt) }
+        defer { session.interaction.setAsker(nil) }
+
+        emit(banner)
+        flushOutput()
+        let prompt = useColor ? "\u{1}\u{1B}[1m\u{1}touchstone>\u{1}\u{1B}[0m\u{1} " : "touchstone> "
+        loop: while true {
+            switch editor.readLine(prompt: prompt) {
+            case .interrupted:
+                continue loop
+            case .endOfFile:
+                break loop
+            case let .line(raw):
+                let line = raw.trimmingCharacters(in: .whitespaces)
+                if line.isEmpty || line.hasPrefix("#") { continue loop }
+                let record = await session.execute(line)
+                if !record.containsSecret && !line.lowercased().contains("passcode:") {
+                    editor.addHistory(line)
+                }
+                show(record)
+                flushOutput()
+                if record.quits { break loop }
+            }
+        }
+        flushOutput()
+        do {
+            try editor.saveHistory()
+        } catch {
+            fail("touchstone: \(error)")
+        }
+        return 0
+    }
+
+    // MARK: Output
+
+    private func show(_ record: CommandRecord) {
+        if options.json {
+            emit(record.json.serialized)
+            return
+        }
+        switch record.outcome {
+        case let .success(output):
+            if !output.lines.isEmpty { emit(output.text) }
+        case let .failure(report):
+            let prefix = useColor ? "\u{1B}[31merror:\u{1B}[0m " : "error: "
+            emit(prefix + report.text)
+        }
+    }
+
+    private func emit(_ text: String) {
+        print(text)
+    }
+
+    private func flushOutput() {
+        fflush(ts_stdout())
+    }
+
+    private func fail(_ message: String) {
+        fflush(ts_stdout())
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+/// Standard input's lines, read as they arrive.
+struct StandardInputLines: Sequence, IteratorProtocol {
+    mutating func next() -> String? {
+        Swift.readLine(strippingNewline: true)
+    }
+}
+
+/// TAB completion of the REPL's command line.
+final class Completer {
+    let session: REPLSession
+
+    init(session: REPLSession) {
+        self.session = session
+    }
+
+    /// Candidates for the word before the cursor.
+    func candidates(lineBeforeCursor line: String) -> [String] {
+        let word = String(LineEditor.CompletionPlan.currentWord(in: line))
+        let before = String(line.dropLast(word.count))
+        let words = (try? Tokenizer.split(before)) ?? before.split(separator: " ").map(String.init)
+        let pool: [String]
+        if words.isEmpty {
+            pool = session.table.commands.map(\.name) + session.table.commands.flatMap(\.aliases).filter { $0.count > 2 }
+        } else if let command = session.table.command(named: words[0]) {
+            pool = command.completer(session, Array(words.dropFirst()))
+        } else {
+            pool = []
+        }
+        return pool.filter { $0.hasPrefix(word) }.sorted()
+    }
+}
+
+/// Asks the person at the terminal for the outcome of a prompt during `evaluate`.
+///
+/// `@unchecked Sendable`: it is used only while the REPL loop is suspended in `evaluate`,
+/// on behalf of that one loop, never concurrently.
+final class TerminalAsker: @unchecked Sendable {
+    private let editor: LineEditor
+    private let session: REPLSession
+
+    init(editor: LineEditor, session: REPLSession) {
+        self.editor = editor
+        self.session = session
+    }
+
+    func ask(_ prompt: Prompt) -> UserAction? {
+        if prompt.kind == .passcode {
+            guard let code = editor.readSecret(prompt: "  [passcode prompt] passcode (empty or Ctrl-C cancels): "),
+                  !code.isEmpty else { return .cancel }
+            return .passcode(code)
+        }
+        let saved = editor.completer
+        let words = prompt.kind == .companion ? ["companion", "cancel"] : session.outcomeWords
+        editor.completer = { line in
+            let word = String(LineEditor.CompletionPlan.currentWord(in: line))
+            return words.filter { $0.hasPrefix(word) }
+        }
+        defer { editor.completer = saved }
+        let label = "  [\(prompt.kind.rawValue): \(prompt.reason)] \(prompt.allowedActions.joined(separator: ", "))\n  outcome> "
+        while true {
+            switch editor.readLine(prompt: label) {
+            case .interrupted, .endOfFile:
+                return .cancel
+            case let .line(text):
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                if trimmed.lowercased() == "passcode" || trimmed.lowercased().hasPrefix("passcode:") {
+                    print("  (type passcodes only at the passcode prompt, where they are not echoed)")
+                    continue
+                }
+                if let action = UserAction(script: trimmed) { return action }
+                print("  '\(trimmed)' is not an outcome")
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Touchstone
+import TouchstoneBuiltins
+
+/// The state a REPL works on: the composition, the authenticator built from it, the current
+/// context, and what the previous command did (for `expect`).
+///
+/// ```swift
+/// let session = try REPLSession(composition: Composition())
+/// let record = await session.execute("enroll thumb")
+/// print(record.ok)
+/// ```
+public final class REPLSession {
+    /// The plugins available to `use`.
+    public let registry: PluginRegistry
+    /// The commands.
+    public var table: CommandTable
+    /// What `use`, `app` and `config` change and print.
+    public private(set) var builder: AuthenticatorBuilder
+    /// The device as the current app sees it.
+    public private(set) var authenticator: Authenticator
+    /// The current context (`context new` replaces it).
+    public private(set) var context: AuthenticationContext
+    /// The queue of scripted outcomes and the terminal asker.
+    public let interaction = REPLInteraction()
+    /// Whether a person is at a terminal (the REPL may ask for outcomes and passcodes).
+    public var isInteractive = false
+    /// Reads a secret without echo when interactive (set by the terminal host).
+    public var readSecret: ((String) -> String?)?
+    /// What the last command other than `expect` did.
+    public internal(set) var previous: CommandRecord?
+
+    /// Where the virtual clock's time is kept, so a persistent device keeps its time across
+    /// restarts.
+    public static let clockRecordKey = RecordKey("device", "virtual-clock")
+    private var savedClock: Timestamp?
+
+    /// Creates a session on a device built from `composition`.
+    public init(composition: Composition, registry: PluginRegistry = .builtIn, table: CommandTable = .standard()) throws {
+        self.registry = registry
+        self.table = table
+        builder = AuthenticatorBuilder(registry: registry, composition: composition)
+        let built = try builder.build(interaction: interaction)
+        authenticator = built
+        context = built.makeContext()
+        try restoreClock()
+    }
+
+    /// The device.
+    public var device: Device { authenticator.device }
+
+    // MARK: Changing the composition
+
+    /// Puts plugin `id` in the slot of `kind` and rebuilds, keeping the device (storage,
+    /// clock) when the storage selection is unchanged. A new context is made.
+    public func use(_ kind: PluginKind, _ id: String, options: [String: String]) throws {
+        var candidate = builder
+        try candidate.use(kind, id, options: options)
+        try rebuild(with: candidate, reusing: true)
+    }
+
+    /// Switches to the app `appID` on the same device; a new context is made.
+    public func switchApp(_ appID: String) throws {
+        var candidate = builder
+        candidate.composition.app = appID
+        try rebuild(with: candidate, reusing: true)
+    }
+
+    /// A fresh device with the same composition.
+    public func reset() throws {
+        try rebuild(with: builder, reusing: false)
+    }
+
+    /// A new context for the current app.
+    public func newContext() {
+        context = authenticator.makeContext()
+    }
+
+    private func rebuild(with candidate: AuthenticatorBuilder, reusing: Bool) throws {
+        let storageChanged = !reusing || candidate.composition.storage != builder.composition.storage
+            || candidate.composition.seed != builder.composition.seed
+        let built = try candidate.build(reusing: reusing ? authenticator : nil, interaction: interaction)
+        builder = candidate
+        authenticator = built
+        context = built.makeContext()
+        if storageChanged {
+            savedClock = nil
+            try restoreClock()
+        }
+    }
+
+    // MARK: Virtual time kept in storage
+
+    /// Moves a virtual clock to the time stored in the device's storage, if later.
+    private func restoreClock() throws {
+        guard let clock = device.clock as? VirtualClock else { return }
+        if let record = try device.storage.read(Self.clockRecordKey),
+           let nanoseconds = Int64(String(decoding: record.value, as: UTF8.self)) {
+            clock.advance(to: Timestamp(nanosecondsSinceEpoch: nanoseconds))
+        }
+        savedClock = clock.now
+    }
+
+    /// Stores the virtual clock's time when it moved since last stored.
+    func persistClock() throws {
+        guard let clock = device.clock as? VirtualClock else { return }
+        let now = clock.now
+        guard now != savedClock else { return }
+        try device.storage.commit([
+            .put(Record(key: Self.clockRecordKey, value: Data(String(now.nanosecondsSinceEpoch).utf8))),
+        ])
+        savedClock = now
+    }
+
+    // MARK: Running lines
+
+    /// Runs one line (already known not to be blank or a comment).
+    public func execute(_ line: String) async -> CommandRecord {
+        let words: [String]
+        do {
+            words = try Tokenizer.split(line)
+        } catch {
+            let record = CommandRecord(command: "", input: line, outcome: .failure(ErrorReport(error)), isExpectation: false)
+            previous = record
+            return record
+        }
+        guard let name = words.first else {
+            return CommandRecord(command: "", input: "", outcome: .success(CommandOutput()), isExpectation: true)
+        }
+        guard let command = table.command(named: name) else {
+            let error = REPLError.unknownCommand(name, suggestion: table.suggestion(for: name))
+            let record = CommandRecord(command: name, input: line, outcome: .failure(ErrorReport(error)), isExpectation: false)
+            previous = record
+            return record
+        }
+        let arguments = Array(words.dropFirst())
+        let input = command.redactor(arguments).map { ([name] + $0).map(Tokenizer.quote).joined(separator: " ") } ?? line
+        let outcome: CommandRecord.Outcome
+        do {
+            outcome = .success(try await command.handler(self, CommandArguments(command: command, words: arguments)))
+        } catch let quit as QuitRequest {
+            _ = quit
+            return CommandRecord(command: command.name, input: input, outcome: .success(CommandOutput()), isExpectation: false, quits: true)
+        } catch {
+            outcome = .failure(ErrorReport(error))
+        }
+        do {
+            try persistClock()
+        } catch {
+            // Keeping the time is best effort; the command's own outcome stands.
+        }
+        let record = CommandRecord(command: command.name, input: input, outcome: outcome,
+                                   isExpectation: command.isExpectation,
+                                   containsSecret: command.redactor(arguments) != nil)
+        if !command.isExpectation { previous = record }
+        return record
+    }
+}
+
+/// Thrown by `quit` to end the session.
+struct QuitRequest: Error {}
+
+/// What one line did.
+public struct CommandRecord: Sendable {
+    /// Success with output, or failure with the error.
+    public enum Outcome: Sendable {
+        case success(CommandOutput)
+        case failure(ErrorReport)
+    }
+
+    /// The command's canonical name (or the unknown word typed).
+    public var command: String
+    /// The line as typed, with secrets replaced by `****`.
+    public var input: String
+    /// What happened.
+    public var outcome: Outcome
+    /// Whether it was an `expect`.
+    public var isExpectation: Bool
+    /// Whether the line ends the session.
+    public var quits = false
+    /// Whether the line held a secret (never recorded in history).
+    public var containsSecret = false
+
+    /// Whether it succeeded.
+    public var ok: Bool {
+        if case .success = outcome { true } else { false }
+    }
+
+    /// The error, on failure.
+    public var error: ErrorReport? {
+        if case let .failure(report) = outcome { report } else { nil }
+    }
+
+    /// The human form: output lines, or `error: ...`.
+    public var text: String {
+        switch outcome {
+        case let .success(output): output.text
+        case let .failure(report): "error: " + report.text
+        }
+    }
+
+    /// The `--json` form: one object.
+    public var json: JSONValue {
+        var pairs: [(String, JSONValue)] = [("command", .string(command)), ("input", .string(input)), ("ok", .bool(ok))]
+        switch outcome {
+        case let .success(output): pairs.append(("result", .object(output.result)))
+        case let .failure(report): pairs.append(("error", report.json))
+        }
+        return .object(pairs)
+    }
+}

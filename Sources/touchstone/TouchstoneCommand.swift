@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Touchstone
+import TouchstoneREPL
+
+/// The `touchstone` executable: the REPL, interactive on a terminal, a script runner otherwise.
+@main
+struct TouchstoneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "touchstone",
+        abstract: "Compose, evaluate and inspect simulated LocalAuthentication devices.",
+        discussion: """
+            On a terminal: an interactive REPL with line editing, history and TAB completion.
+            With a script path, or when standard input is not a terminal: runs the lines as a
+            script (# comments and blank lines skipped); the first failing expect stops it with
+            exit status 1. Type help in the REPL for the commands.
+            """,
+        version: REPLHost.version)
+
+    @Flag(help: "Print one JSON object per command on standard output.")
+    var json = false
+
+    @Option(help: ArgumentHelp("A composition file (JSON) as printed by the config command.", valueName: "file"))
+    var config: String?
+
+    @Option(help: "Seed for reproducible randomness (template ids, device secret, domain states).")
+    var seed: UInt64?
+
+    @Flag(help: "Use a throwaway in-memory device.")
+    var memory = false
+
+    @Flag(help: "Stop a script at the first failing command (exit status 1).")
+    var strict = false
+
+    @Flag(help: "In scripts, print each command before its output (secrets hidden).")
+    var echo = false
+
+    @Argument(help: ArgumentHelp("A script to run instead of reading standard input.", valueName: "script"))
+    var script: String?
+
+    mutating func run() async throws {
+        var composition = Composition()
+        if let config {
+            do {
+                composition = try Composition.load(from: URL(fileURLWithPath: config))
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        if let seed { composition.seed = seed }
+        composition.storage = StorageChoice.selection(memory: memory, configured: config == nil ? nil : composition.storage)
+
+        let session: REPLSession
+        do {
+            session = try REPLSession(composition: composition)
+        } catch {
+            throw ValidationError("cannot build the device: \(ErrorReport(error).text)")
+        }
+        var options = REPLOptions()
+        options.json = json
+        options.strict = strict
+        options.echo = echo
+        let host = REPLHost(session: session, options: options)
+
+        let status: Int32
+        if let script {
+            status = await host.runScriptFile(script)
+        } else if LineEditor.isTerminal {
+            status = await host.runInteractive(banner: StorageChoice.banner(for: session))
+        } else {
+            status = await host.runStandardInput()
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+}

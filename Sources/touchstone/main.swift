@@ -1,1 +1,0 @@
-print("touchstone: REPL under construction")

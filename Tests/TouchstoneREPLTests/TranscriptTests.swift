@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Script files under `Tests/Transcripts` run through the built `touchstone` binary; the
+/// output (standard output and error) and exit status must equal the `.expected` file.
+///
+/// A script's first `# args:` line gives the command-line flags. Run with
+/// `UPDATE_TRANSCRIPTS=1` to rewrite the expected files after an intended change.
+@Suite struct TranscriptTests {
+    static let directory = Binary.packageRoot.appendingPathComponent("Tests/Transcripts")
+
+    static let scripts: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".touchstone") }.sorted()
+    }()
+
+    @Test func theSeedScenariosHaveTranscripts() {
+        for name in ["lockout-and-passcode-recovery", "enrollment-change-baseline", "faceid-cancel-fallback", "passcode-delay-ladder"] {
+            #expect(Self.scripts.contains(name + ".touchstone"))
+        }
+    }
+
+    @Test(arguments: scripts)
+    func transcriptMatches(_ script: String) throws {
+        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
+        let source = try String(contentsOf: Self.directory.appendingPathComponent(script), encoding: .utf8)
+        let arguments = source.split(separator: "\n").first { $0.hasPrefix("# args:") }
+            .map { $0.dropFirst("# args:".count).split(separator: " ").map(String.init) } ?? []
+        let run = try Binary.run(binary, arguments + [script], in: Self.directory)
+        let actual = run.output + "[exit \(run.status)]\n"
+        let expectedURL = Self.directory.appendingPathComponent(script.replacingOccurrences(of: ".touchstone", with: ".expected"))
+        if ProcessInfo.processInfo.environment["UPDATE_TRANSCRIPTS"] == "1" {
+            try actual.write(to: expectedURL, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: expectedURL, encoding: .utf8)
+        if actual != expected {
+            let actualLines = actual.components(separatedBy: "\n")
+            let expectedLines = expected.components(separatedBy: "\n")
+            let first = zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actualLines.count, expectedLines.count)
+            Issue.record("""
+                \(script) differs from its .expected at output line \(first + 1):
+                  expected: \(first < expectedLines.count ? expectedLines[first] : "<end>")
+                  actual:   \(first < actualLines.count ? actualLines[first] : "<end>")
+                (UPDATE_TRANSCRIPTS=1 rewrites the expected files)
+                """)
+        }
+    }
+
+    @Test func aScriptOnStandardInputRunsWithoutPrompts() throws {
+        let binary = try #require(Binary.touchstone)
+        let run = try Binary.run(binary, ["--seed", "1"], input: "# comment\n\nenroll thumb\nexpect ok\ndevice\n")
+        #expect(run.status == 0)
+        #expect(!run.output.contains("touchstone>"))
+        #expect(run.output.hasPrefix("enrolled thumb"))
+    }
+
+    @Test func aMissingOutcomeInAScriptIsAnErrorNotAHang() throws {
+        let binary = try #require(Binary.touchstone)
+        let run = try Binary.run(binary, ["--seed", "1"], input: "passcode set 1234\nenroll thumb\nevaluate biometrics \"x\"\nexpect error noScriptedOutcome\n")
+        #expect(run.status == 0)
+        #expect(run.output.contains("error: noScriptedOutcome"))
+    }
+
+    @Test func versionAndHelpFlags() throws {
+        let binary = try #require(Binary.touchstone)
+        let version = try Binary.run(binary, ["--version"])
+        #expect(version.status == 0)
+        #expect(version.output.contains("0."))
+        let help = try Binary.run(binary, ["--help"])
+        #expect(help.output.contains("--json"))
+        #expect(help.output.contains("--config"))
+        #expect(help.output.contains("--seed"))
+        #expect(help.output.contains("--memory"))
+    }
+
+    @Test func configPrintedByTheREPLIsAcceptedByConfig() throws {
+        let binary = try #require(Binary.touchstone)
+        let printed = try Binary.run(binary, ["--seed", "3"], input: "use sensor sim.faceid\napp com.example.notes\nconfig\n")
+        let json = printed.output.components(separatedBy: "\n").drop { !$0.hasPrefix("{") }.joined(separator: "\n")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-config-\(getpid()).json")
+        try json.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try Binary.run(binary, ["--config", file.path], input: "device\napp\n")
+        #expect(run.status == 0)
+        #expect(run.output.contains("biometry: faceID (sim.faceid)"))
+        #expect(run.output.contains("app: com.example.notes"))
+    }
+}

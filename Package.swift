@@ -58,7 +58,10 @@ let package = Package(
         plugin("SimulatedPasscode", extra: [.product(name: "_CryptoExtras", package: "swift-crypto")]),
         plugin("ChangeDetectors"),
         plugin("SQLiteStorage", extra: [.product(name: "GRDB", package: "GRDB.swift")]),
-        plugin("EncryptedFileStorage", extra: [.product(name: "Crypto", package: "swift-crypto")]),
+        plugin("EncryptedFileStorage", extra: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
 
         // The one explicit list of built-in plugins.
         .target(

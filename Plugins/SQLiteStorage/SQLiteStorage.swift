@@ -1,2 +1,319 @@
-// Placeholder: the SQLite backend is being written (issue 4).
+import Foundation
+import GRDB
+import Synchronization
 import Touchstone
+
+/// Durable storage in one SQLite file, through GRDB.
+///
+/// - **WAL mode**, one `BEGIN IMMEDIATE` transaction per logical change (one
+///   ``StorageBackend/transaction(_:)`` call), so a counter update is exactly one durable commit.
+/// - **Durability**: `synchronous=FULL` by default: every commit is fsynced into the WAL before
+///   ``transaction(_:)`` returns, so an acknowledged change survives SIGKILL *and* power loss.
+///   (`synchronous=normal` is offered for throwaway use: it survives SIGKILL — the WAL pages
+///   are in the OS page cache — but a power cut may lose the last commits.)
+/// - **Two processes on one file**: a busy timeout (`busy-timeout`, default 10 s) waits for the
+///   other writer; ``generation`` combines `PRAGMA data_version` (which moves when another
+///   connection commits) with a counter of this connection's own commits, so the device cache
+///   sees the other process's writes.
+/// - **Schema** versioned with GRDB's `DatabaseMigrator`; a file written by a newer schema is
+///   refused.
+/// - **Integrity**: every row carries a checksum; the file is checked (`quick_check`, WAL mode,
+///   size against page count) when opened. A corrupt or tampered file is a
+///   ``StorageError/corruptStore(path:reason:)`` and is never written to; a new store is built
+///   beside the path and linked into place, so an existing empty or foreign file is never
+///   mistaken for a fresh store.
+///
+/// ```swift
+/// try builder.use(.storage, "storage.sqlite", options: ["path": "/var/lib/app/device.sqlite"])
+/// ```
+public final class SQLiteStorage: StorageBackend {
+    public static let descriptor = PluginDescriptor(
+        id: "storage.sqlite", kind: .storage,
+        summary: "one SQLite file (GRDB, WAL, synchronous=FULL): survives restarts and crashes; two processes may share it",
+        options: [
+            OptionSpec("path", .string, "the database file (created with its directory when missing)"),
+            OptionSpec("synchronous", .choice(["full", "normal"]), default: "full",
+                       "full: each commit is fsynced (survives power loss); normal: survives process crashes only"),
+            OptionSpec("busy-timeout", .duration, default: "10s", "how long to wait for another process's write"),
+        ])
+
+    /// How hard each commit is pushed to disk.
+    public enum Synchronous: String, Sendable {
+        /// fsync on every commit: survives power loss.
+        case full
+        /// WAL without per-commit fsync: survives process crashes, not power loss.
+        case normal
+    }
+
+    /// The database file.
+    public let path: String
+    private let queue: DatabaseQueue
+    private let counters = Mutex(Counters())
+
+    private struct Counters {
+        var dataVersion: Int64?
+        var generation: UInt64 = 1
+    }
+
+    public convenience init(options: PluginOptions, environment: PluginEnvironment) throws {
+        guard let path = options.string("path"), !path.isEmpty else {
+            throw ConfigurationError.invalidSetting(name: "path", reason: "storage.sqlite needs path=<file>")
+        }
+        try self.init(
+            path: path,
+            synchronous: options.string("synchronous").flatMap(Synchronous.init(rawValue:)) ?? .full,
+            busyTimeout: options.duration("busy-timeout") ?? .seconds(10))
+    }
+
+    /// Opens (or creates) the store at `path`.
+    public init(path: String, synchronous: Synchronous = .full, busyTimeout: Duration = .seconds(10)) throws {
+        self.path = path
+        let timeout = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
+        queue = try Self.mapping(path) {
+            try Self.createIfMissing(path: path, synchronous: synchronous, timeout: timeout)
+            try Self.checkFileSize(path: path, pageCount: nil)
+            let queue = try DatabaseQueue(path: path, configuration: Self.configuration(synchronous, timeout: timeout, isNew: false))
+            try queue.read { db in
+                if try Self.migrator.hasBeenSuperseded(db) {
+                    throw StorageError.corruptStore(path: path, reason: "it was written by a newer Touchstone schema")
+                }
+                guard try Self.migrator.hasCompletedMigrations(db) else {
+                    throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing")
+                }
+                let pageCount = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                try Self.checkFileSize(path: path, pageCount: pageCount)
+            }
+            return queue
+        }
+    }
+
+    deinit {
+        try? queue.close()
+    }
+
+    public var location: String { path }
+
+    // MARK: StorageBackend
+
+    public func read(_ key: RecordKey) throws -> Touchstone.Record? {
+        try Self.mapping(path) {
+            try queue.read { db in try Self.fetch(db, key) }
+        }
+    }
+
+    public func list(namespace: String, prefix: String) throws -> [Touchstone.Record] {
+        try Self.mapping(path) {
+            try queue.read { db in
+                // Names sort bytewise in SQLite (BINARY collation) and in Swift's String order
+                // for the ASCII names Touchstone uses; sort again in Swift to be exact.
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? AND substr(name, 1, ?) = ?",
+                    arguments: StatementArguments([namespace, prefix.utf8.count, prefix] as [any DatabaseValueConvertible]))
+                return try rows.map { row in
+                    let name: String = row["name"]
+                    return try Self.decode(row, key: RecordKey(namespace, name))
+                }
+                .filter { $0.key.name.hasPrefix(prefix) }
+                .sorted { $0.key.name < $1.key.name }
+            }
+        }
+    }
+
+    public func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
+        try Self.mapping(path) {
+            let (result, changed) = try queue.write { db -> (T, Bool) in
+                var transaction = StorageTransaction(read: { key in try Self.fetch(db, key) })
+                let result = try body(&transaction)
+                for change in transaction.changes {
+                    switch change {
+                    case let .put(record):
+                        let attributes = try Self.encode(record.attributes)
+                        try db.execute(
+                            sql: "INSERT OR REPLACE INTO records (namespace, name, value, attributes, checksum) VALUES (?, ?, ?, ?, ?)",
+                            arguments: [record.key.namespace, record.key.name, record.value, attributes,
+                                        Self.checksum(record.key, record.value, attributes)])
+                    case let .delete(key):
+                        try db.execute(sql: "DELETE FROM records WHERE namespace = ? AND name = ?",
+                                       arguments: [key.namespace, key.name])
+                    }
+                }
+                return (result, !transaction.changes.isEmpty)
+            }
+            if changed { counters.withLock { $0.generation &+= 1 } }
+            return result
+        }
+    }
+
+    public var generation: UInt64 {
+        get throws {
+            let version = try Self.mapping(path) {
+                try queue.read { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+            }
+            return counters.withLock { counters in
+                if counters.dataVersion != version {
+                    if counters.dataVersion != nil { counters.generation &+= 1 }
+                    counters.dataVersion = version
+                }
+                return counters.generation
+            }
+        }
+    }
+
+    // MARK: Schema
+
+    private static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-records") { db in
+            try db.execute(sql: """
+                CREATE TABLE records (
+                    namespace TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    value BLOB NOT NULL,
+                    attributes TEXT NOT NULL,
+                    checksum INTEGER NOT NULL,
+                    PRIMARY KEY (namespace, name)
+                ) WITHOUT ROWID
+                """)
+        }
+        return migrator
+    }()
+
+    private static func configuration(_ synchronous: Synchronous, timeout: Double, isNew: Bool) -> Configuration {
+        var config = Configuration()
+        config.busyMode = .timeout(timeout)
+        config.label = "touchstone.sqlite"
+        config.prepareDatabase { db in
+            // Check before anything can write: a damaged file must stay exactly as it is.
+            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            guard check == ["ok"] else {
+                throw StorageError.corruptStore(path: db.configuration.label ?? "database",
+                                                reason: "integrity check failed: \(check.prefix(3).joined(separator: "; "))")
+            }
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? ""
+            if mode.lowercased() != "wal" {
+                guard isNew else {
+                    throw StorageError.corruptStore(path: "database", reason: "it is not in WAL mode, so it is not a Touchstone store")
+                }
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous == .full ? "FULL" : "NORMAL")")
+        }
+        return config
+    }
+
+    /// Builds a new store beside `path` and links it into place (never replacing a file that
+    /// appeared meanwhile, e.g. created by another process).
+    private static func createIfMissing(path: String, synchronous: Synchronous, timeout: Double) throws {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let temporary = path + ".creating-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        let builder = try DatabaseQueue(path: temporary, configuration: configuration(synchronous, timeout: timeout, isNew: true))
+        try migrator.migrate(builder)
+        try builder.close()
+        if link(temporary, path) != 0, errno != EEXIST {
+            throw StorageError.ioFailure(reason: "cannot create '\(path)': \(String(cString: strerror(errno)))")
+        }
+        let descriptor = open(directory, O_RDONLY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+    }
+
+    /// An empty file, a size that is not whole pages, or trailing bytes beyond the database's
+    /// pages mean the file is not (or no longer) the store that was written.
+    private static func checkFileSize(path: String, pageCount: Int64?) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        let size = Int64(info.st_size)
+        if size == 0 {
+            throw StorageError.corruptStore(path: path, reason: "the file is empty, not a Touchstone store (remove it to start a new one)")
+        }
+        guard let pageCount else { return }
+        if let pageSize = try? pageSizeOf(path: path), pageSize > 0 {
+            if size % pageSize != 0 || size > pageCount * pageSize {
+                throw StorageError.corruptStore(path: path, reason: "its size (\(size) bytes) does not match its \(pageCount) pages of \(pageSize) bytes")
+            }
+        }
+    }
+
+    /// The page size from the file header (bytes 16-17, big-endian; 1 means 65536).
+    private static func pageSizeOf(path: String) throws -> Int64 {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return 0 }
+        defer { try? handle.close() }
+        guard let header = try handle.read(upToCount: 18), header.count == 18 else { return 0 }
+        let raw = Int64(header[16]) << 8 | Int64(header[17])
+        return raw == 1 ? 65536 : raw
+    }
+
+    // MARK: Rows
+
+    private static func fetch(_ db: Database, _ key: RecordKey) throws -> Touchstone.Record? {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT value, attributes, checksum FROM records WHERE namespace = ? AND name = ?",
+            arguments: [key.namespace, key.name]) else { return nil }
+        return try decode(row, key: key)
+    }
+
+    private static func decode(_ row: Row, key: RecordKey) throws -> Touchstone.Record {
+        guard let value = row["value"] as Data?, let attributes = row["attributes"] as String?,
+              let stored = row["checksum"] as Int64? else {
+            throw StorageError.corruptRecord(key: key.description, reason: "a column is missing or has the wrong type")
+        }
+        guard stored == checksum(key, value, attributes) else {
+            throw StorageError.corruptRecord(key: key.description, reason: "its checksum does not match (the file was altered)")
+        }
+        guard let parsed = try? JSONDecoder().decode([String: String].self, from: Data(attributes.utf8)) else {
+            throw StorageError.corruptRecord(key: key.description, reason: "its attributes are not valid")
+        }
+        return Touchstone.Record(key: key, value: value, attributes: parsed)
+    }
+
+    private static func encode(_ attributes: [String: String]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(attributes), as: UTF8.self)
+    }
+
+    /// FNV-1a (64-bit) over the key, value and attributes: detects altered bytes, not a
+    /// deliberate forgery (use the encrypted file store for that).
+    static func checksum(_ key: RecordKey, _ value: Data, _ attributes: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01B3
+            }
+        }
+        mix(key.namespace.utf8)
+        mix([0])
+        mix(key.name.utf8)
+        mix([0])
+        mix(value)
+        mix([0])
+        mix(attributes.utf8)
+        return Int64(bitPattern: hash)
+    }
+
+    /// Runs `body`, turning SQLite errors into ``StorageError``s that name the file.
+    private static func mapping<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT:
+                throw StorageError.corruptStore(path: path, reason: error.message ?? "\(error.resultCode)")
+            default:
+                throw StorageError.ioFailure(reason: "\(path): \(error.message ?? "\(error.resultCode)")")
+            }
+        } catch let StorageError.corruptStore(_, reason) {
+            throw StorageError.corruptStore(path: path, reason: reason)
+        }
+    }
+}

@@ -1,7 +1,9 @@
 import ChangeDetectors
+import EncryptedFileStorage
 import MemoryStorage
 import SimulatedPasscode
 import SimulatedSensors
+import SQLiteStorage
 import StandardPolicies
 @_exported import Touchstone
 
@@ -25,11 +27,14 @@ extension PluginRegistry {
             BiometricsAndPasscodePolicy.self,
             // Storage
             MemoryStorage.self,
+            SQLiteStorage.self,
+            EncryptedFileStorage.self,
             // Passcode
             SimulatedPasscode.self,
             // Change detectors
             DomainStateDetector.self,
             EnrollmentEventDetector.self,
+            KeychainDetector.self,
         ]
         for plugin in plugins {
             // Ids in this list are distinct by construction.

@@ -19,7 +19,8 @@ extension LineEditor {
 
         /// Plans the completion of `lineBeforeCursor` with `candidates`.
         ///
-        /// One candidate replaces the word, followed by a space. Several extend
+        /// One candidate replaces the word, followed by a space (none after a
+        /// candidate ending in `:` or `=`, which expects a value). Several extend
         /// the word to their longest common prefix (when that is longer) and
         /// are listed. Duplicates are ignored; order is kept.
         init(lineBeforeCursor: String, candidates: [String]) {
@@ -31,7 +32,10 @@ extension LineEditor {
                 replacement = nil
                 listing = []
             case 1:
-                replacement = unique[0] + " "
+                // A word that wants a value typed right after it (`passcode:`, `rounds=`)
+                // is not closed with a space.
+                let open = unique[0].hasSuffix(":") || unique[0].hasSuffix("=")
+                replacement = unique[0] + (open ? "" : " ")
                 listing = []
             default:
                 let prefix = Self.commonPrefix(of: unique)

@@ -232,9 +232,10 @@ final class TerminalAsker: @unchecked Sendable {
             return words.filter { $0.hasPrefix(word) }
         }
         defer { editor.completer = saved }
-        let label = "  [\(prompt.kind.rawValue): \(prompt.reason)] \(prompt.allowedActions.joined(separator: ", "))\n  outcome> "
+        print("  [\(prompt.kind.rawValue) prompt: \"\(prompt.reason)\"] \(prompt.allowedActions.joined(separator: ", "))")
+        fflush(ts_stdout())
         while true {
-            switch editor.readLine(prompt: label) {
+            switch editor.readLine(prompt: "  outcome> ") {
             case .interrupted, .endOfFile:
                 return .cancel
             case let .line(text):
@@ -243,8 +244,18 @@ final class TerminalAsker: @unchecked Sendable {
                     print("  (type passcodes only at the passcode prompt, where they are not echoed)")
                     continue
                 }
-                if let action = UserAction(script: trimmed) { return action }
-                print("  '\(trimmed)' is not an outcome")
+                guard let action = UserAction(script: trimmed) else {
+                    print("  '\(trimmed)' is not an outcome")
+                    continue
+                }
+                switch action {
+                case .fallback where prompt.fallbackButton == nil:
+                    print("  the fallback button is not shown on this prompt")
+                case .present where prompt.kind != .biometric, .noMatch where prompt.kind != .biometric:
+                    print("  nothing is scanned on this prompt")
+                default:
+                    return action
+                }
             }
         }
     }

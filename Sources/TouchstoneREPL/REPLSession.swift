@@ -92,7 +92,7 @@ public final class REPLSession {
     // MARK: Virtual time kept in storage
 
     /// Moves a virtual clock to the time stored in the device's storage, if later.
-    private func restoreClock() throws {
+    func restoreClock() throws {
         guard let clock = device.clock as? VirtualClock else { return }
         if let record = try device.storage.read(Self.clockRecordKey),
            let nanoseconds = Int64(String(decoding: record.value, as: UTF8.self)) {

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import Touchstone
+import TouchstoneBuiltins
+@testable import TouchstoneREPL
+
+/// The REPL's commands run in-process, without a terminal.
+@Suite struct REPLSessionTests {
+    func session(seed: UInt64 = 1) throws -> REPLSession {
+        var composition = Composition()
+        composition.seed = seed
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        return try REPLSession(composition: composition)
+    }
+
+    @Test func quotedWordsStayTogether() throws {
+        #expect(try Tokenizer.split(#"evaluate biometrics "Unlock your notes" thumb"#) == ["evaluate", "biometrics", "Unlock your notes", "thumb"])
+        #expect(try Tokenizer.split(#"context set fallback-title """#) == ["context", "set", "fallback-title", ""])
+        #expect(try Tokenizer.split("a 'b c' d\\ e") == ["a", "b c", "d e"])
+        #expect(throws: REPLError.self) { try Tokenizer.split("evaluate \"open") }
+    }
+
+    @Test func anUnknownCommandSuggestsTheNearest() async throws {
+        let record = try await session().execute("evalute biometrics")
+        #expect(record.error?.name == "unknownCommand")
+        #expect(record.error?.message.contains("did you mean 'evaluate'?") == true)
+        #expect(CommandTable.standard().suggestion(for: "enrol") == "enroll")
+        #expect(CommandTable.standard().suggestion(for: "stauts") == "status")
+    }
+
+    @Test func everyCommandHasASummaryAndAnExample() {
+        for command in CommandTable.standard().commands {
+            #expect(!command.summary.isEmpty, "\(command.name)")
+            #expect(!command.examples.isEmpty && !command.examples[0].isEmpty, "\(command.name)")
+        }
+    }
+
+    @Test func errorsCarryTheLAErrorNameAndCode() async throws {
+        let repl = try session()
+        _ = await repl.execute("passcode set 1234")
+        _ = await repl.execute("enroll thumb")
+        _ = await repl.execute(#"evaluate biometrics "x" nomatch nomatch nomatch"#)
+        let record = await repl.execute(#"evaluate biometrics "x" nomatch nomatch"#)
+        #expect(record.text.hasPrefix("error: biometryLockout (-8): "))
+        let json = record.json
+        #expect(json["ok"] == false)
+        #expect(json["command"] == "evaluate")
+        #expect(json["error"]?["domain"] == "com.apple.LocalAuthentication")
+        #expect(json["error"]?["code"] == -8)
+        #expect(json["error"]?["name"] == "biometryLockout")
+        #expect(ErrorReport(AuthenticationError(.biometryLockout)).matches("touchIDLockout"))
+        #expect(ErrorReport(AuthenticationError(.biometryLockout)).matches("-8"))
+    }
+
+    @Test func aSuccessHasAResultObject() async throws {
+        let record = try await session().execute("enroll thumb")
+        #expect(record.json.serialized == #"{"command":"enroll","input":"enroll thumb","ok":true,"result":{"name":"thumb","enrolled":["thumb"]}}"#)
+    }
+
+    @Test func passcodesAreHiddenFromTheEchoedInput() async throws {
+        let repl = try session()
+        let set = await repl.execute("passcode set 4321")
+        #expect(set.containsSecret)
+        #expect(set.input == "passcode set ****")
+        _ = await repl.execute("enroll thumb")
+        let evaluate = await repl.execute(#"evaluate owner "Pay" fallback passcode:4321"#)
+        #expect(evaluate.containsSecret)
+        #expect(!evaluate.input.contains("4321"))
+        #expect(!evaluate.json.serialized.contains("4321"))
+        let status = await repl.execute("passcode status")
+        #expect(!status.containsSecret)
+    }
+
+    @Test func expectChecksThePreviousCommandNotTheLastExpect() async throws {
+        let repl = try session()
+        _ = await repl.execute("can biometrics")
+        #expect(await repl.execute("expect error passcodeNotSet").ok)
+        #expect(await repl.execute("expect error -5").ok)
+        let wrong = await repl.execute("expect ok")
+        #expect(!wrong.ok)
+        #expect(wrong.error?.name == "expectationFailed")
+        #expect(await repl.execute(#"expect contains "passcodeNotSet (-5)""#).ok)
+    }
+
+    @Test func theVirtualClockIsKeptInStorage() async throws {
+        let repl = try session()
+        _ = await repl.execute("clock advance 5m")
+        let record = try #require(try repl.device.storage.read(REPLSession.clockRecordKey))
+        #expect(String(decoding: record.value, as: UTF8.self) == String(Timestamp.epoch.advanced(by: .seconds(300)).nanosecondsSinceEpoch))
+        // A device opened on that storage later starts at the stored time.
+        try repl.device.storage.commit([.put(Record(key: REPLSession.clockRecordKey, value: Data(String(Int64(3_600_000_000_000)).utf8)))])
+        try repl.restoreClock()
+        #expect(repl.device.clock.now == Timestamp.epoch.advanced(by: .seconds(3600)))
+    }
+
+    @Test func useKeepsTheDeviceAndAppSwitchesDomainState() async throws {
+        let repl = try session()
+        _ = await repl.execute("passcode set 1234")
+        _ = await repl.execute("enroll thumb")
+        _ = await repl.execute("clock advance 1m")
+        #expect(await repl.execute("use sensor sim.touchid removable=true").ok)
+        #expect(repl.enrolledNames == ["thumb"])
+        #expect(repl.device.clock.now == Timestamp.epoch.advanced(by: .seconds(60)))
+        _ = await repl.execute("can biometrics")
+        let first = repl.context.evaluatedPolicyDomainState
+        _ = await repl.execute("app com.example.other")
+        _ = await repl.execute("can biometrics")
+        #expect(first != nil)
+        #expect(repl.context.evaluatedPolicyDomainState != first)
+    }
+
+    @Test func completionOffersCommandsPoliciesIdsNamesAndOptions() async throws {
+        let repl = try session()
+        _ = await repl.execute("enroll thumb")
+        let completer = Completer(session: repl)
+        #expect(completer.candidates(lineBeforeCursor: "enr") == ["enroll"])
+        #expect(completer.candidates(lineBeforeCursor: "evaluate bio").contains("biometrics"))
+        #expect(completer.candidates(lineBeforeCursor: "use sensor sim.f") == ["sim.faceid"])
+        #expect(completer.candidates(lineBeforeCursor: "use sensor sim.faceid hard") == ["hardware="])
+        #expect(completer.candidates(lineBeforeCursor: "unenroll th") == ["thumb"])
+        #expect(completer.candidates(lineBeforeCursor: #"evaluate biometrics "x" no"#) == ["nomatch"])
+        #expect(completer.candidates(lineBeforeCursor: "plugins det") == ["detector"])
+        #expect(completer.candidates(lineBeforeCursor: "expect error biometryL") == ["biometryLockout"])
+    }
+
+    @Test func aFeatureCanRegisterCommandsFromItsOwnFile() async throws {
+        var table = CommandTable.standard()
+        table.register([REPLCommand(name: "greet", summary: "says hello", usage: "greet", example: "greet") { _, _ in
+            CommandOutput("hello")
+        }])
+        var composition = Composition()
+        composition.seed = 1
+        let repl = try REPLSession(composition: composition, table: table)
+        #expect(await repl.execute("greet").text == "hello")
+        #expect(await repl.execute("help greet").text.contains("says hello"))
+    }
+
+    @Test func quitEndsTheSession() async throws {
+        #expect(try await session().execute("exit").quits)
+    }
+}

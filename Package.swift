@@ -109,8 +109,19 @@ let package = Package(
             dependencies: [
                 "Touchstone", "TouchstoneBuiltins",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/TouchstoneBench",
+            swiftSettings: strictSettings
+        ),
+        // Baseline for `touchstone-bench repl`: a Swift executable that only prints and exits.
+        .executableTarget(name: "BenchHello", path: "Benchmarks/BenchHello", swiftSettings: strictSettings),
+
+        // Test helper: a child process the storage crash-injection tests kill with SIGKILL.
+        .executableTarget(
+            name: "StorageCrashChild",
+            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            path: "Benchmarks/StorageCrashChild",
             swiftSettings: strictSettings
         ),
 
@@ -121,7 +132,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "SQLiteStorage", "EncryptedFileStorage"],
+            dependencies: [
+                "Touchstone", "TouchstoneBuiltins", "SQLiteStorage", "EncryptedFileStorage", "StorageCrashChild",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

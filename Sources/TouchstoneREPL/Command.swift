@@ -149,6 +149,7 @@ public struct CommandTable: Sendable {
         table.register(contextCommands())
         table.register(evaluationCommands())
         table.register(changeDetectionCommands())
+        table.register(keychainCommands())
         table.register(timeCommands())
         table.register(expectationCommands())
         return table

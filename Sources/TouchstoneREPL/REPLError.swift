@@ -101,6 +101,10 @@ public struct ErrorReport: Sendable, Equatable {
             case .unexpectedOutcome: (2, "unexpectedOutcome")
             }
             return ErrorReport(domain: "touchstone.simulation", code: code, name: name, message: error.description)
+        case let error as KeychainError:
+            return ErrorReport(domain: "NSOSStatusErrorDomain", code: Int(error.osStatus), name: error.status.name,
+                               message: "[\(error.kind.rawValue)] \(error.message)"
+                                   + (error.authenticationCode.map { " (LAError \($0.name) \($0.rawValue))" } ?? ""))
         case let error as StorageError:
             let (code, name) = switch error {
             case .corruptRecord: (1, "corruptRecord")

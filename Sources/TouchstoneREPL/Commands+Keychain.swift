@@ -1,0 +1,188 @@
+import Foundation
+import Touchstone
+
+extension CommandTable {
+    /// `keychain add|get|update|delete|list|authorize`: keychain items with access control,
+    /// enforced by the engine through the session's context (its reuse window,
+    /// interactionNotAllowed, application-password credential and earlier grants apply).
+    static func keychainCommands() -> [REPLCommand] {
+        [
+            REPLCommand(
+                name: "keychain", aliases: ["kc"],
+                summary: "keychain items with access control: add, get, update, delete, list, authorize",
+                usage: "keychain add <service> <account> <value> [access=flag,flag] [accessible=class] | "
+                    + "keychain get|delete <service> <account> [outcome ...] | keychain update <service> <account> <value> [outcome ...] | "
+                    + "keychain list [service] | keychain authorize access=flag,flag [outcome ...]",
+                example: "keychain add api alice s3cret access=biometryCurrentSet",
+                moreExamples: [
+                    "keychain get api alice thumb",
+                    "keychain update api alice n3w-s3cret thumb",
+                    "keychain add notes pin 1234 access=devicePasscode accessible=whenPasscodeSetThisDeviceOnly",
+                    "keychain authorize access=biometryAny thumb",
+                    "keychain list",
+                    "keychain delete api alice",
+                ],
+                details: [
+                    "access flags (REFERENCE §9): userPresence, biometryAny, biometryCurrentSet, devicePasscode, companion,",
+                    "or, and, privateKeyUsage, applicationPassword ('or' with 'and' is errSecParam -50).",
+                    "accessible: whenUnlocked (default), afterFirstUnlock, whenUnlockedThisDeviceOnly,",
+                    "afterFirstUnlockThisDeviceOnly, whenPasscodeSetThisDeviceOnly.",
+                    "get/update consume outcomes (as for evaluate) with the prompt the item's flags require;",
+                    "authorize runs evaluateAccessControl(useItem) on the current context so later reads need no prompt.",
+                    "add and delete never prompt. list never prints values. Errors show the OSStatus, e.g.",
+                    "errSecItemNotFound (-25300) [invalidated] after an enrollment change for biometryCurrentSet.",
+                ],
+                completer: { session, previous in
+                    switch previous.count {
+                    case 0: return ["add", "get", "update", "delete", "list", "authorize"]
+                    default:
+                        let flags = "access=" + AccessControlFlags.named.map(\.name).joined(separator: ",")
+                        let classes = Accessibility.allCases.map { "accessible=\($0.rawValue)" }
+                        switch previous[0] {
+                        case "add": return previous.count >= 4 ? [flags] + classes : []
+                        case "get", "update": return previous.count >= 3 ? session.outcomeWords : []
+                        case "authorize": return previous.count == 1 ? [flags] : session.outcomeWords
+                        default: return []
+                        }
+                    }
+                },
+                redactor: { words in
+                    // The value of add/update and any passcode outcome never reach history or echo.
+                    guard let verb = words.first else { return nil }
+                    var redacted = words
+                    var changed = false
+                    if verb == "add" || verb == "update", redacted.count > 3 {
+                        redacted[3] = "****"
+                        changed = true
+                    }
+                    for index in redacted.indices where redacted[index].lowercased().hasPrefix("passcode:") {
+                        redacted[index] = "passcode:****"
+                        changed = true
+                    }
+                    return changed ? redacted : nil
+                }
+            ) { session, arguments in
+                let verb = try arguments.required(0, "add, get, update, delete, list or authorize")
+                switch verb {
+                case "add": return try keychainAdd(session, arguments)
+                case "get": return try await keychainGet(session, arguments)
+                case "update": return try await keychainUpdate(session, arguments)
+                case "delete": return try keychainDelete(session, arguments)
+                case "list": return try keychainList(session, arguments)
+                case "authorize": return try await keychainAuthorize(session, arguments)
+                default: throw arguments.usageError("unknown keychain action '\(verb)'")
+                }
+            },
+        ]
+    }
+
+    private static func keychainAdd(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+        let service = try arguments.required(1, "the service")
+        let account = try arguments.required(2, "the account")
+        let value = try arguments.required(3, "the value")
+        var flags: AccessControlFlags = []
+        var accessibility = Accessibility.whenUnlocked
+        for word in arguments.words.dropFirst(4) {
+            if word.hasPrefix("access=") {
+                guard let parsed = AccessControlFlags(list: String(word.dropFirst("access=".count))) else {
+                    throw arguments.usageError("'\(word)': flags are \(AccessControlFlags.named.map(\.name).joined(separator: ", "))")
+                }
+                flags.formUnion(parsed)
+            } else if word.hasPrefix("accessible=") {
+                guard let parsed = Accessibility(name: String(word.dropFirst("accessible=".count))) else {
+                    throw arguments.usageError("'\(word)': classes are \(Accessibility.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                accessibility = parsed
+            } else {
+                throw arguments.usageError("unexpected '\(word)' (give access=... or accessible=...)")
+            }
+        }
+        let access = try AccessControl(accessibility, flags: flags)
+        try session.authenticator.keychain.add(value, service: service, account: account, accessControl: access,
+                                               context: session.context)
+        return CommandOutput("ok: added \(service)/\(account) (\(access))", result: itemJSON(service, account, access))
+    }
+
+    private static func keychainGet(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+        let service = try arguments.required(1, "the service")
+        let account = try arguments.required(2, "the account")
+        let data = try await withOutcomes(session, arguments, from: 3) {
+            try await session.authenticator.keychain.read(service: service, account: account, context: session.context,
+                                                          reason: "Access \"\(service)\"")
+        }
+        let text = String(data: data, encoding: .utf8)
+        return CommandOutput("ok: \(text ?? "<\(data.count) bytes, not UTF-8>")", result: [
+            ("service", .string(service)), ("account", .string(account)),
+            ("value", .optional(text)), ("bytes", .int(data.count)),
+        ])
+    }
+
+    private static func keychainUpdate(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+        let service = try arguments.required(1, "the service")
+        let account = try arguments.required(2, "the account")
+        let value = try arguments.required(3, "the new value")
+        try await withOutcomes(session, arguments, from: 4) {
+            try await session.authenticator.keychain.update(value, service: service, account: account, context: session.context,
+                                                            reason: "Update \"\(service)\"")
+        }
+        return CommandOutput("ok: updated \(service)/\(account)", result: [("service", .string(service)), ("account", .string(account))])
+    }
+
+    private static func keychainDelete(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+        let service = try arguments.required(1, "the service")
+        let account = try arguments.required(2, "the account")
+        try arguments.expectAtMost(3)
+        try session.authenticator.keychain.delete(service: service, account: account)
+        return CommandOutput("ok: deleted \(service)/\(account)", result: [("service", .string(service)), ("account", .string(account))])
+    }
+
+    private static func keychainList(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+        try arguments.expectAtMost(2)
+        let items = try session.authenticator.keychain.items(service: arguments[1])
+        let lines = items.isEmpty ? ["no keychain items for \(session.authenticator.appID)"] : items.map { item in
+            "\(item.service)/\(item.account)  \(item.itemClass)  \(item.accessControl)"
+                + (item.isInvalidated ? "  invalidated by an enrollment change" : "")
+        }
+        return CommandOutput(lines, result: [("items", .array(items.map { item in
+            .object(itemJSON(item.service, item.account, item.accessControl) + [("invalidated", .bool(item.isInvalidated))])
+        }))])
+    }
+
+    private static func keychainAuthorize(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+        let word = try arguments.required(1, "access=flag,flag")
+        guard word.hasPrefix("access="), let flags = AccessControlFlags(list: String(word.dropFirst("access=".count))) else {
+            throw arguments.usageError("'\(word)' is not access=flag,flag")
+        }
+        let access = try AccessControl(flags: flags)
+        let methods = try await withOutcomes(session, arguments, from: 2) {
+            try await session.context.evaluateAccessControl(access, operation: .useItem, reason: "Authorize keychain access")
+        }
+        let used = methods.map(\.rawValue)
+        return CommandOutput("ok: the context may now open \(flags) items" + (used.isEmpty ? "" : " (by \(used.joined(separator: " + ")))"),
+                             result: [("access", .string(flags.description)), ("methods", .strings(used))])
+    }
+
+    /// Queues the outcome words from `index` on, runs `body`, and clears what is left.
+    private static func withOutcomes<T>(
+        _ session: REPLSession, _ arguments: CommandArguments, from index: Int, _ body: () async throws -> T
+    ) async throws -> T {
+        var outcomes: [UserAction] = []
+        for word in arguments.words.dropFirst(index) {
+            guard let action = UserAction(script: word) else {
+                throw arguments.usageError("'\(word)' is not an outcome (a name, nomatch, cancel, fallback, passcode:<code>, ...)")
+            }
+            outcomes.append(action)
+        }
+        let script = session.interaction.script
+        script.clear()
+        script.enqueue(outcomes)
+        defer { script.clear() }
+        return try await body()
+    }
+
+    private static func itemJSON(_ service: String, _ account: String, _ access: AccessControl) -> [(String, JSONValue)] {
+        [("service", .string(service)), ("account", .string(account)),
+         ("accessible", .string(access.accessibility.rawValue)), ("access", .string(access.flags.description)),
+         ("accessRaw", .int(Int(access.flags.rawValue)))]
+    }
+}

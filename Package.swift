@@ -103,6 +103,11 @@ let package = Package(
         ),
 
         example("ChangeDetection", dependencies: ["Touchstone", "TouchstoneBuiltins"]),
+        // Seed ports: iOS code against Apple's API names (only the import lines differ).
+        example("Seed000TouchIDManager", dependencies: ["LocalAuthentication"]),
+        example("Seed001Availability", dependencies: ["LocalAuthentication"]),
+        example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication"]),
+        example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
 
         .executableTarget(
             name: "TouchstoneBench",

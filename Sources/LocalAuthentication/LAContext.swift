@@ -1,0 +1,247 @@
+#if !canImport(Darwin)
+import Dispatch
+import Foundation
+import Synchronization
+import Touchstone
+
+/// A request for authentication, with Apple's `LAContext` API over a Touchstone device.
+///
+/// `LAContext()` talks to the process-wide default device (``LocalAuthenticationSystem``);
+/// ``init(authenticator:)`` to a given one. Behaviour is the engine's (REFERENCE §2–§8);
+/// replies arrive on a background queue, as on iOS.
+///
+/// ```swift
+/// let context = LAContext()
+/// context.localizedFallbackTitle = "Use Password"
+/// var error: NSError?
+/// guard context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) else {
+///     print("unavailable:", error?.code ?? 0)
+///     return
+/// }
+/// context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in") { success, error in
+///     // a background queue
+/// }
+/// ```
+///
+/// Differences from Apple's class: an empty `localizedReason` makes Apple's framework raise an
+/// exception; here the evaluation ends with a ``TouchstoneError`` (`programmerError`). When
+/// the default device cannot be composed (a bad `TOUCHSTONE_CONFIG`), every call fails with a
+/// ``TouchstoneError`` (`configuration`) that says why.
+open class LAContext: NSObject, @unchecked Sendable {
+    // @unchecked: the engine context is Sendable and every mutable field is behind a Mutex.
+
+    /// The engine context, or why there is none.
+    private let engine: Result<AuthenticationContext, TouchstoneError>
+    private let reasonStore = Mutex("")
+
+    /// A context on the process-wide default device (``LocalAuthenticationSystem/authenticator``).
+    public override init() {
+        do {
+            engine = .success(try LocalAuthenticationSystem.authenticator.makeContext())
+        } catch {
+            engine = .failure(TouchstoneError(wrapping: error))
+        }
+        super.init()
+    }
+
+    /// A context on `authenticator`'s device (Touchstone only; Apple has no such initializer).
+    public init(authenticator: Authenticator) {
+        engine = .success(authenticator.makeContext())
+        super.init()
+    }
+
+    /// The Touchstone context behind this one (for traces and tests); nil when the default
+    /// device could not be composed.
+    public var touchstoneContext: AuthenticationContext? { try? engine.get() }
+
+    // MARK: Options
+
+    /// The fallback button's title: nil shows the default ("Enter Password"); the empty
+    /// string hides the button.
+    open var localizedFallbackTitle: String? {
+        get { touchstoneContext?.localizedFallbackTitle }
+        set { touchstoneContext?.localizedFallbackTitle = newValue }
+    }
+
+    /// The cancel button's title; nil shows the default ("Cancel").
+    open var localizedCancelTitle: String? {
+        get { touchstoneContext?.localizedCancelTitle }
+        set { touchstoneContext?.localizedCancelTitle = newValue }
+    }
+
+    /// The reason shown when a keychain operation given this context
+    /// (`kSecUseAuthenticationContext`) needs to authenticate. Default "".
+    open var localizedReason: String {
+        get { reasonStore.withLock { $0 } }
+        set { reasonStore.withLock { $0 = newValue } }
+    }
+
+    /// How long after a biometric device unlock a biometric evaluation succeeds without a new
+    /// scan, in seconds. Default 0; at most ``LATouchIDAuthenticationMaximumAllowableReuseDuration``
+    /// (larger values, and infinity, are clamped to it; negative values and NaN to 0).
+    open var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
+        get {
+            guard let duration = touchstoneContext?.touchIDAuthenticationAllowableReuseDuration else { return 0 }
+            let (seconds, attoseconds) = duration.components
+            return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        }
+        set {
+            let clamped = newValue.isNaN ? 0 : min(max(newValue, 0), LATouchIDAuthenticationMaximumAllowableReuseDuration)
+            touchstoneContext?.touchIDAuthenticationAllowableReuseDuration = .seconds(clamped)
+        }
+    }
+
+    /// When true, evaluations that would need the user fail with `LAError.notInteractive`, and
+    /// keychain reads that would need the user fail with `errSecInteractionNotAllowed`.
+    open var interactionNotAllowed: Bool {
+        get { touchstoneContext?.interactionNotAllowed ?? false }
+        set { touchstoneContext?.interactionNotAllowed = newValue }
+    }
+
+    // MARK: State
+
+    /// The device's biometry type, filled by ``canEvaluatePolicy(_:error:)`` whatever it
+    /// returns; `.none` before.
+    open var biometryType: LABiometryType {
+        touchstoneContext.flatMap { LABiometryType(rawValue: $0.biometryType.rawValue) } ?? .none
+    }
+
+    /// The opaque biometric domain state captured when ``canEvaluatePolicy(_:error:)`` last
+    /// succeeded for a biometric policy, or a biometric evaluation last succeeded, on this
+    /// context; nil before. It changes with the enrolled set, differs between apps, and a
+    /// later enrollment change shows only after the next such call (REFERENCE §7).
+    open var evaluatedPolicyDomainState: Data? { touchstoneContext?.evaluatedPolicyDomainState }
+
+    /// The newer domain-state API, captured by every ``canEvaluatePolicy(_:error:)`` and
+    /// evaluation; every hash is nil before the first.
+    open var domainState: LADomainState { LADomainState(touchstoneContext?.domainState ?? .empty) }
+
+    // MARK: Credentials
+
+    /// Sets (or, with nil, removes) a credential. Only `.applicationPassword` is simulated;
+    /// returns false for `.smartCardPIN` and on an invalidated context.
+    @discardableResult
+    open func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
+        guard let context = touchstoneContext, let type = CredentialType(rawValue: type.rawValue) else { return false }
+        return context.setCredential(credential, type: type)
+    }
+
+    /// Whether a credential of `type` is set.
+    open func isCredentialSet(_ type: LACredentialType) -> Bool {
+        guard let context = touchstoneContext, let type = CredentialType(rawValue: type.rawValue) else { return false }
+        return context.isCredentialSet(type)
+    }
+
+    // MARK: Evaluation
+
+    /// Whether `policy` can be evaluated now. On false, `error` receives the `NSError` an
+    /// evaluation would fail with (domain ``LAErrorDomain``, code = `LAError.Code` raw value);
+    /// on true it is left untouched. Fills ``biometryType`` either way, and on success for a
+    /// biometric policy captures ``evaluatedPolicyDomainState``.
+    @discardableResult
+    open func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer) -> Bool {
+        do {
+            let context = try engine.get()
+            let enginePolicy = try context.authenticator.policy(rawValue: policy.rawValue)
+            if let problem = try context.canEvaluate(enginePolicy) {
+                error?.pointee = LAError(problem).nsError
+                return false
+            }
+            return true
+        } catch let failure {
+            error?.pointee = bridgeToNSError(failure)
+            return false
+        }
+    }
+
+    /// Evaluates `policy`: shows the prompts it needs and calls `reply` on a background queue
+    /// with `(true, nil)` or `(false, error)`, the error an ``LAError`` (or a
+    /// ``TouchstoneError`` for an empty `localizedReason` or a simulation problem).
+    open func evaluatePolicy(
+        _ policy: LAPolicy, localizedReason: String,
+        reply: @escaping @Sendable (Bool, (any Error)?) -> Void
+    ) {
+        let authenticator = touchstoneContext?.authenticator
+        Task.detached {
+            do {
+                let success = try await self.evaluatePolicy(policy, localizedReason: localizedReason)
+                Self.deliver(success, nil, to: reply, on: authenticator)
+            } catch {
+                Self.deliver(false, error, to: reply, on: authenticator)
+            }
+        }
+    }
+
+    /// Evaluates `policy`; returns true on success and throws the ``LAError`` (or
+    /// ``TouchstoneError``) otherwise.
+    @discardableResult
+    open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool {
+        let context = try engine.get()
+        defer { LocalAuthenticationSystem.didUse(context.authenticator) }
+        do {
+            try await context.evaluate(context.authenticator.policy(rawValue: policy.rawValue), reason: localizedReason)
+            return true
+        } catch {
+            throw bridge(error)
+        }
+    }
+
+    /// Authenticates for `accessControl` (made by `SecAccessControlCreateWithFlags`): runs the
+    /// evaluation its flags require and calls `reply` on a background queue. Once it succeeds,
+    /// keychain calls given this context (`kSecUseAuthenticationContext`) open items whose
+    /// flags it satisfies without asking again.
+    open func evaluateAccessControl(
+        _ accessControl: SecAccessControl, operation: LAAccessControlOperation, localizedReason: String,
+        reply: @escaping @Sendable (Bool, (any Error)?) -> Void
+    ) {
+        let authenticator = touchstoneContext?.authenticator
+        Task.detached {
+            do {
+                let success = try await self.evaluateAccessControl(accessControl, operation: operation, localizedReason: localizedReason)
+                Self.deliver(success, nil, to: reply, on: authenticator)
+            } catch {
+                Self.deliver(false, error, to: reply, on: authenticator)
+            }
+        }
+    }
+
+    /// The `async` form of ``evaluateAccessControl(_:operation:localizedReason:reply:)``:
+    /// returns true or throws.
+    @discardableResult
+    open func evaluateAccessControl(
+        _ accessControl: SecAccessControl, operation: LAAccessControlOperation, localizedReason: String
+    ) async throws -> Bool {
+        let context = try engine.get()
+        defer { LocalAuthenticationSystem.didUse(context.authenticator) }
+        let engineOperation = AccessControlOperation(rawValue: operation.rawValue) ?? .useItem
+        do {
+            try await context.evaluateAccessControl(accessControl.accessControl, operation: engineOperation, reason: localizedReason)
+            return true
+        } catch {
+            throw bridge(error)
+        }
+    }
+
+    /// Invalidates the context: an evaluation in progress ends with `LAError.appCancel`, every
+    /// later call fails with `LAError.invalidContext`. Calling it again does nothing.
+    open func invalidate() {
+        touchstoneContext?.invalidate()
+    }
+
+    /// Calls `reply` on a background queue (not the Swift concurrency pool, so a reply may
+    /// block, e.g. on a synchronous `SecItemCopyMatching`), with the context's device as the
+    /// default device of the `SecItem*` calls it makes.
+    private static func deliver(
+        _ success: Bool, _ error: (any Error)?,
+        to reply: @escaping @Sendable (Bool, (any Error)?) -> Void, on authenticator: Authenticator?
+    ) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            if let authenticator {
+                LocalAuthenticationSystem.withAuthenticator(authenticator) { reply(success, error) }
+            } else {
+                reply(success, error)
+            }
+        }
+    }
+}
+#endif

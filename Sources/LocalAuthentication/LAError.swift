@@ -1,0 +1,255 @@
+#if !canImport(Darwin)
+import Foundation
+import Touchstone
+
+/// The error domain of `LAError`: `"com.apple.LocalAuthentication"`, as on Apple platforms.
+public let LAErrorDomain: String = "com.apple.LocalAuthentication"
+
+/// An authentication error, shaped like the `LAError` Swift sees on Apple platforms: a
+/// `CustomNSError` with a nested ``Code`` whose raw values are Apple's (REFERENCE §3).
+///
+/// Every form client code uses works:
+/// ```swift
+/// do {
+///     try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+/// } catch LAError.userCancel {
+///     // nothing to do
+/// } catch let error as LAError where error.code == .biometryLockout {
+///     // run the passcode unlock flow
+/// } catch {
+///     print((error as NSError).domain, (error as NSError).code, error._code)
+/// }
+/// ```
+/// Errors that `canEvaluatePolicy(_:error:)` writes through its `NSErrorPointer` are the same
+/// values as `NSError` (domain ``LAErrorDomain``, code = raw value).
+public struct LAError: CustomNSError, Hashable, Sendable {
+    /// The LAError codes, with Apple's raw values.
+    public enum Code: Int, Sendable, Hashable, CaseIterable {
+        /// Touch ID: three failed matches in one evaluation (never produced by Face ID); also
+        /// every evaluation on a disabled device (our rule).
+        case authenticationFailed = -1
+        /// The user pressed Cancel.
+        case userCancel = -2
+        /// The user pressed the fallback button (biometrics-only policy).
+        case userFallback = -3
+        /// The system cancelled: another evaluation started, or the app moved away.
+        case systemCancel = -4
+        /// No device passcode is set; biometric policies need one too.
+        case passcodeNotSet = -5
+        /// No hardware, hardware disconnected, or the app is not permitted to use biometry.
+        case biometryNotAvailable = -6
+        /// Hardware present, no identity enrolled.
+        case biometryNotEnrolled = -7
+        /// Too many consecutive failed matches; the device passcode is needed.
+        case biometryLockout = -8
+        /// The app called `invalidate()` during the evaluation.
+        case appCancel = -9
+        /// The context was invalidated before this call.
+        case invalidContext = -10
+        /// No companion device paired or reachable.
+        case companionNotAvailable = -11
+        /// A removable biometric sensor is not paired (macOS).
+        case biometryNotPaired = -12
+        /// A removable biometric sensor is disconnected (macOS).
+        case biometryDisconnected = -13
+        /// Invalid dimensions (macOS; never produced here).
+        case invalidDimensions = -14
+        /// `interactionNotAllowed` is set (or the app is not in the foreground) and the
+        /// evaluation needs the user.
+        case notInteractive = -1004
+
+        /// The iOS 8 name of ``biometryNotAvailable``.
+        @available(iOS, deprecated: 11.0, renamed: "biometryNotAvailable")
+        @available(macOS, deprecated: 10.13, renamed: "biometryNotAvailable")
+        public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+        /// The iOS 8 name of ``biometryNotEnrolled``.
+        @available(iOS, deprecated: 11.0, renamed: "biometryNotEnrolled")
+        @available(macOS, deprecated: 10.13, renamed: "biometryNotEnrolled")
+        public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+        /// The iOS 9 name of ``biometryLockout``.
+        @available(iOS, deprecated: 11.0, renamed: "biometryLockout")
+        @available(macOS, deprecated: 10.13, renamed: "biometryLockout")
+        public static var touchIDLockout: Code { .biometryLockout }
+        /// The macOS 10.15 name of ``companionNotAvailable``.
+        @available(macOS, deprecated: 15.0, renamed: "companionNotAvailable")
+        public static var watchNotAvailable: Code { .companionNotAvailable }
+
+        /// Lets `catch LAError.userCancel` and `case LAError.userCancel` match an error of any
+        /// type: true when `error` is an `LAError` (or an `NSError` in ``LAErrorDomain``) with
+        /// this code.
+        public static func ~= (match: Code, error: any Error) -> Bool {
+            if let error = error as? LAError { return error.code == match }
+            let nsError = error as NSError
+            return nsError.domain == LAErrorDomain && nsError.code == match.rawValue
+        }
+    }
+
+    /// The code.
+    public let code: Code
+    /// The human-readable description (`NSLocalizedDescriptionKey`).
+    private let message: String
+
+    /// Creates an error with `code`; `userInfo[NSLocalizedDescriptionKey]` (a `String`), when
+    /// present, becomes its description.
+    public init(_ code: Code, userInfo: [String: Any] = [:]) {
+        self.code = code
+        self.message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? AuthenticationError.Code(rawValue: code.rawValue).map {
+            AuthenticationError($0).message
+        } ?? "Authentication error \(code.rawValue)."
+    }
+
+    /// The engine's error, with its message.
+    init(_ error: AuthenticationError) {
+        self.code = Code(rawValue: error.code.rawValue) ?? .authenticationFailed
+        var message = error.message
+        if let recovery = error.recovery { message += " " + recovery }
+        self.message = message
+    }
+
+    /// ``LAErrorDomain``.
+    public static var errorDomain: String { LAErrorDomain }
+
+    /// The raw value of ``code``.
+    public var errorCode: Int { code.rawValue }
+
+    /// `[NSLocalizedDescriptionKey: <description>]`.
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+
+    /// The same as ``errorUserInfo``, as on Apple platforms.
+    public var userInfo: [String: Any] { errorUserInfo }
+
+    /// The human-readable description.
+    public var localizedDescription: String { message }
+
+    /// This error as an `NSError` (domain ``LAErrorDomain``).
+    var nsError: NSError {
+        NSError(domain: LAErrorDomain, code: code.rawValue, userInfo: errorUserInfo)
+    }
+
+    /// Authentication failed (-1).
+    public static var authenticationFailed: Code { .authenticationFailed }
+    /// The user pressed Cancel (-2).
+    public static var userCancel: Code { .userCancel }
+    /// The user pressed the fallback button (-3).
+    public static var userFallback: Code { .userFallback }
+    /// The system cancelled (-4).
+    public static var systemCancel: Code { .systemCancel }
+    /// No device passcode (-5).
+    public static var passcodeNotSet: Code { .passcodeNotSet }
+    /// Biometry not available (-6).
+    public static var biometryNotAvailable: Code { .biometryNotAvailable }
+    /// Nothing enrolled (-7).
+    public static var biometryNotEnrolled: Code { .biometryNotEnrolled }
+    /// Biometry locked out (-8).
+    public static var biometryLockout: Code { .biometryLockout }
+    /// The app invalidated the context during the evaluation (-9).
+    public static var appCancel: Code { .appCancel }
+    /// The context was invalidated (-10).
+    public static var invalidContext: Code { .invalidContext }
+    /// No companion (-11).
+    public static var companionNotAvailable: Code { .companionNotAvailable }
+    /// Removable sensor not paired (-12).
+    public static var biometryNotPaired: Code { .biometryNotPaired }
+    /// Removable sensor disconnected (-13).
+    public static var biometryDisconnected: Code { .biometryDisconnected }
+    /// Invalid dimensions (-14).
+    public static var invalidDimensions: Code { .invalidDimensions }
+    /// Interaction not allowed (-1004).
+    public static var notInteractive: Code { .notInteractive }
+    /// The iOS 8 name of ``biometryNotAvailable``.
+    @available(iOS, deprecated: 11.0, renamed: "biometryNotAvailable")
+    @available(macOS, deprecated: 10.13, renamed: "biometryNotAvailable")
+    public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+    /// The iOS 8 name of ``biometryNotEnrolled``.
+    @available(iOS, deprecated: 11.0, renamed: "biometryNotEnrolled")
+    @available(macOS, deprecated: 10.13, renamed: "biometryNotEnrolled")
+    public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+    /// The iOS 9 name of ``biometryLockout``.
+    @available(iOS, deprecated: 11.0, renamed: "biometryLockout")
+    @available(macOS, deprecated: 10.13, renamed: "biometryLockout")
+    public static var touchIDLockout: Code { .biometryLockout }
+    /// The macOS 10.15 name of ``companionNotAvailable``.
+    @available(macOS, deprecated: 15.0, renamed: "companionNotAvailable")
+    public static var watchNotAvailable: Code { .companionNotAvailable }
+}
+
+/// A Touchstone problem that is not an authentication outcome, reported where Apple's framework
+/// would crash or where the simulation itself cannot go on: an empty `localizedReason`, a
+/// scripted outcome queue that ran dry, an unreadable configuration, a storage failure.
+///
+/// Its domain is ``TouchstoneError/errorDomain`` (`"Touchstone"`), never ``LAErrorDomain``, so
+/// an app's `switch` over LAError codes lands in its `default` branch; the description says
+/// what went wrong.
+public struct TouchstoneError: CustomNSError, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of problem.
+    public enum Code: Int, Sendable, Hashable, CaseIterable {
+        /// A programmer error Apple's framework crashes on (an empty `localizedReason`).
+        case programmerError = 1
+        /// The simulated user had nothing left to do: the scripted outcomes (e.g.
+        /// `TOUCHSTONE_OUTCOMES`) ran dry, or an outcome did not fit the prompt.
+        case simulation = 2
+        /// The default device could not be composed (configuration file, setup script).
+        case configuration = 3
+        /// The device's storage failed.
+        case storage = 4
+        /// Something this Linux implementation does not simulate.
+        case unsupported = 5
+    }
+
+    /// The kind of problem.
+    public let code: Code
+    /// What went wrong and what to do.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Classifies an engine error that is not an ``LAError``.
+    init(wrapping error: any Error) {
+        switch error {
+        case let error as TouchstoneError: self = error
+        case let error as UsageError where error == .emptyLocalizedReason:
+            self.init(.programmerError, "localizedReason must be a non-empty string; Apple's framework raises an exception here (Touchstone reports this error instead)")
+        case let error as UsageError: self.init(.programmerError, error.description)
+        case let error as SimulationError: self.init(.simulation, error.description)
+        case let error as ConfigurationError: self.init(.configuration, error.description)
+        case let error as StorageError: self.init(.storage, error.description)
+        default: self.init(.storage, "\(error)")
+        }
+    }
+
+    /// `"Touchstone"`.
+    public static var errorDomain: String { "Touchstone" }
+    /// The raw value of ``code``.
+    public var errorCode: Int { code.rawValue }
+    /// `[NSLocalizedDescriptionKey: message]`.
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    /// The message.
+    public var localizedDescription: String { message }
+    /// `Touchstone error <code>: <message>`.
+    public var description: String { "Touchstone error \(code.rawValue): \(message)" }
+}
+
+/// The error an app sees for any engine error: ``LAError`` for authentication outcomes,
+/// ``TouchstoneError`` for everything else.
+func bridge(_ error: any Error) -> any Error {
+    switch error {
+    case let error as AuthenticationError: LAError(error)
+    case let error as LAError: error
+    default: TouchstoneError(wrapping: error)
+    }
+}
+
+/// ``bridge(_:)`` as an `NSError`, for `NSErrorPointer`s.
+func bridgeToNSError(_ error: any Error) -> NSError {
+    switch bridge(error) {
+    case let error as LAError: error.nsError
+    case let error as TouchstoneError:
+        NSError(domain: TouchstoneError.errorDomain, code: error.errorCode, userInfo: error.errorUserInfo)
+    case let other: other as NSError
+    }
+}
+#endif

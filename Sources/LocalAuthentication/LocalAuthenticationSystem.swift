@@ -1,0 +1,184 @@
+#if !canImport(Darwin)
+import Foundation
+import Synchronization
+import Touchstone
+import TouchstoneBuiltins
+
+/// Which Touchstone device `LAContext()` and the `SecItem*` functions talk to: one
+/// process-wide default, in the spirit of swift-log's `LoggingSystem.bootstrap`.
+///
+/// The default is chosen, in this order:
+/// 1. inside ``withAuthenticator(_:operation:)-(_,()->R)``, the authenticator given there (a
+///    task-local value, so parallel tests each get their own device);
+/// 2. the authenticator passed to ``bootstrap(authenticator:)``;
+/// 3. otherwise, on first use, one built from the environment (``makeAuthenticator(environment:)``):
+///    `TOUCHSTONE_CONFIG` names a composition file (storage, sensor, app id, seed...),
+///    `TOUCHSTONE_SETUP` changes the device first (enroll, passcode, clock...), and
+///    `TOUCHSTONE_OUTCOMES` queues what the simulated user does at the prompts of this process.
+///    Without `TOUCHSTONE_CONFIG` the device is a fresh in-memory Touch ID device with no
+///    passcode and nothing enrolled.
+///
+/// In code:
+/// ```swift
+/// import LocalAuthentication
+/// import TouchstoneBuiltins
+///
+/// var builder = AuthenticatorBuilder(registry: .builtIn)
+/// try builder.use(.sensor, "sim.faceid")
+/// let user = ScriptedInteraction()
+/// let authenticator = try builder.build(interaction: user)
+/// try authenticator.device.setPasscode("1234")
+/// try authenticator.device.enroll("alice")
+/// LocalAuthenticationSystem.bootstrap(authenticator: authenticator)
+///
+/// user.enqueue(.present("alice"))
+/// let ok = try await LAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics,
+///                                               localizedReason: "Sign in")
+/// ```
+///
+/// From a test script, for a program that only knows `LAContext` (one process per step):
+/// ```sh
+/// export TOUCHSTONE_CONFIG=device.json          # e.g. {"storage": {"id": "storage.sqlite", ...}, "seed": 7}
+/// TOUCHSTONE_SETUP='passcode set 1234; enroll thumb' ./MyApp enable
+/// TOUCHSTONE_OUTCOMES='nomatch,thumb' ./MyApp login
+/// TOUCHSTONE_SETUP='clock advance 5m' TOUCHSTONE_OUTCOMES='passcode:1234' ./MyApp unlock
+/// ```
+public enum LocalAuthenticationSystem {
+    /// `TOUCHSTONE_CONFIG`: path of a composition JSON file (``Composition/load(from:)``).
+    public static let configurationVariable = "TOUCHSTONE_CONFIG"
+    /// `TOUCHSTONE_SETUP`: device commands run before the program's first context (see
+    /// ``runSetup(_:on:)``).
+    public static let setupVariable = "TOUCHSTONE_SETUP"
+    /// `TOUCHSTONE_OUTCOMES`: the simulated user's actions for this process, in order,
+    /// separated by commas or spaces: an enrolled name, `nomatch`, `cancel`, `fallback`,
+    /// `passcode:<code>`, `systemcancel`, `invalidate`, `wait:<duration>`, `companion`.
+    public static let outcomesVariable = "TOUCHSTONE_OUTCOMES"
+
+    private enum Source: Sendable {
+        case unset
+        case bootstrapped(Authenticator)
+        case environment(Result<Authenticator, TouchstoneError>)
+    }
+
+    private static let source = Mutex<Source>(.unset)
+
+    @TaskLocal static var taskAuthenticator: Authenticator?
+
+    /// Makes `authenticator` the process-wide default device. May be called again (tests);
+    /// contexts created before keep the device they were created with.
+    public static func bootstrap(authenticator: Authenticator) {
+        source.withLock { $0 = .bootstrapped(authenticator) }
+    }
+
+    /// Builds the default device from `environment` now (see
+    /// ``makeAuthenticator(environment:)``), makes it the default and returns it; throws what
+    /// went wrong instead of reporting it through the first `LAContext` call.
+    @discardableResult
+    public static func bootstrap(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Authenticator {
+        let authenticator = try makeAuthenticator(environment: environment)
+        source.withLock { $0 = .environment(.success(authenticator)) }
+        return authenticator
+    }
+
+    /// Runs `operation` with `authenticator` as the default device of the current task (and
+    /// of `LAContext` replies started from it), leaving the process-wide default alone.
+    /// Parallel tests use this to keep their devices apart.
+    public static func withAuthenticator<R>(_ authenticator: Authenticator, operation: () throws -> R) rethrows -> R {
+        try $taskAuthenticator.withValue(authenticator, operation: operation)
+    }
+
+    /// The `async` form of ``withAuthenticator(_:operation:)-(_,()->R)``.
+    public static func withAuthenticator<R>(
+        _ authenticator: Authenticator,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> R
+    ) async rethrows -> R {
+        try await $taskAuthenticator.withValue(authenticator, operation: operation, isolation: isolation)
+    }
+
+    /// The default device now: the task's, the bootstrapped one, or the one built from the
+    /// environment (built on first use). Throws a ``TouchstoneError`` when the environment's
+    /// configuration cannot be used.
+    public static var authenticator: Authenticator {
+        get throws {
+            if let authenticator = taskAuthenticator { return authenticator }
+            let current = source.withLock { $0 }
+            switch current {
+            case let .bootstrapped(authenticator): return authenticator
+            case let .environment(result): return try result.get()
+            case .unset: break
+            }
+            // Build outside the lock (the setup script may run evaluations), then publish the
+            // first result; a concurrent first use may build twice and discard one.
+            let built: Result<Authenticator, TouchstoneError>
+            do {
+                built = .success(try makeAuthenticator(environment: ProcessInfo.processInfo.environment))
+            } catch {
+                let failure = TouchstoneError(wrapping: error)
+                FileHandle.standardError.write(Data("Touchstone: the default device is unusable: \(failure.message)\n".utf8))
+                built = .failure(failure)
+            }
+            let published = source.withLock { source -> Source in
+                if case .unset = source { source = .environment(built) }
+                return source
+            }
+            switch published {
+            case let .bootstrapped(authenticator): return authenticator
+            case let .environment(result): return try result.get()
+            case .unset: return try built.get()
+            }
+        }
+    }
+
+    /// Builds a device the way the environment describes it:
+    /// - `TOUCHSTONE_CONFIG`: the composition file; without it, ``Composition/init()`` (an
+    ///   in-memory Touch ID device on a virtual clock).
+    /// - The virtual clock continues from the time saved in the device's storage
+    ///   (``Device/restoreVirtualTime()``), so time advanced by one step is still advanced in
+    ///   the next, and is saved again after the setup script and after every evaluation.
+    /// - `TOUCHSTONE_SETUP`: device commands (``runSetup(_:on:)``).
+    /// - `TOUCHSTONE_OUTCOMES`: queued on the device's ``ScriptedInteraction``. When the queue
+    ///   runs dry, an evaluation ends with a ``TouchstoneError`` (`simulation`) instead of
+    ///   waiting forever.
+    public static func makeAuthenticator(environment: [String: String]) throws -> Authenticator {
+        var composition = Composition()
+        if let path = environment[configurationVariable], !path.isEmpty {
+            composition = try Composition.load(from: URL(fileURLWithPath: path))
+        }
+        let outcomes = try parseOutcomes(environment[outcomesVariable] ?? "")
+        let user = ScriptedInteraction()
+        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(interaction: user)
+        try authenticator.device.restoreVirtualTime()
+        if let script = environment[setupVariable] {
+            try runSetup(script, on: authenticator)
+        }
+        try authenticator.device.saveVirtualTime()
+        _ = persistentClocks.withLock { $0.insert(ObjectIdentifier(authenticator.device)) }
+        user.enqueue(outcomes)
+        return authenticator
+    }
+
+    /// Devices whose virtual time is saved after each evaluation (those built from the environment).
+    private static let persistentClocks = Mutex<Set<ObjectIdentifier>>([])
+
+    /// Called after every evaluation and keychain operation: saves virtual time for devices
+    /// built from the environment.
+    static func didUse(_ authenticator: Authenticator) {
+        let device = authenticator.device
+        guard persistentClocks.withLock({ $0.contains(ObjectIdentifier(device)) }) else { return }
+        try? device.saveVirtualTime()
+    }
+
+    /// Parses `TOUCHSTONE_OUTCOMES`: actions separated by commas, semicolons or whitespace.
+    public static func parseOutcomes(_ text: String) throws -> [UserAction] {
+        try text.split(whereSeparator: { $0 == "," || $0 == ";" || $0.isWhitespace }).map { word in
+            guard let action = UserAction(script: String(word)) else {
+                throw ConfigurationError.invalidSetting(
+                    name: outcomesVariable,
+                    reason: "'\(word)' is not an outcome; use an enrolled name, nomatch, cancel, fallback, passcode:<code>, systemcancel, invalidate, wait:<duration> or companion")
+            }
+            return action
+        }
+    }
+}
+#endif

@@ -1,0 +1,157 @@
+#if !canImport(Darwin)
+import Foundation
+import Touchstone
+
+/// Access-control flags for `SecAccessControlCreateWithFlags`, with Apple's bit values
+/// (REFERENCE §9). `or` and `and` cannot be combined.
+public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
+    /// The flags' bits.
+    public let rawValue: UInt
+
+    /// Creates flags from bits.
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+
+    /// Biometry or the device passcode; survives enrollment changes.
+    public static let userPresence = SecAccessControlCreateFlags(rawValue: 1 << 0)
+    /// Any enrolled biometric identity (biometry must be enrolled); survives enrollment changes.
+    public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
+    /// The enrolled set at creation: the item is invalidated when it changes (reads then
+    /// return `errSecItemNotFound`).
+    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
+    /// The device passcode.
+    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
+    /// A paired companion device (watch / Mac).
+    public static let companion = SecAccessControlCreateFlags(rawValue: 1 << 5)
+    /// At least one constraint must be satisfied.
+    public static let or = SecAccessControlCreateFlags(rawValue: 1 << 14)
+    /// Every constraint must be satisfied.
+    public static let and = SecAccessControlCreateFlags(rawValue: 1 << 15)
+    /// A private key used inside secure hardware (stored, not enforced).
+    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
+    /// An extra encryption factor: the application password set with
+    /// `LAContext.setCredential(_:type:)`.
+    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
+
+    /// The iOS 9 name of ``biometryAny``.
+    @available(iOS, deprecated: 11.3, renamed: "biometryAny")
+    @available(macOS, deprecated: 10.13.4, renamed: "biometryAny")
+    public static var touchIDAny: SecAccessControlCreateFlags { .biometryAny }
+    /// The iOS 9 name of ``biometryCurrentSet``.
+    @available(iOS, deprecated: 11.3, renamed: "biometryCurrentSet")
+    @available(macOS, deprecated: 10.13.4, renamed: "biometryCurrentSet")
+    public static var touchIDCurrentSet: SecAccessControlCreateFlags { .biometryCurrentSet }
+    /// The macOS 10.15 name of ``companion``.
+    @available(macOS, deprecated: 15.0, renamed: "companion")
+    public static var watch: SecAccessControlCreateFlags { .companion }
+}
+
+/// An item's protection, made by `SecAccessControlCreateWithFlags`: an accessibility class and
+/// access-control flags. Put it in an item's attributes under `kSecAttrAccessControl`, or pass
+/// it to `LAContext.evaluateAccessControl(_:operation:localizedReason:reply:)`.
+public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible {
+    /// The Touchstone access control it stands for.
+    public let touchstoneAccessControl: AccessControl
+
+    init(_ accessControl: AccessControl) {
+        touchstoneAccessControl = accessControl
+    }
+
+    var accessControl: AccessControl { touchstoneAccessControl }
+
+    /// Equal when accessibility and flags are equal.
+    public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
+        lhs.touchstoneAccessControl == rhs.touchstoneAccessControl
+    }
+
+    /// Hashes accessibility and flags.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(touchstoneAccessControl)
+    }
+
+    /// `<SecAccessControl afterFirstUnlockThisDeviceOnly [biometryCurrentSet]>`.
+    public var description: String { "<SecAccessControl \(touchstoneAccessControl)>" }
+}
+
+/// Makes an access control from an accessibility class (`kSecAttrAccessible*`) and `flags`.
+/// Returns nil, and an `errSecParam` error (domain `NSOSStatusErrorDomain`) through `error`,
+/// when the class is unknown or the flags combine `or` with `and`.
+///
+/// ```swift
+/// var error: Unmanaged<CFError>?
+/// let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault,
+///                                              kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+///                                              .biometryCurrentSet, &error)
+/// ```
+/// Differs from Apple: `protection` is a `CFString` (= `String`) here; an overload takes any
+/// `CFTypeRef` holding one.
+public func SecAccessControlCreateWithFlags(
+    _ allocator: CFAllocator?, _ protection: CFString, _ flags: SecAccessControlCreateFlags,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecAccessControl? {
+    guard let accessibility = accessibility(protection) else {
+        error?.pointee = Unmanaged.passRetained(osStatusError(errSecParam, "unknown accessibility class '\(protection)'"))
+        return nil
+    }
+    do {
+        return SecAccessControl(try AccessControl(accessibility, flags: AccessControlFlags(rawValue: flags.rawValue)))
+    } catch let failure {
+        error?.pointee = Unmanaged.passRetained(osStatusError(failure.osStatus, failure.message))
+        return nil
+    }
+}
+
+/// ``SecAccessControlCreateWithFlags(_:_:_:_:)-(CFAllocator?,CFString,_,_)`` for a protection
+/// given as a `CFTypeRef` (a bridged `NSString`).
+public func SecAccessControlCreateWithFlags(
+    _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecAccessControl? {
+    SecAccessControlCreateWithFlags(allocator, (protection as? String) ?? "\(protection)", flags, error)
+}
+
+/// Readable while the device is unlocked.
+public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"
+/// Readable after the first unlock since boot.
+public let kSecAttrAccessibleAfterFirstUnlock: CFString = "ck"
+/// Readable while unlocked; never migrated to another device.
+public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = "aku"
+/// Readable after the first unlock; never migrated to another device.
+public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"
+/// Only while a device passcode is set: cannot be stored without one (`errSecNotAvailable`),
+/// deleted when it is removed.
+public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = "akpu"
+/// Deprecated by Apple; treated as ``kSecAttrAccessibleAfterFirstUnlock``.
+@available(iOS, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock")
+public let kSecAttrAccessibleAlways: CFString = "dk"
+/// Deprecated by Apple; treated as ``kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly``.
+@available(iOS, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
+public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = "dku"
+
+/// The accessibility class a `kSecAttrAccessible*` value names.
+func accessibility(_ value: String) -> Accessibility? {
+    switch value {
+    case "ak": .whenUnlocked
+    case "ck", "dk": .afterFirstUnlock
+    case "aku": .whenUnlockedThisDeviceOnly
+    case "cku", "dku": .afterFirstUnlockThisDeviceOnly
+    case "akpu": .whenPasscodeSetThisDeviceOnly
+    default: nil
+    }
+}
+
+/// The `kSecAttrAccessible*` value of an accessibility class.
+func accessibleValue(_ accessibility: Accessibility) -> CFString {
+    switch accessibility {
+    case .whenUnlocked: "ak"
+    case .afterFirstUnlock: "ck"
+    case .whenUnlockedThisDeviceOnly: "aku"
+    case .afterFirstUnlockThisDeviceOnly: "cku"
+    case .whenPasscodeSetThisDeviceOnly: "akpu"
+    }
+}
+
+/// An `NSError` in `NSOSStatusErrorDomain`, as Security reports `CFError`s.
+func osStatusError(_ status: OSStatus, _ message: String) -> NSError {
+    NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])
+}
+#endif

@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+@testable import Touchstone
+import TouchstoneBuiltins
+
+/// The keychain rules of REFERENCE §9 (and §8 for contexts), one behaviour per test.
+@Suite("Keychain rules (REFERENCE §9)")
+struct KeychainRuleTests {
+    func access(_ flags: AccessControlFlags, _ accessibility: Accessibility = .whenUnlocked) throws -> AccessControl {
+        try AccessControl(accessibility, flags: flags)
+    }
+
+    @Test("access-control flags have Apple's bit values")
+    func flagBitValues() {
+        #expect(AccessControlFlags.userPresence.rawValue == 1)
+        #expect(AccessControlFlags.biometryAny.rawValue == 2)
+        #expect(AccessControlFlags.biometryCurrentSet.rawValue == 8)
+        #expect(AccessControlFlags.devicePasscode.rawValue == 16)
+        #expect(AccessControlFlags.companion.rawValue == 32)
+        #expect(AccessControlFlags.or.rawValue == 16384)
+        #expect(AccessControlFlags.and.rawValue == 32768)
+        #expect(AccessControlFlags.privateKeyUsage.rawValue == 1 << 30)
+        #expect(AccessControlFlags.applicationPassword.rawValue == 1 << 31)
+        #expect(KeychainStatus.itemNotFound.rawValue == -25300 && KeychainStatus.interactionNotAllowed.rawValue == -25308)
+    }
+
+    @Test("or combined with and is errSecParam")
+    func orWithAndRejected() throws {
+        #expect(throws: KeychainError(.invalidParameter, message: "access-control flags cannot combine 'or' with 'and'")) {
+            try AccessControl(flags: [.biometryAny, .or, .and, .devicePasscode])
+        }
+        let rig = try StorageRig()
+        do {
+            try rig.keychain.add("v", service: "s", account: "a", accessControl: AccessControl(flags: [.biometryAny, .or, .and]))
+            Issue.record("accepted or+and")
+        } catch let error as KeychainError {
+            #expect(error.osStatus == -50)
+        }
+    }
+
+    @Test("an unprotected item reads back without a prompt; a second add is errSecDuplicateItem")
+    func plainItem() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("token-1", service: "api", account: "alice")
+        #expect(await rig.read("api", "alice") == .success("token-1"))
+        #expect(throws: KeychainError.self) { try rig.keychain.add("x", service: "api", account: "alice") }
+        do { try rig.keychain.add("x", service: "api", account: "alice") } catch let error as KeychainError {
+            #expect(error.osStatus == -25299)
+        }
+        #expect(await rig.read("api", "bob").status == -25300)
+    }
+
+    @Test("biometryAny: reading runs a biometric evaluation; a match opens the item")
+    func biometryAnyPrompts() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
+        #expect(await rig.read("api", "alice", [.present("thumb")]) == .success("secret"))
+        #expect(rig.device.lastTrace?.policy == "access-control(biometryAny)")
+        #expect(rig.user.pending.isEmpty)
+    }
+
+    @Test("user cancel is errSecUserCanceled (-128) with LAError userCancel")
+    func cancelIsUserCanceled() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
+        let result = await rig.read("api", "alice", [.cancel])
+        #expect(result.status == -128)
+        if case let .failure(error) = result { #expect(error.kind == .cancelled && error.authenticationCode == .userCancel) }
+    }
+
+    @Test("biometryCurrentSet survives nothing: after an enrollment change reads are errSecItemNotFound, 'invalidated by an enrollment change'")
+    func currentSetInvalidatedByEnrollmentChange() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryCurrentSet))
+        #expect(await rig.read("api", "alice", [.present("thumb")]) == .success("secret"))
+        try rig.device.enroll("index")
+        let result = await rig.read("api", "alice", [.present("thumb")])
+        #expect(result.status == -25300)
+        #expect(result.kind == .invalidated)
+        if case let .failure(error) = result { #expect(error.description.contains("invalidated by an enrollment change")) }
+        #expect(rig.user.pending == [.present("thumb")], "no prompt is shown for an invalidated item")
+        #expect(try rig.keychain.info(service: "api", account: "alice").isInvalidated)
+        // Seed 002: after the app's own sign-in, adding the item again replaces it.
+        try rig.keychain.add("fresh", service: "api", account: "alice", accessControl: access(.biometryCurrentSet))
+        rig.user.clear()
+        #expect(await rig.read("api", "alice", [.present("index")]) == .success("fresh"))
+    }
+
+    @Test("biometryAny survives enrollment changes")
+    func biometryAnySurvivesChanges() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
+        try rig.device.enroll("index")
+        try rig.device.unenroll("thumb")
+        #expect(await rig.read("api", "alice", [.present("index")]) == .success("secret"))
+    }
+
+    @Test("userPresence survives enrollment changes and accepts the passcode")
+    func userPresenceAcceptsPasscode() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.userPresence))
+        try rig.device.reenroll("thumb")
+        #expect(await rig.read("api", "alice", [.noMatch, .fallback, .passcode("1234")]) == .success("secret"))
+    }
+
+    @Test("devicePasscode asks for the passcode only")
+    func devicePasscodeOnly() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.devicePasscode))
+        #expect(await rig.read("api", "alice", [.passcode("1234")]) == .success("secret"))
+        #expect(rig.device.lastTrace?.steps.contains { $0.event == .prompt(.biometric, fallbackButton: nil) } == false)
+        #expect(await rig.read("api", "alice", [.passcode("9999"), .cancel]).status == -128)
+    }
+
+    @Test("a read refused because biometry is locked out is errSecAuthFailed (-25293)")
+    func lockoutIsAuthFailed() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
+        rig.user.enqueue(Array(repeating: .noMatch, count: 3))
+        _ = try? await rig.authenticator.makeContext().evaluate(rig.authenticator.policy(named: "biometrics"), reason: "x")
+        rig.user.enqueue(Array(repeating: .noMatch, count: 2))
+        _ = try? await rig.authenticator.makeContext().evaluate(rig.authenticator.policy(named: "biometrics"), reason: "x")
+        #expect(try rig.device.biometryStatus().isLockedOut)
+        let result = await rig.read("api", "alice")
+        #expect(result.status == -25293)
+        #expect(result.kind == .lockedOut)
+        if case let .failure(error) = result { #expect(error.authenticationCode == .biometryLockout) }
+    }
+
+    @Test("interactionNotAllowed makes a read that needs the user errSecInteractionNotAllowed (-25308)")
+    func interactionNotAllowed() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
+        let context = rig.authenticator.makeContext()
+        context.interactionNotAllowed = true
+        #expect(await rig.read("api", "alice", context: context).status == -25308)
+        // Unprotected items still read.
+        try rig.keychain.add("plain", service: "api", account: "bob")
+        #expect(await rig.read("api", "bob", context: context) == .success("plain"))
+    }
+
+    @Test("the reuse window opens a biometric item without a new scan")
+    func reuseWindowHonoured() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
+        try rig.device.unlock(with: "thumb")
+        let context = rig.authenticator.makeContext()
+        context.touchIDAuthenticationAllowableReuseDuration = .seconds(60)
+        context.interactionNotAllowed = true
+        rig.clock.advance(by: .seconds(30))
+        #expect(await rig.read("api", "alice", context: context) == .success("secret"))
+        rig.clock.advance(by: .seconds(60))
+        #expect(await rig.read("api", "alice", context: rig.authenticator.makeContext().withNoInteraction()).status == -25308)
+    }
+
+    @Test("evaluateAccessControl once, then matching items open on that context without asking")
+    func evaluateAccessControlGrants() async throws {
+        let rig = try StorageRig()
+        let acl = try access(.biometryCurrentSet, .whenUnlockedThisDeviceOnly)
+        try rig.keychain.add("one", service: "api", account: "alice", accessControl: acl)
+        try rig.keychain.add("two", service: "api", account: "bob", accessControl: acl)
+        let context = rig.authenticator.makeContext()
+        rig.user.enqueue(.present("thumb"))
+        let methods = try await context.evaluateAccessControl(acl, operation: .useItem, reason: "Sign in")
+        #expect(methods == [.biometry])
+        context.interactionNotAllowed = true
+        #expect(await rig.read("api", "alice", context: context) == .success("one"))
+        #expect(await rig.read("api", "bob", context: context) == .success("two"))
+        // A passcode-only item is not covered by a biometric grant.
+        try rig.keychain.add("three", service: "api", account: "carol", accessControl: access(.devicePasscode))
+        #expect(await rig.read("api", "carol", context: context).status == -25308)
+        #expect(AccessControlOperation.useKeyKeyExchange.rawValue == 5 && AccessControlOperation.createItem.rawValue == 0)
+    }
+
+    @Test("or: biometry or passcode accepts either; and: both are required")
+    func orAndCombinations() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("either", service: "s", account: "or", accessControl: access([.biometryAny, .or, .devicePasscode]))
+        try rig.keychain.add("both", service: "s", account: "and", accessControl: access([.biometryAny, .and, .devicePasscode]))
+        #expect(await rig.read("s", "or", [.noMatch, .fallback, .passcode("1234")]) == .success("either"))
+        #expect(await rig.read("s", "and", [.present("thumb"), .passcode("1234")]) == .success("both"))
+        #expect(await rig.read("s", "and", [.present("thumb"), .cancel]).status == -128)
+    }
+
+    @Test("whenPasscodeSetThisDeviceOnly cannot be stored without a passcode (errSecNotAvailable -25291)")
+    func passcodeSetNeedsPasscode() throws {
+        let rig = try StorageRig(passcode: nil)
+        do {
+            try rig.keychain.add("v", service: "s", account: "a", accessControl: access([], .whenPasscodeSetThisDeviceOnly))
+            Issue.record("stored without a passcode")
+        } catch let error as KeychainError {
+            #expect(error.osStatus == -25291 && error.kind == .notAvailable)
+        }
+    }
+
+    @Test("removing the passcode deletes whenPasscodeSetThisDeviceOnly items and only those")
+    func passcodeRemovalDeletesItems() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("bound", service: "s", account: "bound", accessControl: access([], .whenPasscodeSetThisDeviceOnly))
+        try rig.keychain.add("kept", service: "s", account: "kept")
+        try rig.device.clearPasscode()
+        #expect(await rig.read("s", "bound").status == -25300)
+        #expect(await rig.read("s", "kept") == .success("kept"))
+        #expect(try rig.device.storage.list(namespace: Keychain.namespace).count == 1)
+    }
+
+    @Test("applicationPassword: the value is sealed with the context's credential; missing or wrong is errSecAuthFailed")
+    func applicationPassword() async throws {
+        let rig = try StorageRig()
+        let context = rig.authenticator.makeContext()
+        _ = context.setCredential(Data("app-pass".utf8), type: .applicationPassword)
+        try rig.keychain.add("sealed-value", service: "s", account: "a", accessControl: access(.applicationPassword), context: context)
+        let stored = try #require(try rig.device.storage.list(namespace: Keychain.namespace).first)
+        #expect(!String(decoding: stored.value, as: UTF8.self).contains("sealed-value"))
+        #expect(await rig.read("s", "a", context: context) == .success("sealed-value"))
+        #expect(await rig.read("s", "a").status == -25293)
+        let wrong = rig.authenticator.makeContext()
+        _ = wrong.setCredential(Data("nope".utf8), type: .applicationPassword)
+        #expect(await rig.read("s", "a", context: wrong).status == -25293)
+        #expect(throws: KeychainError.self) {
+            try rig.keychain.add("v", service: "s", account: "b", accessControl: access(.applicationPassword))
+        }
+    }
+
+    @Test("update keeps the protection and prompts; delete never prompts")
+    func updateAndDelete() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("v1", service: "s", account: "a", accessControl: access(.biometryAny))
+        rig.user.enqueue(.present("thumb"))
+        try await rig.keychain.update("v2", service: "s", account: "a")
+        #expect(await rig.read("s", "a", [.present("thumb")]) == .success("v2"))
+        try rig.keychain.delete(service: "s", account: "a")
+        #expect(await rig.read("s", "a").status == -25300)
+        #expect(throws: KeychainError(.itemNotFound)) { try rig.keychain.delete(service: "s", account: "a") }
+    }
+
+    @Test("items are per app: another app on the device does not see them")
+    func itemsArePerApp() async throws {
+        let rig = try StorageRig()
+        try rig.keychain.add("mine", service: "s", account: "a")
+        let other = rig.authenticator.forApp("com.example.other").keychain
+        #expect(try other.items().isEmpty)
+        #expect(try rig.keychain.items().map(\.account) == ["a"])
+    }
+
+    @Test("the keychain change detector: marker invalidated by an enrollment change reads 'changed' (seed 002)")
+    func keychainDetector() throws {
+        let rig = try StorageRig(detector: "detector.keychain")
+        #expect(try rig.authenticator.checkForChange() == .notEnabled)
+        try rig.authenticator.saveBaseline()
+        #expect(try rig.authenticator.checkForChange() == .unchanged)
+        try rig.device.simulateOSUpgrade()
+        #expect(try rig.authenticator.checkForChange() == .unchanged)
+        try rig.device.enroll("index")
+        #expect(try rig.authenticator.checkForChange() == .changed)
+        try rig.authenticator.saveBaseline()
+        #expect(try rig.authenticator.checkForChange() == .unchanged)
+        try rig.authenticator.clearBaseline()
+        #expect(try rig.authenticator.checkForChange() == .notEnabled)
+    }
+}
+
+extension AuthenticationContext {
+    func withNoInteraction() -> AuthenticationContext {
+        interactionNotAllowed = true
+        return self
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import Touchstone
+import TouchstoneBuiltins
+
+/// Tampering: flipped, cut and added bytes in either file store are a clear error (or, for
+/// SQLite bytes that hold nothing, the same data), never a crash, and the file is untouched.
+@Suite("Tampering")
+struct TamperingTests {
+    enum Damage: CustomTestStringConvertible, Sendable {
+        case flip(fraction: Double)
+        case truncate(fraction: Double)
+        case extend(bytes: Int)
+        case empty
+
+        var testDescription: String {
+            switch self {
+            case let .flip(fraction): "flip a byte at \(Int(fraction * 100))%"
+            case let .truncate(fraction): "truncate to \(Int(fraction * 100))%"
+            case let .extend(bytes): "append \(bytes) bytes"
+            case .empty: "empty the file"
+            }
+        }
+
+        func apply(to data: Data) -> Data {
+            var data = data
+            switch self {
+            case let .flip(fraction):
+                let index = min(data.count - 1, Int(Double(data.count) * fraction))
+                data[index] ^= 0x5A
+            case let .truncate(fraction):
+                data = data.prefix(Int(Double(data.count) * fraction))
+            case let .extend(bytes):
+                data.append(Data(repeating: 0xA5, count: bytes))
+            case .empty:
+                data = Data()
+            }
+            return data
+        }
+    }
+
+    static let damages: [Damage] = [
+        .flip(fraction: 0), .flip(fraction: 0.01), .flip(fraction: 0.03), .flip(fraction: 0.3), .flip(fraction: 0.5),
+        .flip(fraction: 0.9), .flip(fraction: 0.999), .truncate(fraction: 0.5), .truncate(fraction: 0.99),
+        .truncate(fraction: 0.1), .extend(bytes: 1), .extend(bytes: 4096), .empty,
+    ]
+
+    /// Writes a device with a keychain item, closes it, and returns the store file's bytes.
+    func prepare(_ backend: Backend, _ directory: URL) async throws -> Data {
+        do {
+            let rig = try StorageRig(backend, directory: directory)
+            try rig.keychain.add("tamper-secret", service: "s", account: "a")
+            try rig.device.storage.commit([.put(Record(key: RecordKey("t", "x"), value: Data("payload".utf8)))])
+        }
+        return try Data(contentsOf: try #require(backend.file(in: directory)))
+    }
+
+    @Test("a damaged encrypted store is corruptStore and left as it was", arguments: damages)
+    func encryptedStore(_ damage: Damage) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let file = try #require(Backend.encrypted.file(in: directory))
+        let damaged = damage.apply(to: try await prepare(.encrypted, directory))
+        try damaged.write(to: file)
+        do {
+            _ = try StorageRig(.encrypted, directory: directory)
+            Issue.record("a damaged store opened")
+        } catch let error as StorageError {
+            guard case let .corruptStore(path, reason) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(path == file.path)
+            #expect(!reason.isEmpty)
+            #expect(!error.description.contains("tamper-secret"))
+        }
+        #expect(try Data(contentsOf: file) == damaged, "the file is untouched")
+    }
+
+    @Test("a damaged SQLite store is a clear error (or reads back intact) and is left as it was", arguments: damages)
+    func sqliteStore(_ damage: Damage) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let file = try #require(Backend.sqlite.file(in: directory))
+        let original = try await prepare(.sqlite, directory)
+        let damaged = damage.apply(to: original)
+        try damaged.write(to: file)
+        do {
+            let store = try Backend.sqlite.open(in: directory)
+            // Opened: every record must read back exactly, or fail with a StorageError.
+            do {
+                #expect(try store.read(RecordKey("t", "x"))?.value == Data("payload".utf8))
+                #expect(try store.list(namespace: "keychain").count == 1)
+            } catch let error as StorageError {
+                #expect(!error.description.contains("tamper-secret"))
+            }
+        } catch let error as StorageError {
+            switch error {
+            case .corruptStore, .corruptRecord: break
+            case .ioFailure: Issue.record("expected a corruption error, got \(error)")
+            }
+            #expect(!error.description.contains("tamper-secret"))
+        }
+        #expect(try Data(contentsOf: file) == damaged, "the file is untouched")
+    }
+
+    @Test("a passphrase store with a damaged KDF header fails fast and clearly")
+    func passphraseHeader() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory.appendingPathComponent("p.store").path
+        try EncryptedFileStorageFactory.passphrase(path, "pw").commit([.put(Record(key: RecordKey("a", "b"), value: Data()))])
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        data[6] ^= 0x40   // rounds field: now far above the allowed maximum
+        try data.write(to: URL(fileURLWithPath: path))
+        let start = ContinuousClock.now
+        #expect(throws: StorageError.self) { try EncryptedFileStorageFactory.passphrase(path, "pw") }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
+    }
+}

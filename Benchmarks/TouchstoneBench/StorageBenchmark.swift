@@ -1,0 +1,222 @@
+import Foundation
+import GRDB
+import Synchronization
+import TouchstoneBuiltins
+
+/// `touchstone-bench storage`: keychain add / get / update per second on each storage backend,
+/// beside the same durable writes done directly with GRDB (WAL, synchronous=FULL, one
+/// transaction per write) in the same run, and the ratio. Also counts the durable commits a
+/// biometric counter update makes (goal: at most one).
+///
+/// Prints `name value unit` lines. Goal (issue 4): the SQLite backend within 1.5x of raw GRDB.
+func runStorageBenchmark() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-bench-storage-\(getpid())")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+
+    // Raw GRDB first, then the backends, twice interleaved, keeping each one's best run.
+    var raw: [String: Double] = [:]
+    var backends: [String: [String: Double]] = [:]
+    let plan: [(id: String, count: Int)] = [("storage.memory", 5000), ("storage.sqlite", 400), ("storage.encrypted-file", 200)]
+    for round in 0..<2 {
+        for (name, value) in try rawGRDB(directory: root.appendingPathComponent("raw-\(round)"), count: 400) {
+            raw[name] = max(raw[name] ?? 0, value)
+        }
+        for (id, count) in plan {
+            let results = try keychainThroughput(id: id, directory: root.appendingPathComponent("\(id)-\(round)"), count: count)
+            for (name, value) in results { backends[id, default: [:]][name] = max(backends[id]?[name] ?? 0, value) }
+        }
+    }
+    for operation in ["add", "get", "update"] {
+        storageReport("storage.raw_grdb.\(operation)", raw[operation] ?? 0, "ops/s")
+    }
+    for (id, _) in plan {
+        let short = id.replacingOccurrences(of: "storage.", with: "")
+        for operation in ["add", "get", "update"] {
+            let rate = backends[id]?[operation] ?? 0
+            storageReport("storage.\(short).keychain_\(operation)", rate, "ops/s")
+            if let base = raw[operation], rate > 0 {
+                storageReport("storage.\(short).keychain_\(operation).ratio_to_grdb", base / rate, "x")
+            }
+        }
+    }
+    storageReport("storage.sqlite.goal_ratio_to_grdb", 1.5, "x")
+
+    // Durable commits per biometric counter update (a failed match): the goal is one.
+    let commits = try commitsPerFailedMatch(directory: root.appendingPathComponent("commits"))
+    storageReport("storage.sqlite.commits_per_failed_match", commits, "commits")
+}
+
+private func storageReport(_ name: String, _ value: Double, _ unit: String) {
+    print("\(name) \(String(format: value >= 100 ? "%.0f" : "%.3f", value)) \(unit)")
+}
+
+private func rate(_ count: Int, _ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return Double(count) / max(seconds, 1e-9)
+}
+
+/// The same work as the keychain, straight through GRDB: one row per item in a WAL database
+/// with synchronous=FULL, one IMMEDIATE transaction per add and per update.
+private func rawGRDB(directory: URL, count: Int) throws -> [String: Double] {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    var config = Configuration()
+    config.journalMode = .wal
+    config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    let queue = try DatabaseQueue(path: directory.appendingPathComponent("raw.sqlite").path, configuration: config)
+    try queue.write { db in
+        try db.execute(sql: "CREATE TABLE items (namespace TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (namespace, name)) WITHOUT ROWID")
+    }
+    let value = Data(repeating: 0x61, count: 200)
+    var results: [String: Double] = [:]
+    results["add"] = try rate(count) {
+        for index in 0..<count {
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO items (namespace, name, value) VALUES ('keychain', ?, ?)", arguments: ["item-\(index)", value])
+            }
+        }
+    }
+    results["get"] = try rate(count * 10) {
+        for index in 0..<(count * 10) {
+            _ = try queue.read { db in
+                try Data.fetchOne(db, sql: "SELECT value FROM items WHERE namespace = 'keychain' AND name = ?", arguments: ["item-\(index % count)"])
+            }
+        }
+    }
+    results["update"] = try rate(count) {
+        for index in 0..<count {
+            try queue.write { db in
+                try db.execute(sql: "UPDATE items SET value = ? WHERE namespace = 'keychain' AND name = ?", arguments: [value, "item-\(index)"])
+            }
+        }
+    }
+    try queue.close()
+    return results
+}
+
+/// Keychain add / get / update of unprotected items on the backend `id`.
+private func keychainThroughput(id: String, directory: URL, count: Int) throws -> [String: Double] {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    var options: [String: String] = [:]
+    switch id {
+    case "storage.sqlite": options = ["path": directory.appendingPathComponent("device.sqlite").path]
+    case "storage.encrypted-file": options = ["path": directory.appendingPathComponent("device.store").path,
+                                              "key-file": directory.appendingPathComponent("device.key").path]
+    default: break
+    }
+    var composition = Composition()
+    composition.seed = 1
+    composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+    composition.storage = PluginSelection(id, options: options)
+    let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build()
+    let keychain = authenticator.keychain
+    let value = Data(repeating: 0x61, count: 200)
+    let gets = id == "storage.memory" ? count : count * 10
+    var results: [String: Double] = [:]
+    results["add"] = try rate(count) {
+        for index in 0..<count { try keychain.add(value, service: "bench", account: "item-\(index)") }
+    }
+    results["get"] = try rate(gets) {
+        for index in 0..<gets { _ = try blockingRead(keychain, "item-\(index % count)") }
+    }
+    results["update"] = try rate(count) {
+        for index in 0..<count { try blockingUpdate(keychain, value, "item-\(index)") }
+    }
+    return results
+}
+
+/// Counts commits on an SQLite store while the engine records failed matches.
+private func commitsPerFailedMatch(directory: URL) throws -> Double {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    var registry = PluginRegistry.builtIn
+    try registry.register(CountingStorage.self)
+    var composition = Composition()
+    composition.seed = 1
+    composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+    composition.storage = PluginSelection("bench.counting", options: ["path": directory.appendingPathComponent("device.sqlite").path])
+    let user = ScriptedInteraction()
+    let authenticator = try AuthenticatorBuilder(registry: registry, composition: composition).build(interaction: user)
+    guard let counting = authenticator.device.storage as? CountingStorage else { return .nan }
+    try authenticator.device.setPasscode("1234")
+    try authenticator.device.enroll("thumb")
+    let policy = try authenticator.policy(named: "biometrics")
+    let before = counting.commits
+    let evaluations = 4
+    for _ in 0..<evaluations {
+        user.enqueue([.noMatch, .cancel])
+        let context = authenticator.makeContext()
+        _ = try? blocking { try await context.evaluate(policy, reason: "bench") }
+    }
+    return Double(counting.commits - before) / Double(evaluations)
+}
+
+/// An SQLite store that counts the transactions that wrote something (durable commits).
+private final class CountingStorage: StorageBackend {
+    static let descriptor = PluginDescriptor(
+        id: "bench.counting", kind: .storage, summary: "storage.sqlite, counting commits",
+        options: [OptionSpec("path", .string, "the database file")])
+    private let inner: any StorageBackend
+    private let count = Mutex(0)
+
+    init(options: PluginOptions, environment: PluginEnvironment) throws {
+        inner = try PluginRegistry.builtIn.make(
+            PluginSelection("storage.sqlite", options: ["path": options.string("path") ?? ""]),
+            kind: .storage, environment: environment)
+    }
+
+    var commits: Int { count.withLock { $0 } }
+    var location: String { inner.location }
+    func read(_ key: RecordKey) throws -> Touchstone.Record? { try inner.read(key) }
+    func list(namespace: String, prefix: String) throws -> [Touchstone.Record] { try inner.list(namespace: namespace, prefix: prefix) }
+    var generation: UInt64 { get throws { try inner.generation } }
+
+    func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
+        try inner.transaction { transaction in
+            let result = try body(&transaction)
+            if !transaction.changes.isEmpty { count.withLock { $0 += 1 } }
+            return result
+        }
+    }
+}
+
+// MARK: Running async keychain calls from this synchronous benchmark
+
+private final class Outcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSCondition()
+    private var value: Result<T, any Error>?
+
+    func set(_ result: Result<T, any Error>) {
+        lock.lock()
+        value = result
+        lock.signal()
+        lock.unlock()
+    }
+
+    func wait() throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            if let value { return try value.get() }
+            lock.wait()
+        }
+    }
+}
+
+private func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let outcome = Outcome<T>()
+    Task {
+        do { outcome.set(.success(try await body())) } catch { outcome.set(.failure(error)) }
+    }
+    return try outcome.wait()
+}
+
+private func blockingRead(_ keychain: Keychain, _ account: String) throws -> Data {
+    try blocking { try await keychain.read(service: "bench", account: account) }
+}
+
+private func blockingUpdate(_ keychain: Keychain, _ value: Data, _ account: String) throws {
+    try blocking { try await keychain.update(value, service: "bench", account: account) }
+}

@@ -1,0 +1,304 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+import Touchstone
+
+/// REFERENCE §7 (domain state) and §9 (keychain items and access control), row by row,
+/// through the LocalAuthentication and Security-style API.
+@Suite("Conformance §7, §9: domain state, keychain")
+struct ConformanceDomainStateKeychainTests {
+    /// The domain state a fresh context captures through canEvaluatePolicy (biometrics).
+    func currentState(_ sim: SimDevice) -> Data? {
+        let context = sim.context()
+        _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
+        return context.evaluatedPolicyDomainState
+    }
+
+    // MARK: §7
+
+    @Test("§7 nil until canEvaluatePolicy succeeds for a biometric policy or a biometric evaluation succeeds")
+    func nilUntilCaptured() async throws {
+        let sim = try SimDevice()
+        let context = sim.context()
+        #expect(context.evaluatedPolicyDomainState == nil)
+        _ = context.canEvaluatePolicy(.deviceOwnerAuthentication, error: nil)
+        #expect(context.evaluatedPolicyDomainState == nil)
+        _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
+        #expect(context.evaluatedPolicyDomainState != nil)
+        let evaluated = sim.context()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")], on: evaluated) == nil)
+        #expect(evaluated.evaluatedPolicyDomainState == context.evaluatedPolicyDomainState)
+    }
+
+    @Test("§7 a context keeps the value it captured until it evaluates again")
+    func capturedValueStays() throws {
+        let sim = try SimDevice()
+        let context = sim.context()
+        _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
+        let before = context.evaluatedPolicyDomainState
+        try sim.device.enroll("index")
+        #expect(context.evaluatedPolicyDomainState == before)
+        _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
+        #expect(context.evaluatedPolicyDomainState != before)
+    }
+
+    @Test("§7 changes with the enrolled set and depends only on the resulting set")
+    func dependsOnSet() throws {
+        let sim = try SimDevice()
+        let original = currentState(sim)
+        try sim.device.enroll("index")
+        let added = currentState(sim)
+        #expect(added != original)
+        try sim.device.unenroll("index")
+        #expect(currentState(sim) == original)
+        try sim.device.reenroll("thumb")
+        #expect(currentState(sim) != original)
+    }
+
+    @Test("§7 differs between apps; an OS upgrade changes it")
+    func perAppAndUpgrade() throws {
+        let sim = try SimDevice()
+        let mine = currentState(sim)
+        let other = LAContext(authenticator: sim.authenticator.forApp("com.example.other"))
+        _ = other.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
+        #expect(other.evaluatedPolicyDomainState != nil)
+        #expect(other.evaluatedPolicyDomainState != mine)
+        try sim.device.simulateOSUpgrade()
+        #expect(currentState(sim) != mine)
+    }
+
+    @Test("§7 domainState: biometry.stateHash (nil when nothing enrolled), biometryType, companion, stateHash")
+    func newerAPI() throws {
+        let sim = try SimDevice(companion: ["type": "watch"])
+        let fresh = sim.context()
+        #expect(fresh.domainState.stateHash == nil)
+        #expect(fresh.domainState.biometry.stateHash == nil)
+        _ = fresh.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
+        let state = fresh.domainState
+        #expect(state.biometry.stateHash == fresh.evaluatedPolicyDomainState)
+        #expect(state.biometry.biometryType == .touchID)
+        #expect(state.companion.availableCompanionTypes == [.watch])
+        #expect(state.companion.stateHash != nil)
+        #expect(state.companion.stateHash(for: .watch) != nil)
+        #expect(state.companion.stateHash(for: .mac) == nil)
+        #expect(state.stateHash != nil)
+
+        let empty = try SimDevice(enrolled: [])
+        let context = empty.context()
+        _ = context.canEvaluatePolicy(.deviceOwnerAuthentication, error: nil)
+        #expect(context.domainState.biometry.stateHash == nil)
+        #expect(context.domainState.biometry.biometryType == .touchID)
+        #expect(context.domainState.companion.availableCompanionTypes.isEmpty)
+    }
+
+    // MARK: §9
+
+    @Test("§9 access-control flag bits; or with and is rejected")
+    func flagBits() {
+        #expect(SecAccessControlCreateFlags.userPresence.rawValue == 1)
+        #expect(SecAccessControlCreateFlags.biometryAny.rawValue == 2)
+        #expect(SecAccessControlCreateFlags.biometryCurrentSet.rawValue == 8)
+        #expect(SecAccessControlCreateFlags.devicePasscode.rawValue == 16)
+        #expect(SecAccessControlCreateFlags.companion.rawValue == 32)
+        #expect(SecAccessControlCreateFlags.or.rawValue == 16384)
+        #expect(SecAccessControlCreateFlags.and.rawValue == 32768)
+        #expect(SecAccessControlCreateFlags.privateKeyUsage.rawValue == 1 << 30)
+        #expect(SecAccessControlCreateFlags.applicationPassword.rawValue == 1 << 31)
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.biometryAny, .or, .devicePasscode], nil) != nil)
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.biometryAny, .and, .devicePasscode], nil) != nil)
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.or, .and], nil) == nil)
+    }
+
+    @Test("§9 status codes")
+    func statusCodes() {
+        #expect(errSecSuccess == 0)
+        #expect(errSecParam == -50)
+        #expect(errSecUserCanceled == -128)
+        #expect(errSecNotAvailable == -25291)
+        #expect(errSecAuthFailed == -25293)
+        #expect(errSecDuplicateItem == -25299)
+        #expect(errSecItemNotFound == -25300)
+        #expect(errSecInteractionNotAllowed == -25308)
+    }
+
+    @Test("§9 accessibility classes are all accepted")
+    func accessibilityClasses() {
+        for protection in [kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock,
+                           kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                           kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly] {
+            #expect(SecAccessControlCreateWithFlags(nil, protection, [], nil) != nil)
+        }
+    }
+
+    /// Adds service "s" / account "a" with `flags` and `protection`; returns the status.
+    static func add(_ flags: SecAccessControlCreateFlags, _ protection: CFString = kSecAttrAccessibleWhenUnlocked,
+                    value: String = "v", context: LAContext? = nil) -> OSStatus {
+        guard let access = SecAccessControlCreateWithFlags(nil, protection, flags, nil) else { return errSecParam }
+        var item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                   kSecAttrAccount as String: "a", kSecValueData as String: Data(value.utf8),
+                                   kSecAttrAccessControl as String: access]
+        if let context { item[kSecUseAuthenticationContext as String] = context }
+        return SecItemAdd(item as CFDictionary, nil)
+    }
+
+    /// Reads service "s" / account "a"; returns the status and the value.
+    static func read(context: LAContext? = nil) -> (OSStatus, String?) {
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                    kSecAttrAccount as String: "a", kSecReturnData as String: true,
+                                    kSecMatchLimit as String: kSecMatchLimitOne]
+        if let context { query[kSecUseAuthenticationContext as String] = context }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        return (status, (result as? Data).flatMap { String(data: $0, encoding: .utf8) })
+    }
+
+    @Test("§9 biometryCurrentSet: invalidated by an enrollment change (errSecItemNotFound); biometryAny survives")
+    func currentSetInvalidated() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            var statuses = [Self.add(.biometryCurrentSet)]
+            sim.user.enqueue(.present("thumb"))
+            statuses.append(Self.read().0)
+            try? sim.device.enroll("index")
+            statuses.append(Self.read().0)
+            return statuses
+        }
+        #expect(statuses == [errSecSuccess, errSecSuccess, errSecItemNotFound])
+
+        let any = try SimDevice()
+        let anyStatuses = await any.keychain { () -> [OSStatus] in
+            var statuses = [Self.add(.biometryAny)]
+            try? any.device.enroll("index")
+            any.user.enqueue(.present("index"))
+            statuses.append(Self.read().0)
+            return statuses
+        }
+        #expect(anyStatuses == [errSecSuccess, errSecSuccess])
+    }
+
+    @Test("§9 a read refused because biometry is locked out is errSecAuthFailed; cancel is errSecUserCanceled")
+    func lockoutAndCancel() async throws {
+        let sim = try SimDevice()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            [Self.add(.biometryAny), Self.read().0]
+        }
+        #expect(statuses == [errSecSuccess, errSecAuthFailed])
+        let other = try SimDevice()
+        let cancelled = await other.keychain { () -> OSStatus in
+            _ = Self.add(.userPresence)
+            other.user.enqueue(.cancel)
+            return Self.read().0
+        }
+        #expect(cancelled == errSecUserCanceled)
+    }
+
+    @Test("§9 whenPasscodeSetThisDeviceOnly: not storable without a passcode; removing it deletes the item")
+    func passcodeBound() async throws {
+        let none = try SimDevice(passcode: nil)
+        #expect(await none.keychain { Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly) } == errSecNotAvailable)
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            var statuses = [Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly), Self.read().0]
+            try? sim.device.clearPasscode()
+            statuses.append(Self.read().0)
+            return statuses
+        }
+        #expect(statuses == [errSecSuccess, errSecSuccess, errSecItemNotFound])
+    }
+
+    @Test("§9 duplicates, update, delete, not found")
+    func crud() async throws {
+        let sim = try SimDevice()
+        let results = await sim.keychain { () -> [String] in
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                        kSecAttrAccount as String: "a"]
+            return [
+                "\(Self.add([]))", "\(Self.add([]))",
+                "\(SecItemUpdate(query as CFDictionary, [kSecValueData as String: Data("w".utf8)] as CFDictionary))",
+                Self.read().1 ?? "nil",
+                "\(SecItemUpdate(query as CFDictionary, [kSecAttrAccount as String: "b"] as CFDictionary))",
+                "\(SecItemDelete(query as CFDictionary))", "\(SecItemDelete(query as CFDictionary))",
+                "\(Self.read().0)",
+            ]
+        }
+        #expect(results == ["0", "-25299", "0", "w", "-4", "0", "-25300", "-25300"])
+    }
+
+    @Test("§9 userPresence: biometry or the passcode; devicePasscode: the passcode alone")
+    func userPresenceAndPasscode() async throws {
+        let sim = try SimDevice()
+        let values = await sim.keychain { () -> [String?] in
+            _ = Self.add(.userPresence)
+            sim.user.enqueue([.noMatch, .fallback, .passcode("1234")])
+            let first = Self.read().1
+            sim.user.enqueue(.present("thumb"))
+            let second = Self.read().1
+            return [first, second]
+        }
+        #expect(values == ["v", "v"])
+        let passcodeOnly = try SimDevice()
+        let value = await passcodeOnly.keychain { () -> String? in
+            _ = Self.add(.devicePasscode)
+            passcodeOnly.user.enqueue(.passcode("1234"))
+            return Self.read().1
+        }
+        #expect(value == "v")
+    }
+
+    @Test("§9 applicationPassword: an extra encryption factor; the wrong password is errSecAuthFailed")
+    func applicationPassword() async throws {
+        let sim = try SimDevice()
+        let results = await sim.keychain { () -> [String] in
+            let writer = LAContext()
+            writer.setCredential(Data("123456".utf8), type: .applicationPassword)
+            let noCredential = Self.add(.applicationPassword)
+            let add = Self.add(.applicationPassword, context: writer)
+            let right = LAContext()
+            right.setCredential(Data("123456".utf8), type: .applicationPassword)
+            let wrong = LAContext()
+            wrong.setCredential(Data("000000".utf8), type: .applicationPassword)
+            return ["\(noCredential)", "\(add)", Self.read(context: right).1 ?? "nil", "\(Self.read(context: wrong).0)",
+                    "\(Self.read().0)"]
+        }
+        #expect(results == ["-25293", "0", "v", "-25293", "-25293"])
+    }
+
+    @Test("§9 kSecUseAuthenticationUIFail and UISkip never prompt")
+    func authenticationUI() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            _ = Self.add(.userPresence)
+            var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                        kSecReturnData as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]
+            var result: CFTypeRef?
+            let fail = SecItemCopyMatching(query as CFDictionary, &result)
+            query[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUISkip
+            let skip = SecItemCopyMatching(query as CFDictionary, &result)
+            return [fail, skip]
+        }
+        #expect(statuses == [errSecInteractionNotAllowed, errSecItemNotFound])
+    }
+
+    @Test("§9 kSecMatchLimitAll returns every matching item; attributes never need authentication")
+    func matchAll() async throws {
+        let sim = try SimDevice()
+        let accounts = await sim.keychain { () -> [String] in
+            for account in ["b", "a", "c"] {
+                let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil)
+                SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "multi",
+                            kSecAttrAccount as String: account, kSecValueData as String: Data(account.utf8),
+                            kSecAttrAccessControl as String: access as Any] as CFDictionary, nil)
+            }
+            var result: CFTypeRef?
+            SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "multi",
+                                 kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary,
+                                &result)
+            return ((result as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrAccount as String] as? String }
+        }
+        #expect(accounts == ["a", "b", "c"])
+    }
+}
+#endif

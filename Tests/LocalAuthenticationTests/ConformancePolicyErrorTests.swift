@@ -1,0 +1,219 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+import Touchstone
+
+/// REFERENCE §2 (policies), §3 (errors) and §4 (biometry types), row by row, through the
+/// LocalAuthentication API.
+@Suite("Conformance §2–§4: policies, errors, biometry types")
+struct ConformancePolicyErrorTests {
+    // MARK: §2 Policies
+
+    @Test("§2 LAPolicy raw values 1...5")
+    func policyRawValues() {
+        #expect(LAPolicy.deviceOwnerAuthenticationWithBiometrics.rawValue == 1)
+        #expect(LAPolicy.deviceOwnerAuthentication.rawValue == 2)
+        #expect(LAPolicy.deviceOwnerAuthenticationWithCompanion.rawValue == 3)
+        #expect(LAPolicy.deviceOwnerAuthenticationWithBiometricsOrCompanion.rawValue == 4)
+        #expect(LAPolicy.deviceOwnerAuthenticationWithWristDetection.rawValue == 5)
+    }
+
+    @Test("§2 policy 1: biometrics only; the fallback button ends with userFallback")
+    func biometricsOnly() async throws {
+        let sim = try SimDevice()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")]) == nil)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .userFallback)
+    }
+
+    @Test("§2 policy 2: biometrics, then the passcode as fallback")
+    func deviceOwner() async throws {
+        let sim = try SimDevice()
+        #expect(try await sim.evaluate(.deviceOwnerAuthentication, [.present("thumb")]) == nil)
+        #expect(try await sim.evaluate(.deviceOwnerAuthentication, [.noMatch, .fallback, .passcode("1234")]) == nil)
+    }
+
+    @Test("§2 policy 2: the passcode alone when biometry is missing, not enrolled or locked out")
+    func deviceOwnerPasscodeAlone() async throws {
+        let missing = try SimDevice(sensor: nil, enrolled: [])
+        #expect(missing.can(.deviceOwnerAuthentication) == nil)
+        #expect(try await missing.evaluate(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
+        let notEnrolled = try SimDevice(enrolled: [])
+        #expect(try await notEnrolled.evaluate(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
+        let locked = try SimDevice()
+        _ = try await locked.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3))
+        _ = try await locked.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2))
+        #expect(try await locked.evaluate(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
+    }
+
+    @Test("§2 policy 3: a paired companion; none paired is companionNotAvailable")
+    func companion() async throws {
+        let paired = try SimDevice(companion: [:])
+        #expect(paired.can(.deviceOwnerAuthenticationWithCompanion) == nil)
+        #expect(try await paired.evaluate(.deviceOwnerAuthenticationWithCompanion, [.approveOnCompanion]) == nil)
+        let none = try SimDevice()
+        #expect(none.can(.deviceOwnerAuthenticationWithCompanion) == LAError.companionNotAvailable.rawValue)
+        #expect(try await none.evaluate(.deviceOwnerAuthenticationWithCompanion, []) == .companionNotAvailable)
+    }
+
+    @Test("§2 policy 4: biometrics or the companion")
+    func biometricsOrCompanion() async throws {
+        let sim = try SimDevice(companion: [:])
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometricsOrCompanion, [.present("thumb")]) == nil)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometricsOrCompanion, [.approveOnCompanion]) == nil)
+    }
+
+    @Test("§2 policy 5: wrist detection is biometryNotAvailable on Linux")
+    func wristDetection() async throws {
+        let sim = try SimDevice()
+        #expect(sim.can(.deviceOwnerAuthenticationWithWristDetection) == LAError.biometryNotAvailable.rawValue)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithWristDetection, []) == .biometryNotAvailable)
+    }
+
+    // MARK: §3 Errors
+
+    @Test("§3 LAError raw values and domain")
+    func errorRawValues() {
+        let expected: [(LAError.Code, Int)] = [
+            (.authenticationFailed, -1), (.userCancel, -2), (.userFallback, -3), (.systemCancel, -4),
+            (.passcodeNotSet, -5), (.biometryNotAvailable, -6), (.biometryNotEnrolled, -7),
+            (.biometryLockout, -8), (.appCancel, -9), (.invalidContext, -10), (.companionNotAvailable, -11),
+            (.biometryNotPaired, -12), (.biometryDisconnected, -13), (.invalidDimensions, -14),
+            (.notInteractive, -1004),
+        ]
+        for (code, raw) in expected {
+            #expect(code.rawValue == raw)
+            #expect(LAError.Code(rawValue: raw) == code)
+            #expect((LAError(code) as NSError).code == raw)
+            #expect((LAError(code) as NSError).domain == "com.apple.LocalAuthentication")
+        }
+        #expect(LAError.Code.allCases.count == expected.count)
+        #expect(LAError.touchIDNotAvailable.rawValue == -6)
+        #expect(LAError.touchIDNotEnrolled.rawValue == -7)
+        #expect(LAError.touchIDLockout.rawValue == -8)
+    }
+
+    @Test("§3 authenticationFailed: three failed Touch ID matches in one evaluation")
+    func authenticationFailed() async throws {
+        let sim = try SimDevice()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+    }
+
+    @Test("§3 userCancel, userFallback, systemCancel from the user's and system's actions")
+    func userActions() async throws {
+        let sim = try SimDevice()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.cancel]) == .userCancel)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .userFallback)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.systemCancel]) == .systemCancel)
+    }
+
+    @Test("§3 passcodeNotSet: no passcode, for biometric policies too")
+    func passcodeNotSet() throws {
+        let sim = try SimDevice(passcode: nil)
+        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics) == -5)
+        #expect(sim.can(.deviceOwnerAuthentication) == -5)
+    }
+
+    @Test("§3 biometryNotAvailable: no hardware, hardware absent, disconnected or not permitted")
+    func biometryNotAvailable() throws {
+        #expect(try SimDevice(sensor: nil, enrolled: []).can(.deviceOwnerAuthenticationWithBiometrics) == -6)
+        for state in ["absent", "disconnected", "denied"] {
+            #expect(try SimDevice(sensorOptions: ["hardware": state]).can(.deviceOwnerAuthenticationWithBiometrics) == -6)
+        }
+    }
+
+    @Test("§3 biometryNotEnrolled: hardware present, nothing enrolled")
+    func biometryNotEnrolled() throws {
+        #expect(try SimDevice(enrolled: []).can(.deviceOwnerAuthenticationWithBiometrics) == -7)
+    }
+
+    @Test("§3 biometryLockout: after five consecutive failures, in canEvaluatePolicy too")
+    func biometryLockout() async throws {
+        let sim = try SimDevice()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics) == -8)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, []) == .biometryLockout)
+    }
+
+    @Test("§3 appCancel: invalidate() during an evaluation; invalidContext afterwards")
+    func appCancelAndInvalidContext() async throws {
+        let sim = try SimDevice()
+        let context = sim.context()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.invalidate], on: context) == .appCancel)
+        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -10)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [], on: context) == .invalidContext)
+    }
+
+    @Test("§3 biometryNotPaired / biometryDisconnected: removable sensors (macOS)")
+    func removableSensor() throws {
+        #expect(try SimDevice(sensorOptions: ["removable": "true", "hardware": "not-paired"]).can(.deviceOwnerAuthenticationWithBiometrics) == -12)
+        #expect(try SimDevice(sensorOptions: ["removable": "true", "hardware": "disconnected"]).can(.deviceOwnerAuthenticationWithBiometrics) == -13)
+    }
+
+    @Test("§3 notInteractive: interactionNotAllowed")
+    func notInteractive() async throws {
+        let sim = try SimDevice()
+        let context = sim.context()
+        context.interactionNotAllowed = true
+        #expect(context.interactionNotAllowed)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [], on: context) == .notInteractive)
+    }
+
+    @Test("§3 precedence: invalidContext, hardware, passcode, enrollment, lockout")
+    func precedence() throws {
+        let nothing = try SimDevice(sensorOptions: ["hardware": "absent"], passcode: nil, enrolled: [])
+        let context = nothing.context()
+        context.invalidate()
+        #expect(nothing.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -10)
+        #expect(nothing.can(.deviceOwnerAuthenticationWithBiometrics) == -6)
+        #expect(try SimDevice(passcode: nil, enrolled: []).can(.deviceOwnerAuthenticationWithBiometrics) == -5)
+    }
+
+    @Test("§3 the error categories apps act on (seed 004)")
+    func categories() {
+        func category(_ error: any Error) -> String {
+            guard let error = error as? LAError else { return "other" }
+            switch error.code {
+            case .userCancel, .systemCancel, .appCancel: return "cancel"
+            case .passcodeNotSet, .touchIDNotAvailable, .touchIDNotEnrolled: return "permission"
+            case .touchIDLockout: return "lockout"
+            case .authenticationFailed: return "failure"
+            case .userFallback: return "fallback"
+            default: return "other"
+            }
+        }
+        #expect([LAError.Code.userCancel, .systemCancel, .appCancel].map { category(LAError($0)) } == ["cancel", "cancel", "cancel"])
+        #expect([LAError.Code.passcodeNotSet, .biometryNotAvailable, .biometryNotEnrolled].map { category(LAError($0)) }
+                == ["permission", "permission", "permission"])
+        #expect(category(LAError(.biometryLockout)) == "lockout")
+        #expect(category(LAError(.authenticationFailed)) == "failure")
+        #expect(category(LAError(.userFallback)) == "fallback")
+    }
+
+    // MARK: §4 Biometry types
+
+    @Test("§4 LABiometryType raw values")
+    func biometryRawValues() {
+        #expect(LABiometryType.none.rawValue == 0)
+        #expect(LABiometryType.touchID.rawValue == 1)
+        #expect(LABiometryType.faceID.rawValue == 2)
+        #expect(LABiometryType.opticID.rawValue == 4)
+    }
+
+    @Test("§4 biometryType is .none before canEvaluatePolicy, filled by it whatever it returns")
+    func biometryTypeFilled() throws {
+        for (sensor, type) in [("sim.touchid", LABiometryType.touchID), ("sim.faceid", .faceID), ("sim.opticid", .opticID)] {
+            let sim = try SimDevice(sensor: sensor, enrolled: [])
+            let context = sim.context()
+            #expect(context.biometryType == .none)
+            #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -7)
+            #expect(context.biometryType == type)
+        }
+        let absent = try SimDevice(sensorOptions: ["hardware": "absent"])
+        let context = absent.context()
+        _ = absent.can(.deviceOwnerAuthenticationWithBiometrics, on: context)
+        #expect(context.biometryType == .none)
+    }
+}
+#endif

@@ -385,16 +385,16 @@ enum Driver {
         switch step {
         case "save-state":
             guard let identity = rest.first else { fail("save-state needs an identity") }
+            print("identity: \(identity)")
             TouchIdManager.setCurrentTouchIdDataIdentity(identity: identity)
             let saved = TouchIdManager.setCurrentIdentityTouchIdData()
-            print("identity: \(identity)")
             print("setCurrentIdentityTouchIdData: \(saved)")
 
         case "check-change":
             guard let identity = rest.first else { fail("check-change needs an identity") }
+            print("identity: \(identity)")
             TouchIdManager.setCurrentTouchIdDataIdentity(identity: identity)
             let changed = TouchIdManager.touchIdInfoDidChange()
-            print("identity: \(identity)")
             print("touchIdInfoDidChange: \(changed)")
             // The article answers only true/false. Split its "false" the way REFERENCE §10 asks:
             // never saved → not-set; locked out (current value unreadable) → unknown.

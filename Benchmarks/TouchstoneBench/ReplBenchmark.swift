@@ -28,12 +28,12 @@ func runReplBenchmark() async throws {
         replTimes.append(try timeToOutput(touchstone, arguments: ["--memory"], marker: "touchstone> "))
         helloTimes.append(try timeToOutput(hello, arguments: [], marker: "hello> "))
     }
-    let replPrompt = median(replTimes), helloPrompt = median(helloTimes)
-    report("repl.first_prompt.median", replPrompt, "ms")
-    report("repl.first_prompt.min", replTimes.min() ?? 0, "ms")
-    report("baseline.hello_first_output.median", helloPrompt, "ms")
-    report("repl.first_prompt.ratio_to_baseline", replPrompt / max(helloPrompt, 0.001), "x")
-    report("repl.first_prompt.goal", 50, "ms")
+    let replPrompt = replMedian(replTimes), helloPrompt = replMedian(helloTimes)
+    replReport("repl.first_prompt.median", replPrompt, "ms")
+    replReport("repl.first_prompt.min", replTimes.min() ?? 0, "ms")
+    replReport("baseline.hello_first_output.median", helloPrompt, "ms")
+    replReport("repl.first_prompt.ratio_to_baseline", replPrompt / max(helloPrompt, 0.001), "x")
+    replReport("repl.first_prompt.goal", 50, "ms")
 
     // 2. A 10,000-command script.
     let script = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-bench-\(getpid()).touchstone")
@@ -45,13 +45,13 @@ func runReplBenchmark() async throws {
         scriptTimes.append(try timeToExit(touchstone, arguments: ["--memory", "--seed", "1", script.path]))
         helloRunTimes.append(try timeToExit(hello, arguments: []))
     }
-    let scriptTime = median(scriptTimes), helloRun = median(helloRunTimes)
-    report("repl.script_10000.median", scriptTime, "ms")
-    report("repl.script_10000.per_command", scriptTime * 1000 / 10_000, "us")
-    report("repl.script_10000.commands_per_second", 10_000 / (scriptTime / 1000), "cmd/s")
-    report("baseline.hello_run.median", helloRun, "ms")
-    report("repl.script_10000.ratio_to_baseline", scriptTime / max(helloRun, 0.001), "x")
-    report("repl.script_10000.goal", 1000, "ms")
+    let scriptTime = replMedian(scriptTimes), helloRun = replMedian(helloRunTimes)
+    replReport("repl.script_10000.median", scriptTime, "ms")
+    replReport("repl.script_10000.per_command", scriptTime * 1000 / 10_000, "us")
+    replReport("repl.script_10000.commands_per_second", 10_000 / (scriptTime / 1000), "cmd/s")
+    replReport("baseline.hello_run.median", helloRun, "ms")
+    replReport("repl.script_10000.ratio_to_baseline", scriptTime / max(helloRun, 0.001), "x")
+    replReport("repl.script_10000.goal", 1000, "ms")
 }
 
 struct ReplBenchmarkError: Error, CustomStringConvertible {
@@ -59,11 +59,11 @@ struct ReplBenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-private func report(_ name: String, _ value: Double, _ unit: String) {
+private func replReport(_ name: String, _ value: Double, _ unit: String) {
     print("\(name) \(String(format: "%.2f", value)) \(unit)")
 }
 
-private func median(_ values: [Double]) -> Double {
+private func replMedian(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }

@@ -197,11 +197,13 @@ public struct CommandTable: Sendable {
     }
 }
 
-/// Levenshtein distance between two strings, by characters.
+/// Edit distance between two strings, by characters: insertions, deletions, substitutions and
+/// transpositions of neighbours (`stauts` is one step from `status`).
 func editDistance(_ lhs: String, _ rhs: String) -> Int {
     let a = Array(lhs), b = Array(rhs)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
+    var beforePrevious = [Int](repeating: 0, count: b.count + 1)
     var previous = Array(0...b.count)
     var current = [Int](repeating: 0, count: b.count + 1)
     for i in 1...a.count {
@@ -209,8 +211,11 @@ func editDistance(_ lhs: String, _ rhs: String) -> Int {
         for j in 1...b.count {
             let cost = a[i - 1] == b[j - 1] ? 0 : 1
             current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                current[j] = min(current[j], beforePrevious[j - 2] + 1)
+            }
         }
-        swap(&previous, &current)
+        (beforePrevious, previous, current) = (previous, current, beforePrevious)
     }
     return previous[b.count]
 }

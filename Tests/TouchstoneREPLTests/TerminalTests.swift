@@ -30,8 +30,8 @@ struct TerminalTests {
         let python = try #require(Self.python)
         let binary = try #require(Binary.touchstone)
         let run = try Binary.run(python, [
-            Self.driver.path, "--timeout", "20", "--env", "XDG_STATE_HOME=\(state.path)", "--env", "NO_COLOR=1",
-            "--steps", steps, "--", binary.path, "--seed", "1",
+            Self.driver.path, "--timeout", "20", "--env", "XDG_STATE_HOME=\(state.path)", "--env", "XDG_DATA_HOME=\(state.path)/data-\(UUID().uuidString)", "--env", "NO_COLOR=1",
+            "--steps", steps, "--", binary.path, "--memory", "--seed", "1",
         ])
         if run.status != 0 { Issue.record("pty session failed:\n\(run.output)") }
         return run.output
@@ -75,7 +75,7 @@ struct TerminalTests {
             """#)
         #expect(history().contains("enroll"))
         try drive(#"""
-            [{"expect": "touchstone> "}, {"key": "up"}, {"expect": "enroll résumé"}, {"send": "\r"},
+            [{"expect": "touchstone> "}, {"key": "up"}, {"expect": "quit"}, {"key": "up"}, {"expect": "enroll résumé"}, {"send": "\r"},
              {"expect": "enrolled résumé"}, {"expect": "touchstone> "}, {"key": "ctrl-d"}, {"exit": 0}]
             """#)
     }

@@ -97,13 +97,13 @@ public final class SQLiteStorage: StorageBackend {
 
     public func read(_ key: RecordKey) throws -> Touchstone.Record? {
         try Self.mapping(path) {
-            try queue.read { db in try Self.fetch(db, key) }
+            try queue.inDatabase { db in try Self.fetch(db, key) }
         }
     }
 
     public func list(namespace: String, prefix: String) throws -> [Touchstone.Record] {
         try Self.mapping(path) {
-            try queue.read { db in
+            try queue.inDatabase { db in
                 // Names sort bytewise in SQLite (BINARY collation) and in Swift's String order
                 // for the ASCII names Touchstone uses; sort again in Swift to be exact.
                 let rows = try Row.fetchAll(
@@ -147,7 +147,7 @@ public final class SQLiteStorage: StorageBackend {
     public var generation: UInt64 {
         get throws {
             let version = try Self.mapping(path) {
-                try queue.read { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+                try queue.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
             }
             return counters.withLock { counters in
                 if counters.dataVersion != version {

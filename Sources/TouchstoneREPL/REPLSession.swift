@@ -66,8 +66,15 @@ public final class REPLSession {
         try rebuild(with: candidate, reusing: true)
     }
 
-    /// A fresh device with the same composition.
+    /// A fresh device with the same composition. A persistent store is erased first (device
+    /// records, keychain items and baselines), so the device really starts over.
     public func reset() throws {
+        if builder.composition.storage.id != "storage.memory" {
+            let storage = device.storage
+            let namespaces = ["device", Keychain.namespace, "baseline.domain-state", "baseline.events"]
+            let doomed = try namespaces.flatMap { try storage.list(namespace: $0) }
+            try storage.commit(doomed.map { .delete($0.key) })
+        }
         try rebuild(with: builder, reusing: false)
     }
 

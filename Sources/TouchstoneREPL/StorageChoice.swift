@@ -1,13 +1,25 @@
+import Foundation
 import Touchstone
 
 /// Where the REPL's device lives unless a configuration says otherwise.
 ///
-/// Today the default is `storage.memory`; when persistent storage lands, change
-/// ``defaultSelection`` (one line) to the SQLite store under `$XDG_DATA_HOME/touchstone`.
-/// `--memory` always forces a throwaway in-memory device.
+/// The default is a persistent device: the SQLite store `device.sqlite` under
+/// `$XDG_DATA_HOME/touchstone/` (`~/.local/share/touchstone/` when unset), so enrolments,
+/// counters, lockouts and keychain items survive restarts. `--memory` always forces a
+/// throwaway in-memory device; `use storage <id> path=...` switches at run time.
 public enum StorageChoice {
     /// The storage used when neither `--memory` nor a configuration chooses.
-    public static var defaultSelection: PluginSelection { PluginSelection("storage.memory") }
+    public static var defaultSelection: PluginSelection {
+        PluginSelection("storage.sqlite", options: ["path": defaultPath])
+    }
+
+    /// `$XDG_DATA_HOME/touchstone/device.sqlite`, or `~/.local/share/touchstone/device.sqlite`.
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"].map { $0 + "/.local/share" } ?? FileManager.default.temporaryDirectory.path)
+        return base + "/touchstone/device.sqlite"
+    }
 
     /// The storage for the flags given: `--memory` wins, then the configuration's, then the default.
     public static func selection(memory: Bool, configured: PluginSelection?) -> PluginSelection {

@@ -37,7 +37,8 @@ public final class AuthenticationContext: Sendable {
         var credentials: [CredentialType: Data] = [:]
         var biometryType: BiometryType = .none
         var evaluatedDomainState: Data?
-        var domainState: DomainState = .empty
+        /// The device state captured for `domainState`, derived only when asked for.
+        var domainSnapshot: Device.Snapshot?
         var isInvalidated = false
         var current: EvaluationHandle?
         var lastTrace: Trace?
@@ -92,7 +93,10 @@ public final class AuthenticationContext: Sendable {
 
     /// The newer domain-state shape, captured at every ``canEvaluate(_:)`` and evaluation
     /// (our rule); every hash is nil before the first.
-    public var domainState: DomainState { state.withLock { $0.domainState } }
+    public var domainState: DomainState {
+        guard let snapshot = state.withLock({ $0.domainSnapshot }) else { return .empty }
+        return authenticator.device.domainState(appID: authenticator.appID, snapshot: snapshot)
+    }
 
     /// The trace of this context's last evaluation.
     public var lastTrace: Trace? { state.withLock { $0.lastTrace } }
@@ -149,12 +153,11 @@ public final class AuthenticationContext: Sendable {
         }
         if invalidated { return AuthenticationError(.invalidContext) }
         let problem = device.preflight(policy.rule, appID: appID, snapshot: snapshot)
-        let domain = device.domainState(appID: appID, snapshot: snapshot)
+        let captured = problem == nil && policy.rule.isBiometric
+            ? device.biometryDomainState(appID: appID, snapshot: snapshot) : nil
         state.withLock { state in
-            state.domainState = domain
-            if problem == nil, policy.rule.isBiometric {
-                state.evaluatedDomainState = domain.biometry.stateHash
-            }
+            state.domainSnapshot = snapshot
+            if let captured { state.evaluatedDomainState = captured }
         }
         return problem
     }
@@ -185,12 +188,14 @@ public final class AuthenticationContext: Sendable {
         var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
         do {
             let result = try await run.run()
+            let captured = run.capturedSnapshot
+            let hash = captured.flatMap { device.biometryDomainState(appID: authenticator.appID, snapshot: $0) }
             state.withLock { state in
                 state.lastTrace = result.trace
                 state.accessGrants.append(AccessGrant(methods: Set(result.methods)))
-                state.domainState = run.domainState ?? state.domainState
-                if result.methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
-                    state.evaluatedDomainState = run.domainState?.biometry.stateHash
+                if let captured {
+                    state.domainSnapshot = captured
+                    state.evaluatedDomainState = hash
                 }
             }
             device.recordTrace(result.trace)

@@ -13,7 +13,8 @@ struct EvaluationRun {
 
     private var steps: [TraceStep] = []
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
-    private(set) var domainState: DomainState?
+    /// The device state at the moment of a biometric success, for the context's domain state.
+    private(set) var capturedSnapshot: Device.Snapshot?
 
     init(context: AuthenticationContext, policy: any Policy, reason: String,
          handle: EvaluationHandle, settings: AuthenticationContext.State) {
@@ -55,7 +56,7 @@ struct EvaluationRun {
             }
         }
         if methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
-            domainState = device.domainState(appID: appID, snapshot: try device.snapshot())
+            capturedSnapshot = try device.snapshot()
         }
         record(.finished(nil))
         return EvaluationResult(methods: methods, trace: makeTrace(result: nil, failure: nil))
@@ -86,6 +87,10 @@ struct EvaluationRun {
     private mutating func fail(_ code: AuthenticationError.Code, rule: Rule?, message: String? = nil) -> AuthenticationError {
         record(.finished(code), rule: rule)
         return AuthenticationError(code, message: message)
+    }
+
+    private var interruptionProbe: @Sendable () -> Bool {
+        { [handle] in handle.interruptedWith != nil }
     }
 
     private mutating func checkInterrupted() throws {
@@ -129,7 +134,7 @@ struct EvaluationRun {
             let prompt = Prompt(
                 kind: scanning ? .biometric : .biometricButtonsOnly, reason: reason,
                 fallbackButton: fallbackButton, cancelButton: cancelTitle,
-                biometryType: sensor.biometryType, failuresSoFar: failures)
+                biometryType: sensor.biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
             if shown.map({ $0.0 != prompt.kind || $0.1 != fallbackButton }) ?? true {
                 record(.prompt(prompt.kind, fallbackButton: fallbackButton),
                        rule: fallbackButton != nil && shown?.1 == nil ? .fallbackAfterFirstFailure : nil)
@@ -144,9 +149,9 @@ struct EvaluationRun {
             case .noMatch where scanning:
                 presentedName = nil
             case .identity, .noMatch:
+                let outcome = if case let .identity(name) = reading { name } else { "nomatch" }
                 throw SimulationError.unexpectedOutcome(
-                    outcome: reading == .noMatch ? "nomatch" : "\(reading)", prompt: prompt.kind.rawValue,
-                    allowed: prompt.allowedActions)
+                    outcome: outcome, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
             case let .action(action):
                 record(.action(action))
                 if action == .approveOnCompanion, companionUsable {
@@ -223,7 +228,8 @@ struct EvaluationRun {
         guard snapshot.state.passcodeVerifier != nil else { throw fail(.passcodeNotSet, rule: .precedence) }
         if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
         let prompt = Prompt(kind: .passcode, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
-                            biometryType: device.biometryType, failuresSoFar: 0)
+                            biometryType: device.biometryType, failuresSoFar: 0,
+                            isInterrupted: interruptionProbe)
         record(.prompt(.passcode, fallbackButton: nil))
         while true {
             try checkInterrupted()
@@ -266,7 +272,8 @@ struct EvaluationRun {
         guard device.isCompanionUsable else { throw fail(.companionNotAvailable, rule: .precedence) }
         if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
         let prompt = Prompt(kind: .companion, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
-                            biometryType: device.biometryType, failuresSoFar: 0)
+                            biometryType: device.biometryType, failuresSoFar: 0,
+                            isInterrupted: interruptionProbe)
         record(.prompt(.companion, fallbackButton: nil))
         while true {
             try checkInterrupted()

@@ -88,16 +88,28 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
     public var biometryType: BiometryType
     /// Failed matches so far in this evaluation.
     public var failuresSoFar: Int
+    /// Whether the evaluation showing this prompt has been interrupted. An ``Interaction``
+    /// that waits for the user checks it (under its own lock) before waiting, so an
+    /// interruption that lands just before the wait is not missed.
+    public var isInterrupted: @Sendable () -> Bool
 
     /// Creates a prompt description.
     public init(kind: Kind, reason: String, fallbackButton: String?, cancelButton: String,
-                biometryType: BiometryType, failuresSoFar: Int) {
+                biometryType: BiometryType, failuresSoFar: Int,
+                isInterrupted: @escaping @Sendable () -> Bool = { false }) {
         self.kind = kind
         self.reason = reason
         self.fallbackButton = fallbackButton
         self.cancelButton = cancelButton
         self.biometryType = biometryType
         self.failuresSoFar = failuresSoFar
+        self.isInterrupted = isInterrupted
+    }
+
+    public static func == (lhs: Prompt, rhs: Prompt) -> Bool {
+        lhs.kind == rhs.kind && lhs.reason == rhs.reason && lhs.fallbackButton == rhs.fallbackButton
+            && lhs.cancelButton == rhs.cancelButton && lhs.biometryType == rhs.biometryType
+            && lhs.failuresSoFar == rhs.failuresSoFar
     }
 
     /// The actions this dialog can produce, in script spelling (for error messages).
@@ -221,6 +233,7 @@ public final class ScriptedInteraction: Interaction {
                         state.head += 1
                         return .some(action)
                     }
+                    if prompt.isInterrupted() { return .some(nil) }
                     if let previous = state.waiter {
                         previous.resume(returning: nil)
                     }

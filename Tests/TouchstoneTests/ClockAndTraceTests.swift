@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import Touchstone
+import TouchstoneBuiltins
+
+@Suite("Virtual clock, durations and traces")
+struct ClockAndTraceTests {
+    @Test("a sleeper on the virtual clock wakes when time is advanced past its deadline")
+    func virtualSleep() async throws {
+        let clock = VirtualClock()
+        let deadline = Timestamp(sinceEpoch: .seconds(60))
+        let sleeper = Task { try await clock.sleep(until: deadline) }
+        clock.advance(by: .seconds(59))
+        clock.advance(by: .seconds(1))
+        try await sleeper.value
+        #expect(clock.now == deadline)
+    }
+
+    @Test("a cancelled sleeper on the virtual clock throws CancellationError")
+    func virtualSleepCancelled() async throws {
+        let clock = VirtualClock()
+        let sleeper = Task { try await clock.sleep(until: Timestamp(sinceEpoch: .seconds(3600))) }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+
+    @Test("durations parse and print compactly")
+    func durations() {
+        #expect(Duration(compact: "90s") == .seconds(90))
+        #expect(Duration(compact: "5m") == .seconds(300))
+        #expect(Duration(compact: "1h30m") == .seconds(5400))
+        #expect(Duration(compact: "250ms") == .milliseconds(250))
+        #expect(Duration(compact: "42") == .seconds(42))
+        #expect(Duration(compact: "soon") == nil)
+        #expect(Duration(compact: "-5s") == nil)
+        #expect(Duration.seconds(90).compactDescription == "1m30s")
+        #expect(Duration.seconds(3600).compactDescription == "1h")
+        #expect(Duration.zero.compactDescription == "0s")
+    }
+
+    @Test("timestamps round-trip through storage encoding")
+    func timestampCoding() throws {
+        let stamp = Timestamp(sinceEpoch: .seconds(1_700_000_000) + .nanoseconds(5))
+        let data = try JSONEncoder().encode(stamp)
+        #expect(try JSONDecoder().decode(Timestamp.self, from: data) == stamp)
+    }
+
+    @Test("a trace shows each step, the counters around it and the rule that decided")
+    func traceContents() async throws {
+        let rig = try Rig()
+        #expect(try await rig.outcome("biometrics", .failures(3)) == .authenticationFailed)
+        let trace = try #require(rig.device.lastTrace)
+        #expect(trace.policy == "biometrics")
+        #expect(trace.result == .authenticationFailed)
+        #expect(trace.rules == [.fallbackAfterFirstFailure, .touchIDThreeFailuresEnd])
+        let failures = trace.steps.filter { $0.event == .notMatched }
+        #expect(failures.map(\.after.biometricFailures) == [1, 2, 3])
+        #expect(failures.map(\.after.evaluationFailures) == [1, 2, 3])
+        #expect(trace.description.contains("(rule touchid.three-failures-end-evaluation)"))
+        #expect(trace.description.contains("bio=2 -> eval=3 bio=3") || trace.description.contains("eval=2 bio=2 pass=0 -> eval=3 bio=3 pass=0"))
+    }
+
+    @Test("every rule has a summary")
+    func ruleSummaries() {
+        for rule in Rule.allCases { #expect(!rule.summary.isEmpty) }
+    }
+
+    @Test("a script outcome parses into user actions")
+    func outcomeParsing() {
+        #expect(UserAction(script: "thumb") == .present("thumb"))
+        #expect(UserAction(script: "nomatch") == .noMatch)
+        #expect(UserAction(script: "passcode:0000") == .passcode("0000"))
+        #expect(UserAction(script: "wait:90s") == .wait(.seconds(90)))
+        #expect(UserAction(script: "wait:never") == nil)
+        #expect(UserAction(script: "two words") == nil)
+    }
+
+    @Test("seeded randomness is reproducible; the system source is not")
+    func randomness() {
+        #expect(RandomSource(seed: 3).bytes(16) == RandomSource(seed: 3).bytes(16))
+        #expect(RandomSource(seed: 3).bytes(16) != RandomSource(seed: 4).bytes(16))
+        #expect(RandomSource.system.bytes(16) != RandomSource.system.bytes(16))
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import Touchstone
+import TouchstoneBuiltins
+
+@Suite("Registry and composition")
+struct CompositionTests {
+    @Test("an unknown plugin id is named and the known ids listed")
+    func unknownPlugin() throws {
+        var builder = AuthenticatorBuilder(registry: .builtIn)
+        #expect(throws: ConfigurationError.unknownPlugin(id: "sim.retina", kind: .sensor,
+                                                         known: ["sim.touchid", "sim.faceid", "sim.opticid"])) {
+            try builder.use(.sensor, "sim.retina")
+        }
+        let message = ConfigurationError.unknownPlugin(id: "sim.retina", kind: .sensor, known: ["sim.touchid", "sim.faceid"]).description
+        #expect(message == "unknown sensor plugin 'sim.retina'; known: sim.faceid, sim.touchid")
+    }
+
+    @Test("a plugin in the wrong slot is refused")
+    func wrongKind() throws {
+        var builder = AuthenticatorBuilder(registry: .builtIn)
+        #expect(throws: ConfigurationError.wrongKind(id: "storage.memory", expected: .sensor, actual: .storage)) {
+            try builder.use(.sensor, "storage.memory")
+        }
+    }
+
+    @Test("an unknown option is named, with the known options")
+    func unknownOption() throws {
+        var builder = AuthenticatorBuilder(registry: .builtIn)
+        #expect(throws: ConfigurationError.unknownOption(plugin: "sim.touchid", option: "colour", known: ["hardware", "removable"])) {
+            try builder.use(.sensor, "sim.touchid", options: ["colour": "red"])
+        }
+    }
+
+    @Test("a malformed option value names the option and what it expects")
+    func badOptionValue() throws {
+        var builder = AuthenticatorBuilder(registry: .builtIn)
+        #expect(throws: ConfigurationError.badOptionValue(plugin: "passcode.sim", option: "rounds", value: "many",
+                                                          expected: "an integer from 1000 to 10000000")) {
+            try builder.use(.passcode, "passcode.sim", options: ["rounds": "many"])
+        }
+    }
+
+    @Test("registering an id twice fails")
+    func duplicate() throws {
+        var registry = PluginRegistry.builtIn
+        #expect(throws: ConfigurationError.duplicatePlugin(id: "storage.memory")) {
+            try registry.register(MemoryStorageTwin.self)
+        }
+    }
+
+    @Test("a composition prints itself as a file that builds the same authenticator")
+    func roundTrip() throws {
+        var builder = AuthenticatorBuilder(registry: .builtIn)
+        try builder.use(.sensor, "sim.faceid", options: ["hardware": "absent"])
+        try builder.use(.companion, "sim.companion", options: ["type": "mac"])
+        try builder.use(.passcode, "passcode.sim", options: ["rounds": "1000"])
+        builder.composition.app = "com.example.notes"
+        builder.composition.seed = 9
+        let authenticator = try builder.build()
+        let text = authenticator.composition.jsonString()
+        let parsed = try Composition.parse(Data(text.utf8))
+        #expect(parsed == authenticator.composition)
+        let rebuilt = try AuthenticatorBuilder(registry: .builtIn, composition: parsed).build()
+        #expect(rebuilt.appID == "com.example.notes")
+        #expect(rebuilt.device.biometryType == .faceID)
+        #expect(rebuilt.device.sensor?.hardwareState(for: "x") == .absent)
+        #expect(rebuilt.device.companion?.companionType == .mac)
+    }
+
+    @Test("a configuration file with an unknown key or bad JSON is reported, naming the problem")
+    func badConfiguration() throws {
+        #expect {
+            try Composition.parse(Data(#"{"sensr": "sim.touchid"}"#.utf8), path: "x.json")
+        } throws: { error in
+            "\(error)".contains("sensr") && "\(error)".contains("x.json")
+        }
+        #expect(throws: ConfigurationError.self) { try Composition.parse(Data("{".utf8)) }
+        #expect(throws: ConfigurationError.self) {
+            try Composition.load(from: URL(fileURLWithPath: "/nonexistent/touchstone.json"))
+        }
+    }
+
+    @Test("the short form of a plugin selection and option values of any JSON type are accepted")
+    func shortForms() throws {
+        let composition = try Composition.parse(Data(#"""
+        {"sensor": "sim.opticid", "passcode": {"id": "passcode.sim", "options": {"rounds": 1000}}, "sensorless": null}
+        """#.replacingOccurrences(of: #", "sensorless": null"#, with: "").utf8))
+        #expect(composition.sensor == PluginSelection("sim.opticid"))
+        #expect(composition.passcode.options["rounds"] == "1000")
+        let none = try Composition.parse(Data(#"{"sensor": null}"#.utf8))
+        #expect(none.sensor == nil)
+    }
+
+    @Test("swapping a plugin keeps the device (storage, enrollments, counters)")
+    func swapKeepsDevice() throws {
+        let rig = try Rig()
+        var builder = AuthenticatorBuilder(registry: .builtIn, composition: rig.authenticator.composition)
+        try builder.use(.sensor, "sim.touchid", options: ["hardware": "present"])
+        let swapped = try builder.build(reusing: rig.authenticator)
+        #expect(try swapped.device.enrolledNames() == ["thumb"])
+        #expect(swapped.device.storage === rig.device.storage)
+    }
+
+    @Test("the app id must look like one")
+    func badAppID() throws {
+        var composition = Composition()
+        composition.app = "my app"
+        #expect(throws: ConfigurationError.self) {
+            try AuthenticatorBuilder(registry: .builtIn, composition: composition).build()
+        }
+    }
+}
+
+/// A second plugin claiming `storage.memory`, to prove ids are unique.
+private final class MemoryStorageTwin: StorageBackend {
+    static let descriptor = PluginDescriptor(id: "storage.memory", kind: .storage, summary: "twin")
+    init(options: PluginOptions, environment: PluginEnvironment) {}
+    var location: String { "twin" }
+    func read(_ key: RecordKey) throws -> Record? { nil }
+    func list(namespace: String, prefix: String) throws -> [Record] { [] }
+    func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
+        var transaction = StorageTransaction(read: { _ in nil })
+        return try body(&transaction)
+    }
+    var generation: UInt64 { 0 }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import Touchstone
+import TouchstoneBuiltins
+
+/// REFERENCE §7: domain state.
+@Suite("§7 Domain state")
+struct DomainStateTests {
+    private func current(_ rig: Rig, app: String? = nil) throws -> Data? {
+        let authenticator = app.map { rig.authenticator.forApp($0) } ?? rig.authenticator
+        let context = authenticator.makeContext()
+        _ = try context.canEvaluate(authenticator.policy(named: "biometrics"))
+        return context.evaluatedPolicyDomainState
+    }
+
+    @Test("nil until can-evaluate succeeds for a biometric policy")
+    func nilUntilCanEvaluate() throws {
+        let rig = try Rig()
+        let context = rig.authenticator.makeContext()
+        #expect(context.evaluatedPolicyDomainState == nil)
+        _ = try rig.canEvaluate("owner", on: context)
+        #expect(context.evaluatedPolicyDomainState == nil)
+        _ = try rig.canEvaluate("biometrics", on: context)
+        #expect(context.evaluatedPolicyDomainState?.count == 32)
+    }
+
+    @Test("nil when can-evaluate fails")
+    func nilWhenCanEvaluateFails() throws {
+        let rig = try Rig(enrolled: [])
+        #expect(try current(rig) == nil)
+    }
+
+    @Test("set by a successful biometric evaluation, not by a passcode one")
+    func setByBiometricEvaluation() async throws {
+        let rig = try Rig()
+        let passcodeOnly = rig.authenticator.makeContext()
+        _ = try await rig.evaluate("owner", [.noMatch, .fallback, .passcode("1234")], on: passcodeOnly)
+        #expect(passcodeOnly.evaluatedPolicyDomainState == nil)
+        let biometric = rig.authenticator.makeContext()
+        _ = try await rig.evaluate("biometrics", [.present("thumb")], on: biometric)
+        #expect(biometric.evaluatedPolicyDomainState == (try current(rig)))
+    }
+
+    @Test("a context keeps the captured value until it evaluates again (our rule)")
+    func capturedValueIsStable() throws {
+        let rig = try Rig()
+        let context = rig.authenticator.makeContext()
+        _ = try rig.canEvaluate("biometrics", on: context)
+        let before = context.evaluatedPolicyDomainState
+        try rig.device.enroll("index")
+        #expect(context.evaluatedPolicyDomainState == before)
+        _ = try rig.canEvaluate("biometrics", on: context)
+        #expect(context.evaluatedPolicyDomainState != before)
+    }
+
+    @Test("changes when the enrolled set changes, and depends only on the resulting set")
+    func dependsOnResultingSet() throws {
+        let rig = try Rig()
+        let original = try current(rig)
+        try rig.device.enroll("index")
+        let added = try current(rig)
+        #expect(added != original)
+        try rig.device.unenroll("index")
+        #expect(try current(rig) == original)
+    }
+
+    @Test("re-enrolling the same finger is a different template")
+    func reenrollChanges() throws {
+        let rig = try Rig()
+        let original = try current(rig)
+        try rig.device.reenroll("thumb")
+        #expect(try current(rig) != original)
+        try rig.device.unenroll("thumb")
+        try rig.device.enroll("thumb")
+        #expect(try current(rig) != original)
+    }
+
+    @Test("differs between apps on the same device")
+    func differsBetweenApps() throws {
+        let rig = try Rig()
+        #expect(try current(rig, app: "com.a") != current(rig, app: "com.b"))
+        #expect(try current(rig, app: "com.a") == current(rig, app: "com.a"))
+    }
+
+    @Test("an OS upgrade changes it although nothing was enrolled or removed")
+    func osUpgradeChanges() throws {
+        let rig = try Rig()
+        let before = try current(rig)
+        try rig.device.simulateOSUpgrade()
+        #expect(try current(rig) != before)
+    }
+
+    @Test("the same seed reproduces the same values")
+    func reproducibleWithSeed() throws {
+        #expect(try current(Rig(seed: 42)) == current(Rig(seed: 42)))
+        #expect(try current(Rig(seed: 42)) != current(Rig(seed: 43)))
+    }
+
+    @Test("domainState: biometry hash nil when nothing enrolled; companion and combined hashes")
+    func newerShape() throws {
+        let rig = try Rig(enrolled: [], companion: ["type": "watch"])
+        let context = rig.authenticator.makeContext()
+        #expect(context.domainState == .empty)
+        _ = try rig.canEvaluate("biometrics", on: context)
+        let empty = context.domainState
+        #expect(empty.biometry.stateHash == nil)
+        #expect(empty.biometry.biometryType == .touchID)
+        #expect(empty.companion.availableCompanionTypes == [.watch])
+        #expect(empty.companion.stateHash(for: .watch) != nil)
+        #expect(empty.companion.stateHash(for: .mac) == nil)
+        #expect(empty.stateHash != nil)
+        try rig.device.enroll("thumb")
+        _ = try rig.canEvaluate("biometrics", on: context)
+        let enrolled = context.domainState
+        #expect(enrolled.biometry.stateHash == context.evaluatedPolicyDomainState)
+        #expect(enrolled.stateHash != empty.stateHash)
+        #expect(enrolled.companion.stateHash == empty.companion.stateHash)
+    }
+}

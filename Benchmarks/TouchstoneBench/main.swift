@@ -1,1 +1,33 @@
-print("placeholder")
+// touchstone-bench: Touchstone's benchmarks. Each prints one metric per line as
+// `name value unit`, measures its baseline in the same run and prints the ratio.
+//
+//   swift run -c release touchstone-bench evaluate   # engine vs. HMAC + sensor floor
+//   swift run -c release touchstone-bench repl       # REPL start-up and script throughput
+//   swift run -c release touchstone-bench storage    # keychain on each backend vs. raw GRDB
+//   swift run -c release touchstone-bench all
+
+import Foundation
+
+let benchmarks = ["evaluate", "repl", "storage"]
+let requested = Array(CommandLine.arguments.dropFirst())
+let selection = requested.isEmpty || requested == ["all"] ? benchmarks : requested
+
+#if DEBUG
+print("warning: this is a debug build; run benchmarks with `swift run -c release touchstone-bench`")
+#endif
+
+do {
+    for name in selection {
+        switch name {
+        case "evaluate": try await runEvaluateBenchmark()
+        case "repl": try await runReplBenchmark()
+        case "storage": try runStorageBenchmark()
+        default:
+            FileHandle.standardError.write(Data("unknown benchmark '\(name)'; known: \(benchmarks.joined(separator: ", ")), all\n".utf8))
+            exit(2)
+        }
+    }
+} catch {
+    FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+    exit(1)
+}

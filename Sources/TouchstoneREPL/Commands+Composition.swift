@@ -60,6 +60,11 @@ extension CommandTable {
                         guard let descriptor = try? session.registry.descriptor(previous[1]) else { return [] }
                         return descriptor.options.map { $0.name + "=" }
                     }
+                },
+                redactor: { words in
+                    // A passphrase given as an option never reaches history, echo or --json input.
+                    guard words.contains(where: { $0.lowercased().hasPrefix("passphrase=") }) else { return nil }
+                    return words.map { $0.lowercased().hasPrefix("passphrase=") ? "passphrase=****" : $0 }
                 }
             ) { session, arguments in
                 let kindWord = try arguments.required(0, "the plugin kind")
@@ -72,9 +77,10 @@ extension CommandTable {
                 try session.use(kind, id, options: options)
                 let kept = session.builder.composition.storage == storageBefore
                 let selection = PluginSelection(id, options: options)
-                return CommandOutput("\(kind.rawValue): \(selection)" + (kept ? " (device kept)" : " (new device)"), result: [
+                let shown = session.builder.registry.redactingSecrets(in: selection)
+                return CommandOutput("\(kind.rawValue): \(shown)" + (kept ? " (device kept)" : " (new device)"), result: [
                     ("kind", .string(kind.rawValue)), ("id", .string(id)),
-                    ("options", .object(options.keys.sorted().map { ($0, .string(options[$0] ?? "")) })),
+                    ("options", .object(shown.options.keys.sorted().map { ($0, .string(shown.options[$0] ?? "")) })),
                     ("deviceKept", .bool(kept)),
                 ])
             },
@@ -83,7 +89,8 @@ extension CommandTable {
                 usage: "config", example: "config"
             ) { session, arguments in
                 try arguments.expectAtMost(0)
-                let text = session.builder.composition.jsonString()
+                // Secret options (a passphrase) are never printed.
+                let text = session.builder.registry.redactingSecrets(in: session.builder.composition).jsonString()
                 return CommandOutput(text.components(separatedBy: "\n"), result: [("config", .string(text))])
             },
             REPLCommand(

@@ -34,9 +34,13 @@ public final class Device: Sendable {
         var secretKey: SymmetricKey
     }
 
+    /// The decoded device records and the bytes they were decoded from.
     private struct Cache: Sendable {
+        /// The storage generation the snapshot is known to be current for; nil after a write.
         var generation: UInt64?
         var snapshot: Snapshot?
+        var stateBytes: Data?
+        var countersBytes: Data?
     }
 
     private let cache = Mutex(Cache())
@@ -86,47 +90,72 @@ public final class Device: Sendable {
 
     // MARK: Reading and writing device records
 
-    /// The current state and counters, decoded once per storage generation.
+    /// The current state and counters. Decoded once per storage generation; when another
+    /// record changed (a keychain item, a baseline) the device records are re-read but decoded
+    /// again only if their bytes changed.
     func snapshot() throws -> Snapshot {
         let generation = try storage.generation
-        if let cached = cache.withLock({ $0.generation == generation ? $0.snapshot : nil }) {
-            return cached
+        let cached = cache.withLock { $0 }
+        if cached.generation == generation, let snapshot = cached.snapshot {
+            return snapshot
         }
-        let snapshot = try loadSnapshot(read: storage.read)
-        cache.withLock { cache in
-            cache.generation = generation
-            cache.snapshot = snapshot
+        guard let stateRecord = try storage.read(.deviceState) else {
+            throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
+        }
+        let countersBytes = try storage.read(.deviceCounters)?.value
+        var snapshot: Snapshot
+        if let previous = cached.snapshot, cached.stateBytes == stateRecord.value {
+            snapshot = previous
+            if cached.countersBytes != countersBytes {
+                snapshot.counters = try decodeCounters(countersBytes)
+            }
+        } else {
+            snapshot = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
+        }
+        cache.withLock {
+            $0 = Cache(generation: generation, snapshot: snapshot, stateBytes: stateRecord.value, countersBytes: countersBytes)
         }
         return snapshot
     }
 
-    private func loadSnapshot(read: (RecordKey) throws -> Record?) throws -> Snapshot {
-        guard let stateRecord = try read(.deviceState) else {
-            throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
-        }
+    private func decodeSnapshot(_ stateRecord: Record, countersBytes: Data?) throws -> Snapshot {
         let state = try RecordCoding.decode(DeviceState.self, from: stateRecord)
-        let counters = try read(.deviceCounters).map { try RecordCoding.decode(DeviceCounters.self, from: $0) } ?? DeviceCounters()
-        return Snapshot(state: state, counters: counters, secretKey: SymmetricKey(data: state.secret))
+        return Snapshot(state: state, counters: try decodeCounters(countersBytes), secretKey: SymmetricKey(data: state.secret))
+    }
+
+    private func decodeCounters(_ bytes: Data?) throws -> DeviceCounters {
+        guard let bytes else { return DeviceCounters() }
+        return try RecordCoding.decode(DeviceCounters.self, from: Record(key: .deviceCounters, value: bytes))
     }
 
     /// Atomically reads, changes and durably writes the device records. Only records that
     /// changed are written, so a counter update is one record in one commit.
     @discardableResult
     func update<T: Sendable>(_ body: (inout DeviceState, inout DeviceCounters) throws -> T) throws -> T {
-        let result = try storage.transaction { transaction -> T in
-            let current = try loadSnapshot(read: transaction.read)
+        let (result, written) = try storage.transaction { transaction -> (T, Cache) in
+            guard let stateRecord = try transaction.read(.deviceState) else {
+                throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
+            }
+            var countersBytes = try transaction.read(.deviceCounters)?.value
+            let current = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
             var state = current.state
             var counters = current.counters
             let result = try body(&state, &counters)
+            var stateBytes = stateRecord.value
             if state != current.state {
-                transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
+                stateBytes = try RecordCoding.encode(state)
+                transaction.put(Record(key: .deviceState, value: stateBytes))
             }
             if counters != current.counters {
-                transaction.put(Record(key: .deviceCounters, value: try RecordCoding.encode(counters)))
+                countersBytes = try RecordCoding.encode(counters)
+                transaction.put(Record(key: .deviceCounters, value: countersBytes ?? Data()))
             }
-            return result
+            let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey)
+            // The generation after this commit is not known here: the next read re-reads the
+            // records and, finding these bytes, skips decoding.
+            return (result, Cache(generation: nil, snapshot: snapshot, stateBytes: stateBytes, countersBytes: countersBytes))
         }
-        cache.withLock { $0 = Cache() }
+        cache.withLock { $0 = written }
         return result
     }
 

@@ -43,7 +43,8 @@ public final class AuthenticationContext: Sendable {
         var current: EvaluationHandle?
         var lastTrace: Trace?
         /// What successful evaluations on this context proved (opens keychain items, §8).
-        var accessGrants: [AccessGrant] = []
+        /// What this context has proved (a set: repeating an evaluation adds nothing).
+        var accessGrants: Set<AccessGrant> = []
     }
 
     /// The authenticator (device + app) this context belongs to.
@@ -192,7 +193,7 @@ public final class AuthenticationContext: Sendable {
             let hash = captured.flatMap { device.biometryDomainState(appID: authenticator.appID, snapshot: $0) }
             state.withLock { state in
                 state.lastTrace = result.trace
-                state.accessGrants.append(AccessGrant(methods: Set(result.methods)))
+                _ = state.accessGrants.insert(AccessGrant(methods: Set(result.methods)))
                 if let captured {
                     state.domainSnapshot = captured
                     state.evaluatedDomainState = hash

@@ -1,6 +1,6 @@
 /// What one successful evaluation on a context proved: the factors it used and, for
 /// ``AuthenticationContext/evaluateAccessControl(_:operation:reason:)``, the operation.
-struct AccessGrant: Sendable, Equatable {
+struct AccessGrant: Sendable, Hashable {
     var methods: Set<AuthenticationMethod>
     var operation: AccessControlOperation?
 }
@@ -54,11 +54,11 @@ extension AuthenticationContext {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
         if isInvalidated { throw AuthenticationError(.invalidContext) }
         guard let rule = accessControl.flags.policyRule else {
-            state.withLock { $0.accessGrants.append(AccessGrant(methods: [], operation: operation)) }
+            state.withLock { _ = $0.accessGrants.insert(AccessGrant(methods: [], operation: operation)) }
             return []
         }
         let result = try await evaluate(AccessControlPolicy(flags: accessControl.flags, rule: rule), reason: reason)
-        state.withLock { $0.accessGrants.append(AccessGrant(methods: Set(result.methods), operation: operation)) }
+        state.withLock { _ = $0.accessGrants.insert(AccessGrant(methods: Set(result.methods), operation: operation)) }
         return result.methods
     }
 

@@ -83,12 +83,17 @@ public struct OptionSpec: Sendable, Equatable {
     public var defaultValue: String?
     /// What it does.
     public var summary: String
+    /// Whether the value is a secret (a passphrase): shown as `<redacted>` by
+    /// ``PluginRegistry/redactingSecrets(in:)-(PluginSelection)`` and the REPL's `config`.
+    public var isSecret: Bool
 
     /// Creates an option description.
-    public init(_ name: String, _ type: ValueType, default defaultValue: String? = nil, _ summary: String) {
+    public init(_ name: String, _ type: ValueType, default defaultValue: String? = nil,
+                secret isSecret: Bool = false, _ summary: String) {
         self.name = name
         self.type = type
         self.defaultValue = defaultValue
+        self.isSecret = isSecret
         self.summary = summary
     }
 }

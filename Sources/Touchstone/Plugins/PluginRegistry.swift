@@ -66,6 +66,34 @@ public struct PluginRegistry: Sendable {
     }
 }
 
+extension PluginRegistry {
+    /// The text that replaces secret option values when a selection is shown.
+    public static let redactedValue = "<redacted>"
+
+    /// `selection` with the values of its secret options (``OptionSpec/isSecret``) replaced by
+    /// ``redactedValue``, for printing. Unknown plugins are returned unchanged.
+    public func redactingSecrets(in selection: PluginSelection) -> PluginSelection {
+        guard let descriptor = try? descriptor(selection.id) else { return selection }
+        var redacted = selection
+        for option in descriptor.options where option.isSecret && selection.options[option.name] != nil {
+            redacted.options[option.name] = Self.redactedValue
+        }
+        return redacted
+    }
+
+    /// `composition` with every secret option value redacted, for printing.
+    public func redactingSecrets(in composition: Composition) -> Composition {
+        var redacted = composition
+        redacted.sensor = composition.sensor.map(redactingSecrets(in:))
+        redacted.companion = composition.companion.map(redactingSecrets(in:))
+        redacted.passcode = redactingSecrets(in: composition.passcode)
+        redacted.storage = redactingSecrets(in: composition.storage)
+        redacted.detector = redactingSecrets(in: composition.detector)
+        redacted.policies = composition.policies?.map(redactingSecrets(in:))
+        return redacted
+    }
+}
+
 /// A plugin chosen for a slot: its id and options as text, as written in a configuration file
 /// or typed in the REPL (`use sensor sim.faceid hardware=absent`).
 public struct PluginSelection: Sendable, Equatable, Codable, CustomStringConvertible {

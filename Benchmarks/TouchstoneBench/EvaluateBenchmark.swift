@@ -5,7 +5,7 @@ import TouchstoneBuiltins
 /// `touchstone-bench evaluate`: successful biometric evaluations per second through the full
 /// engine (simulated sensor, in-memory storage, domain state, trace) beside the floor — the
 /// same work by hand: one HMAC-SHA256 over the enrolled set plus one direct sensor call.
-func runEvaluateBenchmark(iterations: Int = 200_000, rounds: Int = 5) async throws {
+func runEvaluateBenchmark(iterations: Int = 100_000, rounds: Int = 3) async throws {
     var builder = AuthenticatorBuilder(registry: .builtIn)
     builder.composition.seed = 1
     try builder.use(.passcode, "passcode.sim", options: ["rounds": "1000"])
@@ -69,8 +69,9 @@ func runEvaluateBenchmark(iterations: Int = 200_000, rounds: Int = 5) async thro
     report("evaluate.engine.latency", bestEngine.seconds / Double(iterations) * 1e9, "ns")
     report("evaluate.floor.latency", bestFloor.seconds / Double(iterations) * 1e9, "ns")
     report("evaluate.ratio", floorRate / engineRate, "x")
-    report("evaluate.goal.rate", engineRate >= 200_000 ? 1 : 0, "met(1)/missed(0) >=200000/s")
-    report("evaluate.goal.ratio", floorRate / engineRate <= 3 ? 1 : 0, "met(1)/missed(0) <=3x")
+    // Goals: at least 200,000 evaluations/s, within 3x of the floor (1 = met, 0 = missed).
+    report("evaluate.goal.rate_at_least_200000", engineRate >= 200_000 ? 1 : 0, "met")
+    report("evaluate.goal.ratio_at_most_3", floorRate / engineRate <= 3 ? 1 : 0, "met")
 }
 
 enum BenchmarkError: Error, CustomStringConvertible {
@@ -91,6 +92,6 @@ extension Duration {
 
 /// Prints one metric as `name value unit`.
 func report(_ name: String, _ value: Double, _ unit: String) {
-    let formatted = value >= 100 ? String(format: "%.0f", value) : String(format: "%.3f", value)
+    let formatted = value >= 100 || value == value.rounded() ? String(format: "%.0f", value) : String(format: "%.3f", value)
     print("\(name) \(formatted) \(unit)")
 }

@@ -9,7 +9,7 @@ import TouchstoneBuiltins
 /// biometric counter update makes (goal: at most one).
 ///
 /// Prints `name value unit` lines. Goal (issue 4): the SQLite backend within 1.5x of raw GRDB.
-func runStorageBenchmark() throws {
+func runStorageBenchmark() async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-bench-storage-\(getpid())")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: root) }
@@ -23,7 +23,7 @@ func runStorageBenchmark() throws {
             raw[name] = max(raw[name] ?? 0, value)
         }
         for (id, count) in plan {
-            let results = try keychainThroughput(id: id, directory: root.appendingPathComponent("\(id)-\(round)"), count: count)
+            let results = try await keychainThroughput(id: id, directory: root.appendingPathComponent("\(id)-\(round)"), count: count)
             for (name, value) in results { backends[id, default: [:]][name] = max(backends[id]?[name] ?? 0, value) }
         }
     }
@@ -43,7 +43,7 @@ func runStorageBenchmark() throws {
     storageReport("storage.sqlite.goal_ratio_to_grdb", 1.5, "x")
 
     // Durable commits per biometric counter update (a failed match): the goal is one.
-    let commits = try commitsPerFailedMatch(directory: root.appendingPathComponent("commits"))
+    let commits = try await commitsPerFailedMatch(directory: root.appendingPathComponent("commits"))
     storageReport("storage.sqlite.commits_per_failed_match", commits, "commits")
 }
 
@@ -54,6 +54,14 @@ private func storageReport(_ name: String, _ value: Double, _ unit: String) {
 private func rate(_ count: Int, _ body: () throws -> Void) rethrows -> Double {
     let start = ContinuousClock.now
     try body()
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return Double(count) / max(seconds, 1e-9)
+}
+
+private func rateAsync(_ count: Int, _ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
+    try await body()
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     return Double(count) / max(seconds, 1e-9)
@@ -103,7 +111,7 @@ private func rawGRDB(directory: URL, count: Int) throws -> [String: Double] {
 }
 
 /// Keychain add / get / update of unprotected items on the backend `id`.
-private func keychainThroughput(id: String, directory: URL, count: Int) throws -> [String: Double] {
+private func keychainThroughput(id: String, directory: URL, count: Int) async throws -> [String: Double] {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     var options: [String: String] = [:]
     switch id {
@@ -121,20 +129,20 @@ private func keychainThroughput(id: String, directory: URL, count: Int) throws -
     let value = Data(repeating: 0x61, count: 200)
     let gets = id == "storage.memory" ? count : count * 10
     var results: [String: Double] = [:]
-    results["add"] = try rate(count) {
+    results["add"] = try await rateAsync(count) {
         for index in 0..<count { try keychain.add(value, service: "bench", account: "item-\(index)") }
     }
-    results["get"] = try rate(gets) {
-        for index in 0..<gets { _ = try blockingRead(keychain, "item-\(index % count)") }
+    results["get"] = try await rateAsync(gets) {
+        for index in 0..<gets { _ = try await keychain.read(service: "bench", account: "item-\(index % count)") }
     }
-    results["update"] = try rate(count) {
-        for index in 0..<count { try blockingUpdate(keychain, Data("updated-\(index)".utf8) + value, "item-\(index)") }
+    results["update"] = try await rateAsync(count) {
+        for index in 0..<count { try await keychain.update(Data("updated-\(index)".utf8) + value, service: "bench", account: "item-\(index)") }
     }
     return results
 }
 
 /// Counts commits on an SQLite store while the engine records failed matches.
-private func commitsPerFailedMatch(directory: URL) throws -> Double {
+private func commitsPerFailedMatch(directory: URL) async throws -> Double {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     var registry = PluginRegistry.builtIn
     try registry.register(CountingStorage.self)
@@ -153,7 +161,7 @@ private func commitsPerFailedMatch(directory: URL) throws -> Double {
     for _ in 0..<evaluations {
         user.enqueue([.noMatch, .cancel])
         let context = authenticator.makeContext()
-        _ = try? blocking { try await context.evaluate(policy, reason: "bench") }
+        _ = try? await context.evaluate(policy, reason: "bench")
     }
     return Double(counting.commits - before) / Double(evaluations)
 }
@@ -185,43 +193,4 @@ private final class CountingStorage: StorageBackend {
             return result
         }
     }
-}
-
-// MARK: Running async keychain calls from this synchronous benchmark
-
-private final class Outcome<T: Sendable>: @unchecked Sendable {
-    private let lock = NSCondition()
-    private var value: Result<T, any Error>?
-
-    func set(_ result: Result<T, any Error>) {
-        lock.lock()
-        value = result
-        lock.signal()
-        lock.unlock()
-    }
-
-    func wait() throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        while true {
-            if let value { return try value.get() }
-            lock.wait()
-        }
-    }
-}
-
-private func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let outcome = Outcome<T>()
-    Task {
-        do { outcome.set(.success(try await body())) } catch { outcome.set(.failure(error)) }
-    }
-    return try outcome.wait()
-}
-
-private func blockingRead(_ keychain: Keychain, _ account: String) throws -> Data {
-    try blocking { try await keychain.read(service: "bench", account: account) }
-}
-
-private func blockingUpdate(_ keychain: Keychain, _ value: Data, _ account: String) throws {
-    try blocking { try await keychain.update(value, service: "bench", account: account) }
 }

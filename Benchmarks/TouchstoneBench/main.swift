@@ -21,7 +21,7 @@ do {
         switch name {
         case "evaluate": try await runEvaluateBenchmark()
         case "repl": try await runReplBenchmark()
-        case "storage": try runStorageBenchmark()
+        case "storage": try await runStorageBenchmark()
         default:
             FileHandle.standardError.write(Data("unknown benchmark '\(name)'; known: \(benchmarks.joined(separator: ", ")), all\n".utf8))
             exit(2)

@@ -109,13 +109,16 @@ public struct Keychain: Sendable {
         try access.flags.validate()
         let key = try recordKey(itemClass, service, account)
         try translatingErrors {
-            let snapshot = try device.snapshot()
-            if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
+            // The device records are read only when the protection depends on them.
+            let needsDevice = access.accessibility == .whenPasscodeSetThisDeviceOnly
+                || access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet)
+            let snapshot = needsDevice ? try device.snapshot() : nil
+            if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot?.state.passcodeVerifier == nil {
                 throw KeychainError(.notAvailable, message: "whenPasscodeSetThisDeviceOnly items need a device passcode",
                                     authenticationCode: .passcodeNotSet)
             }
             var setHash: Data?
-            if access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet) {
+            if let snapshot, access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet) {
                 guard let hash = enrolledSetHash(snapshot) else {
                     throw KeychainError(.authenticationFailed, message: "biometric access control needs an enrolled identity",
                                         authenticationCode: device.sensor == nil ? .biometryNotAvailable : .biometryNotEnrolled)
@@ -132,7 +135,7 @@ public struct Keychain: Sendable {
             try device.storage.transaction { transaction in
                 if let existing = try transaction.read(key) {
                     let stored = try StoredItem.decode(existing)
-                    if !isGone(stored, snapshot: snapshot) {
+                    if !isGone(stored, snapshot: try device.snapshot()) {
                         throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(account)' already exists")
                     }
                 }
@@ -265,13 +268,16 @@ public struct Keychain: Sendable {
         }
         guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
         let item = try StoredItem.decode(record)
-        let snapshot = try device.snapshot()
-        if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
-            try? device.storage.commit([.delete(key)])
-            throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
-        }
-        if isInvalidated(item, snapshot: snapshot) {
-            throw KeychainError(.invalidated)
+        // The device records are read only when the item's protection depends on them.
+        if item.accessibility == .whenPasscodeSetThisDeviceOnly || item.flags.contains(.biometryCurrentSet) {
+            let snapshot = try device.snapshot()
+            if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
+                try? device.storage.commit([.delete(key)])
+                throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
+            }
+            if isInvalidated(item, snapshot: snapshot) {
+                throw KeychainError(.invalidated)
+            }
         }
         guard let rule = item.flags.policyRule else { return item }
         let context = context ?? authenticator.makeContext()
@@ -279,7 +285,9 @@ public struct Keychain: Sendable {
         let policy = AccessControlPolicy(flags: item.flags, rule: rule)
         try await context.evaluate(policy, reason: reason)
         // The enrolled set may have changed while the prompt was up.
-        if isInvalidated(item, snapshot: try device.snapshot()) { throw KeychainError(.invalidated) }
+        if item.flags.contains(.biometryCurrentSet), isInvalidated(item, snapshot: try device.snapshot()) {
+            throw KeychainError(.invalidated)
+        }
         return item
     }
 

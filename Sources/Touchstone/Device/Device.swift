@@ -118,6 +118,15 @@ public final class Device: Sendable {
         return snapshot
     }
 
+    /// The device records as `transaction` sees them, for code already inside a storage
+    /// transaction (where ``snapshot()`` would re-enter the backend).
+    func snapshot(in transaction: StorageTransaction) throws -> Snapshot {
+        guard let stateRecord = try transaction.read(.deviceState) else {
+            throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
+        }
+        return try decodeSnapshot(stateRecord, countersBytes: try transaction.read(.deviceCounters)?.value)
+    }
+
     private func decodeSnapshot(_ stateRecord: Record, countersBytes: Data?) throws -> Snapshot {
         let state = try RecordCoding.decode(DeviceState.self, from: stateRecord)
         return Snapshot(state: state, counters: try decodeCounters(countersBytes), secretKey: SymmetricKey(data: state.secret))

@@ -135,7 +135,7 @@ public struct Keychain: Sendable {
             try device.storage.transaction { transaction in
                 if let existing = try transaction.read(key) {
                     let stored = try StoredItem.decode(existing)
-                    if !isGone(stored, snapshot: try device.snapshot()) {
+                    if !isGone(stored, snapshot: try device.snapshot(in: transaction)) {
                         throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(account)' already exists")
                     }
                 }

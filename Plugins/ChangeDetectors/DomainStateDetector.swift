@@ -1,6 +1,37 @@
 import Foundation
 import Touchstone
 
+/// Where a detector keeps its baselines: one record per app and account, in the detector's
+/// own namespace of the device's storage.
+struct BaselineStore {
+    let namespace: String
+
+    func key(_ account: String, _ authenticator: Authenticator) -> RecordKey {
+        RecordKey(namespace, "\(authenticator.appID)/\(account)")
+    }
+
+    func save(_ value: Data, account: String, in authenticator: Authenticator) throws {
+        try authenticator.device.storage.commit([
+            .put(Record(key: key(account, authenticator), value: value,
+                        attributes: ["app": authenticator.appID, "account": account])),
+        ])
+    }
+
+    func load(account: String, in authenticator: Authenticator) throws -> Record? {
+        try authenticator.device.storage.read(key(account, authenticator))
+    }
+
+    func clear(account: String, in authenticator: Authenticator) throws {
+        try authenticator.device.storage.commit([.delete(key(account, authenticator))])
+    }
+
+    func accounts(in authenticator: Authenticator) throws -> [String] {
+        let prefix = authenticator.appID + "/"
+        return try authenticator.device.storage.list(namespace: namespace, prefix: prefix)
+            .map { String($0.key.name.dropFirst(prefix.count)) }
+    }
+}
+
 /// The seed 000/002/004 detector: stores the app's domain state as a baseline and compares
 /// the current value, read through a fresh context's can-evaluate as seed 000 does.
 ///
@@ -13,58 +44,42 @@ public struct DomainStateDetector: ChangeDetector {
         id: "detector.domain-state", kind: .detector,
         summary: "compares evaluatedPolicyDomainState with a stored baseline (seeds 000, 002, 004)")
 
+    private let baselines = BaselineStore(namespace: "baseline.domain-state")
+
     public init(options: PluginOptions, environment: PluginEnvironment) {}
 
-    private static let namespace = "baseline.domain-state"
-
-    private func key(_ account: String, _ authenticator: Authenticator) -> RecordKey {
-        RecordKey(Self.namespace, "\(authenticator.appID)/\(account)")
-    }
-
     /// The current value, or the error that keeps it from being read.
-    private func current(_ authenticator: Authenticator) throws -> Result<Data?, AuthenticationError> {
+    private func current(_ authenticator: Authenticator) throws -> Result<Data, AuthenticationError> {
         let context = authenticator.makeContext()
-        let policy = try authenticator.policy(rawValue: 1)
-        if let problem = try context.canEvaluate(policy) {
+        if let problem = try context.canEvaluate(authenticator.policy(rawValue: 1)) {
             return .failure(problem)
         }
-        return .success(context.evaluatedPolicyDomainState)
+        guard let value = context.evaluatedPolicyDomainState else {
+            return .failure(AuthenticationError(.biometryNotEnrolled))
+        }
+        return .success(value)
     }
 
     public func saveBaseline(account: String, in authenticator: Authenticator) throws {
-        guard case let .success(value?) = try current(authenticator) else {
-            if case let .failure(problem) = try current(authenticator) { throw problem }
-            throw AuthenticationError(.biometryNotEnrolled)
-        }
-        try authenticator.device.storage.commit([
-            .put(Record(key: key(account, authenticator), value: value,
-                        attributes: ["app": authenticator.appID, "account": account])),
-        ])
+        try baselines.save(try current(authenticator).get(), account: account, in: authenticator)
     }
 
     public func clearBaseline(account: String, in authenticator: Authenticator) throws {
-        try authenticator.device.storage.commit([.delete(key(account, authenticator))])
+        try baselines.clear(account: account, in: authenticator)
     }
 
     public func check(account: String, in authenticator: Authenticator) throws -> ChangeVerdict {
-        guard let stored = try authenticator.device.storage.read(key(account, authenticator)) else {
-            return .notEnabled
-        }
+        guard let stored = try baselines.load(account: account, in: authenticator) else { return .notEnabled }
         switch try current(authenticator) {
         case let .success(value):
             return value == stored.value ? .unchanged : .changed
         case let .failure(problem):
-            switch problem.code {
-            case .biometryNotEnrolled: return .changed
-            default: return .unknown
-            }
+            return problem.code == .biometryNotEnrolled ? .changed : .unknown
         }
     }
 
     public func accounts(in authenticator: Authenticator) throws -> [String] {
-        let prefix = authenticator.appID + "/"
-        return try authenticator.device.storage.list(namespace: Self.namespace, prefix: prefix)
-            .map { String($0.key.name.dropFirst(prefix.count)) }
+        try baselines.accounts(in: authenticator)
     }
 }
 
@@ -76,30 +91,21 @@ public struct EnrollmentEventDetector: ChangeDetector {
         id: "detector.events", kind: .detector,
         summary: "any enrollment change event since the baseline counts, even one undone later")
 
+    private let baselines = BaselineStore(namespace: "baseline.events")
+
     public init(options: PluginOptions, environment: PluginEnvironment) {}
-
-    private static let namespace = "baseline.events"
-
-    private func key(_ account: String, _ authenticator: Authenticator) -> RecordKey {
-        RecordKey(Self.namespace, "\(authenticator.appID)/\(account)")
-    }
 
     public func saveBaseline(account: String, in authenticator: Authenticator) throws {
         let sequence = try authenticator.device.enrollmentSequence()
-        try authenticator.device.storage.commit([
-            .put(Record(key: key(account, authenticator), value: Data(String(sequence).utf8),
-                        attributes: ["app": authenticator.appID, "account": account])),
-        ])
+        try baselines.save(Data(String(sequence).utf8), account: account, in: authenticator)
     }
 
     public func clearBaseline(account: String, in authenticator: Authenticator) throws {
-        try authenticator.device.storage.commit([.delete(key(account, authenticator))])
+        try baselines.clear(account: account, in: authenticator)
     }
 
     public func check(account: String, in authenticator: Authenticator) throws -> ChangeVerdict {
-        guard let stored = try authenticator.device.storage.read(key(account, authenticator)) else {
-            return .notEnabled
-        }
+        guard let stored = try baselines.load(account: account, in: authenticator) else { return .notEnabled }
         guard let saved = Int(String(decoding: stored.value, as: UTF8.self)) else {
             throw StorageError.corruptRecord(key: stored.key.description, reason: "not a sequence number")
         }
@@ -107,8 +113,6 @@ public struct EnrollmentEventDetector: ChangeDetector {
     }
 
     public func accounts(in authenticator: Authenticator) throws -> [String] {
-        let prefix = authenticator.appID + "/"
-        return try authenticator.device.storage.list(namespace: Self.namespace, prefix: prefix)
-            .map { String($0.key.name.dropFirst(prefix.count)) }
+        try baselines.accounts(in: authenticator)
     }
 }

@@ -49,69 +49,65 @@ extension HardwareState {
     }
 }
 
+/// What the three simulated biometric sensors share: a settable hardware state and captures
+/// answered by the device's scripted user. Each sensor only names its modality.
+protocol SimulatedBiometricSensor: BiometricSensor {
+    var hardware: SimulatedHardware { get }
+}
+
+extension SimulatedBiometricSensor {
+    public var isRemovable: Bool { hardware.isRemovable }
+    public func hardwareState(for appID: String) -> HardwareState { hardware.current }
+    public func setHardwareState(_ state: HardwareState) { hardware.set(state) }
+    public func capture(_ prompt: Prompt) async throws -> SensorReading { try await hardware.capture(prompt) }
+    public func interrupt() {}
+}
+
 /// A simulated fingerprint sensor (Touch ID rules: 3 failures end an evaluation).
 ///
 /// Options: `hardware` (present, absent, disconnected, denied, not-paired), `removable`.
-public struct SimulatedFingerprintSensor: BiometricSensor {
+public struct SimulatedFingerprintSensor: SimulatedBiometricSensor {
     public static let descriptor = PluginDescriptor(
         id: "sim.touchid", kind: .sensor,
         summary: "simulated fingerprint sensor (Touch ID rules), driven by scripted outcomes",
         options: SimulatedHardware.options)
 
-    private let hardware: SimulatedHardware
+    let hardware: SimulatedHardware
     public var biometryType: BiometryType { .touchID }
-    public var isRemovable: Bool { hardware.isRemovable }
 
     public init(options: PluginOptions, environment: PluginEnvironment) {
         hardware = SimulatedHardware(options: options, environment: environment)
     }
-
-    public func hardwareState(for appID: String) -> HardwareState { hardware.current }
-    public func setHardwareState(_ state: HardwareState) { hardware.set(state) }
-    public func capture(_ prompt: Prompt) async throws -> SensorReading { try await hardware.capture(prompt) }
-    public func interrupt() {}
 }
 
 /// A simulated face sensor (Face ID rules: scanning stops after 2 failures).
-public struct SimulatedFaceSensor: BiometricSensor {
+public struct SimulatedFaceSensor: SimulatedBiometricSensor {
     public static let descriptor = PluginDescriptor(
         id: "sim.faceid", kind: .sensor,
         summary: "simulated face sensor (Face ID rules), driven by scripted outcomes",
         options: SimulatedHardware.options)
 
-    private let hardware: SimulatedHardware
+    let hardware: SimulatedHardware
     public var biometryType: BiometryType { .faceID }
-    public var isRemovable: Bool { hardware.isRemovable }
 
     public init(options: PluginOptions, environment: PluginEnvironment) {
         hardware = SimulatedHardware(options: options, environment: environment)
     }
-
-    public func hardwareState(for appID: String) -> HardwareState { hardware.current }
-    public func setHardwareState(_ state: HardwareState) { hardware.set(state) }
-    public func capture(_ prompt: Prompt) async throws -> SensorReading { try await hardware.capture(prompt) }
-    public func interrupt() {}
 }
 
 /// A simulated iris sensor (Optic ID; behaves like Face ID, our rule).
-public struct SimulatedIrisSensor: BiometricSensor {
+public struct SimulatedIrisSensor: SimulatedBiometricSensor {
     public static let descriptor = PluginDescriptor(
         id: "sim.opticid", kind: .sensor,
         summary: "simulated iris sensor (Optic ID, Face ID rules), driven by scripted outcomes",
         options: SimulatedHardware.options)
 
-    private let hardware: SimulatedHardware
+    let hardware: SimulatedHardware
     public var biometryType: BiometryType { .opticID }
-    public var isRemovable: Bool { hardware.isRemovable }
 
     public init(options: PluginOptions, environment: PluginEnvironment) {
         hardware = SimulatedHardware(options: options, environment: environment)
     }
-
-    public func hardwareState(for appID: String) -> HardwareState { hardware.current }
-    public func setHardwareState(_ state: HardwareState) { hardware.set(state) }
-    public func capture(_ prompt: Prompt) async throws -> SensorReading { try await hardware.capture(prompt) }
-    public func interrupt() {}
 }
 
 /// A simulated companion device (watch or Mac) for policies 3 and 4. Approval is the

@@ -16,51 +16,46 @@ extension Device {
     /// Enrolls a new identity under `name`: a fresh template. Enrolling changes every app's
     /// domain state.
     public func enroll(_ name: String) throws {
-        try requireSensor("enroll")
         try validate(name)
-        let type = biometryType
         let templateID = random.hex(16)
-        let change = try update { state, _ -> EnrollmentChange in
-            var templates = state.templates(for: type)
+        try changeEnrollment("enroll") { templates in
             guard !templates.contains(where: { $0.name == name }) else { throw UsageError.alreadyEnrolled(name: name) }
             templates.append(EnrolledTemplate(name: name, templateID: templateID))
-            state.enrollments[type.description] = templates
-            state.enrollmentSequence += 1
-            return EnrollmentChange(sequence: state.enrollmentSequence, at: clock.now)
         }
-        publish(change)
     }
 
     /// Removes the identity enrolled under `name`.
     public func unenroll(_ name: String) throws {
-        try requireSensor("unenroll")
-        let type = biometryType
-        let change = try update { state, _ -> EnrollmentChange in
-            var templates = state.templates(for: type)
+        try changeEnrollment("unenroll") { templates in
             guard let index = templates.firstIndex(where: { $0.name == name }) else { throw UsageError.notEnrolled(name: name) }
             templates.remove(at: index)
-            state.enrollments[type.description] = templates
-            state.enrollmentSequence += 1
-            return EnrollmentChange(sequence: state.enrollmentSequence, at: clock.now)
         }
-        publish(change)
     }
 
     /// Replaces the template of `name` with a fresh one: the same finger enrolled again is a
     /// different template, so domain states change.
     public func reenroll(_ name: String) throws {
-        try requireSensor("reenroll")
-        let type = biometryType
         let templateID = random.hex(16)
-        let change = try update { state, _ -> EnrollmentChange in
-            var templates = state.templates(for: type)
+        try changeEnrollment("reenroll") { templates in
             guard let index = templates.firstIndex(where: { $0.name == name }) else { throw UsageError.notEnrolled(name: name) }
             templates[index].templateID = templateID
+        }
+    }
+
+    /// Applies `change` to the sensor's templates in one durable write, bumps the enrollment
+    /// sequence and publishes the event.
+    private func changeEnrollment(_ operation: String, _ change: (inout [EnrolledTemplate]) throws -> Void) throws {
+        try requireSensor(operation)
+        let type = biometryType
+        let now = clock.now
+        let event = try update { state, _ -> EnrollmentChange in
+            var templates = state.templates(for: type)
+            try change(&templates)
             state.enrollments[type.description] = templates
             state.enrollmentSequence += 1
-            return EnrollmentChange(sequence: state.enrollmentSequence, at: clock.now)
+            return EnrollmentChange(sequence: state.enrollmentSequence, at: now)
         }
-        publish(change)
+        publish(event)
     }
 
     /// Simulates unlocking the device with the identity `name` now, which opens the reuse

@@ -19,7 +19,13 @@ print("warning: this is a debug build; run benchmarks with `swift run -c release
 do {
     for name in selection {
         switch name {
-        case "evaluate": try await runEvaluateBenchmark()
+        case "evaluate":
+            // TOUCHSTONE_BENCH_ITERATIONS shortens the run (for profilers such as callgrind).
+            if let text = ProcessInfo.processInfo.environment["TOUCHSTONE_BENCH_ITERATIONS"], let count = Int(text), count > 0 {
+                try await runEvaluateBenchmark(iterations: count, rounds: 1)
+            } else {
+                try await runEvaluateBenchmark()
+            }
         case "repl": try await runReplBenchmark()
         case "storage": try await runStorageBenchmark()
         default:

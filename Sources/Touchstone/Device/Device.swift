@@ -26,12 +26,20 @@ public final class Device: Sendable {
     /// Whether ten wrong passcodes erase the device's data (REFERENCE §6).
     public let erasesDataAfterTenFailures: Bool
 
-    /// `@unchecked`: `SymmetricKey` is an immutable value that swift-crypto 3 does not mark
-    /// `Sendable`; nothing here mutates it after creation.
-    struct Snapshot: @unchecked Sendable {
-        var state: DeviceState
-        var counters: DeviceCounters
-        var secretKey: SymmetricKey
+    /// The device records at one moment, decoded. A class so that passing it around the
+    /// evaluation hot path costs one reference count, not one per field.
+    /// `@unchecked`: every field is immutable; `SymmetricKey` is an immutable value that
+    /// swift-crypto 3 does not mark `Sendable`.
+    final class Snapshot: @unchecked Sendable {
+        let state: DeviceState
+        let counters: DeviceCounters
+        let secretKey: SymmetricKey
+
+        init(state: DeviceState, counters: DeviceCounters, secretKey: SymmetricKey) {
+            self.state = state
+            self.counters = counters
+            self.secretKey = secretKey
+        }
     }
 
     /// The decoded device records and the bytes they were decoded from.
@@ -103,12 +111,10 @@ public final class Device: Sendable {
             throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
         }
         let countersBytes = try storage.read(.deviceCounters)?.value
-        var snapshot: Snapshot
+        let snapshot: Snapshot
         if let previous = cached.snapshot, cached.stateBytes == stateRecord.value {
-            snapshot = previous
-            if cached.countersBytes != countersBytes {
-                snapshot.counters = try decodeCounters(countersBytes)
-            }
+            snapshot = cached.countersBytes == countersBytes ? previous
+                : Snapshot(state: previous.state, counters: try decodeCounters(countersBytes), secretKey: previous.secretKey)
         } else {
             snapshot = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
         }

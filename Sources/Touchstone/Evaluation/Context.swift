@@ -176,10 +176,12 @@ public final class AuthenticationContext: Sendable {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
         let device = authenticator.device
         let handle = EvaluationHandle()
-        let settings = try state.withLock { state -> State in
+        let settings = try state.withLock { state -> EvaluationSettings in
             if state.isInvalidated { throw AuthenticationError(.invalidContext) }
             state.current = handle
-            return state
+            return EvaluationSettings(
+                fallbackTitle: state.fallbackTitle, cancelTitle: state.cancelTitle,
+                reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
         }
         device.begin(handle)
         defer {
@@ -228,6 +230,14 @@ public final class AuthenticationContext: Sendable {
             }
         }
     }
+}
+
+/// The context options an evaluation reads, fixed when it starts.
+struct EvaluationSettings: Sendable {
+    var fallbackTitle: String?
+    var cancelTitle: String?
+    var reuseDuration: Duration
+    var interactionNotAllowed: Bool
 }
 
 /// One evaluation in progress; the device and the context can interrupt it.

@@ -9,7 +9,7 @@ struct EvaluationRun {
     let policy: any Policy
     let reason: String
     let handle: EvaluationHandle
-    let settings: AuthenticationContext.State
+    let settings: EvaluationSettings
 
     private var steps: [TraceStep] = []
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
@@ -17,7 +17,7 @@ struct EvaluationRun {
     private(set) var capturedSnapshot: Device.Snapshot?
 
     init(context: AuthenticationContext, policy: any Policy, reason: String,
-         handle: EvaluationHandle, settings: AuthenticationContext.State) {
+         handle: EvaluationHandle, settings: EvaluationSettings) {
         self.context = context
         self.device = context.authenticator.device
         self.appID = context.authenticator.appID
@@ -43,10 +43,12 @@ struct EvaluationRun {
         record(.checked(nil))
         var methods: [AuthenticationMethod] = []
         methods.reserveCapacity(policy.rule.steps.count)
-        for step in policy.rule.steps {
+        for (index, step) in policy.rule.steps.enumerated() {
             switch step {
             case let .biometry(passcodeFallback, orCompanion):
-                methods.append(try await biometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion))
+                // The first step sees the state just checked; later ones read it again.
+                methods.append(try await biometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
+                                                  snapshot: index == 0 ? snapshot : nil))
             case .passcode:
                 methods.append(try await passcode())
             case .companion:
@@ -102,8 +104,9 @@ struct EvaluationRun {
 
     // MARK: Biometry
 
-    private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool) async throws -> AuthenticationMethod {
-        let snapshot = try device.snapshot()
+    private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
+                                   snapshot current: Device.Snapshot?) async throws -> AuthenticationMethod {
+        let snapshot = try current ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
         if let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: policy.rule.requiresPasscodeSet) {
             if passcodeFallback {

@@ -32,7 +32,6 @@ public final class REPLSession {
 
     /// Where the virtual clock's time is kept, so a persistent device keeps its time across
     /// restarts.
-    public static let clockRecordKey = RecordKey("device", "virtual-clock")
     private var savedClock: Timestamp?
 
     /// Creates a session on a device built from `composition`.
@@ -98,13 +97,12 @@ public final class REPLSession {
 
     // MARK: Virtual time kept in storage
 
-    /// Moves a virtual clock to the time stored in the device's storage, if later.
+    /// Moves a virtual clock to the time stored in the device's storage, if later. The record
+    /// is the core's (``Device/virtualTimeRecord``), so the REPL and programs using the
+    /// LocalAuthentication module on the same store share one device time.
     func restoreClock() throws {
         guard let clock = device.clock as? VirtualClock else { return }
-        if let record = try device.storage.read(Self.clockRecordKey),
-           let nanoseconds = Int64(String(decoding: record.value, as: UTF8.self)) {
-            clock.advance(to: Timestamp(nanosecondsSinceEpoch: nanoseconds))
-        }
+        try device.restoreVirtualTime()
         savedClock = clock.now
     }
 
@@ -113,9 +111,7 @@ public final class REPLSession {
         guard let clock = device.clock as? VirtualClock else { return }
         let now = clock.now
         guard now != savedClock else { return }
-        try device.storage.commit([
-            .put(Record(key: Self.clockRecordKey, value: Data(String(now.nanosecondsSinceEpoch).utf8))),
-        ])
+        try device.saveVirtualTime()
         savedClock = now
     }
 

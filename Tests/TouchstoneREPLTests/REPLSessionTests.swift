@@ -85,10 +85,12 @@ import TouchstoneBuiltins
     @Test func theVirtualClockIsKeptInStorage() async throws {
         let repl = try session()
         _ = await repl.execute("clock advance 5m")
-        let record = try #require(try repl.device.storage.read(REPLSession.clockRecordKey))
-        #expect(String(decoding: record.value, as: UTF8.self) == String(Timestamp.epoch.advanced(by: .seconds(300)).nanosecondsSinceEpoch))
-        // A device opened on that storage later starts at the stored time.
-        try repl.device.storage.commit([.put(Record(key: REPLSession.clockRecordKey, value: Data(String(Int64(3_600_000_000_000)).utf8)))])
+        let record = try #require(try repl.device.storage.read(Device.virtualTimeRecord))
+        #expect(try JSONDecoder().decode(Timestamp.self, from: record.value) == Timestamp.epoch.advanced(by: .seconds(300)))
+        // A device opened on that storage later starts at the stored time (the record the
+        // LocalAuthentication module writes too, so both share one device time).
+        let later = try JSONEncoder().encode(Timestamp.epoch.advanced(by: .seconds(3600)))
+        try repl.device.storage.commit([.put(Record(key: Device.virtualTimeRecord, value: later))])
         try repl.restoreClock()
         #expect(repl.device.clock.now == Timestamp.epoch.advanced(by: .seconds(3600)))
     }

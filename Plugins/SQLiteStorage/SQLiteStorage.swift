@@ -128,13 +128,13 @@ public final class SQLiteStorage: StorageBackend {
                     switch change {
                     case let .put(record):
                         let attributes = try Self.encode(record.attributes)
-                        try db.execute(
-                            sql: "INSERT OR REPLACE INTO records (namespace, name, value, attributes, checksum) VALUES (?, ?, ?, ?, ?)",
-                            arguments: [record.key.namespace, record.key.name, record.value, attributes,
-                                        Self.checksum(record.key, record.value, attributes)])
+                        try db.cachedStatement(
+                            sql: "INSERT OR REPLACE INTO records (namespace, name, value, attributes, checksum) VALUES (?, ?, ?, ?, ?)"
+                        ).execute(arguments: [record.key.namespace, record.key.name, record.value, attributes,
+                                              Self.checksum(record.key, record.value, attributes)])
                     case let .delete(key):
-                        try db.execute(sql: "DELETE FROM records WHERE namespace = ? AND name = ?",
-                                       arguments: [key.namespace, key.name])
+                        try db.cachedStatement(sql: "DELETE FROM records WHERE namespace = ? AND name = ?")
+                            .execute(arguments: [key.namespace, key.name])
                     }
                 }
                 return (result, !transaction.changes.isEmpty)
@@ -147,7 +147,7 @@ public final class SQLiteStorage: StorageBackend {
     public var generation: UInt64 {
         get throws {
             let version = try Self.mapping(path) {
-                try queue.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+                try queue.inDatabase { db in try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0 }
             }
             return counters.withLock { counters in
                 if counters.dataVersion != version {
@@ -254,10 +254,18 @@ public final class SQLiteStorage: StorageBackend {
 
     // MARK: Rows
 
+    /// Shared coders (Foundation's are thread-safe); making one per row costs more than the parse.
+    private static let attributeDecoder = JSONDecoder()
+    private static let attributeEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
     private static func fetch(_ db: Database, _ key: RecordKey) throws -> Touchstone.Record? {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT value, attributes, checksum FROM records WHERE namespace = ? AND name = ?",
-            arguments: [key.namespace, key.name]) else { return nil }
+        // Prepared once per connection: this is every read's hot path.
+        let statement = try db.cachedStatement(sql: "SELECT value, attributes, checksum FROM records WHERE namespace = ? AND name = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [key.namespace, key.name]) else { return nil }
         return try decode(row, key: key)
     }
 
@@ -269,16 +277,18 @@ public final class SQLiteStorage: StorageBackend {
         guard stored == checksum(key, value, attributes) else {
             throw StorageError.corruptRecord(key: key.description, reason: "its checksum does not match (the file was altered)")
         }
-        guard let parsed = try? JSONDecoder().decode([String: String].self, from: Data(attributes.utf8)) else {
+        // Most records carry few attributes; an empty object needs no parser.
+        let parsed: [String: String]? = attributes == "{}" ? [:]
+            : try? attributeDecoder.decode([String: String].self, from: Data(attributes.utf8))
+        guard let parsed else {
             throw StorageError.corruptRecord(key: key.description, reason: "its attributes are not valid")
         }
         return Touchstone.Record(key: key, value: value, attributes: parsed)
     }
 
     private static func encode(_ attributes: [String: String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(attributes), as: UTF8.self)
+        guard !attributes.isEmpty else { return "{}" }
+        return String(decoding: try attributeEncoder.encode(attributes), as: UTF8.self)
     }
 
     /// FNV-1a (64-bit) over the key, value and attributes: detects altered bytes, not a

@@ -397,7 +397,7 @@ struct StoredItem: Codable, Sendable {
     func record(key: RecordKey, appID: String) throws -> Record {
         let data: Data
         do {
-            data = try JSONEncoder().encode(self)
+            data = try RecordCoding.encoder.encode(self)
         } catch {
             throw KeychainError(.storageFailure, message: "the item could not be encoded")
         }
@@ -409,7 +409,7 @@ struct StoredItem: Codable, Sendable {
 
     static func decode(_ record: Record) throws -> StoredItem {
         do {
-            return try JSONDecoder().decode(StoredItem.self, from: record.value)
+            return try RecordCoding.decoder.decode(StoredItem.self, from: record.value)
         } catch {
             // Never echo the decoder's message: it may quote stored bytes.
             throw KeychainError(.corrupt, message: "stored item '\(record.key.name)' cannot be decoded")

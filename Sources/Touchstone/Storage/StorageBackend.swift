@@ -125,15 +125,21 @@ extension StorageBackend {
 
 /// JSON coding of stored values, with corruption reported as ``StorageError``.
 enum RecordCoding {
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
+    /// Shared coders (Foundation's are thread-safe); one per call costs more than small values.
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(value)
+        return encoder
+    }()
+    static let decoder = JSONDecoder()
+
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        try encoder.encode(value)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from record: Record) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: record.value)
+            return try decoder.decode(type, from: record.value)
         } catch {
             throw StorageError.corruptRecord(key: record.key.description, reason: "\(error)")
         }

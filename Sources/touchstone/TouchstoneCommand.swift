@@ -10,10 +10,13 @@ struct TouchstoneCommand: AsyncParsableCommand {
         commandName: "touchstone",
         abstract: "Compose, evaluate and inspect simulated LocalAuthentication devices.",
         discussion: """
-            On a terminal: an interactive REPL with line editing, history and TAB completion.
-            With a script path, or when standard input is not a terminal: runs the lines as a
-            script (# comments and blank lines skipped); the first failing expect stops it with
-            exit status 1. Type help in the REPL for the commands.
+            On a terminal: an interactive REPL with line editing, history and TAB completion. \
+            With a script path, or when standard input is not a terminal, it runs the lines as a \
+            script (# comments and blank lines skipped); the first failing expect stops it with \
+            exit status 1.
+
+            The default device is persistent ($XDG_DATA_HOME/touchstone/device.sqlite); --memory \
+            gives a throwaway one. Type help in the REPL for the commands.
             """,
         version: REPLHost.version)
 

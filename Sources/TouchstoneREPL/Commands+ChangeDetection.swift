@@ -76,7 +76,7 @@ extension CommandTable {
                 switch verdict {
                 case .notEnabled: advice = "no baseline: biometric login is off"
                 case .unchanged: advice = "the enrolled set is as when the baseline was saved: use biometrics"
-                case .changed: advice = "the enrolled set changed: clear the baseline and ask for the app's own password"
+                case .changed: advice = "differs from the baseline (the enrolled set changed, or an OS upgrade changed the domain state): clear the baseline and ask for the app's own password"
                 case .unknown: advice = "the current state cannot be read (locked out or unavailable): neither changed nor unchanged"
                 }
                 return CommandOutput("\(verdict.rawValue): \(advice)",

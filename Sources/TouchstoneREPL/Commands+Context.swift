@@ -1,17 +1,19 @@
+import Foundation
 import Touchstone
 
 extension CommandTable {
     /// `context`.
     static func contextCommands() -> [REPLCommand] {
-        let settings = ["reuse", "fallback-title", "cancel-title", "interaction"]
+        let settings = ["reuse", "fallback-title", "cancel-title", "interaction", "credential"]
         return [
             REPLCommand(
                 name: "context", summary: "show the current context, make a new one, invalidate it or set an option",
-                usage: "context [new | invalidate | set reuse|fallback-title|cancel-title|interaction <value>]",
+                usage: "context [new | invalidate | set reuse|fallback-title|cancel-title|interaction|credential <value>]",
                 example: "context set reuse 60s",
                 moreExamples: ["context set fallback-title \"\"", "context set interaction not-allowed", "context invalidate", "context new"],
                 details: ["reuse: a duration, clamped to 300s; fallback-title: text, \"\" hides the button, nil restores the default;",
-                          "cancel-title: text or nil; interaction: allowed or not-allowed (interactionNotAllowed)."],
+                          "cancel-title: text or nil (the Cancel button is always shown); interaction: allowed or not-allowed (interactionNotAllowed);",
+                          "credential: the application password (setCredential(_:type: .applicationPassword)) for applicationPassword keychain items, nil removes it."],
                 completer: { _, previous in
                     switch previous.count {
                     case 0: return ["new", "invalidate", "set"]
@@ -19,6 +21,11 @@ extension CommandTable {
                     case 2 where previous[1] == "interaction": return ["allowed", "not-allowed"]
                     default: return []
                     }
+                },
+                redactor: { words in
+                    // The application password never reaches history, echo or --json input.
+                    guard words.count >= 3, words[0] == "set", words[1] == "credential" else { return nil }
+                    return Array(words.prefix(2)) + ["****"]
                 }
             ) { session, arguments in
                 switch arguments[0] {
@@ -50,8 +57,17 @@ extension CommandTable {
                         context.localizedFallbackTitle = value == "nil" ? nil : value
                         return CommandOutput("fallback title: \(describeTitle(context.localizedFallbackTitle, default: AuthenticationContext.defaultFallbackTitle))")
                     case "cancel-title":
-                        context.localizedCancelTitle = value == "nil" ? nil : value
-                        return CommandOutput("cancel title: \(describeTitle(context.localizedCancelTitle, default: AuthenticationContext.defaultCancelTitle))")
+                        context.localizedCancelTitle = value == "nil" || value.isEmpty ? nil : value
+                        let title = context.localizedCancelTitle.map { "\"\($0)\"" }
+                            ?? "default (\"\(AuthenticationContext.defaultCancelTitle)\")"
+                        return CommandOutput("cancel title: \(title)" + (value.isEmpty ? " (the Cancel button cannot be hidden)" : ""))
+                    case "credential":
+                        let credential = value == "nil" ? nil : Data(value.utf8)
+                        guard context.setCredential(credential, type: .applicationPassword) else {
+                            throw AuthenticationError(.invalidContext)
+                        }
+                        return CommandOutput("application password: \(credential == nil ? "removed" : "set")",
+                                             result: [("credentialSet", .bool(context.isCredentialSet(.applicationPassword)))])
                     case "interaction":
                         switch value {
                         case "allowed", "true", "on", "yes": context.interactionNotAllowed = false

@@ -102,7 +102,7 @@ public struct ErrorReport: Sendable, Equatable {
             }
             return ErrorReport(domain: "touchstone.simulation", code: code, name: name, message: error.description)
         case let error as KeychainError:
-            return ErrorReport(domain: "NSOSStatusErrorDomain", code: Int(error.osStatus), name: error.status.name,
+            return ErrorReport(domain: osStatusDomain, code: Int(error.osStatus), name: error.status.name,
                                message: "[\(error.kind.rawValue)] \(error.message)"
                                    + (error.authenticationCode.map { " (LAError \($0.name) \($0.rawValue))" } ?? ""))
         case let error as StorageError:
@@ -118,10 +118,15 @@ public struct ErrorReport: Sendable, Equatable {
         }
     }
 
-    /// `biometryLockout (-8): message` for LAErrors, `name: message` otherwise.
+    /// `biometryLockout (-8): message` for LAErrors and `errSecItemNotFound (-25300): message` for
+    /// keychain statuses (the codes Apple code sees); `name: message` otherwise.
     public var text: String {
-        domain == AuthenticationError.domain ? "\(name) (\(code)): \(message)" : "\(name): \(message)"
+        domain == AuthenticationError.domain || domain == Self.osStatusDomain
+            ? "\(name) (\(code)): \(message)" : "\(name): \(message)"
     }
+
+    /// The domain of keychain (OSStatus) errors.
+    static let osStatusDomain = "NSOSStatusErrorDomain"
 
     /// The `error` object of `--json` output.
     public var json: JSONValue {
@@ -132,6 +137,8 @@ public struct ErrorReport: Sendable, Equatable {
     /// `-8`) names this error.
     public func matches(_ expected: String) -> Bool {
         if expected == String(code) || expected.lowercased() == name.lowercased() { return true }
+        // Keychain errors also answer to the kind printed in brackets (`itemNotFound`, `invalidated`).
+        if domain == Self.osStatusDomain, message.lowercased().hasPrefix("[\(expected.lowercased())]") { return true }
         if domain == AuthenticationError.domain, let code = AuthenticationError.Code(name: expected) {
             return code.rawValue == self.code
         }

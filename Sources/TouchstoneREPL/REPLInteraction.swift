@@ -3,7 +3,7 @@ import Touchstone
 
 /// The person in front of the REPL's device: outcomes queued by `evaluate` first; when the
 /// queue is empty, the terminal asks (interactive sessions) or the prompt fails with
-/// ``SimulationError/noScriptedOutcome(prompt:)`` (scripts never hang).
+/// ``SimulationError/noScriptedOutcome(prompt:allowed:)`` (scripts never hang).
 public final class REPLInteraction: Interaction {
     /// Asks the person at the terminal for the action on a prompt; nil cancels.
     public typealias Asker = @Sendable (Prompt) -> UserAction?

@@ -140,4 +140,28 @@ import TouchstoneBuiltins
     @Test func quitEndsTheSession() async throws {
         #expect(try await session().execute("exit").quits)
     }
+
+    @Test func theApplicationPasswordCredentialOpensApplicationPasswordItemsAndStaysSecret() async throws {
+        let repl = try session()
+        _ = await repl.execute("passcode set 1234")
+        let refused = await repl.execute("keychain add vault alice secret access=applicationPassword")
+        #expect(!refused.ok)
+        let set = await repl.execute("context set credential hunter2")
+        #expect(set.ok)
+        #expect(set.containsSecret)
+        #expect(!set.input.contains("hunter2"))
+        #expect(await repl.execute("keychain add vault alice secret access=applicationPassword").ok)
+        #expect(await repl.execute("keychain get vault alice").ok)
+        #expect(await repl.execute("context set credential nil").ok)
+        #expect(!(await repl.execute("keychain get vault alice").ok))
+    }
+
+    @Test func keychainErrorsShowTheOSStatusAndAnswerToTheirKind() async throws {
+        let repl = try session()
+        let missing = await repl.execute("keychain get nothing here")
+        #expect(missing.error?.name == "errSecItemNotFound")
+        #expect(await repl.execute("expect error -25300").ok)
+        #expect(await repl.execute("expect error itemNotFound").ok)
+        #expect(await repl.execute(#"expect contains "errSecItemNotFound (-25300)""#).ok)
+    }
 }

@@ -50,15 +50,16 @@ extension Device {
     }
 
     /// Enters a passcode on the lock screen. In-app entries (device-owner policy) go through
-    /// the same rule and the same device-wide count.
+    /// the same rule and the same device-wide count. A lock-screen unlock by passcode is the
+    /// latest device unlock, so it closes the biometric reuse window.
     public func enterPasscode(_ entry: String) throws -> PasscodeEntryResult {
-        try submitPasscode(entry)
+        try submitPasscode(entry, unlocksDevice: true)
     }
 
     /// The passcode rule of REFERENCE §6: delays refuse without counting, a repeat of the last
     /// wrong passcode is not counted, wrong entries climb the ladder, the tenth disables, a
     /// correct one clears every failure count and the biometric lockout.
-    func submitPasscode(_ entry: String) throws -> PasscodeEntryResult {
+    func submitPasscode(_ entry: String, unlocksDevice: Bool = false) throws -> PasscodeEntryResult {
         let snapshot = try snapshot()
         if snapshot.counters.isDisabled { return .deviceDisabled }
         guard let verifier = snapshot.state.passcodeVerifier else { return .notSet }
@@ -78,6 +79,7 @@ extension Device {
                 counters.passcodeRetryAt = nil
                 counters.lastWrongPasscodeDigest = nil
                 counters.consecutiveBiometricFailures = 0
+                if unlocksDevice { counters.lastBiometricUnlock = nil }
                 return .accepted
             }
             if counters.lastWrongPasscodeDigest == check.digest {

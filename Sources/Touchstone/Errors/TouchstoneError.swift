@@ -82,14 +82,14 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 /// dry, or an outcome was given that the current dialog cannot produce.
 public enum SimulationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A capture or passcode prompt found the scripted queue empty.
-    case noScriptedOutcome(prompt: String)
+    case noScriptedOutcome(prompt: String, allowed: [String])
     /// The scripted outcome is not possible on the current prompt.
     case unexpectedOutcome(outcome: String, prompt: String, allowed: [String])
 
     public var description: String {
         switch self {
-        case let .noScriptedOutcome(prompt):
-            return "the \(prompt) prompt needs an outcome, but the scripted queue is empty; give outcomes such as: thumb, nomatch, cancel, fallback, passcode:1234"
+        case let .noScriptedOutcome(prompt, allowed):
+            return "the \(prompt) prompt needs an outcome, but the scripted queue is empty; it accepts: \(allowed.joined(separator: ", "))"
         case let .unexpectedOutcome(outcome, prompt, allowed):
             return "outcome '\(outcome)' is not possible on the \(prompt) prompt; it offers: \(allowed.joined(separator: ", "))"
         }

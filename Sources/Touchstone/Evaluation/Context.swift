@@ -154,7 +154,10 @@ public final class AuthenticationContext: Sendable {
         }
         if invalidated { return AuthenticationError(.invalidContext) }
         let problem = device.preflight(policy.rule, appID: appID, snapshot: snapshot)
-        let captured = problem == nil && policy.rule.isBiometric
+        // Captured only when biometry itself is usable: policy 4 may pass through its companion
+        // while biometry is locked out or absent, and must not reveal the biometric state then.
+        let biometryUsable = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: true) == nil
+        let captured = problem == nil && policy.rule.isBiometric && biometryUsable
             ? device.biometryDomainState(appID: appID, snapshot: snapshot) : nil
         state.withLock { state in
             state.domainSnapshot = snapshot

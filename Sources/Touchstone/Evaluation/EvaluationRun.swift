@@ -334,14 +334,20 @@ extension Device {
         for step in rule.steps {
             switch step {
             case let .unavailable(code):
-                return AuthenticationError(code, message: "This policy is not available on Linux.")
+                return AuthenticationError(code, message: "This policy is not available on Linux.",
+                                           recovery: "It needs a watch's wrist detection; use another policy.")
             case .biometry(passcodeFallback: true, _):
                 if rule.requiresPasscodeSet, passcodeMissing {
                     return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
                 }
             case let .biometry(passcodeFallback: false, orCompanion):
-                if let problem = biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet),
-                   !(orCompanion && isCompanionUsable) {
+                if orCompanion, isCompanionUsable {
+                    // The companion can stand in for biometry, not for the passcode a biometric
+                    // policy needs (REFERENCE §6).
+                    if rule.requiresPasscodeSet, passcodeMissing {
+                        return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
+                    }
+                } else if let problem = biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
                     return problem
                 }
             case .passcode:

@@ -127,7 +127,9 @@ public struct Keychain: Sendable {
             }
             var item = StoredItem(itemClass: itemClass, service: service, account: account,
                                   accessibility: access.accessibility, flags: access.flags,
-                                  enrolledSetHash: setHash, value: value, salt: nil)
+                                  enrolledSetHash: setHash,
+                                  enrollmentSequence: setHash == nil ? nil : snapshot?.state.enrollmentSequence,
+                                  value: value, salt: nil)
             if access.flags.contains(.applicationPassword) {
                 try item.seal(value, credential: try applicationPassword(context), aad: key.name)
             }
@@ -291,9 +293,12 @@ public struct Keychain: Sendable {
         return item
     }
 
-    /// Whether a biometryCurrentSet item's recorded set differs from the enrolled set now.
+    /// Whether a biometryCurrentSet item was invalidated: the enrolled set changed since it was
+    /// created. Invalidation is permanent — removing the added finger again does not bring the
+    /// item back (REFERENCE §9) — so the change count decides, not only the current set.
     private func isInvalidated(_ item: StoredItem, snapshot: Device.Snapshot) -> Bool {
         guard item.flags.contains(.biometryCurrentSet) else { return false }
+        if let sequence = item.enrollmentSequence, sequence != snapshot.state.enrollmentSequence { return true }
         return item.enrolledSetHash == nil || enrolledSetHash(snapshot) != item.enrolledSetHash
     }
 
@@ -381,6 +386,9 @@ struct StoredItem: Codable, Sendable {
     var flags: AccessControlFlags
     /// The enrolled-set hash at creation (biometryCurrentSet only).
     var enrolledSetHash: Data?
+    /// The device's enrollment-change count at creation (biometryCurrentSet only). Any change
+    /// since invalidates the item for good, even one undone later (add a finger, remove it).
+    var enrollmentSequence: Int?
     /// The value, or an AES-GCM sealed box (nonce, ciphertext, tag) when `salt` is set.
     var value: Data
     /// HKDF salt of the application-password key; nil when the value is not sealed.
@@ -392,6 +400,7 @@ struct StoredItem: Codable, Sendable {
 
     func sameProtection(as other: StoredItem) -> Bool {
         flags == other.flags && accessibility == other.accessibility && enrolledSetHash == other.enrolledSetHash
+            && enrollmentSequence == other.enrollmentSequence
     }
 
     func record(key: RecordKey, appID: String) throws -> Record {

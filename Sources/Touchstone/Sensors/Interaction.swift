@@ -144,7 +144,7 @@ public protocol Interaction: Sendable {
 
 /// A scripted user: actions are queued ahead of time and consumed in order.
 ///
-/// By default an empty queue is an error (``SimulationError/noScriptedOutcome(prompt:)``), so a
+/// By default an empty queue is an error (``SimulationError/noScriptedOutcome(prompt:allowed:)``), so a
 /// script never hangs. With `waitsForActions` the prompt instead waits until
 /// ``enqueue(_:)`` supplies an action or the evaluation is interrupted, which lets tests keep
 /// an evaluation "on screen" while they start another one.
@@ -224,7 +224,7 @@ public final class ScriptedInteraction: Interaction {
         case let .action(action):
             return action
         case .fail:
-            throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue)
+            throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
         case .wait:
             let action = await withCheckedContinuation { (continuation: CheckedContinuation<UserAction?, Never>) in
                 let resumeNow: UserAction?? = state.withLock { state in

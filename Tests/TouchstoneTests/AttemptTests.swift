@@ -135,6 +135,21 @@ struct AttemptTests {
         }
     }
 
+    @Test("Face ID: after the first failure the user is offered Try Again")
+    func faceIDTryAgain() async throws {
+        let rig = try Rig(sensor: "sim.faceid", enrolled: ["alice"])
+        let result = try await rig.evaluate("biometrics", [.noMatch, .present("alice")])
+        #expect(result.methods == [.biometry])
+        let kinds = result.trace.steps.compactMap { step -> Prompt.Kind? in
+            if case let .prompt(kind, _) = step.event { return kind } else { return nil }
+        }
+        #expect(kinds == [.biometric, .biometricTryAgain])
+        // Touch ID has no such step: the dialog simply scans again.
+        let touch = try Rig()
+        let touchResult = try await touch.evaluate("biometrics", [.noMatch, .present("thumb")])
+        #expect(!touchResult.trace.steps.contains { if case .prompt(.biometricTryAgain, _) = $0.event { true } else { false } })
+    }
+
     @Test("Face ID never ends with authenticationFailed; under device-owner two failures switch to the passcode")
     func faceIDUnderOwner() async throws {
         let rig = try Rig(sensor: "sim.faceid", enrolled: ["alice"])

@@ -135,7 +135,9 @@ struct EvaluationRun {
             let scanning = failures < rules.failuresPerEvaluation
             let fallbackButton = failures >= rules.fallbackButtonAfterFailures ? fallbackTitle : nil
             let prompt = Prompt(
-                kind: scanning ? .biometric : .biometricButtonsOnly, reason: reason,
+                kind: !scanning ? .biometricButtonsOnly
+                    : failures > 0 && !rules.endsWithAuthenticationFailed ? .biometricTryAgain : .biometric,
+                reason: reason,
                 fallbackButton: fallbackButton, cancelButton: cancelTitle,
                 biometryType: sensor.biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
             if shown.map({ $0.0 != prompt.kind || $0.1 != fallbackButton }) ?? true {

@@ -68,6 +68,8 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, Equatable {
         /// Scanning for a finger, face or iris.
         case biometric
+        /// Face ID / Optic ID after the first failure: "Try Again" scans once more.
+        case biometricTryAgain = "biometric (try again)"
         /// Face ID after the second failure: scanning stopped, only Cancel and fallback.
         case biometricButtonsOnly = "biometric (scanning stopped)"
         /// The device passcode keypad.
@@ -116,7 +118,7 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
     public var allowedActions: [String] {
         var actions: [String]
         switch kind {
-        case .biometric: actions = ["<enrolled name>", "nomatch"]
+        case .biometric, .biometricTryAgain: actions = ["<enrolled name>", "nomatch"]
         case .biometricButtonsOnly: actions = []
         case .passcode: actions = ["passcode:<code>"]
         case .companion: actions = ["companion"]

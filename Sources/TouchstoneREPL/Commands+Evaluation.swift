@@ -47,40 +47,31 @@ extension CommandTable {
             ) { session, arguments in
                 let policy = try session.authenticator.policy(named: try arguments.required(0, "the policy"))
                 let reason = try arguments.required(1, "the reason (in quotes)")
-                var outcomes: [UserAction] = []
-                for word in arguments.words.dropFirst(2) {
-                    guard let action = UserAction(script: word) else {
-                        throw arguments.usageError("'\(word)' is not an outcome (a name, nomatch, cancel, fallback, passcode:<code>, systemcancel, invalidate, wait:<duration>, companion)")
+                return try await session.withScriptedOutcomes(arguments.words.dropFirst(2), arguments: arguments) { script in
+                    do {
+                        let result = try await session.context.evaluate(policy, reason: reason)
+                        let unused = script.pending
+                        let matched = result.trace.steps.compactMap { step -> String? in
+                            if case let .matched(name) = step.event { return name }
+                            return nil
+                        }
+                        let methods = result.methods.map(\.rawValue)
+                        var line = "ok: \(policy.name) succeeded by \(methods.joined(separator: " + "))"
+                        if !matched.isEmpty { line += " (\(matched.joined(separator: ", ")))" }
+                        var lines = [line]
+                        if !unused.isEmpty { lines.append("note: unused outcomes: \(unused.map(\.description).joined(separator: " "))") }
+                        return CommandOutput(lines, result: [
+                            ("policy", .string(policy.name)), ("methods", .strings(methods)), ("matched", .strings(matched)),
+                            ("unusedOutcomes", .strings(unused.map(\.description))),
+                            ("evaluatedPolicyDomainState", Format.hexJSON(session.context.evaluatedPolicyDomainState)),
+                        ])
+                    } catch {
+                        let unused = script.pending
+                        if !unused.isEmpty {
+                            throw AnnotatedError(error, note: "(unused outcomes: \(unused.map(\.description).joined(separator: " ")))")
+                        }
+                        throw error
                     }
-                    outcomes.append(action)
-                }
-                let script = session.interaction.script
-                script.clear()
-                script.enqueue(outcomes)
-                defer { script.clear() }
-                do {
-                    let result = try await session.context.evaluate(policy, reason: reason)
-                    let unused = script.pending
-                    let matched = result.trace.steps.compactMap { step -> String? in
-                        if case let .matched(name) = step.event { return name }
-                        return nil
-                    }
-                    let methods = result.methods.map(\.rawValue)
-                    var line = "ok: \(policy.name) succeeded by \(methods.joined(separator: " + "))"
-                    if !matched.isEmpty { line += " (\(matched.joined(separator: ", ")))" }
-                    var lines = [line]
-                    if !unused.isEmpty { lines.append("note: unused outcomes: \(unused.map(\.description).joined(separator: " "))") }
-                    return CommandOutput(lines, result: [
-                        ("policy", .string(policy.name)), ("methods", .strings(methods)), ("matched", .strings(matched)),
-                        ("unusedOutcomes", .strings(unused.map(\.description))),
-                        ("evaluatedPolicyDomainState", Format.hexJSON(session.context.evaluatedPolicyDomainState)),
-                    ])
-                } catch {
-                    let unused = script.pending
-                    if !unused.isEmpty {
-                        throw AnnotatedError(error, note: "(unused outcomes: \(unused.map(\.description).joined(separator: " ")))")
-                    }
-                    throw error
                 }
             },
             REPLCommand(

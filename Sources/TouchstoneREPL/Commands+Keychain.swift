@@ -108,7 +108,7 @@ extension CommandTable {
     private static func keychainGet(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
-        let data = try await withOutcomes(session, arguments, from: 3) {
+        let data = try await session.withScriptedOutcomes(arguments.words.dropFirst(3), arguments: arguments) { _ in
             try await session.authenticator.keychain.read(service: service, account: account, context: session.context,
                                                           reason: "Access \"\(service)\"")
         }
@@ -123,7 +123,7 @@ extension CommandTable {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
         let value = try arguments.required(3, "the new value")
-        try await withOutcomes(session, arguments, from: 4) {
+        try await session.withScriptedOutcomes(arguments.words.dropFirst(4), arguments: arguments) { _ in
             try await session.authenticator.keychain.update(value, service: service, account: account, context: session.context,
                                                             reason: "Update \"\(service)\"")
         }
@@ -156,30 +156,12 @@ extension CommandTable {
             throw arguments.usageError("'\(word)' is not access=flag,flag")
         }
         let access = try AccessControl(flags: flags)
-        let methods = try await withOutcomes(session, arguments, from: 2) {
+        let methods = try await session.withScriptedOutcomes(arguments.words.dropFirst(2), arguments: arguments) { _ in
             try await session.context.evaluateAccessControl(access, operation: .useItem, reason: "Authorize keychain access")
         }
         let used = methods.map(\.rawValue)
         return CommandOutput("ok: the context may now open \(flags) items" + (used.isEmpty ? "" : " (by \(used.joined(separator: " + ")))"),
                              result: [("access", .string(flags.description)), ("methods", .strings(used))])
-    }
-
-    /// Queues the outcome words from `index` on, runs `body`, and clears what is left.
-    private static func withOutcomes<T>(
-        _ session: REPLSession, _ arguments: CommandArguments, from index: Int, _ body: () async throws -> T
-    ) async throws -> T {
-        var outcomes: [UserAction] = []
-        for word in arguments.words.dropFirst(index) {
-            guard let action = UserAction(script: word) else {
-                throw arguments.usageError("'\(word)' is not an outcome (a name, nomatch, cancel, fallback, passcode:<code>, ...)")
-            }
-            outcomes.append(action)
-        }
-        let script = session.interaction.script
-        script.clear()
-        script.enqueue(outcomes)
-        defer { script.clear() }
-        return try await body()
     }
 
     private static func itemJSON(_ service: String, _ account: String, _ access: AccessControl) -> [(String, JSONValue)] {

@@ -177,9 +177,7 @@ public final class EncryptedFileStorage: StorageBackend {
     public func list(namespace: String, prefix: String) throws -> [Record] {
         try state.withLock { state in
             try refresh(&state)
-            return state.records.values
-                .filter { $0.key.namespace == namespace && $0.key.name.hasPrefix(prefix) }
-                .sorted { $0.key.name < $1.key.name }
+            return state.records.records(in: namespace, prefix: prefix)
         }
     }
 
@@ -190,20 +188,11 @@ public final class EncryptedFileStorage: StorageBackend {
             }
             defer { flock(state.lockDescriptor, LOCK_UN) }
             try refresh(&state)
-            let (result, changes) = try { () throws -> (T, [RecordChange]) in
-                let records = state.records
-                var transaction = StorageTransaction(read: { records[$0] })
-                let result = try body(&transaction)
-                return (result, transaction.changes)
-            }()
+            let (result, changes) = try state.records.runTransaction(body)
             guard !changes.isEmpty else { return result }
+            // Changed on a copy: the store keeps its records if the write fails.
             var records = state.records
-            for change in changes {
-                switch change {
-                case let .put(record): records[record.key] = record
-                case let .delete(key): records.removeValue(forKey: key)
-                }
-            }
+            records.apply(changes)
             let sequence = state.sequence &+ 1
             let sealed = try Self.seal(records: records, sequence: sequence, header: state.header, key: state.key)
             try writeAtomically(sealed)

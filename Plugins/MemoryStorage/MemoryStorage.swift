@@ -28,30 +28,16 @@ public final class MemoryStorage: StorageBackend {
     }
 
     public func list(namespace: String, prefix: String) throws -> [Record] {
-        state.withLock { state in
-            state.records.values
-                .filter { $0.key.namespace == namespace && $0.key.name.hasPrefix(prefix) }
-                .sorted { $0.key.name < $1.key.name }
-        }
+        state.withLock { $0.records.records(in: namespace, prefix: prefix) }
     }
 
     public func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
         try state.withLock { state in
-            // Reads see a snapshot that is released before the writes are applied, so the
-            // dictionary is not copied on write.
-            let (result, changes) = try { () throws -> (T, [RecordChange]) in
-                let records = state.records
-                var transaction = StorageTransaction(read: { records[$0] })
-                let result = try body(&transaction)
-                return (result, transaction.changes)
-            }()
+            // The transaction's read snapshot is released when it returns, so applying the
+            // writes does not copy the dictionary.
+            let (result, changes) = try state.records.runTransaction(body)
             guard !changes.isEmpty else { return result }
-            for change in changes {
-                switch change {
-                case let .put(record): state.records[record.key] = record
-                case let .delete(key): state.records.removeValue(forKey: key)
-                }
-            }
+            state.records.apply(changes)
             state.generation &+= 1
             return result
         }

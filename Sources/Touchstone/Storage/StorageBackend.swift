@@ -123,6 +123,35 @@ extension StorageBackend {
     }
 }
 
+/// Helpers for backends that hold their records in a dictionary (in memory, or decoded from
+/// one file): the transaction and listing rules live here once.
+extension Dictionary where Key == RecordKey, Value == Record {
+    /// Runs `body` as a transaction reading these records; returns its result and its writes,
+    /// in order. The dictionary itself is not changed (apply the writes with ``apply(_:)``).
+    public func runTransaction<T>(_ body: (inout StorageTransaction) throws -> T) rethrows -> (result: T, changes: [RecordChange]) {
+        let snapshot = self
+        var transaction = StorageTransaction(read: { snapshot[$0] })
+        let result = try body(&transaction)
+        return (result, transaction.changes)
+    }
+
+    /// Applies `changes` in order.
+    public mutating func apply(_ changes: [RecordChange]) {
+        for change in changes {
+            switch change {
+            case let .put(record): self[record.key] = record
+            case let .delete(key): removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// The records of `namespace` whose names start with `prefix`, sorted by name.
+    public func records(in namespace: String, prefix: String) -> [Record] {
+        values.filter { $0.key.namespace == namespace && $0.key.name.hasPrefix(prefix) }
+            .sorted { $0.key.name < $1.key.name }
+    }
+}
+
 /// JSON coding of stored values, with corruption reported as ``StorageError``.
 enum RecordCoding {
     /// Shared coders (Foundation's are thread-safe); one per call costs more than small values.

@@ -291,11 +291,3 @@ extension Device {
         traceStore.withLock { $0 = trace }
     }
 }
-
-extension PolicyRule {
-    /// A "biometric policy": its biometry step cannot fall back to the passcode (LAPolicy 1,
-    /// 4 and custom biometric compositions). Device-owner (2) is not one.
-    var isBiometric: Bool {
-        steps.contains { if case .biometry(passcodeFallback: false, _) = $0 { true } else { false } }
-    }
-}

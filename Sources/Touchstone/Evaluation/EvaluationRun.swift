@@ -34,9 +34,14 @@ struct EvaluationRun {
         counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
         counts.passcodeFailures = snapshot.counters.passcodeFailures
         if let problem = device.preflight(policy.rule, appID: appID, snapshot: snapshot) {
-            let rule: Rule = snapshot.counters.isDisabled ? .deviceDisabled
-                : (policy.rule.steps.first.map { if case .unavailable = $0 { true } else { false } } ?? false) ? .unavailableOnLinux
-                : .precedence
+            let rule: Rule
+            if snapshot.counters.isDisabled {
+                rule = .deviceDisabled
+            } else if case .unavailable = policy.rule.steps.first {
+                rule = .unavailableOnLinux
+            } else {
+                rule = .precedence
+            }
             record(.checked(problem.code), rule: rule)
             throw problem
         }

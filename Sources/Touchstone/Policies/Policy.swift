@@ -29,9 +29,11 @@ public struct PolicyRule: Sendable, Equatable {
         self.requiresPasscodeSet = requiresPasscodeSet
     }
 
-    /// Whether any step involves biometry (domain state is captured only for these).
-    public var involvesBiometry: Bool {
-        steps.contains { if case .biometry = $0 { true } else { false } }
+    /// A "biometric policy": its biometry step cannot fall back to the passcode (LAPolicy 1,
+    /// 4 and custom biometric compositions). Device-owner (2) is not one. Only these capture
+    /// `evaluatedPolicyDomainState` in can-evaluate.
+    var isBiometric: Bool {
+        steps.contains { if case .biometry(passcodeFallback: false, _) = $0 { true } else { false } }
     }
 }
 

@@ -57,7 +57,10 @@ let package = Package(
         plugin("MemoryStorage"),
         plugin("SimulatedPasscode", extra: [.product(name: "_CryptoExtras", package: "swift-crypto")]),
         plugin("ChangeDetectors"),
-        plugin("SQLiteStorage", extra: [.product(name: "GRDB", package: "GRDB.swift")]),
+        plugin("SQLiteStorage", extra: [
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         plugin("EncryptedFileStorage", extra: [
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -96,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "touchstone",
             dependencies: [
-                "TouchstoneREPL",
+                "TouchstoneREPL", "Touchstone", "TouchstoneBuiltins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

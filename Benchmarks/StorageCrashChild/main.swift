@@ -4,6 +4,10 @@
 //
 //   StorageCrashChild stream <storage id> <key>=<value>...    counters, items, biometric failures, forever
 //   StorageCrashChild increment <count> <storage id> <key>=<value>...   <count> read-modify-write increments
+//   StorageCrashChild wave <name> <failures> <items> <storage id> <key>=<value>...
+//       opens the device, prints "ready", waits for a line on stdin, then runs <failures>
+//       biometric evaluations that fail one match each ("fail <error code>") and
+//       adds <items> keychain items ("item <name>-<n>"), and exits (closing the store)
 import Foundation
 import TouchstoneBuiltins
 
@@ -65,6 +69,29 @@ func stream(_ selection: PluginSelection) async throws {
     }
 }
 
+/// One process of a multi-process wave: every failed match and every added item is printed
+/// once acknowledged, so the parent can compare the store with what was acknowledged.
+func wave(name: String, failures: Int, items: Int, _ selection: PluginSelection) async throws {
+    let (authenticator, user) = try openDevice(selection)
+    let biometrics = try authenticator.policy(named: "biometrics")
+    acknowledge("ready")
+    _ = readLine()
+    for _ in 0..<failures {
+        user.clear()
+        user.enqueue([.noMatch, .cancel])
+        do {
+            _ = try await authenticator.makeContext().evaluate(biometrics, reason: "stress")
+            acknowledge("fail unexpected-success")
+        } catch let error as AuthenticationError {
+            acknowledge("fail \(error.code)")
+        }
+    }
+    for index in 0..<items {
+        try authenticator.keychain.add("v", service: "stress", account: "\(name)-\(index)")
+        acknowledge("item \(name)-\(index)")
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 do {
     switch arguments.first {
@@ -74,8 +101,14 @@ do {
         guard let count = arguments.dropFirst().first.flatMap(Int.init) else { fail("increment needs a count") }
         let (authenticator, _) = try openDevice(storageSelection(arguments.dropFirst(2)))
         for _ in 0..<count { acknowledge("counter \(try increment(authenticator.device.storage))") }
+    case "wave":
+        let rest = Array(arguments.dropFirst())
+        guard rest.count >= 4, let failures = Int(rest[1]), let items = Int(rest[2]) else {
+            fail("usage: StorageCrashChild wave <name> <failures> <items> <storage id> <options>...")
+        }
+        try await wave(name: rest[0], failures: failures, items: items, storageSelection(arguments.dropFirst(4)))
     default:
-        fail("usage: StorageCrashChild stream|increment ...")
+        fail("usage: StorageCrashChild stream|increment|wave ...")
     }
 } catch {
     fail("error: \(error)")

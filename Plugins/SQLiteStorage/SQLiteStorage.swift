@@ -17,11 +17,15 @@ import Touchstone
 ///   sees the other process's writes.
 /// - **Schema** versioned with GRDB's `DatabaseMigrator`; a file written by a newer schema is
 ///   refused.
-/// - **Integrity**: every row carries a checksum; the file is checked (`quick_check`, WAL mode,
-///   size against page count) when opened. A corrupt or tampered file is a
-///   ``StorageError/corruptStore(path:reason:)`` and is never written to; a new store is built
-///   beside the path and linked into place, so an existing empty or foreign file is never
-///   mistaken for a fresh store.
+/// - **Integrity**: every row carries a checksum, verified whenever the row is read. Opening
+///   checks the header, WAL mode, schema and size against the page count (the same cost at any
+///   size); a store whose last writer did not close it is first checked read-only (the
+///   write-ahead log's checksums and `quick_check`). A corrupt or tampered file is a
+///   ``StorageError/corruptStore(path:reason:)``; once any damage is seen the backend refuses
+///   every later write. A new store is built beside the path (mode 0600) and linked into place,
+///   so an existing empty or foreign file is never mistaken for a fresh store.
+///   `touchstone --check-store` runs the full check; `--export-store` salvages what is intact
+///   (``StorageMaintenance``).
 ///
 /// ```swift
 /// try builder.use(.storage, "storage.sqlite", options: ["path": "/var/lib/app/device.sqlite"])
@@ -53,6 +57,8 @@ public final class SQLiteStorage: StorageBackend {
     private struct Counters {
         var dataVersion: Int64?
         var generation: UInt64 = 1
+        /// Set when a read found damage: from then on nothing is written.
+        var damage: String?
     }
 
     public convenience init(options: PluginOptions, environment: PluginEnvironment) throws {
@@ -66,12 +72,23 @@ public final class SQLiteStorage: StorageBackend {
     }
 
     /// Opens (or creates) the store at `path`.
+    ///
+    /// A store whose last writer did not close it (its `-wal` file remains) is checked first
+    /// through a read-only connection — the log's checksums, then `quick_check` — so a damaged
+    /// store is reported before anything could write to it (closing a read-write connection
+    /// would checkpoint the log into the damaged file). A cleanly closed store is opened
+    /// without a whole-file scan: every record is verified by its checksum as it is read, so
+    /// opening costs the same at any size.
     public init(path: String, synchronous: Synchronous = .full, busyTimeout: Duration = .seconds(10)) throws {
         self.path = path
-        let timeout = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
+        let (seconds, attoseconds) = busyTimeout.components
+        let timeout = Double(seconds) + Double(attoseconds) / 1e18
         queue = try Self.mapping(path) {
             try Self.createIfMissing(path: path, synchronous: synchronous, timeout: timeout)
-            try Self.checkFileSize(path: path, pageCount: nil)
+            try Self.checkFileSize(path: path, pageCount: nil, pageSize: nil)
+            if Self.wasLeftOpen(path) {
+                try Self.checkReadOnly(path: path, full: false)
+            }
             let queue = try DatabaseQueue(path: path, configuration: Self.configuration(synchronous, timeout: timeout, isNew: false))
             try queue.read { db in
                 if try Self.migrator.hasBeenSuperseded(db) {
@@ -81,9 +98,30 @@ public final class SQLiteStorage: StorageBackend {
                     throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing")
                 }
                 let pageCount = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-                try Self.checkFileSize(path: path, pageCount: pageCount)
+                let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+                try Self.checkFileSize(path: path, pageCount: pageCount, pageSize: pageSize)
             }
             return queue
+        }
+    }
+
+    /// True when a `-wal` file with content is beside the store: its last writer was killed,
+    /// or another process has it open. Either way it gets the read-only check first.
+    static func wasLeftOpen(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 && info.st_size > 0
+    }
+
+    /// The read-only check: the write-ahead log's own checksums, SQLite's `quick_check` (or
+    /// `integrity_check` when `full`) and the schema, through a connection that never writes.
+    static func checkReadOnly(path: String, full: Bool) throws {
+        if let damage = try SQLiteInspection.inspectWAL(at: path + "-wal")?.damage {
+            throw StorageError.corruptStore(path: path, reason: damage)
+        }
+        let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
+        let problems = connection.integrityProblems(full: full)
+        guard problems.isEmpty else {
+            throw StorageError.corruptStore(path: path, reason: "integrity check failed: \(problems.prefix(3).joined(separator: "; "))")
         }
     }
 
@@ -96,13 +134,13 @@ public final class SQLiteStorage: StorageBackend {
     // MARK: StorageBackend
 
     public func read(_ key: RecordKey) throws -> Touchstone.Record? {
-        try Self.mapping(path) {
+        try guarded {
             try queue.inDatabase { db in try Self.fetch(db, key) }
         }
     }
 
     public func list(namespace: String, prefix: String) throws -> [Touchstone.Record] {
-        try Self.mapping(path) {
+        try guarded {
             try queue.inDatabase { db in
                 // Names sort bytewise in SQLite (BINARY collation) and in Swift's String order
                 // for the ASCII names Touchstone uses; sort again in Swift to be exact.
@@ -120,7 +158,10 @@ public final class SQLiteStorage: StorageBackend {
     }
 
     public func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
-        try Self.mapping(path) {
+        if let damage = counters.withLock({ $0.damage }) {
+            throw StorageError.corruptStore(path: path, reason: "\(damage); nothing more is written to it")
+        }
+        return try guarded {
             let (result, changed) = try queue.write { db -> (T, Bool) in
                 var transaction = StorageTransaction(read: { key in try Self.fetch(db, key) })
                 let result = try body(&transaction)
@@ -146,7 +187,7 @@ public final class SQLiteStorage: StorageBackend {
 
     public var generation: UInt64 {
         get throws {
-            let version = try Self.mapping(path) {
+            let version = try guarded {
                 try queue.inDatabase { db in try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0 }
             }
             return counters.withLock { counters in
@@ -183,12 +224,6 @@ public final class SQLiteStorage: StorageBackend {
         config.busyMode = .timeout(timeout)
         config.label = "touchstone.sqlite"
         config.prepareDatabase { db in
-            // Check before anything can write: a damaged file must stay exactly as it is.
-            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
-            guard check == ["ok"] else {
-                throw StorageError.corruptStore(path: db.configuration.label ?? "database",
-                                                reason: "integrity check failed: \(check.prefix(3).joined(separator: "; "))")
-            }
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? ""
             if mode.lowercased() != "wal" {
                 guard isNew else {
@@ -216,6 +251,10 @@ public final class SQLiteStorage: StorageBackend {
         let builder = try DatabaseQueue(path: temporary, configuration: configuration(synchronous, timeout: timeout, isNew: true))
         try migrator.migrate(builder)
         try builder.close()
+        // SQLite gives the -wal and -shm files the database file's mode: 0600 for all three.
+        guard chmod(temporary, 0o600) == 0 else {
+            throw StorageError.ioFailure(reason: "cannot set the mode of '\(path)': \(String(cString: strerror(errno)))")
+        }
         if link(temporary, path) != 0, errno != EEXIST {
             throw StorageError.ioFailure(reason: "cannot create '\(path)': \(String(cString: strerror(errno)))")
         }
@@ -227,29 +266,21 @@ public final class SQLiteStorage: StorageBackend {
     }
 
     /// An empty file, a size that is not whole pages, or trailing bytes beyond the database's
-    /// pages mean the file is not (or no longer) the store that was written.
-    private static func checkFileSize(path: String, pageCount: Int64?) throws {
+    /// pages mean the file is not (or no longer) the store that was written. The size comes
+    /// from `stat` and the page size from SQLite: the database file is never opened outside
+    /// SQLite, because closing any descriptor of it would drop the process's POSIX locks.
+    private static func checkFileSize(path: String, pageCount: Int64?, pageSize: Int64?) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { return }
         let size = Int64(info.st_size)
         if size == 0 {
             throw StorageError.corruptStore(path: path, reason: "the file is empty, not a Touchstone store (remove it to start a new one)")
         }
-        guard let pageCount else { return }
-        if let pageSize = try? pageSizeOf(path: path), pageSize > 0 {
-            if size % pageSize != 0 || size > pageCount * pageSize {
-                throw StorageError.corruptStore(path: path, reason: "its size (\(size) bytes) does not match its \(pageCount) pages of \(pageSize) bytes")
-            }
+        guard let pageCount, let pageSize, pageSize > 0 else { return }
+        let (pagesBytes, overflow) = pageCount.multipliedReportingOverflow(by: pageSize)
+        if size % pageSize != 0 || overflow || size > pagesBytes {
+            throw StorageError.corruptStore(path: path, reason: "its size (\(size) bytes) does not match its \(pageCount) pages of \(pageSize) bytes")
         }
-    }
-
-    /// The page size from the file header (bytes 16-17, big-endian; 1 means 65536).
-    private static func pageSizeOf(path: String) throws -> Int64 {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return 0 }
-        defer { try? handle.close() }
-        guard let header = try handle.read(upToCount: 18), header.count == 18 else { return 0 }
-        let raw = Int64(header[16]) << 8 | Int64(header[17])
-        return raw == 1 ? 65536 : raw
     }
 
     // MARK: Rows
@@ -309,6 +340,22 @@ public final class SQLiteStorage: StorageBackend {
         mix([0])
         mix(attributes.utf8)
         return Int64(bitPattern: hash)
+    }
+
+    /// Runs `body` with ``mapping(_:_:)``, remembering any damage it reveals so that the store
+    /// is never written to again by this process.
+    private func guarded<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try Self.mapping(path, body)
+        } catch let error as StorageError {
+            switch error {
+            case let .corruptRecord(_, reason), let .corruptStore(_, reason):
+                counters.withLock { if $0.damage == nil { $0.damage = reason } }
+            case .ioFailure:
+                break
+            }
+            throw error
+        }
     }
 
     /// Runs `body`, turning SQLite errors into ``StorageError``s that name the file.

@@ -38,6 +38,12 @@ struct TouchstoneCommand: AsyncParsableCommand {
     @Flag(help: "In scripts, print each command before its output (secrets hidden).")
     var echo = false
 
+    @Flag(help: "Check the device's store fully and read-only (it is never written), print what is wrong, and exit (status 1 when damaged).")
+    var checkStore = false
+
+    @Option(help: ArgumentHelp("Copy every record of the device's store that is still intact into a new store at <file>, and exit. The damaged store is only read.", valueName: "file"))
+    var exportStore: String?
+
     @Argument(help: ArgumentHelp("A script to run instead of reading standard input.", valueName: "script"))
     var script: String?
 
@@ -52,12 +58,18 @@ struct TouchstoneCommand: AsyncParsableCommand {
         }
         if let seed { composition.seed = seed }
         composition.storage = StorageChoice.selection(memory: memory, configured: config == nil ? nil : composition.storage)
+        if checkStore || exportStore != nil {
+            let status = StoreMaintenanceCommand.run(storage: composition.storage, check: checkStore, exportTo: exportStore)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
 
         let session: REPLSession
         do {
             session = try REPLSession(composition: composition)
         } catch {
-            throw ValidationError("cannot build the device: \(ErrorReport(error).text)")
+            throw ValidationError("cannot build the device: \(ErrorReport(error).text)"
+                                  + StoreMaintenanceCommand.advice(for: error, storage: composition.storage))
         }
         var options = REPLOptions()
         options.json = json

@@ -178,19 +178,33 @@ struct EvaluationRun {
                 try await handleCommon(action, on: prompt)
                 continue
             }
-            if let name = presentedName, try device.snapshot().state.templates(for: sensor.biometryType).contains(where: { $0.name == name }) {
-                var after = counts
-                if counts.biometricFailures != 0 {
-                    try device.update { _, counters in counters.consecutiveBiometricFailures = 0 }
-                    after.biometricFailures = 0
+            let current = try device.snapshot()
+            if let name = presentedName, current.state.templates(for: sensor.biometryType).contains(where: { $0.name == name }) {
+                // Another evaluation (another process) may have locked biometry while this one
+                // was scanning: the count is read and reset in one transaction, so a match
+                // never slips past a lockout.
+                var stillLocked = current.counters.consecutiveBiometricFailures >= rules.lockoutThreshold
+                if !stillLocked, current.counters.consecutiveBiometricFailures != 0 {
+                    stillLocked = try device.update { _, counters -> Bool in
+                        guard counters.consecutiveBiometricFailures < rules.lockoutThreshold else { return true }
+                        counters.consecutiveBiometricFailures = 0
+                        return false
+                    }
                 }
-                record(.matched(name), rule: .matchResetsFailures, after: after)
-                return .biometry
+                if !stillLocked {
+                    var after = counts
+                    after.biometricFailures = 0
+                    record(.matched(name), rule: .matchResetsFailures, after: after)
+                    return .biometry
+                }
             }
-            // A failed match.
+            // A failed match (or a match that came too late: biometry is locked out).
             failures += 1
             let consecutive = try device.update { _, counters -> Int in
-                counters.consecutiveBiometricFailures += 1
+                // Locked out meanwhile by another evaluation: nothing more to count.
+                if counters.consecutiveBiometricFailures < rules.lockoutThreshold {
+                    counters.consecutiveBiometricFailures += 1
+                }
                 return counters.consecutiveBiometricFailures
             }
             var after = counts

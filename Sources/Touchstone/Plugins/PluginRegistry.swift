@@ -46,6 +46,16 @@ public struct PluginRegistry: Sendable {
         _ = try PluginOptions(selection.options, for: descriptor)
     }
 
+    /// The maintenance entry points of the storage plugin `selection` names, with its
+    /// validated options; nil when that backend has none (``StorageMaintenance``).
+    public func maintenance(for selection: PluginSelection) throws(ConfigurationError)
+        -> (type: any StorageMaintenance.Type, options: PluginOptions)? {
+        let descriptor = try descriptor(selection.id, kind: .storage)
+        let options = try PluginOptions(selection.options, for: descriptor)
+        guard let type = types[selection.id] as? any StorageMaintenance.Type else { return nil }
+        return (type, options)
+    }
+
     /// Creates the plugin named by `selection` as a `P` (one of the plugin-kind protocols).
     public func make<P>(
         _ selection: PluginSelection,

@@ -1,0 +1,50 @@
+/// A storage backend whose store can be checked and salvaged without being opened for
+/// writing: what `touchstone --check-store` and `--export-store` use.
+///
+/// Both work on a store that no longer opens: ``check(options:)`` never changes a byte of it,
+/// and ``export(options:to:)`` only reads it.
+public protocol StorageMaintenance: StorageBackend {
+    /// The full read-only check of the store that `options` name.
+    static func check(options: PluginOptions) -> StorageCheckReport
+
+    /// Copies every record of the store that `options` name that still reads back intact into
+    /// a new store of the same kind at `destination` (which must not exist yet).
+    static func export(options: PluginOptions, to destination: String) throws -> StorageExportReport
+}
+
+/// What a full store check found.
+public struct StorageCheckReport: Sendable, Equatable {
+    /// The store checked.
+    public var location: String
+    /// Records that read back intact.
+    public var intactRecords: Int
+    /// Everything wrong, one line each; empty when the store is sound.
+    public var problems: [String]
+
+    /// True when nothing is wrong.
+    public var isSound: Bool { problems.isEmpty }
+
+    /// Creates a report.
+    public init(location: String, intactRecords: Int, problems: [String]) {
+        self.location = location
+        self.intactRecords = intactRecords
+        self.problems = problems
+    }
+}
+
+/// What an export salvaged.
+public struct StorageExportReport: Sendable, Equatable {
+    /// The new store.
+    public var destination: String
+    /// Records copied.
+    public var copied: Int
+    /// Records (or parts of the store) that could not be read back intact, one line each.
+    public var skipped: [String]
+
+    /// Creates a report.
+    public init(destination: String, copied: Int, skipped: [String]) {
+        self.destination = destination
+        self.copied = copied
+        self.skipped = skipped
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Touchstone
+import TouchstoneBuiltins
+
+/// `touchstone --check-store` and `--export-store FILE`: look at (or salvage) a device's store
+/// without opening it as a device, so a damaged store is never written to.
+enum StoreMaintenanceCommand {
+    /// Runs the check and/or the export; returns the exit status (1 when damage was found or
+    /// the export failed, 2 for a store kind without maintenance).
+    static func run(storage: PluginSelection, check: Bool, exportTo destination: String?) -> Int32 {
+        let maintenance: (type: any StorageMaintenance.Type, options: PluginOptions)?
+        do {
+            maintenance = try PluginRegistry.builtIn.maintenance(for: storage)
+        } catch {
+            printError("\(error)")
+            return 2
+        }
+        guard let (type, options) = maintenance else {
+            printError("\(storage.id) has no separate store check: opening it checks it fully (every byte is authenticated)")
+            return 2
+        }
+        var status: Int32 = 0
+        if check {
+            let report = type.check(options: options)
+            if report.isSound {
+                print("store \(report.location): sound (\(report.intactRecords) records intact)")
+            } else {
+                print("store \(report.location): DAMAGED (\(report.intactRecords) records intact)")
+                for problem in report.problems { print("  - \(problem)") }
+                print("The store was not changed. Salvage what is intact with: touchstone --export-store NEW-FILE (with the same --config)")
+                status = 1
+            }
+        }
+        if let destination {
+            do {
+                let report = try type.export(options: options, to: destination)
+                print("exported \(report.copied) intact records to \(report.destination)")
+                for skipped in report.skipped { print("  skipped: \(skipped)") }
+                if !report.skipped.isEmpty {
+                    print("Counters or lockouts among the skipped records start from their defaults in the new store.")
+                }
+            } catch {
+                printError("export failed: \(error)")
+                status = 1
+            }
+        }
+        return status
+    }
+
+    /// What to tell a user whose device did not open because its store is damaged.
+    static func advice(for error: any Error, storage: PluginSelection) -> String {
+        guard let error = error as? StorageError else { return "" }
+        switch error {
+        case .corruptStore, .corruptRecord:
+            return "\nSee what is damaged with: touchstone --check-store; copy what is intact to a new store with: touchstone --export-store NEW-FILE (add the same --config)."
+        case .ioFailure:
+            return ""
+        }
+    }
+
+    private static func printError(_ text: String) {
+        FileHandle.standardError.write(Data(("error: " + text + "\n").utf8))
+    }
+}

@@ -63,7 +63,7 @@ extension LocalAuthenticationSystem {
                 case "clock":
                     guard try argument(0, "advance").lowercased() == "advance" else { throw fail("use clock advance <duration>") }
                     let text = try argument(1, "duration")
-                    guard let duration = Duration(compact: text) else { throw fail("'\(text)' is not a duration such as 90s, 5m or 1h") }
+                    guard let duration = Duration(compact: text) else { throw fail("'\(text)' is not a duration from \(Duration.compactRangeDescription), such as 90s, 5m or 1h") }
                     guard let clock = device.clock as? VirtualClock else { throw fail("the device runs on the wall clock") }
                     clock.advance(by: duration)
                 case "evaluate":

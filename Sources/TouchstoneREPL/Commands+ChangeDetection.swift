@@ -102,7 +102,10 @@ extension CommandTable {
                 case "advance":
                     let text = try arguments.required(1, "the duration (90s, 5m, 1h)")
                     guard let duration = Duration(compact: text) else {
-                        throw arguments.usageError("'\(text)' is not a duration such as 90s, 5m or 1h")
+                        throw arguments.usageError("'\(text)' is not a duration from \(Duration.compactRangeDescription), such as 90s, 5m or 1h")
+                    }
+                    guard clock.now.duration(to: .latest) >= duration else {
+                        throw arguments.usageError("the device clock cannot go past \(Timestamp.latest) (it reads \(clock.now)); advance by at most \(clock.now.duration(to: .latest).compactDescription)")
                     }
                     guard let virtual = clock as? VirtualClock else {
                         throw UsageError.notSimulated("clock advance (the device runs on the wall clock)")

@@ -47,7 +47,7 @@ extension CommandTable {
                     switch setting {
                     case "reuse":
                         guard let duration = Duration(compact: value) else {
-                            throw arguments.usageError("'\(value)' is not a duration such as 60s or 5m")
+                            throw arguments.usageError("'\(value)' is not a duration from \(Duration.compactRangeDescription), such as 60s or 5m (the reuse duration is clamped to 300s)")
                         }
                         context.touchIDAuthenticationAllowableReuseDuration = duration
                         let clamped = context.touchIDAuthenticationAllowableReuseDuration

@@ -11,6 +11,9 @@ extension REPLSession {
         var outcomes: [UserAction] = []
         for word in words {
             guard let action = UserAction(script: word) else {
+                if word.lowercased().hasPrefix("wait:") {
+                    throw arguments.usageError("'\(word)': wait takes a duration from \(Duration.compactRangeDescription), such as wait:5m")
+                }
                 throw arguments.usageError("'\(word)' is not an outcome (a name, nomatch, cancel, fallback, passcode:<code>, systemcancel, invalidate, wait:<duration>, companion)")
             }
             outcomes.append(action)

@@ -49,7 +49,7 @@ public struct OptionSpec: Sendable, Equatable {
             case .string: "a string"
             case let .integer(range): "an integer from \(range.lowerBound) to \(range.upperBound)"
             case .boolean: "true or false"
-            case .duration: "a duration such as 90s, 5m or 1h"
+            case .duration: "a duration from \(Duration.compactRangeDescription), such as 90s, 5m or 1h"
             case let .choice(values): "one of \(values.joined(separator: ", "))"
             }
         }

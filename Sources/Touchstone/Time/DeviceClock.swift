@@ -91,7 +91,10 @@ public struct WallClock: DeviceClock {
     public init() {}
 
     public var now: Timestamp {
-        Timestamp(sinceEpoch: .nanoseconds(Int64(Date().timeIntervalSince1970 * 1_000_000_000)))
+        // Clamped: a system clock set absurdly far off must not trap the conversion.
+        let seconds = Date().timeIntervalSince1970
+        let bound = Double(Duration.maximumCompactSeconds * 2)
+        return Timestamp(sinceEpoch: .microseconds(Int64(min(max(seconds, -bound), bound) * 1_000_000)))
     }
 
     public var minimumResolution: Duration { .microseconds(1) }

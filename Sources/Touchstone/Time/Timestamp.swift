@@ -5,19 +5,29 @@
 /// both of Touchstone's clocks (``VirtualClock`` and ``WallClock``) use this instant type.
 /// It is a plain `InstantProtocol` value; all arithmetic is in `Swift.Duration`.
 public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvertible {
-    /// The span since the Unix epoch.
-    public var sinceEpoch: Duration
+    /// The span since the Unix epoch, always within ±``Timestamp/limit``.
+    public private(set) var sinceEpoch: Duration
 
-    /// Creates the instant `sinceEpoch` after the Unix epoch.
+    /// How far from the epoch device time may go either way: 200 years (73,000 days), so the
+    /// stored form (whole nanoseconds in an `Int64`, good for ±292 years) can never wrap and
+    /// no deadline arithmetic can overflow.
+    public static let limit = Duration.seconds(Duration.maximumCompactSeconds * 2)
+
+    /// Creates the instant `sinceEpoch` after the Unix epoch, clamped to ±``limit``.
     public init(sinceEpoch: Duration) {
-        self.sinceEpoch = sinceEpoch
+        self.sinceEpoch = min(max(sinceEpoch, .zero - Self.limit), Self.limit)
     }
 
     /// The Unix epoch itself: the start of every ``VirtualClock`` unless told otherwise.
     public static let epoch = Timestamp(sinceEpoch: .zero)
 
+    /// The latest instant device time can reach (``limit`` after the epoch).
+    public static let latest = Timestamp(sinceEpoch: limit)
+
+    /// Saturates at ±``limit``: never traps, never wraps.
     public func advanced(by duration: Duration) -> Timestamp {
-        Timestamp(sinceEpoch: sinceEpoch + duration)
+        let bounded = min(max(duration, .zero - Self.limit * 2), Self.limit * 2)
+        return Timestamp(sinceEpoch: sinceEpoch + bounded)
     }
 
     public func duration(to other: Timestamp) -> Duration {
@@ -28,20 +38,26 @@ public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvert
         lhs.sinceEpoch < rhs.sinceEpoch
     }
 
-    /// Whole nanoseconds since the epoch, the stored form.
+    /// Whole nanoseconds since the epoch, the stored form (never wraps: see ``limit``).
     public var nanosecondsSinceEpoch: Int64 {
         let (seconds, attoseconds) = sinceEpoch.components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
-    /// Creates the instant from whole nanoseconds since the epoch.
+    /// Creates the instant from whole nanoseconds since the epoch, clamped to ±``limit``.
     public init(nanosecondsSinceEpoch: Int64) {
-        self.sinceEpoch = .nanoseconds(nanosecondsSinceEpoch)
+        self.init(sinceEpoch: .nanoseconds(nanosecondsSinceEpoch))
     }
 
+    /// Decodes the stored form; a value beyond ±``limit`` is corrupt, not clamped.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        self.init(nanosecondsSinceEpoch: try container.decode(Int64.self))
+        let nanoseconds = try container.decode(Int64.self)
+        let bound = Duration.maximumCompactSeconds * 2 * 1_000_000_000
+        guard (-bound...bound).contains(nanoseconds) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a stored time \(nanoseconds)ns is beyond 200 years from the epoch")
+        }
+        self.init(nanosecondsSinceEpoch: nanoseconds)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -82,29 +98,37 @@ extension Duration {
         return parts
     }
 
-    /// Parses `90s`, `5m`, `1h`, `2d`, `250ms`, `1h30m` or a plain number of seconds.
-    /// Returns nil for anything else (including negative values).
+    /// The longest duration ``init(compact:)`` accepts, in seconds: 100 years (36,500 days).
+    public static let maximumCompactSeconds: Int64 = 36_500 * 86_400
+
+    /// The range a compact duration must lie in, for error messages: `0s to 36500d`.
+    public static let compactRangeDescription = "0s to 36500d"
+
+    /// Parses `90s`, `5m`, `1h`, `2d`, `250ms`, `1h30m` or a plain number of seconds, from 0 to
+    /// ``maximumCompactSeconds``. Returns nil for anything else: negative, malformed, or too
+    /// long (no input traps or wraps).
     public init?(compact text: String) {
         let trimmed = text.trimmingWhitespace()
-        guard !trimmed.isEmpty else { return nil }
-        if let seconds = Int64(trimmed), seconds >= 0 {
-            self = .seconds(seconds)
-            return
-        }
-        var total = Duration.zero
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 64 else { return nil }
+        let limit = Self.maximumCompactSeconds * 1_000
+        var milliseconds: Int64 = 0
         var number = ""
         var unit = ""
         var sawPart = false
         func flush() -> Bool {
-            guard let value = Int64(number) else { return false }
+            guard let value = Int64(number), value >= 0 else { return false }
+            let scale: Int64
             switch unit {
-            case "ms": total += .milliseconds(value)
-            case "s": total += .seconds(value)
-            case "m", "min": total += .seconds(value * 60)
-            case "h": total += .seconds(value * 3_600)
-            case "d": total += .seconds(value * 86_400)
+            case "ms": scale = 1
+            case "s", "": scale = 1_000
+            case "m", "min": scale = 60_000
+            case "h": scale = 3_600_000
+            case "d": scale = 86_400_000
             default: return false
             }
+            let (part, overflow) = value.multipliedReportingOverflow(by: scale)
+            guard !overflow, part <= limit, milliseconds <= limit - part else { return false }
+            milliseconds += part
             number = ""; unit = ""; sawPart = true
             return true
         }
@@ -112,15 +136,16 @@ extension Duration {
             if character.isASCII, character.isNumber {
                 if !unit.isEmpty { guard flush() else { return nil } }
                 number.append(character)
-            } else if character.isLetter {
+            } else if character.isASCII, character.isLetter {
                 guard !number.isEmpty else { return nil }
                 unit.append(character)
             } else {
                 return nil
             }
         }
-        guard !number.isEmpty, !unit.isEmpty, flush(), sawPart else { return nil }
-        self = total
+        // A plain number is seconds; a unit-less number after a part ("1m30") is not allowed.
+        guard !number.isEmpty, unit.isEmpty ? !sawPart : true, flush(), sawPart else { return nil }
+        self = .milliseconds(milliseconds)
     }
 }
 

@@ -167,6 +167,7 @@ public struct ErrorReport: Sendable, Equatable {
         case .alreadyEnrolled: (4, "alreadyEnrolled")
         case .invalidPasscode: (5, "invalidPasscode")
         case .notSimulated: (6, "notSimulated")
+        case .tooManyIdentities: (7, "tooManyIdentities")
         }
     }
 

@@ -8,6 +8,12 @@ public struct EnrollmentChange: Sendable, Equatable {
 }
 
 extension Device {
+    /// The most identities one sensor holds: 10 (**our rule**: a hand has ten fingers, and
+    /// fprintd stores ten; iOS itself takes 5 fingerprints or 2 Face ID appearances). Past it,
+    /// ``enroll(_:)`` throws ``UsageError/tooManyIdentities(limit:)``, which also keeps every
+    /// enrollment change a small, constant-size write.
+    public static let maximumIdentities = 10
+
     /// Names of the identities enrolled on the sensor, in enrollment order.
     public func enrolledNames() throws -> [String] {
         try snapshot().state.templates(for: biometryType).map(\.name)
@@ -20,6 +26,7 @@ extension Device {
         let templateID = random.hex(16)
         try changeEnrollment("enroll") { templates in
             guard !templates.contains(where: { $0.name == name }) else { throw UsageError.alreadyEnrolled(name: name) }
+            guard templates.count < Self.maximumIdentities else { throw UsageError.tooManyIdentities(limit: Self.maximumIdentities) }
             templates.append(EnrolledTemplate(name: name, templateID: templateID))
         }
     }
@@ -103,7 +110,7 @@ extension Device {
     }
 
     private func validate(_ name: String) throws {
-        guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0 == ":" }) else {
+        guard !name.isEmpty, name.utf8.count <= 64, !name.contains(where: { $0.isWhitespace || $0 == ":" }) else {
             throw UsageError.invalidIdentityName(name)
         }
         let reserved = ["nomatch", "no-match", "mismatch", "cancel", "fallback", "systemcancel",

@@ -59,13 +59,15 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPasscode(reason: String)
     /// The operation needs a simulated clock, sensor or interaction and the composition has a real one.
     case notSimulated(String)
+    /// The sensor holds as many identities as it can (``Device/maximumIdentities``).
+    case tooManyIdentities(limit: Int)
 
     public var description: String {
         switch self {
         case .emptyLocalizedReason:
             return "programmer error: localizedReason must be a non-empty string (Apple's framework crashes here)"
         case let .invalidIdentityName(name):
-            return "invalid identity name '\(name)': use a non-empty name without spaces"
+            return "invalid identity name '\(name)': use a non-empty name of at most 64 bytes, without spaces or ':'"
         case let .notEnrolled(name):
             return "no identity named '\(name)' is enrolled"
         case let .alreadyEnrolled(name):
@@ -74,6 +76,8 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid passcode: \(reason)"
         case let .notSimulated(what):
             return "\(what) needs a simulated device"
+        case let .tooManyIdentities(limit):
+            return "the sensor holds at most \(limit) identities; remove one first (unenroll NAME)"
         }
     }
 }

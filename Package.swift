@@ -142,6 +142,8 @@ let package = Package(
             name: "StorageTests",
             dependencies: [
                 "Touchstone", "TouchstoneBuiltins", "SQLiteStorage", "EncryptedFileStorage", "StorageCrashChild",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

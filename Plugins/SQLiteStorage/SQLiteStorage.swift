@@ -91,17 +91,31 @@ public final class SQLiteStorage: StorageBackend {
             }
             let queue = try DatabaseQueue(path: path, configuration: Self.configuration(synchronous, timeout: timeout, isNew: false))
             try queue.read { db in
-                if try Self.migrator.hasBeenSuperseded(db) {
-                    throw StorageError.corruptStore(path: path, reason: "it was written by a newer Touchstone schema")
-                }
-                guard try Self.migrator.hasCompletedMigrations(db) else {
-                    throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing")
-                }
+                try Self.checkSchema(db, path: path)
                 let pageCount = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
                 let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
                 try Self.checkFileSize(path: path, pageCount: pageCount, pageSize: pageSize)
             }
             return queue
+        }
+    }
+
+    /// The schema is Touchstone's, at a version this build knows. Any error reading it (a
+    /// damaged migrations table decodes to nonsense) means the store is corrupt.
+    private static func checkSchema(_ db: Database, path: String) throws {
+        do {
+            if try migrator.hasBeenSuperseded(db) {
+                throw StorageError.corruptStore(path: path, reason: "it was written by a newer Touchstone schema")
+            }
+            guard try migrator.hasCompletedMigrations(db) else {
+                throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing")
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw StorageError.corruptStore(path: path, reason: "its schema cannot be read: \(error)")
         }
     }
 
@@ -114,6 +128,8 @@ public final class SQLiteStorage: StorageBackend {
 
     /// The read-only check: the write-ahead log's own checksums, SQLite's `quick_check` (or
     /// `integrity_check` when `full`) and the schema, through a connection that never writes.
+    /// Everything that could refuse the store is checked here, before a read-write connection
+    /// exists: once one is open, closing it would checkpoint the log into the file.
     static func checkReadOnly(path: String, full: Bool) throws {
         if let damage = try SQLiteInspection.inspectWAL(at: path + "-wal")?.damage {
             throw StorageError.corruptStore(path: path, reason: damage)
@@ -123,6 +139,16 @@ public final class SQLiteStorage: StorageBackend {
         guard problems.isEmpty else {
             throw StorageError.corruptStore(path: path, reason: "integrity check failed: \(problems.prefix(3).joined(separator: "; "))")
         }
+        let tables = connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('records', 'grdb_migrations')")
+        guard tables.error == nil, tables.rows.count == 2 else {
+            throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing")
+        }
+        let pageCount = connection.rows("PRAGMA page_count").rows.first?.first
+        let pageSize = connection.rows("PRAGMA page_size").rows.first?.first
+        guard case let .integer(count)? = pageCount, case let .integer(size)? = pageSize else {
+            throw StorageError.corruptStore(path: path, reason: "its page count cannot be read")
+        }
+        try checkFileSize(path: path, pageCount: count, pageSize: size)
     }
 
     deinit {

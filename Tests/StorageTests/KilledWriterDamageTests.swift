@@ -1,0 +1,145 @@
+import Crypto
+import Foundation
+import GRDB
+@testable import SQLiteStorage
+import Testing
+@testable import Touchstone
+import TouchstoneBuiltins
+
+/// A SQLite store whose last writer was killed (its `-wal` holds the newest commits) and which
+/// is then damaged must be reported — and left byte for byte as it was, `-wal` and `-shm`
+/// included: a read-write connection would checkpoint the log into the damaged file and delete
+/// it, destroying the only good copy of the last commits.
+@Suite("Killed writer, then damage", .serialized)
+struct KilledWriterDamageTests {
+    /// sha256 of every file in `directory`, by name.
+    static func fingerprints(_ directory: URL) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            result[name] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        }
+        return result
+    }
+
+    /// A store in `directory` whose writer was SIGKILLed after at least `acknowledged` commits,
+    /// with its `-wal` left behind.
+    static func killedWriterStore(_ directory: URL, acknowledged: Int = 40) throws {
+        _ = try StorageRig(.sqlite, directory: directory)
+        let (process, pipe) = try ChildProcess.start(["stream"] + ChildProcess.storageArguments(.sqlite, directory))
+        var seen = 0
+        let reader = pipe.fileHandleForReading
+        while seen < acknowledged {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            seen += chunk.filter { $0 == UInt8(ascii: "\n") }.count
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    @Test("a killed writer's store with a damaged main file is refused and left exactly as it was",
+          arguments: TamperingTests.damages)
+    func damagedMainFile(_ damage: TamperingTests.Damage) throws {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        try Self.killedWriterStore(directory)
+        let file = try #require(Backend.sqlite.file(in: directory))
+        #expect(SQLiteStorage.wasLeftOpen(file.path), "the killed writer left its -wal")
+        try damage.apply(to: Data(contentsOf: file)).write(to: file)
+        let before = try Self.fingerprints(directory)
+        do {
+            let store = try Backend.sqlite.open(in: directory)
+            // The damage hit bytes SQLite does not use: every record still reads back.
+            _ = try store.list(namespace: "keychain")
+        } catch let error as StorageError {
+            guard case .corruptStore = error else {
+                if case .corruptRecord = error { return }
+                Issue.record("expected corruptStore, got \(error)")
+                return
+            }
+            #expect(try Self.fingerprints(directory) == before, "store, -wal and -shm untouched")
+        }
+    }
+
+    @Test("a damaged frame in the write-ahead log is reported, not silently rolled back")
+    func damagedLogFrame() throws {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        try Self.killedWriterStore(directory, acknowledged: 60)
+        let wal = try #require(Backend.sqlite.file(in: directory)).path + "-wal"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: wal))
+        try #require(bytes.count > 32 + 3 * (24 + 4096), "the log holds several frames")
+        bytes[32 + 24 + 100] ^= 0xFF   // inside the first frame's page
+        try bytes.write(to: URL(fileURLWithPath: wal))
+        let before = try Self.fingerprints(directory)
+        #expect {
+            _ = try Backend.sqlite.open(in: directory)
+        } throws: { error in
+            guard case let StorageError.corruptStore(_, reason) = error else { return false }
+            return reason.contains("write-ahead log")
+        }
+        #expect(try Self.fingerprints(directory) == before)
+    }
+
+    @Test("a damaged write-ahead log header is reported")
+    func damagedLogHeader() throws {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        try Self.killedWriterStore(directory)
+        let wal = try #require(Backend.sqlite.file(in: directory)).path + "-wal"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: wal))
+        bytes[20] ^= 0x01   // salt-2
+        try bytes.write(to: URL(fileURLWithPath: wal))
+        let before = try Self.fingerprints(directory)
+        #expect(throws: StorageError.self) { _ = try Backend.sqlite.open(in: directory) }
+        #expect(try Self.fingerprints(directory) == before)
+    }
+
+    @Test("an intact killed writer's store opens with every acknowledged commit")
+    func intactLogOpens() throws {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        try Self.killedWriterStore(directory)
+        let report = try SQLiteInspection.inspectWAL(at: try #require(Backend.sqlite.file(in: directory)).path + "-wal")
+        #expect(report?.damage == nil)
+        #expect((report?.committedTransactions ?? 0) > 0)
+        let store = try Backend.sqlite.open(in: directory)
+        #expect(try store.read(RecordKey("crash", "counter")) != nil)
+    }
+
+    @Test("store check finds a damaged record and export salvages the rest, without writing the damaged store")
+    func checkAndExport() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let file = try #require(Backend.sqlite.file(in: directory))
+        do {
+            let rig = try StorageRig(.sqlite, directory: directory)
+            try rig.keychain.add("first-value", service: "s", account: "a")
+            try rig.keychain.add("second-value", service: "s", account: "b")
+        }
+        // Alter one stored value behind the backend's back: its checksum no longer matches.
+        let other = try DatabaseQueue(path: file.path)
+        try other.write { db in
+            let name = try String.fetchOne(db, sql: "SELECT name FROM records WHERE namespace = 'keychain' ORDER BY name DESC LIMIT 1")
+            try db.execute(sql: "UPDATE records SET value = x'00' WHERE namespace = 'keychain' AND name = ?", arguments: [name])
+        }
+        try other.close()
+        let before = try Self.fingerprints(directory)
+        let options = try PluginOptions(Backend.sqlite.options(in: directory), for: SQLiteStorage.descriptor)
+        let report = SQLiteStorage.check(options: options)
+        #expect(!report.isSound)
+        #expect(report.problems.contains { $0.contains("checksum") })
+        let destination = directory.appendingPathComponent("salvaged.sqlite").path
+        let export = try SQLiteStorage.export(options: options, to: destination)
+        #expect(export.copied == report.intactRecords)
+        #expect(export.skipped.count == 1)
+        #expect(try Self.fingerprints(directory).filter { before[$0.key] != nil } == before, "the damaged store was only read")
+        let salvaged = try SQLiteStorage(path: destination)
+        #expect(try salvaged.list(namespace: "keychain").count == 1)
+    }
+}

@@ -77,14 +77,13 @@ public final class REPLHost {
         await runScript(lines: StandardInputLines(), name: "<stdin>")
     }
 
-    /// Runs the script file at `path`.
+    /// Runs the script file at `path`, streaming it: one line in memory at a time, whatever
+    /// the file's size.
     public func runScriptFile(_ path: String) async -> Int32 {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            fail("touchstone: cannot read script '\(path)'")
+        guard let lines = FileLines(path: path) else {
+            fail("touchstone: cannot read script '\(path)': \(String(cString: strerror(errno)))")
             return 2
         }
-        var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
-        if lines.last == "" { lines.removeLast() }
         return await runScript(lines: lines, name: path)
     }
 
@@ -175,6 +174,34 @@ public final class REPLHost {
 }
 
 /// Standard input's lines, read as they arrive.
+/// The lines of a file, read one at a time with `getline` (invalid UTF-8 is repaired, a final
+/// line without a newline counts). The file is closed when the iterator goes away.
+final class FileLines: Sequence, IteratorProtocol {
+    private let file: UnsafeMutablePointer<FILE>
+    private var buffer: UnsafeMutablePointer<CChar>?
+    private var capacity = 0
+
+    init?(path: String) {
+        guard let file = fopen(path, "r") else { return nil }
+        self.file = file
+    }
+
+    deinit {
+        free(buffer)
+        fclose(file)
+    }
+
+    func next() -> String? {
+        let count = getline(&buffer, &capacity, file)
+        guard count >= 0, let buffer else { return nil }
+        var length = count
+        if length > 0, buffer[length - 1] == 0x0A { length -= 1 }
+        return buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+}
+
 struct StandardInputLines: Sequence, IteratorProtocol {
     mutating func next() -> String? {
         Swift.readLine(strippingNewline: true)

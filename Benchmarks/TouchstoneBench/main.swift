@@ -3,7 +3,9 @@
 //
 //   swift run -c release touchstone-bench evaluate   # engine vs. HMAC + sensor floor
 //   swift run -c release touchstone-bench repl       # REPL start-up and script throughput
-//   swift run -c release touchstone-bench storage    # keychain on each backend vs. raw GRDB
+//   swift run -c release touchstone-bench storage    # keychain on each backend vs. raw GRDB, then open
+//                                                    # and write cost by store size vs. empty
+//   swift run -c release touchstone-bench storage-scaling   # only the second half
 //   swift run -c release touchstone-bench all
 
 import Foundation
@@ -27,9 +29,12 @@ do {
                 try await runEvaluateBenchmark()
             }
         case "repl": try await runReplBenchmark()
-        case "storage": try await runStorageBenchmark()
+        case "storage":
+            try await runStorageBenchmark()
+            try runStorageScalingBenchmark()
+        case "storage-scaling": try runStorageScalingBenchmark()
         default:
-            FileHandle.standardError.write(Data("unknown benchmark '\(name)'; known: \(benchmarks.joined(separator: ", ")), all\n".utf8))
+            FileHandle.standardError.write(Data("unknown benchmark '\(name)'; known: \(benchmarks.joined(separator: ", ")), storage-scaling, all\n".utf8))
             exit(2)
         }
     }

@@ -67,9 +67,14 @@ struct TouchstoneCommand: AsyncParsableCommand {
         let session: REPLSession
         do {
             session = try REPLSession(composition: composition)
+        } catch let error as StorageError {
+            // Not a usage mistake: the store itself is damaged or unreadable. No usage text,
+            // exit status 1, and the next step to take.
+            FileHandle.standardError.write(Data(("error: cannot open the device: \(ErrorReport(error).text)"
+                + StoreMaintenanceCommand.advice(for: error, storage: composition.storage) + "\n").utf8))
+            throw ExitCode(1)
         } catch {
-            throw ValidationError("cannot build the device: \(ErrorReport(error).text)"
-                                  + StoreMaintenanceCommand.advice(for: error, storage: composition.storage))
+            throw ValidationError("cannot build the device: \(ErrorReport(error).text)")
         }
         var options = REPLOptions()
         options.json = json

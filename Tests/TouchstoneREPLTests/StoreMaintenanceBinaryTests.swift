@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// The built `touchstone` executable facing a damaged store (issue 8 §3): it refuses to open the
+/// device with the next steps (not a usage error), `--check-store` reports the damage, and
+/// `--export-store` salvages the intact records; the damaged file is never written.
+@Suite("A damaged store from the command line", .serialized)
+struct StoreMaintenanceBinaryTests {
+    private func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-maint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    private func writeConfig(_ directory: URL, store: URL) throws -> URL {
+        let config = directory.appendingPathComponent("device.json")
+        let text = """
+        {"app":"com.example.app","clock":"virtual","detector":{"id":"detector.domain-state"},\
+        "passcode":{"id":"passcode.sim"},"sensor":{"id":"sim.touchid"},\
+        "storage":{"id":"storage.sqlite","options":{"path":"\(store.path)"}}}
+        """
+        try Data(text.utf8).write(to: config)
+        return config
+    }
+
+    @Test("a damaged store: exit 1 with the next steps, check reports it, export salvages it, the file is unchanged")
+    func damagedStoreFromTheCommandLine() throws {
+        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("device.sqlite")
+        let config = try writeConfig(directory, store: store)
+
+        let setup = try Binary.run(binary, ["--config", config.path], input: "passcode set 1234\nenroll thumb\nkeychain add svc acct secret\n")
+        #expect(setup.status == 0, "\(setup.output)")
+
+        // A clean store opens and --check-store calls it sound.
+        let sound = try Binary.run(binary, ["--config", config.path, "--check-store"])
+        #expect(sound.status == 0, "\(sound.output)")
+        #expect(sound.output.contains("sound"), "\(sound.output)")
+
+        // Damage the schema page's b-tree header: the store can no longer be opened.
+        let handle = try FileHandle(forUpdating: store)
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data(repeating: 0xFF, count: 90))
+        try handle.close()
+        let damaged = try Data(contentsOf: store)
+
+        let refused = try Binary.run(binary, ["--config", config.path], input: "status\n")
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("left untouched"), "\(refused.output)")
+        #expect(refused.output.contains("--check-store"), "\(refused.output)")
+        #expect(refused.output.contains("--export-store"), "\(refused.output)")
+        #expect(!refused.output.contains("Usage:"), "a damaged store is not a usage mistake: \(refused.output)")
+
+        let check = try Binary.run(binary, ["--config", config.path, "--check-store"])
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.contains("DAMAGED"), "\(check.output)")
+
+        let rescued = directory.appendingPathComponent("rescued.sqlite")
+        let export = try Binary.run(binary, ["--config", config.path, "--export-store", rescued.path])
+        #expect(FileManager.default.fileExists(atPath: rescued.path), "\(export.output)")
+
+        #expect(try Data(contentsOf: store) == damaged, "the damaged store was written")
+        #expect(!FileManager.default.fileExists(atPath: store.path + "-wal"))
+    }
+}

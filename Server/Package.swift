@@ -1,0 +1,79 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Settings every target shares: Swift 6 language mode (strict concurrency) and `ExistentialAny`,
+/// as in the root package.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// The fingerprint-login server of seed 003 (REFERENCE §11), a package of its own so that apps
+/// depending on Touchstone never resolve a web framework. It shares no code with the root
+/// package: the server needs only its own types.
+let package = Package(
+    name: "TouchstoneServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "LoginServer", targets: ["LoginServer"]),
+        .executable(name: "touchstone-server", targets: ["touchstone-server"]),
+        .executable(name: "touchstone-server-bench", targets: ["touchstone-server-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // The server as a library: configuration, routes, repositories (SQLite, PostgreSQL).
+        .target(
+            name: "LoginServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "touchstone-server",
+            dependencies: [
+                "LoginServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Signature logins per second end to end on loopback beside bare P-256 verifications.
+        .executableTarget(
+            name: "touchstone-server-bench",
+            dependencies: [
+                "LoginServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                // Its keep-alive HTTP/1.1 client over NIO; the tests build it anyway.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LoginServerTests",
+            dependencies: [
+                "LoginServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// An error the API answers with: a status and the JSON body `{"error": code, "message": text}`.
+///
+/// Messages are written for the client and never contain a password, a token or a key.
+public struct APIError: Error, Sendable, Equatable {
+    /// The HTTP status.
+    public var status: HTTPResponse.Status
+    /// A stable machine-readable code, such as `invalid_credentials`.
+    public var code: String
+    /// A sentence for people.
+    public var message: String
+    /// Seconds to wait, sent as `Retry-After` (only for 429).
+    public var retryAfter: Int?
+
+    /// Creates an error.
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code, message) }
+
+    /// The one answer for a wrong password and an unknown user.
+    static let invalidCredentials = APIError(.unauthorized, "invalid_credentials", "Unknown username or wrong password.")
+    /// The one answer for every failed device login.
+    static let loginFailed = APIError(.unauthorized, "login_failed", "The device could not be authenticated.")
+    /// A missing, unknown or expired bearer token.
+    static let unauthorized = APIError(.unauthorized, "unauthorized", "A valid bearer token is required.")
+
+    /// The JSON body.
+    struct Body: Codable, Equatable {
+        var error: String
+        var message: String
+    }
+
+    /// The response for this error.
+    func response() -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        let data = (try? JSONEncoder().encode(Body(error: code, message: message))) ?? Data()
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Turns every error a handler throws into a JSON error response, so no request ends in a bare
+/// status, a stack trace or a dropped connection; unexpected errors are logged (by type and
+/// description, which never hold request secrets) and answered 500.
+struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return error.response()
+        } catch is NIOTooManyBytesError {
+            return APIError(.contentTooLarge, "body_too_large", "The request body is larger than 64 KiB.").response()
+        } catch let error as HTTPError {
+            let code = error.status == .notFound ? "not_found" : "http_error"
+            return APIError(error.status, code, error.body ?? error.status.reasonPhrase).response()
+        } catch {
+            context.logger.error("request failed", metadata: [
+                "error.type": .string(String(reflecting: type(of: error))),
+                "error": .string(String(describing: error)),
+            ])
+            return APIError(.internalServerError, "internal", "The server failed; try again later.").response()
+        }
+    }
+}

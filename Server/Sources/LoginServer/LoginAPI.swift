@@ -1,0 +1,351 @@
+import Foundation
+import Crypto
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The HTTP API of seed 003's fingerprint login (REFERENCE §11): accounts, password sessions,
+/// device binding, challenges and device logins. Stateless apart from the repository.
+struct LoginAPI: Sendable {
+    let repository: any LoginRepository
+    let clock: any LoginClock
+    let configuration: LoginServerConfiguration
+    let hasher: PasswordHasher
+
+    init(repository: any LoginRepository, clock: any LoginClock, configuration: LoginServerConfiguration) {
+        self.repository = repository
+        self.clock = clock
+        self.configuration = configuration
+        self.hasher = PasswordHasher(rounds: configuration.passwordRounds)
+    }
+
+    /// Adds every route to `router`.
+    func addRoutes(to router: Router<LoginRequestContext>) {
+        router.get("/health") { _, _ in
+            try json(["status": "ok"])
+        }
+        let v1 = router.group("v1")
+        v1.post("accounts") { request, context in try await createAccount(request, context) }
+        v1.post("sessions") { request, context in try await createSession(request, context) }
+        v1.post("devices") { request, context in try await bindDevice(request, context) }
+        v1.get("devices") { request, context in try await listDevices(request, context) }
+        v1.delete("devices/:id") { request, context in try await deleteDevice(request, context) }
+        v1.post("challenges") { request, context in try await createChallenge(request, context) }
+        v1.post("logins") { request, context in try await signatureLogin(request, context) }
+        v1.post("logins/token") { request, context in try await tokenLogin(request, context) }
+    }
+
+    // MARK: Accounts and sessions
+
+    struct Credentials: Decodable {
+        var username: String
+        var password: String
+    }
+
+    func createAccount(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let body = try await decode(Credentials.self, from: request)
+        let username = body.username
+        guard !username.isEmpty, username.count <= 64, username.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace || $0 == " " }),
+              username.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }),
+              username.trimmingCharacters(in: .whitespaces) == username
+        else {
+            throw APIError.badRequest("invalid_username", "A username is 1 to 64 printable characters without leading or trailing spaces.")
+        }
+        guard body.password.count >= 8, body.password.utf8.count <= 1024,
+              body.password != username, Set(body.password).count >= 3
+        else {
+            throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
+        }
+        let hash = try hasher.hash(body.password)
+        let account = AccountRecord(
+            profileID: UUID().uuidString.lowercased(), username: username, passwordHash: hash, createdAt: clock.now()
+        )
+        do {
+            try await repository.createAccount(account)
+        } catch RepositoryError.duplicate {
+            throw APIError(.conflict, "username_taken", "That username is taken.")
+        }
+        context.logger.info("account created", metadata: ["profileID": .string(account.profileID)])
+        return try json(["profileID": account.profileID], status: .created)
+    }
+
+    struct SessionResponse: Encodable {
+        var token: String
+        var profileID: String
+        var expiresAt: Date
+    }
+
+    func createSession(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let body = try await decode(Credentials.self, from: request)
+        guard body.username.utf8.count <= 256, body.password.utf8.count <= 1024 else {
+            throw APIError.badRequest("invalid_credentials_format", "The username or password is too long.")
+        }
+        let accountKey = "account:" + body.username
+        let addressKey = "address:" + context.remoteAddress
+        try await checkRateLimit(addressKey, limit: configuration.addressFailureLimit)
+        try await checkRateLimit(accountKey, limit: configuration.accountFailureLimit)
+
+        let account = try await repository.account(username: body.username)
+        // Unknown users cost one hash too, so the two failures take about as long.
+        let matches = hasher.verify(body.password, against: account?.passwordHash ?? hasher.decoy())
+        guard let account, matches else {
+            let now = clock.now()
+            try await repository.recordFailure(key: accountKey, at: now, window: configuration.failureWindow)
+            try await repository.recordFailure(key: addressKey, at: now, window: configuration.failureWindow)
+            context.logger.notice("password login failed", metadata: ["address": .string(context.remoteAddress)])
+            throw APIError.invalidCredentials
+        }
+        let session = try await startSession(profileID: account.profileID)
+        context.logger.info("password login", metadata: ["profileID": .string(account.profileID)])
+        return try json(session)
+    }
+
+    /// Makes a new bearer token, stores its hash and returns it.
+    func startSession(profileID: String) async throws -> SessionResponse {
+        let token = randomBytes(32)
+        let now = clock.now()
+        let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
+        try await repository.createSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt, now: now)
+        return SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt)
+    }
+
+    /// The profile of the request's bearer session, or 401.
+    func authenticatedProfile(_ request: Request) async throws -> String {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+              let token = Data(base64Encoded: String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)),
+              token.count == 32,
+              let profileID = try await repository.sessionProfile(tokenHash: sha256(token), now: clock.now())
+        else { throw APIError.unauthorized }
+        return profileID
+    }
+
+    /// Throws 429 with `Retry-After` when `key` has `limit` failures in the window.
+    func checkRateLimit(_ key: String, limit: Int) async throws {
+        let now = clock.now()
+        let window = configuration.failureWindow.timeInterval
+        let (count, oldest) = try await repository.failures(key: key, since: now.addingTimeInterval(-window))
+        guard count >= limit else { return }
+        let freeAt = (oldest ?? now).addingTimeInterval(window)
+        let seconds = max(1, Int(freeAt.timeIntervalSince(now).rounded(.up)))
+        throw APIError(.tooManyRequests, "rate_limited", "Too many failed logins; retry later.", retryAfter: seconds)
+    }
+
+    // MARK: Devices
+
+    struct BindRequest: Decodable {
+        var kind: DeviceKind
+        var publicKey: String?
+        var deviceToken: String?
+        var name: String?
+    }
+
+    func bindDevice(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let profileID = try await authenticatedProfile(request)
+        let body = try await decode(BindRequest.self, from: request)
+        let name = body.name ?? ""
+        guard name.count <= 100 else {
+            throw APIError.badRequest("invalid_name", "A device name is at most 100 characters.")
+        }
+        let credential: [UInt8]
+        let publicKey: [UInt8]?
+        switch body.kind {
+        case .key:
+            guard let text = body.publicKey, let bytes = Data(base64Encoded: text), bytes.count == 65,
+                  (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil
+            else {
+                throw APIError.badRequest("invalid_public_key", "publicKey must be a base64 65-byte X9.63 P-256 public key.")
+            }
+            publicKey = Array(bytes)
+            credential = credentialHash(kind: .key, bytes: Array(bytes))
+        case .token:
+            guard let text = body.deviceToken, let bytes = Data(base64Encoded: text), bytes.count >= 32, bytes.count <= 1024 else {
+                throw APIError.badRequest("invalid_device_token", "deviceToken must be base64 of 32 to 1024 random bytes.")
+            }
+            publicKey = nil
+            credential = credentialHash(kind: .token, bytes: Array(bytes))
+        }
+        let device = DeviceRecord(
+            deviceID: UUID().uuidString.lowercased(), profileID: profileID, kind: body.kind, name: name,
+            credentialHash: credential, publicKey: publicKey, createdAt: clock.now(), lastUsedAt: nil
+        )
+        do {
+            try await repository.createDevice(device)
+        } catch RepositoryError.duplicate {
+            throw APIError(.conflict, "device_bound", "That device is already bound to an account.")
+        }
+        context.logger.info("device bound", metadata: [
+            "profileID": .string(profileID), "deviceID": .string(device.deviceID), "kind": .string(device.kind.rawValue),
+        ])
+        return try json(["deviceID": device.deviceID], status: .created)
+    }
+
+    struct DeviceList: Encodable {
+        struct Device: Encodable {
+            var deviceID: String
+            var kind: DeviceKind
+            var name: String
+            var createdAt: Date
+            var lastUsedAt: Date?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(deviceID, forKey: .deviceID)
+                try container.encode(kind, forKey: .kind)
+                try container.encode(name, forKey: .name)
+                try container.encode(createdAt, forKey: .createdAt)
+                try container.encode(lastUsedAt, forKey: .lastUsedAt)  // null when never used
+            }
+
+            enum CodingKeys: String, CodingKey { case deviceID, kind, name, createdAt, lastUsedAt }
+        }
+
+        var devices: [Device]
+    }
+
+    func listDevices(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let profileID = try await authenticatedProfile(request)
+        let devices = try await repository.devices(profileID: profileID).map {
+            DeviceList.Device(deviceID: $0.deviceID, kind: $0.kind, name: $0.name, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
+        }
+        return try json(DeviceList(devices: devices))
+    }
+
+    func deleteDevice(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let profileID = try await authenticatedProfile(request)
+        guard let id = context.parameters.get("id"), id.utf8.count <= 64,
+              try await repository.deleteDevice(id: id, profileID: profileID)
+        else { throw APIError(.notFound, "unknown_device", "No such device on this account.") }
+        context.logger.info("device unbound", metadata: ["profileID": .string(profileID), "deviceID": .string(id)])
+        return Response(status: .noContent)
+    }
+
+    // MARK: Challenges and logins
+
+    struct ChallengeRequest: Decodable {
+        var deviceID: String
+    }
+
+    struct ChallengeResponse: Encodable {
+        var challenge: String
+        var expiresAt: Date
+    }
+
+    func createChallenge(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let body = try await decode(ChallengeRequest.self, from: request)
+        guard body.deviceID.utf8.count <= 64, let device = try await repository.device(id: body.deviceID), device.kind == .key else {
+            throw APIError(.notFound, "unknown_device", "No signing device with that ID is bound.")
+        }
+        let challenge = randomBytes(32)
+        let now = clock.now()
+        let expiresAt = now.addingTimeInterval(configuration.challengeLifetime.timeInterval)
+        try await repository.createChallenge(hash: sha256(challenge), deviceID: device.deviceID, expiresAt: expiresAt, now: now)
+        return try json(ChallengeResponse(challenge: Data(challenge).base64EncodedString(), expiresAt: expiresAt))
+    }
+
+    struct SignatureLogin: Decodable {
+        var deviceID: String
+        var challenge: String
+        var signature: String
+    }
+
+    func signatureLogin(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let body = try await decode(SignatureLogin.self, from: request)
+        guard let challenge = Data(base64Encoded: body.challenge), let signature = Data(base64Encoded: body.signature) else {
+            throw APIError.badRequest("invalid_base64", "challenge and signature must be standard base64.")
+        }
+        let addressKey = "address:" + context.remoteAddress
+        try await checkRateLimit(addressKey, limit: configuration.addressFailureLimit)
+
+        // The challenge is consumed before the signature is checked: a forged attempt burns it
+        // too, and of two concurrent logins with one challenge only the one that deletes it goes on.
+        guard body.deviceID.utf8.count <= 64, challenge.count == 32,
+              let device = try await repository.device(id: body.deviceID), device.kind == .key,
+              let keyBytes = device.publicKey,
+              try await repository.consumeChallenge(hash: sha256(challenge), deviceID: device.deviceID, now: clock.now()),
+              let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
+              let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
+              key.isValidSignature(parsed, for: challenge)
+        else {
+            try await repository.recordFailure(key: addressKey, at: clock.now(), window: configuration.failureWindow)
+            context.logger.notice("signature login failed", metadata: [
+                "deviceID": .string(String(body.deviceID.prefix(64))), "address": .string(context.remoteAddress),
+            ])
+            throw APIError.loginFailed
+        }
+        try await repository.markDeviceUsed(id: device.deviceID, at: clock.now())
+        let session = try await startSession(profileID: device.profileID)
+        context.logger.info("signature login", metadata: ["profileID": .string(device.profileID), "deviceID": .string(device.deviceID)])
+        return try json(session)
+    }
+
+    struct TokenLogin: Decodable {
+        var deviceToken: String
+    }
+
+    func tokenLogin(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let body = try await decode(TokenLogin.self, from: request)
+        guard let token = Data(base64Encoded: body.deviceToken) else {
+            throw APIError.badRequest("invalid_base64", "deviceToken must be standard base64.")
+        }
+        let addressKey = "address:" + context.remoteAddress
+        try await checkRateLimit(addressKey, limit: configuration.addressFailureLimit)
+        let presented = credentialHash(kind: .token, bytes: Array(token))
+        // The lookup is by hash (an attacker learns nothing from its timing without a SHA-256
+        // preimage); the final comparison is constant-time all the same.
+        guard token.count >= 32, token.count <= 1024,
+              let device = try await repository.device(credentialHash: presented), device.kind == .token,
+              constantTimeEqual(device.credentialHash, presented)
+        else {
+            try await repository.recordFailure(key: addressKey, at: clock.now(), window: configuration.failureWindow)
+            context.logger.notice("token login failed", metadata: ["address": .string(context.remoteAddress)])
+            throw APIError.loginFailed
+        }
+        try await repository.markDeviceUsed(id: device.deviceID, at: clock.now())
+        let session = try await startSession(profileID: device.profileID)
+        context.logger.info("token login", metadata: ["profileID": .string(device.profileID), "deviceID": .string(device.deviceID)])
+        return try json(session)
+    }
+
+    // MARK: Bodies
+
+    /// Reads at most ``LoginServerConfiguration/maxBodySize`` bytes (413 past that) and decodes
+    /// them; malformed JSON and wrong types are 400.
+    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        let buffer = try await request.body.collect(upTo: configuration.maxBodySize)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw APIError.badRequest("malformed_request", Self.describe(error))
+        } catch {
+            throw APIError.badRequest("malformed_request", "The body is not valid JSON.")
+        }
+    }
+
+    /// A client-facing description of a decoding error that never quotes the body.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return keys.isEmpty ? "the body" : "'\(keys)'"
+        }
+        switch error {
+        case .keyNotFound(let key, _): return "The field '\(key.stringValue)' is missing."
+        case .typeMismatch(_, let context): return "Wrong type for \(path(context))."
+        case .valueNotFound(_, let context): return "A value is missing for \(path(context))."
+        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "The body is not valid JSON." : "Invalid value for \(path(context))."
+        @unknown default: return "The body is not valid JSON."
+        }
+    }
+}
+
+/// A JSON response.
+func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    encoder.outputFormatting = [.sortedKeys]
+    let data = try encoder.encode(value)
+    return Response(
+        status: status,
+        headers: [.contentType: "application/json; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(bytes: data))
+    )
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// An account: a username, its password hash and the profile ID apps see.
+public struct AccountRecord: Sendable, Equatable {
+    /// The stable identifier of the account (seed 003's `profileID`).
+    public var profileID: String
+    /// The unique user name.
+    public var username: String
+    /// The encoded slow salted hash (see ``PasswordHasher``), never the password.
+    public var passwordHash: String
+    /// When the account was created.
+    public var createdAt: Date
+
+    /// Creates a record.
+    public init(profileID: String, username: String, passwordHash: String, createdAt: Date) {
+        self.profileID = profileID
+        self.username = username
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+    }
+}
+
+/// How a device proves itself at login.
+public enum DeviceKind: String, Sendable, Codable, Equatable {
+    /// A P-256 key: the device signs a server challenge (the strong form of REFERENCE §11).
+    case key
+    /// A long random device token sent as is (seed 003 as written); only its hash is stored.
+    case token
+}
+
+/// A device bound to an account.
+public struct DeviceRecord: Sendable, Equatable {
+    /// The device's identifier, chosen by the server.
+    public var deviceID: String
+    /// The account the device logs in to.
+    public var profileID: String
+    /// Key or token.
+    public var kind: DeviceKind
+    /// A name the user chose ("Ada's laptop").
+    public var name: String
+    /// SHA-256 over a kind label and the key or token: unique across all accounts.
+    public var credentialHash: [UInt8]
+    /// The 65-byte X9.63 public key for `.key` devices, `nil` for `.token` devices.
+    public var publicKey: [UInt8]?
+    /// When the device was bound.
+    public var createdAt: Date
+    /// When the device last logged in, if ever.
+    public var lastUsedAt: Date?
+
+    /// Creates a record.
+    public init(
+        deviceID: String, profileID: String, kind: DeviceKind, name: String,
+        credentialHash: [UInt8], publicKey: [UInt8]?, createdAt: Date, lastUsedAt: Date?
+    ) {
+        self.deviceID = deviceID
+        self.profileID = profileID
+        self.kind = kind
+        self.name = name
+        self.credentialHash = credentialHash
+        self.publicKey = publicKey
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// What a repository reports when a unique value is taken.
+public enum RepositoryError: Error, Equatable {
+    /// The username (for accounts) or the key or token (for devices) already exists.
+    case duplicate
+}
+
+/// The server's state, behind one protocol with a SQLite and a PostgreSQL implementation.
+///
+/// Every method is one atomic step; the server holds no other state, so several servers may
+/// share one PostgreSQL database. Times are passed in, never read here, so the injected
+/// ``LoginClock`` decides every expiry.
+public protocol LoginRepository: Sendable {
+    /// Creates or upgrades the tables. Safe to call on every start and from several servers.
+    func migrate() async throws
+
+    /// Stores a new account; throws ``RepositoryError/duplicate`` if the username exists.
+    func createAccount(_ account: AccountRecord) async throws
+    /// The account with this username, if any.
+    func account(username: String) async throws -> AccountRecord?
+
+    /// Stores a session token hash that is valid until `expiresAt`.
+    func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws
+    /// The profile of a session that is still valid at `now`, if any.
+    func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String?
+
+    /// Binds a device; throws ``RepositoryError/duplicate`` if its key or token is bound anywhere.
+    func createDevice(_ device: DeviceRecord) async throws
+    /// The devices of one account, oldest first.
+    func devices(profileID: String) async throws -> [DeviceRecord]
+    /// The device with this identifier, if it is bound.
+    func device(id: String) async throws -> DeviceRecord?
+    /// The device whose credential hash this is, if it is bound.
+    func device(credentialHash: [UInt8]) async throws -> DeviceRecord?
+    /// Unbinds a device of this account (and drops its challenges); `false` if there is none.
+    func deleteDevice(id: String, profileID: String) async throws -> Bool
+    /// Records a successful login of a device.
+    func markDeviceUsed(id: String, at: Date) async throws
+
+    /// Stores a challenge hash for a device, valid until `expiresAt`.
+    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws
+    /// Deletes the challenge if it belongs to the device and is live at `now`, in one atomic step:
+    /// of two concurrent calls with the same challenge, at most one returns `true`.
+    func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> Bool
+
+    /// Records one failed login under `key` (an account or an address).
+    func recordFailure(key: String, at: Date, window: Duration) async throws
+    /// The failures recorded under `key` after `since`: their count and the oldest one.
+    func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?)
+}
+
+extension Duration {
+    /// The duration in milliseconds, rounded down.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
+    /// The duration in seconds as a `TimeInterval`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,51 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Builds the fingerprint-login server.
+///
+/// ```swift
+/// var configuration = LoginServerConfiguration()
+/// configuration.database = try DatabaseLocation(parsing: "sqlite:///tmp/login.sqlite")
+/// let repository = try LoginServer.makeRepository(for: configuration.database, logger: logger)
+/// let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)
+/// try await app.runService()  // SIGTERM / SIGINT drain in-flight requests, then return
+/// ```
+public enum LoginServer {
+    /// The repository for a database location: SQLite or PostgreSQL.
+    public static func makeRepository(for location: DatabaseLocation, logger: Logger) throws -> any LoginRepository {
+        switch location {
+        case .sqlite(let path): return try SQLiteLoginRepository(path: path)
+        case .postgres(let postgres): return PostgresLoginRepository(location: postgres, logger: logger)
+        }
+    }
+
+    /// The application: routes, JSON errors, migrations before the first request, and the
+    /// PostgreSQL pool (if any) as a service of the same service group. `onServerRunning` gets
+    /// the listening channel (its `localAddress` tells the port when `port` is 0).
+    public static func makeApplication(
+        configuration: LoginServerConfiguration,
+        repository: any LoginRepository,
+        clock: any LoginClock = SystemLoginClock(),
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> Application<RouterResponder<LoginRequestContext>> {
+        let router = Router(context: LoginRequestContext.self)
+        router.add(middleware: APIErrorMiddleware())
+        LoginAPI(repository: repository, clock: clock, configuration: configuration).addRoutes(to: router)
+        var app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server"),
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+        if let postgres = repository as? PostgresLoginRepository {
+            app.addServices(postgres.client)
+        }
+        app.beforeServerStarts {
+            try await repository.migrate()
+            logger.info("database ready", metadata: ["database": .string(configuration.database.description)])
+        }
+        return app
+    }
+}

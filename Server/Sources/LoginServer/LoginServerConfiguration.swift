@@ -1,0 +1,26 @@
+/// Everything the server is told at start. The defaults are the numbers.
+public struct LoginServerConfiguration: Sendable {
+    /// Address to listen on.
+    public var host: String = "127.0.0.1"
+    /// TCP port to listen on (0 picks a free one).
+    public var port: Int = 8080
+    /// Where the state lives.
+    public var database: DatabaseLocation = .defaultLocation()
+    /// PBKDF2-SHA256 rounds for new password hashes (never below 210,000 outside tests).
+    public var passwordRounds: Int = PasswordHasher.minimumRounds
+    /// How long a bearer session lasts.
+    public var sessionLifetime: Duration = .seconds(3600)
+    /// How long a login challenge stays usable.
+    public var challengeLifetime: Duration = .seconds(60)
+    /// The window failures are counted in.
+    public var failureWindow: Duration = .seconds(600)
+    /// Failed password logins allowed per account in one window; the next is answered 429.
+    public var accountFailureLimit: Int = 10
+    /// Failed logins (of any kind) allowed per client address in one window.
+    public var addressFailureLimit: Int = 100
+    /// The largest request body accepted; larger ones are answered 413.
+    public var maxBodySize: Int = 64 * 1024
+
+    /// The defaults.
+    public init() {}
+}

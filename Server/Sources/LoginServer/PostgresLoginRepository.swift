@@ -1,0 +1,256 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The repository for more than one server: all state in one PostgreSQL database.
+///
+/// The ``client`` is a swift-service-lifecycle `Service`: run it in the application's service
+/// group (``LoginServer/makeApplication(configuration:repository:clock:logger:onServerRunning:)`` does). Every
+/// method is one statement or one transaction, so any number of servers may share the database;
+/// ``consumeChallenge(hash:deviceID:now:)`` is a single `DELETE … RETURNING`, which PostgreSQL
+/// runs atomically (of two concurrent deletes of one row, one sees it gone).
+public struct PostgresLoginRepository: LoginRepository {
+    /// The connection pool.
+    public let client: PostgresClient
+    private let quiet = Logger(label: "touchstone.server.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Creates a repository (and its connection pool) for `location`.
+    public init(location: DatabaseLocation.PostgresLocation, logger: Logger) {
+        let configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.username,
+            password: location.password, database: location.database, tls: .disable
+        )
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    /// The schema, in order; each statement is idempotent.
+    private static let schema: [PostgresQuery] = [
+        """
+        CREATE TABLE IF NOT EXISTS accounts (
+            profile_id TEXT PRIMARY KEY,
+            username TEXT NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS sessions (
+            token_hash BYTEA PRIMARY KEY,
+            profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS sessions_expires_at ON sessions(expires_at)",
+        """
+        CREATE TABLE IF NOT EXISTS devices (
+            device_id TEXT PRIMARY KEY,
+            profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            credential_hash BYTEA NOT NULL UNIQUE,
+            public_key BYTEA,
+            created_at BIGINT NOT NULL,
+            last_used_at BIGINT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS devices_profile_id ON devices(profile_id)",
+        """
+        CREATE TABLE IF NOT EXISTS challenges (
+            challenge_hash BYTEA PRIMARY KEY,
+            device_id TEXT NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS challenges_expires_at ON challenges(expires_at)",
+        """
+        CREATE TABLE IF NOT EXISTS login_failures (
+            id BIGSERIAL PRIMARY KEY,
+            key TEXT NOT NULL,
+            at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS login_failures_key_at ON login_failures(key, at)",
+        "CREATE INDEX IF NOT EXISTS login_failures_at ON login_failures(at)",
+    ]
+
+    public func migrate() async throws {
+        try await client.withTransaction(logger: quiet) { connection in
+            // One migrator at a time when several servers start together.
+            try await connection.query("SELECT pg_advisory_xact_lock(7_013_013)", logger: quiet)
+            for statement in Self.schema {
+                try await connection.query(statement, logger: quiet)
+            }
+        }
+    }
+
+    public func createAccount(_ account: AccountRecord) async throws {
+        try await insert(
+            """
+            INSERT INTO accounts (profile_id, username, password_hash, created_at)
+            VALUES (\(account.profileID), \(account.username), \(account.passwordHash), \(account.createdAt.millisecondsSince1970))
+            """
+        )
+    }
+
+    public func account(username: String) async throws -> AccountRecord? {
+        let rows = try await client.query(
+            "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE username = \(username)",
+            logger: quiet
+        )
+        for try await (profileID, name, hash, created) in rows.decode((String, String, String, Int64).self) {
+            return AccountRecord(
+                profileID: profileID, username: name, passwordHash: hash,
+                createdAt: Date(millisecondsSince1970: created)
+            )
+        }
+        return nil
+    }
+
+    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
+        try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+        try await client.query(
+            """
+            INSERT INTO sessions (token_hash, profile_id, expires_at)
+            VALUES (\(Data(tokenHash)), \(profileID), \(expiresAt.millisecondsSince1970))
+            """,
+            logger: quiet
+        )
+    }
+
+    public func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String? {
+        let rows = try await client.query(
+            """
+            SELECT profile_id FROM sessions
+            WHERE token_hash = \(Data(tokenHash)) AND expires_at > \(now.millisecondsSince1970)
+            """,
+            logger: quiet
+        )
+        for try await profileID in rows.decode(String.self) {
+            return profileID
+        }
+        return nil
+    }
+
+    public func createDevice(_ device: DeviceRecord) async throws {
+        try await insert(
+            """
+            INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at)
+            VALUES (\(device.deviceID), \(device.profileID), \(device.kind.rawValue), \(device.name),
+                    \(Data(device.credentialHash)), \(device.publicKey.map { Data($0) }),
+                    \(device.createdAt.millisecondsSince1970), \(device.lastUsedAt?.millisecondsSince1970))
+            """
+        )
+    }
+
+    private typealias DeviceRow = (String, String, String, String, Data, Data?, Int64, Int64?)
+
+    private func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
+        let rows = try await client.query(query, logger: quiet)
+        var devices: [DeviceRecord] = []
+        for try await row in rows.decode(DeviceRow.self) {
+            guard let kind = DeviceKind(rawValue: row.2) else { continue }
+            devices.append(DeviceRecord(
+                deviceID: row.0, profileID: row.1, kind: kind, name: row.3,
+                credentialHash: Array(row.4), publicKey: row.5.map { Array($0) },
+                createdAt: Date(millisecondsSince1970: row.6), lastUsedAt: row.7.map { Date(millisecondsSince1970: $0) }
+            ))
+        }
+        return devices
+    }
+
+    public func devices(profileID: String) async throws -> [DeviceRecord] {
+        try await devices(
+            """
+            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at
+            FROM devices WHERE profile_id = \(profileID) ORDER BY created_at, device_id
+            """
+        )
+    }
+
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await devices(
+            """
+            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at
+            FROM devices WHERE device_id = \(id)
+            """
+        ).first
+    }
+
+    public func device(credentialHash: [UInt8]) async throws -> DeviceRecord? {
+        try await devices(
+            """
+            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at
+            FROM devices WHERE credential_hash = \(Data(credentialHash))
+            """
+        ).first
+    }
+
+    public func deleteDevice(id: String, profileID: String) async throws -> Bool {
+        // Challenges go with the device (ON DELETE CASCADE).
+        let rows = try await client.query(
+            "DELETE FROM devices WHERE device_id = \(id) AND profile_id = \(profileID) RETURNING device_id",
+            logger: quiet
+        )
+        return try await rows.collect().count == 1
+    }
+
+    public func markDeviceUsed(id: String, at date: Date) async throws {
+        try await client.query(
+            "UPDATE devices SET last_used_at = \(date.millisecondsSince1970) WHERE device_id = \(id)",
+            logger: quiet
+        )
+    }
+
+    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws {
+        try await client.query("DELETE FROM challenges WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+        try await client.query(
+            """
+            INSERT INTO challenges (challenge_hash, device_id, expires_at)
+            VALUES (\(Data(hash)), \(deviceID), \(expiresAt.millisecondsSince1970))
+            """,
+            logger: quiet
+        )
+    }
+
+    public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            DELETE FROM challenges
+            WHERE challenge_hash = \(Data(hash)) AND device_id = \(deviceID) AND expires_at > \(now.millisecondsSince1970)
+            RETURNING device_id
+            """,
+            logger: quiet
+        )
+        return try await rows.collect().count == 1
+    }
+
+    public func recordFailure(key: String, at date: Date, window: Duration) async throws {
+        let horizon = date.millisecondsSince1970 - window.milliseconds
+        try await client.query("DELETE FROM login_failures WHERE at <= \(horizon)", logger: quiet)
+        try await client.query(
+            "INSERT INTO login_failures (key, at) VALUES (\(key), \(date.millisecondsSince1970))",
+            logger: quiet
+        )
+    }
+
+    public func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
+        let rows = try await client.query(
+            "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = \(key) AND at > \(since.millisecondsSince1970)",
+            logger: quiet
+        )
+        for try await (count, oldest) in rows.decode((Int64, Int64?).self) {
+            return (Int(count), oldest.map { Date(millisecondsSince1970: $0) })
+        }
+        return (0, nil)
+    }
+
+    /// Runs an insert, turning a unique-constraint violation (SQLSTATE 23505) into
+    /// ``RepositoryError/duplicate``.
+    private func insert(_ query: PostgresQuery) async throws {
+        do {
+            try await client.query(query, logger: quiet)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw RepositoryError.duplicate
+        }
+    }
+}

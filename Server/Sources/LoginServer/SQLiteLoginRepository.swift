@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+
+/// The default repository: one SQLite file through GRDB (WAL mode, one writer at a time).
+///
+/// Writes are serialized by GRDB, so ``consumeChallenge(hash:deviceID:now:)`` — one `DELETE`
+/// whose changed-row count decides — is atomic.
+public struct SQLiteLoginRepository: LoginRepository {
+    private let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the database file at `path`, and its folder.
+    public init(path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        self.writer = try DatabasePool(path: path, configuration: configuration)
+    }
+
+    /// An in-memory database that lives as long as the repository (for tests and trials).
+    public init() throws {
+        self.writer = try DatabaseQueue()
+    }
+
+    public func migrate() async throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE accounts (
+                    profile_id TEXT PRIMARY KEY NOT NULL,
+                    username TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE sessions (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
+                    expires_at INTEGER NOT NULL
+                );
+                CREATE INDEX sessions_expires_at ON sessions(expires_at);
+                CREATE TABLE devices (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    credential_hash BLOB NOT NULL UNIQUE,
+                    public_key BLOB,
+                    created_at INTEGER NOT NULL,
+                    last_used_at INTEGER
+                );
+                CREATE INDEX devices_profile_id ON devices(profile_id);
+                CREATE TABLE challenges (
+                    challenge_hash BLOB PRIMARY KEY NOT NULL,
+                    device_id TEXT NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+                    expires_at INTEGER NOT NULL
+                );
+                CREATE INDEX challenges_expires_at ON challenges(expires_at);
+                CREATE TABLE login_failures (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    key TEXT NOT NULL,
+                    at INTEGER NOT NULL
+                );
+                CREATE INDEX login_failures_key_at ON login_failures(key, at);
+                CREATE INDEX login_failures_at ON login_failures(at);
+                """)
+        }
+        try migrator.migrate(writer)
+    }
+
+    public func createAccount(_ account: AccountRecord) async throws {
+        try await insert { db in
+            try db.execute(
+                sql: "INSERT INTO accounts (profile_id, username, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [account.profileID, account.username, account.passwordHash, account.createdAt.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func account(username: String) async throws -> AccountRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE username = ?",
+                arguments: [username]
+            ).map { row in
+                AccountRecord(
+                    profileID: row[0], username: row[1], passwordHash: row[2],
+                    createdAt: Date(millisecondsSince1970: row[3])
+                )
+            }
+        }
+    }
+
+    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            try db.execute(
+                sql: "INSERT INTO sessions (token_hash, profile_id, expires_at) VALUES (?, ?, ?)",
+                arguments: [Data(tokenHash), profileID, expiresAt.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String? {
+        try await writer.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT profile_id FROM sessions WHERE token_hash = ? AND expires_at > ?",
+                arguments: [Data(tokenHash), now.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func createDevice(_ device: DeviceRecord) async throws {
+        try await insert { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    device.deviceID, device.profileID, device.kind.rawValue, device.name,
+                    Data(device.credentialHash), device.publicKey.map { Data($0) },
+                    device.createdAt.millisecondsSince1970, device.lastUsedAt?.millisecondsSince1970,
+                ]
+            )
+        }
+    }
+
+    private static let deviceColumns =
+        "device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at"
+
+    private static func device(from row: Row) -> DeviceRecord? {
+        guard let kind = DeviceKind(rawValue: row[2]) else { return nil }
+        let credential: Data = row[4]
+        let key: Data? = row[5]
+        let lastUsed: Int64? = row[7]
+        return DeviceRecord(
+            deviceID: row[0], profileID: row[1], kind: kind, name: row[3],
+            credentialHash: Array(credential), publicKey: key.map { Array($0) },
+            createdAt: Date(millisecondsSince1970: row[6]), lastUsedAt: lastUsed.map { Date(millisecondsSince1970: $0) }
+        )
+    }
+
+    public func devices(profileID: String) async throws -> [DeviceRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE profile_id = ? ORDER BY created_at, device_id",
+                arguments: [profileID]
+            ).compactMap(Self.device(from:))
+        }
+    }
+
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", arguments: [id])
+                .flatMap(Self.device(from:))
+        }
+    }
+
+    public func device(credentialHash: [UInt8]) async throws -> DeviceRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE credential_hash = ?",
+                arguments: [Data(credentialHash)]
+            ).flatMap(Self.device(from:))
+        }
+    }
+
+    public func deleteDevice(id: String, profileID: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM challenges WHERE device_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM devices WHERE device_id = ? AND profile_id = ?", arguments: [id, profileID])
+            return db.changesCount == 1
+        }
+    }
+
+    public func markDeviceUsed(id: String, at date: Date) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?",
+                arguments: [date.millisecondsSince1970, id]
+            )
+        }
+    }
+
+    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            try db.execute(
+                sql: "INSERT INTO challenges (challenge_hash, device_id, expires_at) VALUES (?, ?, ?)",
+                arguments: [Data(hash), deviceID, expiresAt.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(
+                sql: "DELETE FROM challenges WHERE challenge_hash = ? AND device_id = ? AND expires_at > ?",
+                arguments: [Data(hash), deviceID, now.millisecondsSince1970]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    public func recordFailure(key: String, at date: Date, window: Duration) async throws {
+        try await writer.write { db in
+            let horizon = date.millisecondsSince1970 - window.milliseconds
+            try db.execute(sql: "DELETE FROM login_failures WHERE at <= ?", arguments: [horizon])
+            try db.execute(
+                sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)",
+                arguments: [key, date.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
+        try await writer.read { db in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?",
+                arguments: [key, since.millisecondsSince1970]
+            ) else { return (0, nil) }
+            let count: Int = row[0]
+            let oldest: Int64? = row[1]
+            return (count, oldest.map { Date(millisecondsSince1970: $0) })
+        }
+    }
+
+    /// Runs an insert, turning a unique-constraint violation into ``RepositoryError/duplicate``.
+    private func insert(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
+        do {
+            try await writer.write(body)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw RepositoryError.duplicate
+        }
+    }
+}

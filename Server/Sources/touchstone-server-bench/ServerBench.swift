@@ -1,0 +1,153 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import LoginServer
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// `touchstone-server-bench`: signature logins per second end to end on loopback (challenge +
+/// login over HTTP/1.1 keep-alive) beside bare P-256 verifications per second measured in the
+/// same run, their ratio, and p50/p99 latency of one login. Prints `name value unit` lines.
+@main
+struct ServerBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "touchstone-server-bench",
+        abstract: "Signature logins/s end to end on loopback beside bare P-256 verifications/s, with p50/p99 latency."
+    )
+
+    @Option(help: "Database URL (default: a SQLite file in a temporary folder).")
+    var database: String?
+
+    @Option(help: "Seconds of login traffic.")
+    var seconds: Double = 5
+
+    @Option(help: "Concurrent client connections, one device each.")
+    var connections: Int = 4
+
+    func run() async throws {
+        let verifyRate = Self.verificationsPerSecond(for: .seconds(2))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-server-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = LoginServerConfiguration()
+        configuration.port = 0
+        configuration.database = try database.map(DatabaseLocation.init(parsing:))
+            ?? .sqlite(path: folder.appendingPathComponent("login.sqlite").path)
+        let backend = if case .postgres = configuration.database { "postgres" } else { "sqlite" }
+        var logger = Logger(label: "touchstone.server.bench")
+        logger.logLevel = .warning
+        let repository = try LoginServer.makeRepository(for: configuration.database, logger: logger)
+        let port = NIOLockedValueBox<Int?>(nil)
+        let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger) { channel in
+            port.withLockedValue { $0 = channel.localAddress?.port }
+        }
+
+        let latencies = try await withThrowingTaskGroup(of: [Duration]?.self) { group in
+            group.addTask {
+                try await app.run()
+                return nil
+            }
+            var bound: Int?
+            for _ in 0..<600 where bound == nil {
+                try await Task.sleep(for: .milliseconds(50))
+                bound = port.withLockedValue { $0 }
+            }
+            guard let bound else { throw ValidationError("the server did not start") }
+            let result = try await Self.drive(port: bound, connections: connections, seconds: seconds)
+            group.cancelAll()
+            return result
+        }
+
+        let sorted = latencies.sorted()
+        let loginRate = Double(sorted.count) / seconds
+        func percentile(_ p: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let index = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
+            return sorted[max(0, index)].milliseconds
+        }
+        print("p256_verify_single_core \(Int(verifyRate)) verifications/s")
+        print("login_\(backend)_end_to_end \(Int(loginRate)) logins/s")
+        print("login_\(backend)_ratio_to_verify \(String(format: "%.3f", loginRate / verifyRate)) ratio")
+        print("login_\(backend)_latency_p50 \(String(format: "%.2f", percentile(0.50))) ms")
+        print("login_\(backend)_latency_p99 \(String(format: "%.2f", percentile(0.99))) ms")
+        print("login_\(backend)_connections \(connections) connections")
+    }
+
+    /// Bare `isValidSignature` calls per second on one core.
+    static func verificationsPerSecond(for duration: Duration) -> Double {
+        let key = P256.Signing.PrivateKey()
+        let message = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        guard let signature = try? key.signature(for: message) else { return 0 }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var count = 0
+        while clock.now - start < duration {
+            for _ in 0..<50 where key.publicKey.isValidSignature(signature, for: message) { count += 1 }
+        }
+        return Double(count) / (clock.now - start).seconds
+    }
+
+    /// Registers one user, binds one key per connection, then runs challenge + login loops on
+    /// every connection for `seconds`; returns each login's latency.
+    static func drive(port: Int, connections: Int, seconds: Double) async throws -> [Duration] {
+        try await TestClient.withClient(host: "127.0.0.1", port: port) { setup in
+            let user = "bench-\(UUID().uuidString.prefix(8))"
+            _ = try await post(setup, "/v1/accounts", ["username": user, "password": "bench password 1"], expect: .created)
+            let session = try await post(setup, "/v1/sessions", ["username": user, "password": "bench password 1"], expect: .ok)
+            guard let token = session["token"] as? String else { throw ValidationError("no session token") }
+            var devices: [(String, Data)] = []
+            for _ in 0..<connections {
+                let key = P256.Signing.PrivateKey()
+                let bound = try await post(setup, "/v1/devices", ["kind": "key", "publicKey": key.publicKey.x963Representation.base64EncodedString()], token: token, expect: .created)
+                guard let id = bound["deviceID"] as? String else { throw ValidationError("no device ID") }
+                devices.append((id, key.rawRepresentation))
+            }
+            let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+            return try await withThrowingTaskGroup(of: [Duration].self) { group in
+                for (deviceID, rawKey) in devices {
+                    group.addTask {
+                        try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                            let key = try P256.Signing.PrivateKey(rawRepresentation: rawKey)
+                            var latencies: [Duration] = []
+                            while ContinuousClock.now < deadline {
+                                let start = ContinuousClock.now
+                                let challenge = try await post(client, "/v1/challenges", ["deviceID": deviceID], expect: .ok)
+                                guard let text = challenge["challenge"] as? String, let bytes = Data(base64Encoded: text) else {
+                                    throw ValidationError("no challenge")
+                                }
+                                let signature = try key.signature(for: bytes).derRepresentation.base64EncodedString()
+                                _ = try await post(client, "/v1/logins", ["deviceID": deviceID, "challenge": text, "signature": signature], expect: .ok)
+                                latencies.append(ContinuousClock.now - start)
+                            }
+                            return latencies
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+        }
+    }
+
+    static func post(_ client: TestClient, _ path: String, _ body: [String: String], token: String? = nil, expect status: HTTPResponse.Status) async throws -> [String: Any] {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let data = try JSONSerialization.data(withJSONObject: body)
+        let response = try await client.post(path, headers: headers, body: ByteBuffer(bytes: data))
+        guard response.status == status else {
+            throw ValidationError("\(path): \(response.status), expected \(status)")
+        }
+        return (try? JSONSerialization.jsonObject(with: Data(buffer: response.body ?? ByteBuffer())) as? [String: Any]) ?? [:]
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    var milliseconds: Double { seconds * 1000 }
+}

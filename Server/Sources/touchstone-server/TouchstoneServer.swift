@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Logging
+import LoginServer
+
+/// `touchstone-server`: the fingerprint-login server of seed 003.
+@main
+struct TouchstoneServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "touchstone-server",
+        abstract: "The fingerprint-login server of seed 003: password accounts, device binding, challenge-response logins.",
+        discussion: """
+            HTTP API (JSON; binary fields are standard base64; errors are {"error": code, "message": text}):
+              POST   /v1/accounts      {username, password}             -> 201 {profileID}
+              POST   /v1/sessions      {username, password}             -> 200 {token, profileID, expiresAt}
+              POST   /v1/devices       (Bearer) {kind: "key", publicKey, name} | {kind: "token", deviceToken, name}
+                                                                        -> 201 {deviceID}
+              GET    /v1/devices       (Bearer)                         -> 200 {devices: [...]}
+              DELETE /v1/devices/{id}  (Bearer)                         -> 204
+              POST   /v1/challenges    {deviceID}                       -> 200 {challenge, expiresAt}
+              POST   /v1/logins        {deviceID, challenge, signature} -> 200 {token, profileID, expiresAt}
+              POST   /v1/logins/token  {deviceToken}                    -> 200 {token, profileID, expiresAt}
+              GET    /health                                            -> 200 when ready
+            Tables are created (migrated) on start. SIGTERM or SIGINT drains in-flight requests and exits 0.
+            See docs/SERVER.md.
+            """
+    )
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "TCP port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: ArgumentHelp(
+        "Database URL: sqlite:///path/to/login.sqlite or postgres://user[:password]@host:port/db.",
+        discussion: "Default: sqlite://$XDG_DATA_HOME/touchstone/login.sqlite (~/.local/share when XDG_DATA_HOME is unset).",
+        valueName: "url"
+    ))
+    var database: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'.") }
+        if let database {
+            do { _ = try DatabaseLocation(parsing: database) } catch { throw ValidationError("--database: \(error)") }
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "touchstone.server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var configuration = LoginServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.database = try database.map(DatabaseLocation.init(parsing:)) ?? .defaultLocation()
+        let repository = try LoginServer.makeRepository(for: configuration.database, logger: logger)
+        let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)
+        try await app.runService()
+        logger.info("stopped")
+    }
+}

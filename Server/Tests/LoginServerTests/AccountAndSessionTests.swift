@@ -1,0 +1,130 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LoginServer
+import Testing
+
+@Suite("Accounts and password sessions")
+struct AccountAndSessionTests {
+    @Test("health answers 200 once the database is migrated", arguments: Backend.available)
+    func health(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            let reply = try await client.send(.get, "/health")
+            #expect(reply.status == .ok)
+            #expect(reply.string("status") == "ok")
+        }
+    }
+
+    @Test("an account is created once; the username cannot be taken twice", arguments: Backend.available)
+    func createAccount(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            let profileID = try await client.register("ada")
+            #expect(!profileID.isEmpty)
+            let again = try await client.send(.post, "/v1/accounts", json: ["username": "ada", "password": "another password"])
+            #expect(again.status == .conflict)
+            #expect(again.errorCode == "username_taken")
+        }
+    }
+
+    @Test("empty, over-long and padded usernames and weak passwords are 400", arguments: Backend.available)
+    func rejectsBadAccounts(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            for (username, password, code) in [
+                ("", "correct horse battery", "invalid_username"),
+                (String(repeating: "a", count: 65), "correct horse battery", "invalid_username"),
+                (" ada", "correct horse battery", "invalid_username"),
+                ("ada", "short", "weak_password"),
+                ("ada", "aaaaaaaaaaaa", "weak_password"),
+                ("adalovelace", "adalovelace", "weak_password"),
+            ] {
+                let reply = try await client.send(.post, "/v1/accounts", json: ["username": username, "password": password])
+                #expect(reply.status == .badRequest, "\(username) / \(password)")
+                #expect(reply.errorCode == code)
+            }
+        }
+    }
+
+    @Test("a password login returns a bearer token with an expiry and the profile", arguments: Backend.available)
+    func passwordLogin(backend: Backend) async throws {
+        let server = try await TestServer.make(backend)
+        try await server.run { client in
+            let profileID = try await client.register("ada")
+            let reply = try await client.send(.post, "/v1/sessions", json: ["username": "ada", "password": "correct horse battery"])
+            #expect(reply.status == .ok)
+            #expect(reply.string("profileID") == profileID)
+            let token = try #require(reply.string("token"))
+            #expect(Data(base64Encoded: token)?.count == 32)
+            let expiresAt = try #require(reply.string("expiresAt"))
+            #expect(ISO8601DateFormatter().date(from: expiresAt) == server.clock.now().addingTimeInterval(3600))
+            let devices = try await client.send(.get, "/v1/devices", token: token)
+            #expect(devices.status == .ok)
+        }
+    }
+
+    @Test("a wrong password and an unknown user get the same 401", arguments: Backend.available)
+    func sameAnswerForUnknownUser(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            try await client.register("ada")
+            let wrong = try await client.send(.post, "/v1/sessions", json: ["username": "ada", "password": "wrong password"])
+            let unknown = try await client.send(.post, "/v1/sessions", json: ["username": "bob", "password": "wrong password"])
+            #expect(wrong.status == .unauthorized)
+            #expect(unknown.status == .unauthorized)
+            #expect(wrong.body == unknown.body)
+        }
+    }
+
+    @Test("sessions expire on the clock", arguments: Backend.available)
+    func sessionExpiry(backend: Backend) async throws {
+        let server = try await TestServer.make(backend)
+        try await server.run { client in
+            try await client.register("ada")
+            let token = try await client.signIn("ada")
+            server.clock.advance(by: .seconds(3599))
+            #expect(try await client.send(.get, "/v1/devices", token: token).status == .ok)
+            server.clock.advance(by: .seconds(1))
+            let expired = try await client.send(.get, "/v1/devices", token: token)
+            #expect(expired.status == .unauthorized)
+            #expect(expired.errorCode == "unauthorized")
+        }
+    }
+
+    @Test("ten failures lock the account for ten minutes with Retry-After, even for the right password", arguments: Backend.available)
+    func accountRateLimit(backend: Backend) async throws {
+        let server = try await TestServer.make(backend)
+        try await server.run { client in
+            try await client.register("ada")
+            try await client.register("bob")
+            for attempt in 1...10 {
+                let reply = try await client.send(.post, "/v1/sessions", json: ["username": "ada", "password": "guess \(attempt)"])
+                #expect(reply.status == .unauthorized)
+                server.clock.advance(by: .seconds(1))
+            }
+            let locked = try await client.send(.post, "/v1/sessions", json: ["username": "ada", "password": "correct horse battery"])
+            #expect(locked.status == .tooManyRequests)
+            #expect(locked.errorCode == "rate_limited")
+            // The first failure was 10 s ago: it leaves the 600 s window in 590 s.
+            #expect(locked.headers[.retryAfter] == "590")
+            // Another account from the same address is not locked out.
+            _ = try await client.signIn("bob")
+            server.clock.advance(by: .seconds(590))
+            _ = try await client.signIn("ada")
+        }
+    }
+
+    @Test("one address is limited at 100 failures across accounts, not at 10", arguments: Backend.available)
+    func addressRateLimit(backend: Backend) async throws {
+        let server = try await TestServer.make(backend)
+        try await server.run { client in
+            try await client.register("ada")
+            for attempt in 0..<100 {
+                let reply = try await client.send(.post, "/v1/sessions", json: ["username": "user\(attempt % 20)", "password": "guess"])
+                #expect(reply.status == .unauthorized, "attempt \(attempt)")
+            }
+            let blocked = try await client.send(.post, "/v1/sessions", json: ["username": "ada", "password": "correct horse battery"])
+            #expect(blocked.status == .tooManyRequests)
+            #expect(Int(blocked.headers[.retryAfter] ?? "") == 600)
+            server.clock.advance(by: .seconds(600))
+            _ = try await client.signIn("ada")
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import LoginServer
+import NIOConcurrencyHelpers
+import NIOCore
+import PostgresNIO
+import Testing
+
+/// The databases the contract runs against. PostgreSQL joins when `scripts/postgres-testenv.sh`
+/// exported `TOUCHSTONE_TEST_POSTGRES_URL`; when it also exported
+/// `TOUCHSTONE_TEST_POSTGRES_REQUIRED=1` (as `scripts/server-test.sh` and so CI do), a missing or
+/// unreachable server fails the PostgreSQL cases instead of leaving them out.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    static var postgresURL: String? { ProcessInfo.processInfo.environment["TOUCHSTONE_TEST_POSTGRES_URL"] }
+    static var postgresRequired: Bool { ProcessInfo.processInfo.environment["TOUCHSTONE_TEST_POSTGRES_REQUIRED"] == "1" }
+
+    /// SQLite always; PostgreSQL when it is configured or required.
+    static var available: [Backend] {
+        (postgresURL != nil || postgresRequired) ? [.sqlite, .postgres] : [.sqlite]
+    }
+}
+
+/// A fresh, empty database of one backend.
+struct TestDatabase: Sendable {
+    let location: DatabaseLocation
+
+    static func make(_ backend: Backend) async throws -> TestDatabase {
+        switch backend {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-server-tests-\(UUID().uuidString)")
+            return TestDatabase(location: .sqlite(path: folder.appendingPathComponent("login.sqlite").path))
+        case .postgres:
+            guard let url = Backend.postgresURL else {
+                Issue.record("PostgreSQL is required (TOUCHSTONE_TEST_POSTGRES_REQUIRED=1) but TOUCHSTONE_TEST_POSTGRES_URL is not set")
+                throw CancellationError()
+            }
+            guard case .postgres(let admin) = try DatabaseLocation(parsing: url) else {
+                Issue.record("TOUCHSTONE_TEST_POSTGRES_URL is not a postgres:// URL")
+                throw CancellationError()
+            }
+            let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let connection = try await PostgresConnection.connect(
+                on: PostgresClient.defaultEventLoopGroup.next(),
+                configuration: .init(
+                    host: admin.host, port: admin.port, username: admin.username,
+                    password: admin.password, database: admin.database, tls: .disable
+                ),
+                id: 1,
+                logger: Logger(label: "test.postgres.admin", factory: { _ in SwiftLogNoOpLogHandler() })
+            ).get()
+            do {
+                try await connection.query("CREATE DATABASE \(unescaped: name)", logger: Logger(label: "test.postgres.admin"))
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try await connection.close()
+            var location = admin
+            location.database = name
+            return TestDatabase(location: .postgres(location))
+        }
+    }
+
+    /// A new repository over this database (a new pool each time, as after a restart).
+    func repository() throws -> any LoginRepository {
+        try LoginServer.makeRepository(for: location, logger: Logger(label: "test.repository"))
+    }
+}
+
+/// Every log line the server wrote, to assert that no secret reached a log.
+final class LogCapture: Sendable {
+    private let lines = NIOLockedValueBox<[String]>([])
+
+    var text: String { lines.withLockedValue { $0.joined(separator: "\n") } }
+
+    func append(_ line: String) { lines.withLockedValue { $0.append(line) } }
+
+    func logger() -> Logger {
+        var logger = Logger(label: "touchstone.server.test", factory: { label in CapturingHandler(label: label, capture: self) })
+        logger.logLevel = .trace
+        return logger
+    }
+
+    struct CapturingHandler: LogHandler {
+        let label: String
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            var all = metadata
+            if let extra = event.metadata { all.merge(extra) { $1 } }
+            capture.append("\(event.level) \(label) \(event.message) \(all)")
+        }
+    }
+}
+
+/// A test's server: the application over a fresh database, a manual clock and captured logs.
+struct TestServer: Sendable {
+    let clock: ManualLoginClock
+    let logs: LogCapture
+    let database: TestDatabase
+    let configuration: LoginServerConfiguration
+
+    /// Builds a server over a fresh database of `backend`. Password hashing uses fewer rounds
+    /// than the production minimum so that the suite stays fast; `PasswordHasherTests` checks
+    /// the real default.
+    static func make(
+        _ backend: Backend,
+        configure: (inout LoginServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        var configuration = LoginServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.passwordRounds = 1_000
+        configure(&configuration)
+        let database = try await TestDatabase.make(backend)
+        configuration.database = database.location
+        return TestServer(clock: ManualLoginClock(), logs: LogCapture(), database: database, configuration: configuration)
+    }
+
+    /// Runs `body` against a running application (a new repository each call, as after a restart).
+    func run<Value: Sendable>(
+        _ setup: TestingSetup = .router,
+        _ body: @Sendable (Client) async throws -> Value
+    ) async throws -> Value {
+        let app = LoginServer.makeApplication(
+            configuration: configuration, repository: try database.repository(), clock: clock, logger: logs.logger()
+        )
+        return try await app.test(setup) { client in try await body(Client(client: client)) }
+    }
+}
+
+/// A JSON client over Hummingbird's test client.
+struct Client: Sendable {
+    let client: any TestClientProtocol
+
+    struct Reply: Sendable {
+        let status: HTTPResponse.Status
+        let headers: HTTPFields
+        let body: ByteBuffer
+
+        /// The body as a JSON object (empty when it is not one).
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:]
+        }
+
+        func string(_ key: String) -> String? { json[key] as? String }
+
+        /// The `error` code of a JSON error body.
+        var errorCode: String? { string("error") }
+    }
+
+    func send(_ method: HTTPRequest.Method, _ path: String, raw: String? = nil, token: String? = nil) async throws -> Reply {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let response = try await client.execute(
+            uri: path, method: method, headers: headers, body: raw.map { ByteBuffer(string: $0) }
+        )
+        return Reply(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    func send(_ method: HTTPRequest.Method, _ path: String, json object: [String: any Sendable], token: String? = nil) async throws -> Reply {
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return try await send(method, path, raw: String(decoding: data, as: UTF8.self), token: token)
+    }
+
+    // MARK: The flow's steps
+
+    @discardableResult
+    func register(_ username: String, _ password: String = "correct horse battery") async throws -> String {
+        let reply = try await send(.post, "/v1/accounts", json: ["username": username, "password": password])
+        try #require(reply.status == .created, "register \(username): \(reply.status)")
+        return try #require(reply.string("profileID"))
+    }
+
+    func signIn(_ username: String, _ password: String = "correct horse battery") async throws -> String {
+        let reply = try await send(.post, "/v1/sessions", json: ["username": username, "password": password])
+        try #require(reply.status == .ok, "sign in \(username): \(reply.status)")
+        return try #require(reply.string("token"))
+    }
+
+    func bindKey(_ key: P256Key, token: String, name: String = "phone") async throws -> String {
+        let reply = try await send(.post, "/v1/devices", json: ["kind": "key", "publicKey": key.publicKeyBase64, "name": name], token: token)
+        try #require(reply.status == .created, "bind key: \(reply.status)")
+        return try #require(reply.string("deviceID"))
+    }
+
+    func challenge(_ deviceID: String) async throws -> String {
+        let reply = try await send(.post, "/v1/challenges", json: ["deviceID": deviceID])
+        try #require(reply.status == .ok, "challenge: \(reply.status)")
+        return try #require(reply.string("challenge"))
+    }
+
+    func login(_ deviceID: String, challenge: String, signature: String) async throws -> Reply {
+        try await send(.post, "/v1/logins", json: ["deviceID": deviceID, "challenge": challenge, "signature": signature])
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LoginServer
+import Testing
+
+@Suite("Bad input, logs, restarts and the real socket")
+struct RobustnessTests {
+    @Test("malformed JSON, wrong types and missing fields are 400 with a JSON error")
+    func malformedBodies() async throws {
+        try await TestServer.make(.sqlite).run { client in
+            for raw in ["", "{", "[]", "null", "\"text\"", "{\"username\": 5, \"password\": \"x\"}", "{\"username\": \"ada\"}",
+                        "{\"username\": null, \"password\": \"correct horse\"}", "\u{FF}\u{FE}"] {
+                for path in ["/v1/accounts", "/v1/sessions", "/v1/challenges", "/v1/logins", "/v1/logins/token"] {
+                    let reply = try await client.send(.post, path, raw: raw)
+                    #expect(reply.status == .badRequest, "\(path) \(raw)")
+                    #expect(reply.errorCode == "malformed_request", "\(path) \(raw)")
+                    #expect(reply.string("message")?.isEmpty == false)
+                }
+            }
+        }
+    }
+
+    @Test("a body over 64 KiB is 413; one just under is read")
+    func oversizedBody() async throws {
+        try await TestServer.make(.sqlite).run { client in
+            let big = "{\"username\": \"" + String(repeating: "a", count: 70_000) + "\", \"password\": \"x\"}"
+            let reply = try await client.send(.post, "/v1/accounts", raw: big)
+            #expect(reply.status == .contentTooLarge)
+            #expect(reply.errorCode == "body_too_large")
+            let fits = "{\"username\": \"" + String(repeating: "a", count: 60_000) + "\", \"password\": \"correct horse\"}"
+            #expect(try await client.send(.post, "/v1/accounts", raw: fits).status == .badRequest)
+        }
+    }
+
+    @Test("unknown routes are a JSON 404")
+    func unknownRoute() async throws {
+        try await TestServer.make(.sqlite).run { client in
+            let reply = try await client.send(.get, "/v1/nothing")
+            #expect(reply.status == .notFound)
+            #expect(reply.errorCode == "not_found")
+        }
+    }
+
+    @Test("no password, session token, device token or challenge reaches the log")
+    func noSecretsInLogs() async throws {
+        let server = try await TestServer.make(.sqlite)
+        let password = "s3cret-Password-\(UUID().uuidString)"
+        let secrets = try await server.run { client in
+            try await client.register("ada", password)
+            _ = try? await client.send(.post, "/v1/sessions", json: ["username": "ada", "password": password + "x"])
+            let session = try await client.signIn("ada", password)
+            let deviceToken = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            _ = try await client.send(.post, "/v1/devices", json: ["kind": "token", "deviceToken": deviceToken], token: session)
+            let tokenLogin = try await client.send(.post, "/v1/logins/token", json: ["deviceToken": deviceToken])
+            let key = P256Key()
+            let deviceID = try await client.bindKey(key, token: session)
+            let challenge = try await client.challenge(deviceID)
+            let signatureLogin = try await client.login(deviceID, challenge: challenge, signature: try key.sign(challenge))
+            return [
+                password, password + "x", session, deviceToken, challenge,
+                tokenLogin.string("token") ?? "missing", signatureLogin.string("token") ?? "missing",
+            ]
+        }
+        let logs = server.logs.text
+        #expect(logs.contains("password login"))
+        #expect(logs.contains("signature login"))
+        for secret in secrets {
+            #expect(!logs.contains(secret), "a secret reached the log")
+            #expect(!logs.contains(String(secret.prefix(12))), "part of a secret reached the log")
+        }
+    }
+
+    @Test("accounts, devices and sessions survive a restart", arguments: Backend.available)
+    func restart(backend: Backend) async throws {
+        let server = try await TestServer.make(backend)
+        let device = try await server.run { client in try await EnrolledDevice.make(client) }
+        try await server.run { client in
+            #expect(try await client.send(.get, "/v1/devices", token: device.sessionToken).status == .ok)
+            let challenge = try await client.challenge(device.deviceID)
+            let reply = try await client.login(device.deviceID, challenge: challenge, signature: try device.key.sign(challenge))
+            #expect(reply.status == .ok)
+            #expect(reply.string("profileID") == device.profileID)
+        }
+    }
+
+    @Test("the whole flow over a real loopback socket", arguments: Backend.available)
+    func liveSocket(backend: Backend) async throws {
+        try await TestServer.make(backend).run(.live) { client in
+            #expect(try await client.send(.get, "/health").status == .ok)
+            let device = try await EnrolledDevice.make(client)
+            let challenge = try await client.challenge(device.deviceID)
+            let reply = try await client.login(device.deviceID, challenge: challenge, signature: try device.key.sign(challenge))
+            #expect(reply.status == .ok)
+            #expect(reply.string("profileID") == device.profileID)
+            let big = String(repeating: "x", count: 100_000)
+            #expect(try await client.send(.post, "/v1/sessions", raw: big).status == .contentTooLarge)
+        }
+    }
+
+    @Test("PostgreSQL is reachable when the test environment says it must be")
+    func postgresExpected() async throws {
+        guard Backend.postgresRequired else { return }
+        #expect(Backend.postgresURL != nil)
+        try await TestServer.make(.postgres).run { client in
+            let reply = try await client.send(.get, "/health")
+            #expect(reply.status == .ok)
+        }
+    }
+}
+
+@Suite("Password hashing and configuration")
+struct PasswordAndConfigurationTests {
+    @Test("the default is PBKDF2-SHA256 with 210,000 rounds and a fresh salt per hash")
+    func defaultHasher() throws {
+        let hasher = PasswordHasher()
+        #expect(hasher.rounds == 210_000)
+        #expect(LoginServerConfiguration().passwordRounds >= 210_000)
+        let first = try hasher.hash("correct horse battery")
+        let second = try hasher.hash("correct horse battery")
+        #expect(first.hasPrefix("pbkdf2-sha256$210000$"))
+        #expect(first != second)
+        #expect(!first.contains("correct horse"))
+        #expect(hasher.verify("correct horse battery", against: first))
+        #expect(!hasher.verify("correct horse batterx", against: first))
+        #expect(!hasher.verify("anything", against: "garbage"))
+        #expect(!hasher.verify("anything", against: hasher.decoy()))
+    }
+
+    @Test("database URLs parse; the password is hidden when printed")
+    func databaseURLs() throws {
+        #expect(try DatabaseLocation(parsing: "sqlite:///var/lib/login.sqlite") == .sqlite(path: "/var/lib/login.sqlite"))
+        let postgres = try DatabaseLocation(parsing: "postgres://ts:pw%40x@db.example:6543/login")
+        #expect(postgres == .postgres(.init(host: "db.example", port: 6543, username: "ts", password: "pw@x", database: "login")))
+        #expect(postgres.description == "postgres://ts:***@db.example:6543/login")
+        #expect(try DatabaseLocation(parsing: "postgresql://ts@localhost/login") == .postgres(.init(host: "localhost", username: "ts", database: "login")))
+        #expect(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: "mysql://x@y/z") }
+        #expect(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: "postgres://host/db") }
+        #expect(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: "sqlite://") }
+        #expect(DatabaseLocation.defaultLocation(environment: ["XDG_DATA_HOME": "/data"]) == .sqlite(path: "/data/touchstone/login.sqlite"))
+        #expect(DatabaseLocation.defaultLocation(environment: ["HOME": "/home/ada"]) == .sqlite(path: "/home/ada/.local/share/touchstone/login.sqlite"))
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The login server's tests (Server/): installs missing system packages, starts a private
+# PostgreSQL cluster (scripts/postgres-testenv.sh), runs the Swift Testing suite against SQLite
+# and PostgreSQL, then checks that the executable answers /health and exits 0 on SIGTERM.
+# The cluster is stopped however the run ends.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+
+scripts/install-deps.sh
+
+eval "$(scripts/postgres-testenv.sh start)"
+trap 'scripts/postgres-testenv.sh stop "$TOUCHSTONE_TEST_POSTGRES_DIR"' EXIT
+
+"$SWIFT" test --package-path Server
+
+# The executable: --help, start on a free port, /health, SIGTERM drains and exits 0.
+"$SWIFT" build --package-path Server --product touchstone-server -q
+bin="$("$SWIFT" build --package-path Server --show-bin-path)/touchstone-server"
+"$bin" --help >/dev/null
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+data=$(mktemp -d)
+"$bin" --port "$port" --database "sqlite://$data/login.sqlite" --log-level warning &
+pid=$!
+python3 - "$port" <<'PY'
+import sys, time, urllib.request
+url = f"http://127.0.0.1:{sys.argv[1]}/health"
+for _ in range(100):
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            if response.status == 200:
+                sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit("touchstone-server did not answer /health")
+PY
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+rm -rf "$data"
+if [ "$status" -ne 0 ]; then
+  echo "server-test: touchstone-server exited $status after SIGTERM (expected 0)" >&2
+  exit 1
+fi
+echo "server-test: touchstone-server answered /health and exited 0 on SIGTERM"

@@ -12,7 +12,8 @@ scripts/install-deps.sh
 eval "$(scripts/postgres-testenv.sh start)"
 trap 'scripts/postgres-testenv.sh stop "$TOUCHSTONE_TEST_POSTGRES_DIR"' EXIT
 
-"$SWIFT" test --package-path Server
+# A hung test must not hang CI: TERM after 10 minutes, KILL 10 s later.
+timeout -k 10 600 "$SWIFT" test --package-path Server
 
 # The executable: --help, start on a free port, /health, SIGTERM drains and exits 0.
 "$SWIFT" build --package-path Server --product touchstone-server -q

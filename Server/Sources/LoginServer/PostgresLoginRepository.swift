@@ -8,7 +8,8 @@ import PostgresNIO
 /// group (``LoginServer/makeApplication(configuration:repository:clock:logger:onServerRunning:)`` does). Every
 /// method is one statement or one transaction, so any number of servers may share the database;
 /// ``consumeChallenge(hash:deviceID:now:)`` is a single `DELETE … RETURNING`, which PostgreSQL
-/// runs atomically (of two concurrent deletes of one row, one sees it gone).
+/// runs atomically (of two concurrent deletes of one row, one sees it gone). Every result is
+/// collected whole, so each query hands its connection back to the pool at once.
 public struct PostgresLoginRepository: LoginRepository {
     /// The connection pool.
     public let client: PostgresClient
@@ -76,7 +77,7 @@ public struct PostgresLoginRepository: LoginRepository {
     public func migrate() async throws {
         try await client.withTransaction(logger: quiet) { connection in
             // One migrator at a time when several servers start together.
-            try await connection.query("SELECT pg_advisory_xact_lock(7_013_013)", logger: quiet)
+            try await connection.query("SELECT pg_advisory_xact_lock(7013013)", logger: quiet)
             for statement in Self.schema {
                 try await connection.query(statement, logger: quiet)
             }
@@ -97,7 +98,8 @@ public struct PostgresLoginRepository: LoginRepository {
             "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE username = \(username)",
             logger: quiet
         )
-        for try await (profileID, name, hash, created) in rows.decode((String, String, String, Int64).self) {
+        for row in try await rows.collect() {
+            let (profileID, name, hash, created) = try row.decode((String, String, String, Int64).self)
             return AccountRecord(
                 profileID: profileID, username: name, passwordHash: hash,
                 createdAt: Date(millisecondsSince1970: created)
@@ -125,8 +127,8 @@ public struct PostgresLoginRepository: LoginRepository {
             """,
             logger: quiet
         )
-        for try await profileID in rows.decode(String.self) {
-            return profileID
+        for row in try await rows.collect() {
+            return try row.decode(String.self)
         }
         return nil
     }
@@ -147,7 +149,8 @@ public struct PostgresLoginRepository: LoginRepository {
     private func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
         let rows = try await client.query(query, logger: quiet)
         var devices: [DeviceRecord] = []
-        for try await row in rows.decode(DeviceRow.self) {
+        for raw in try await rows.collect() {
+            let row = try raw.decode(DeviceRow.self)
             guard let kind = DeviceKind(rawValue: row.2) else { continue }
             devices.append(DeviceRecord(
                 deviceID: row.0, profileID: row.1, kind: kind, name: row.3,
@@ -238,7 +241,8 @@ public struct PostgresLoginRepository: LoginRepository {
             "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = \(key) AND at > \(since.millisecondsSince1970)",
             logger: quiet
         )
-        for try await (count, oldest) in rows.decode((Int64, Int64?).self) {
+        for row in try await rows.collect() {
+            let (count, oldest) = try row.decode((Int64, Int64?).self)
             return (Int(count), oldest.map { Date(millisecondsSince1970: $0) })
         }
         return (0, nil)

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import LoginServer
 import Testing
 
-@Suite("Accounts and password sessions")
+@Suite("Accounts and password sessions", .timeLimit(.minutes(2)))
 struct AccountAndSessionTests {
     @Test("health answers 200 once the database is migrated", arguments: Backend.available)
     func health(backend: Backend) async throws {

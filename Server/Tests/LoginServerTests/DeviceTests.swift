@@ -5,7 +5,7 @@ import HummingbirdTesting
 import LoginServer
 import Testing
 
-@Suite("Device binding")
+@Suite("Device binding", .timeLimit(.minutes(2)))
 struct DeviceTests {
     @Test("binding needs a session", arguments: Backend.available)
     func bindingNeedsSession(backend: Backend) async throws {

@@ -21,7 +21,7 @@ struct EnrolledDevice: Sendable {
     }
 }
 
-@Suite("Challenge-response and token logins")
+@Suite("Challenge-response and token logins", .timeLimit(.minutes(2)))
 struct LoginTests {
     @Test("a signed challenge logs the device's account in and marks the device used", arguments: Backend.available)
     func signatureLogin(backend: Backend) async throws {

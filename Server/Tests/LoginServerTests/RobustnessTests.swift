@@ -4,7 +4,7 @@ import HummingbirdTesting
 import LoginServer
 import Testing
 
-@Suite("Bad input, logs, restarts and the real socket")
+@Suite("Bad input, logs, restarts and the real socket", .timeLimit(.minutes(2)))
 struct RobustnessTests {
     @Test("malformed JSON, wrong types and missing fields are 400 with a JSON error")
     func malformedBodies() async throws {
@@ -109,7 +109,7 @@ struct RobustnessTests {
     }
 }
 
-@Suite("Password hashing and configuration")
+@Suite("Password hashing and configuration", .timeLimit(.minutes(2)))
 struct PasswordAndConfigurationTests {
     @Test("the default is PBKDF2-SHA256 with 210,000 rounds and a fresh salt per hash")
     func defaultHasher() throws {

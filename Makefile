@@ -1,12 +1,14 @@
 # Touchstone's entry points. Every target first installs missing system packages.
 #   make run     build and start the touchstone REPL
-#   make test    build and run every test
+#   make test    build and run every test (the root package, then the login server in Server/
+#                against SQLite and a private PostgreSQL: scripts/server-test.sh)
 #   make bench   run all benchmarks in release mode
 #   make example run the ChangeDetection example
+#   make server  start touchstone-server (the fingerprint-login server) on 127.0.0.1:8080
 
 SWIFT ?= swift
 
-.PHONY: deps run test bench example
+.PHONY: deps run test bench example server
 
 deps:
 	@scripts/install-deps.sh
@@ -17,9 +19,13 @@ run: deps
 
 test: deps
 	$(SWIFT) test
+	SWIFT=$(SWIFT) scripts/server-test.sh
 
 bench: deps
 	$(SWIFT) run -c release touchstone-bench all
 
 example: deps
 	$(SWIFT) run ChangeDetection
+
+server: deps
+	$(SWIFT) run --package-path Server touchstone-server $(ARGS)

@@ -10,19 +10,21 @@ struct TouchstoneServer: AsyncParsableCommand {
         commandName: "touchstone-server",
         abstract: "The fingerprint-login server of seed 003: password accounts, device binding, challenge-response logins.",
         discussion: """
-            HTTP API (JSON; binary fields are standard base64; errors are {"error": code, "message": text}):
-              POST   /v1/accounts      {username, password}             -> 201 {profileID}
-              POST   /v1/sessions      {username, password}             -> 200 {token, profileID, expiresAt}
-              POST   /v1/devices       (Bearer) {kind: "key", publicKey, name} | {kind: "token", deviceToken, name}
-                                                                        -> 201 {deviceID}
-              GET    /v1/devices       (Bearer)                         -> 200 {devices: [...]}
-              DELETE /v1/devices/{id}  (Bearer)                         -> 204
-              POST   /v1/challenges    {deviceID}                       -> 200 {challenge, expiresAt}
-              POST   /v1/logins        {deviceID, challenge, signature} -> 200 {token, profileID, expiresAt}
-              POST   /v1/logins/token  {deviceToken}                    -> 200 {token, profileID, expiresAt}
-              GET    /health                                            -> 200 when ready
-            Tables are created (migrated) on start. SIGTERM or SIGINT drains in-flight requests and exits 0.
-            See docs/SERVER.md.
+            HTTP API: JSON bodies, binary fields in standard base64, errors as
+            {"error": code, "message": text}. A session is {token, profileID,
+            expiresAt}; its token is sent back as "Authorization: Bearer TOKEN".
+              POST   /v1/accounts     {username, password}      -> 201 {profileID}
+              POST   /v1/sessions     {username, password}      -> 200 session
+              POST   /v1/devices      (bearer) {kind: "key", publicKey, name} or
+                                      {kind: "token", deviceToken, name} -> 201 {deviceID}
+              GET    /v1/devices      (bearer)                  -> 200 {devices: [...]}
+              DELETE /v1/devices/ID   (bearer)                  -> 204
+              POST   /v1/challenges   {deviceID}        -> 200 {challenge, expiresAt}
+              POST   /v1/logins       {deviceID, challenge, signature} -> 200 session
+              POST   /v1/logins/token {deviceToken}             -> 200 session
+              GET    /health                                    -> 200 when ready
+            Tables are created (migrated) on start. SIGTERM or SIGINT drains
+            in-flight requests and exits 0. See docs/SERVER.md.
             """
     )
 

@@ -7,6 +7,7 @@ import Logging
 import LoginServer
 import NIOConcurrencyHelpers
 import NIOCore
+import ServiceLifecycle
 
 /// `touchstone-server-bench`: signature logins per second end to end on loopback (challenge +
 /// login over HTTP/1.1 keep-alive) beside bare P-256 verifications per second measured in the
@@ -45,9 +46,10 @@ struct ServerBench: AsyncParsableCommand {
             port.withLockedValue { $0 = channel.localAddress?.port }
         }
 
+        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let latencies = try await withThrowingTaskGroup(of: [Duration]?.self) { group in
             group.addTask {
-                try await app.run()
+                try await services.run()
                 return nil
             }
             var bound: Int?
@@ -55,9 +57,19 @@ struct ServerBench: AsyncParsableCommand {
                 try await Task.sleep(for: .milliseconds(50))
                 bound = port.withLockedValue { $0 }
             }
-            guard let bound else { throw ValidationError("the server did not start") }
-            let result = try await Self.drive(port: bound, connections: connections, seconds: seconds)
-            group.cancelAll()
+            guard let bound else {
+                await services.triggerGracefulShutdown()
+                throw ValidationError("the server did not start")
+            }
+            let result: [Duration]
+            do {
+                result = try await Self.drive(port: bound, connections: connections, seconds: seconds)
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
             return result
         }
 

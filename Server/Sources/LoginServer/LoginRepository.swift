@@ -126,3 +126,10 @@ extension Duration {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+
+/// Whether this write should also delete expired rows: about one write in 32. Every read
+/// filters on expiry, so pruning is housekeeping, not correctness; doing it on every write
+/// would cost a statement (a round trip on PostgreSQL) per request.
+func shouldPrune() -> Bool {
+    UInt8.random(in: 0..<32) == 0
+}

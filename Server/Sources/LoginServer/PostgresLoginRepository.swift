@@ -109,7 +109,9 @@ public struct PostgresLoginRepository: LoginRepository {
     }
 
     public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
-        try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+        if shouldPrune() {
+            try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+        }
         try await client.query(
             """
             INSERT INTO sessions (token_hash, profile_id, expires_at)
@@ -205,7 +207,9 @@ public struct PostgresLoginRepository: LoginRepository {
     }
 
     public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws {
-        try await client.query("DELETE FROM challenges WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+        if shouldPrune() {
+            try await client.query("DELETE FROM challenges WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+        }
         try await client.query(
             """
             INSERT INTO challenges (challenge_hash, device_id, expires_at)
@@ -229,7 +233,9 @@ public struct PostgresLoginRepository: LoginRepository {
 
     public func recordFailure(key: String, at date: Date, window: Duration) async throws {
         let horizon = date.millisecondsSince1970 - window.milliseconds
-        try await client.query("DELETE FROM login_failures WHERE at <= \(horizon)", logger: quiet)
+        if shouldPrune() {
+            try await client.query("DELETE FROM login_failures WHERE at <= \(horizon)", logger: quiet)
+        }
         try await client.query(
             "INSERT INTO login_failures (key, at) VALUES (\(key), \(date.millisecondsSince1970))",
             logger: quiet

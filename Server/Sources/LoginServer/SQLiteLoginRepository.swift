@@ -16,6 +16,12 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // WAL with synchronous=NORMAL: a commit survives a crash of the process, and only the
+        // last commits can be lost on power failure (a challenge, a session, a failure count:
+        // all short-lived). FULL would fsync every commit, four times per login.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         self.writer = try DatabasePool(path: path, configuration: configuration)
     }
 
@@ -94,7 +100,9 @@ public struct SQLiteLoginRepository: LoginRepository {
 
     public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            if shouldPrune() {
+                try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            }
             try db.execute(
                 sql: "INSERT INTO sessions (token_hash, profile_id, expires_at) VALUES (?, ?, ?)",
                 arguments: [Data(tokenHash), profileID, expiresAt.millisecondsSince1970]
@@ -186,7 +194,9 @@ public struct SQLiteLoginRepository: LoginRepository {
 
     public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            if shouldPrune() {
+                try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+            }
             try db.execute(
                 sql: "INSERT INTO challenges (challenge_hash, device_id, expires_at) VALUES (?, ?, ?)",
                 arguments: [Data(hash), deviceID, expiresAt.millisecondsSince1970]
@@ -207,7 +217,9 @@ public struct SQLiteLoginRepository: LoginRepository {
     public func recordFailure(key: String, at date: Date, window: Duration) async throws {
         try await writer.write { db in
             let horizon = date.millisecondsSince1970 - window.milliseconds
-            try db.execute(sql: "DELETE FROM login_failures WHERE at <= ?", arguments: [horizon])
+            if shouldPrune() {
+                try db.execute(sql: "DELETE FROM login_failures WHERE at <= ?", arguments: [horizon])
+            }
             try db.execute(
                 sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)",
                 arguments: [key, date.millisecondsSince1970]

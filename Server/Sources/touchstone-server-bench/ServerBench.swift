@@ -1,10 +1,9 @@
 import ArgumentParser
 import Crypto
 import Foundation
-import Hummingbird
-import HummingbirdTesting
 import Logging
 import LoginServer
+import LoopbackHTTP
 import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
@@ -47,7 +46,7 @@ struct ServerBench: AsyncParsableCommand {
         }
 
         let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let latencies = try await withThrowingTaskGroup(of: [Duration]?.self) { group in
+        let measured = try await withThrowingTaskGroup(of: ([Duration], Double)?.self) { group in
             group.addTask {
                 try await services.run()
                 return nil
@@ -61,9 +60,10 @@ struct ServerBench: AsyncParsableCommand {
                 await services.triggerGracefulShutdown()
                 throw ValidationError("the server did not start")
             }
-            let result: [Duration]
+            let result: ([Duration], Double)
             do {
-                result = try await Self.drive(port: bound, connections: connections, seconds: seconds)
+                let health = try await Self.healthRoundTrips(port: bound, seconds: min(seconds, 2))
+                result = (try await Self.drive(port: bound, connections: connections, seconds: seconds), health)
             } catch {
                 await services.triggerGracefulShutdown()
                 throw error
@@ -73,6 +73,7 @@ struct ServerBench: AsyncParsableCommand {
             return result
         }
 
+        let (latencies, healthRate) = measured
         let sorted = latencies.sorted()
         let loginRate = Double(sorted.count) / seconds
         func percentile(_ p: Double) -> Double {
@@ -81,6 +82,7 @@ struct ServerBench: AsyncParsableCommand {
             return sorted[max(0, index)].milliseconds
         }
         print("p256_verify_single_core \(Int(verifyRate)) verifications/s")
+        print("http_health_round_trips_one_connection \(Int(healthRate)) requests/s")
         print("login_\(backend)_end_to_end \(Int(loginRate)) logins/s")
         print("login_\(backend)_ratio_to_verify \(String(format: "%.3f", loginRate / verifyRate)) ratio")
         print("login_\(backend)_latency_p50 \(String(format: "%.2f", percentile(0.50))) ms")
@@ -102,18 +104,34 @@ struct ServerBench: AsyncParsableCommand {
         return Double(count) / (clock.now - start).seconds
     }
 
+    /// `GET /health` round trips per second on one keep-alive connection: the HTTP floor under
+    /// a login, which is two round trips.
+    static func healthRoundTrips(port: Int, seconds: Double) async throws -> Double {
+        try await LoopbackHTTP.withConnection(port: port) { client in
+            let clock = ContinuousClock()
+            let start = clock.now
+            var count = 0
+            while (clock.now - start).seconds < seconds {
+                let response = try await client.send(method: .GET, path: "/health")
+                guard response.status == 200 else { throw ValidationError("/health: \(response.status)") }
+                count += 1
+            }
+            return Double(count) / (clock.now - start).seconds
+        }
+    }
+
     /// Registers one user, binds one key per connection, then runs challenge + login loops on
     /// every connection for `seconds`; returns each login's latency.
     static func drive(port: Int, connections: Int, seconds: Double) async throws -> [Duration] {
-        try await TestClient.withClient(host: "127.0.0.1", port: port) { setup in
+        try await LoopbackHTTP.withConnection(port: port) { setup in
             let user = "bench-\(UUID().uuidString.prefix(8))"
-            _ = try await post(setup, "/v1/accounts", ["username": user, "password": "bench password 1"], expect: .created)
-            let session = try await post(setup, "/v1/sessions", ["username": user, "password": "bench password 1"], expect: .ok)
+            _ = try await post(setup, "/v1/accounts", ["username": user, "password": "bench password 1"], expect: 201)
+            let session = try await post(setup, "/v1/sessions", ["username": user, "password": "bench password 1"], expect: 200)
             guard let token = session["token"] as? String else { throw ValidationError("no session token") }
             var devices: [(String, Data)] = []
             for _ in 0..<connections {
                 let key = P256.Signing.PrivateKey()
-                let bound = try await post(setup, "/v1/devices", ["kind": "key", "publicKey": key.publicKey.x963Representation.base64EncodedString()], token: token, expect: .created)
+                let bound = try await post(setup, "/v1/devices", ["kind": "key", "publicKey": key.publicKey.x963Representation.base64EncodedString()], token: token, expect: 201)
                 guard let id = bound["deviceID"] as? String else { throw ValidationError("no device ID") }
                 devices.append((id, key.rawRepresentation))
             }
@@ -121,17 +139,17 @@ struct ServerBench: AsyncParsableCommand {
             return try await withThrowingTaskGroup(of: [Duration].self) { group in
                 for (deviceID, rawKey) in devices {
                     group.addTask {
-                        try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                        try await LoopbackHTTP.withConnection(port: port) { client in
                             let key = try P256.Signing.PrivateKey(rawRepresentation: rawKey)
                             var latencies: [Duration] = []
                             while ContinuousClock.now < deadline {
                                 let start = ContinuousClock.now
-                                let challenge = try await post(client, "/v1/challenges", ["deviceID": deviceID], expect: .ok)
+                                let challenge = try await post(client, "/v1/challenges", ["deviceID": deviceID], expect: 200)
                                 guard let text = challenge["challenge"] as? String, let bytes = Data(base64Encoded: text) else {
                                     throw ValidationError("no challenge")
                                 }
                                 let signature = try key.signature(for: bytes).derRepresentation.base64EncodedString()
-                                _ = try await post(client, "/v1/logins", ["deviceID": deviceID, "challenge": text, "signature": signature], expect: .ok)
+                                _ = try await post(client, "/v1/logins", ["deviceID": deviceID, "challenge": text, "signature": signature], expect: 200)
                                 latencies.append(ContinuousClock.now - start)
                             }
                             return latencies
@@ -143,15 +161,17 @@ struct ServerBench: AsyncParsableCommand {
         }
     }
 
-    static func post(_ client: TestClient, _ path: String, _ body: [String: String], token: String? = nil, expect status: HTTPResponse.Status) async throws -> [String: Any] {
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if let token { headers[.authorization] = "Bearer \(token)" }
+    static func post(
+        _ client: LoopbackHTTP.Connection, _ path: String, _ body: [String: String], token: String? = nil, expect status: Int
+    ) async throws -> [String: Any] {
+        var headers = [("Content-Type", "application/json")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
         let data = try JSONSerialization.data(withJSONObject: body)
-        let response = try await client.post(path, headers: headers, body: ByteBuffer(bytes: data))
+        let response = try await client.send(method: .POST, path: path, headers: headers, body: Array(data))
         guard response.status == status else {
             throw ValidationError("\(path): \(response.status), expected \(status)")
         }
-        return (try? JSONSerialization.jsonObject(with: Data(buffer: response.body ?? ByteBuffer())) as? [String: Any]) ?? [:]
+        return (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
     }
 }
 

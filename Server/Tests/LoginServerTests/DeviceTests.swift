@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import LoginServer
 import Testing
 

@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import LoginServer
+import LoopbackHTTP
 import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
+import ServiceLifecycle
 import Testing
 
 /// The databases the contract runs against. PostgreSQL joins when `scripts/postgres-testenv.sh`
@@ -131,45 +132,69 @@ struct TestServer: Sendable {
         return TestServer(clock: ManualLoginClock(), logs: LogCapture(), database: database, configuration: configuration)
     }
 
-    /// Runs `body` against a running application (a new repository each call, as after a restart).
-    func run<Value: Sendable>(
-        _ setup: TestingSetup = .router,
-        _ body: @Sendable (Client) async throws -> Value
-    ) async throws -> Value {
+    /// Runs `body` against the application listening on a free loopback port (a new repository
+    /// each call, as after a restart), then shuts it down gracefully.
+    func run<Value: Sendable>(_ body: @Sendable (Client) async throws -> Value) async throws -> Value {
+        let port = NIOLockedValueBox<Int?>(nil)
+        let logger = logs.logger()
         let app = LoginServer.makeApplication(
-            configuration: configuration, repository: try database.repository(), clock: clock, logger: logs.logger()
-        )
-        return try await app.test(setup) { client in try await body(Client(client: client)) }
+            configuration: configuration, repository: try database.repository(), clock: clock, logger: logger
+        ) { channel in
+            port.withLockedValue { $0 = channel.localAddress?.port }
+        }
+        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await services.run() }
+            do {
+                var bound: Int?
+                for _ in 0..<1_000 where bound == nil {
+                    try await Task.sleep(for: .milliseconds(10))
+                    bound = port.withLockedValue { $0 }
+                }
+                let listening = try #require(bound, "the server did not start listening")
+                let value = try await body(Client(port: listening))
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return value
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+        }
     }
 }
 
-/// A JSON client over Hummingbird's test client.
+/// A JSON client over real loopback connections, one per request (so concurrent requests are
+/// concurrent connections).
 struct Client: Sendable {
-    let client: any TestClientProtocol
+    let port: Int
 
     struct Reply: Sendable {
         let status: HTTPResponse.Status
-        let headers: HTTPFields
-        let body: ByteBuffer
+        let headers: [String: String]
+        let body: [UInt8]
 
         /// The body as a JSON object (empty when it is not one).
         var json: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:]
+            (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]) ?? [:]
         }
 
         func string(_ key: String) -> String? { json[key] as? String }
+
+        /// A header's value (names are case-insensitive).
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
 
         /// The `error` code of a JSON error body.
         var errorCode: String? { string("error") }
     }
 
     func send(_ method: HTTPRequest.Method, _ path: String, raw: String? = nil, token: String? = nil) async throws -> Reply {
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        let response = try await client.execute(
-            uri: path, method: method, headers: headers, body: raw.map { ByteBuffer(string: $0) }
+        var headers = [("Content-Type", "application/json")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        let reply = try await LoopbackHTTP.send(
+            port: port, method: .init(rawValue: method.rawValue), path: path, headers: headers, body: raw.map { Array($0.utf8) }
         )
-        return Reply(status: response.status, headers: response.headers, body: response.body)
+        return Reply(status: HTTPResponse.Status(code: reply.status), headers: reply.headers, body: reply.body)
     }
 
     func send(_ method: HTTPRequest.Method, _ path: String, json object: [String: any Sendable], token: String? = nil) async throws -> Reply {

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import LoginServer
 import Testing
 
@@ -86,7 +85,7 @@ struct RobustnessTests {
 
     @Test("the whole flow over a real loopback socket", arguments: Backend.available)
     func liveSocket(backend: Backend) async throws {
-        try await TestServer.make(backend).run(.live) { client in
+        try await TestServer.make(backend).run { client in
             #expect(try await client.send(.get, "/health").status == .ok)
             let device = try await EnrolledDevice.make(client)
             let challenge = try await client.challenge(device.deviceID)

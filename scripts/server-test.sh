@@ -12,8 +12,10 @@ scripts/install-deps.sh
 eval "$(scripts/postgres-testenv.sh start)"
 trap 'scripts/postgres-testenv.sh stop "$TOUCHSTONE_TEST_POSTGRES_DIR"' EXIT
 
-# A hung test must not hang CI: TERM after 10 minutes, KILL 10 s later.
-timeout -k 10 600 "$SWIFT" test --package-path Server
+# Build first (no time limit: a clean build takes minutes), then test under one: a hung test
+# must not hang CI (TERM after 10 minutes, KILL 10 s later).
+"$SWIFT" build --package-path Server --build-tests
+timeout -k 10 600 "$SWIFT" test --package-path Server --skip-build
 
 # The executable: --help, start on a free port, /health, SIGTERM drains and exits 0.
 "$SWIFT" build --package-path Server --product touchstone-server -q

@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Security
 import Touchstone
 
 /// A request for authentication, with Apple's `LAContext` API over a Touchstone device.
@@ -244,4 +245,7 @@ open class LAContext: NSObject, @unchecked Sendable {
         }
     }
 }
+#endif
+#if !canImport(Darwin)
+extension LAContext: KeychainAuthenticationContext {}
 #endif

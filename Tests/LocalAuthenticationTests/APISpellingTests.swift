@@ -152,8 +152,8 @@ struct APISpellingTests {
         #expect(nsError?.code == Int(errSecParam))
         #expect(nsError?.domain == NSOSStatusErrorDomain)
         #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil) != nil)
-        #expect(SecAccessControlCreateWithFlags(nil, "bogus", .userPresence, nil) == nil)
-        #expect(SecCopyErrorMessageString(errSecItemNotFound, nil)?.hasPrefix("errSecItemNotFound") == true)
+        #expect(SecAccessControlCreateWithFlags(nil, "bogus" as CFString, .userPresence, nil) == nil)
+        #expect(SecCopyErrorMessageString(errSecItemNotFound, nil) as String? == "The specified item could not be found in the keychain.")
     }
 
     @Test("subclassing LAContext (mocks) works")

@@ -80,7 +80,12 @@ struct KeychainRuleTests {
         if case let .failure(error) = result { #expect(error.description.contains("invalidated by an enrollment change")) }
         #expect(rig.user.pending == [.present("thumb")], "no prompt is shown for an invalidated item")
         #expect(try rig.keychain.info(service: "api", account: "alice").isInvalidated)
-        // Seed 002: after the app's own sign-in, adding the item again replaces it.
+        // The invalidated item still exists (REFERENCE §9): adding it again is errSecDuplicateItem
+        // until it is deleted.
+        #expect(throws: KeychainError.self) {
+            try rig.keychain.add("fresh", service: "api", account: "alice", accessControl: access(.biometryCurrentSet))
+        }
+        try rig.keychain.delete(service: "api", account: "alice")
         try rig.keychain.add("fresh", service: "api", account: "alice", accessControl: access(.biometryCurrentSet))
         rig.user.clear()
         #expect(await rig.read("api", "alice", [.present("index")]) == .success("fresh"))

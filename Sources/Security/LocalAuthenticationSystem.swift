@@ -62,7 +62,7 @@ public enum LocalAuthenticationSystem {
 
     private static let source = Mutex<Source>(.unset)
 
-    @TaskLocal static var taskAuthenticator: Authenticator?
+    @TaskLocal package static var taskAuthenticator: Authenticator?
 
     /// Makes `authenticator` the process-wide default device. May be called again (tests);
     /// contexts created before keep the device they were created with.
@@ -163,7 +163,7 @@ public enum LocalAuthenticationSystem {
 
     /// Called after every evaluation and keychain operation: saves virtual time for devices
     /// built from the environment.
-    static func didUse(_ authenticator: Authenticator) {
+    package static func didUse(_ authenticator: Authenticator) {
         let device = authenticator.device
         guard persistentClocks.withLock({ $0.contains(ObjectIdentifier(device)) }) else { return }
         try? device.saveVirtualTime()

@@ -23,6 +23,13 @@ public let LAErrorDomain: String = "com.apple.LocalAuthentication"
 /// ```
 /// Errors that `canEvaluatePolicy(_:error:)` writes through its `NSErrorPointer` are the same
 /// values as `NSError` (domain ``LAErrorDomain``, code = raw value).
+///
+/// As on iOS, an `LAError` **is** an `NSError` and back: it bridges both ways (the
+/// `_ObjectiveCBridgeable` conformance below), so on one thrown value all of
+/// `catch let e as NSError`, `error as? NSError`, `catch let e as LAError`,
+/// `catch LAError.userCancel`, `e.code == .userCancel`, `(e as NSError).code` and
+/// `switch Int32((error as NSError).code) { case kLAErrorUserCancel: ... }` work, and an
+/// `NSError` in ``LAErrorDomain`` (from `canEvaluatePolicy`) casts `as? LAError`.
 public struct LAError: CustomNSError, Hashable, Sendable {
     /// The LAError codes, with Apple's raw values.
     public enum Code: Int, Sendable, Hashable, CaseIterable {
@@ -127,6 +134,17 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         NSError(domain: LAErrorDomain, code: code.rawValue, userInfo: errorUserInfo)
     }
 
+    /// This error as an `NSError`, Apple's spelling (`_BridgedStoredNSError`).
+    public var _nsError: NSError { nsError }
+
+    /// The `LAError` an `NSError` in ``LAErrorDomain`` stands for (Apple's
+    /// `_BridgedStoredNSError` initializer). An error of another domain, or with a code
+    /// `LAError.Code` does not know, becomes ``Code/authenticationFailed`` with its description.
+    public init(_nsError error: NSError) {
+        let code = error.domain == LAErrorDomain ? Code(rawValue: error.code) : nil
+        self.init(code ?? .authenticationFailed, userInfo: error.userInfo)
+    }
+
     /// Authentication failed (-1).
     public static var authenticationFailed: Code { .authenticationFailed }
     /// The user pressed Cancel (-2).
@@ -174,19 +192,57 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     public static var watchNotAvailable: Code { .companionNotAvailable }
 }
 
-/// The error an app sees for any engine error: ``LAError`` for authentication outcomes,
-/// ``TouchstoneError`` for everything else.
-func bridge(_ error: any Error) -> any Error {
-    switch error {
-    case let error as AuthenticationError: LAError(error)
-    case let error as LAError: error
-    default: TouchstoneError(wrapping: error)
+extension LAError: _ObjectiveCBridgeable {
+    /// An `LAError` bridges to `NSError`, as on Apple platforms.
+    public typealias _ObjectiveCType = NSError
+
+    /// This error as an `NSError` (domain ``LAErrorDomain``, code = raw value, the description).
+    public func _bridgeToObjectiveC() -> NSError { nsError }
+
+    /// `nsError as! LAError`: an `NSError` outside ``LAErrorDomain`` becomes
+    /// ``Code/authenticationFailed`` (see ``init(_nsError:)``).
+    public static func _forceBridgeFromObjectiveC(_ source: NSError, result: inout LAError?) {
+        result = LAError(_nsError: source)
+    }
+
+    /// `nsError as? LAError`: succeeds for an `NSError` in ``LAErrorDomain`` with a known code.
+    @discardableResult
+    public static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout LAError?) -> Bool {
+        guard source.domain == LAErrorDomain, Code(rawValue: source.code) != nil else {
+            result = nil
+            return false
+        }
+        result = LAError(_nsError: source)
+        return true
+    }
+
+    /// The `LAError` for `source` (``Code/authenticationFailed`` for nil).
+    public static func _unconditionallyBridgeFromObjectiveC(_ source: NSError?) -> LAError {
+        source.map { LAError(_nsError: $0) } ?? LAError(.authenticationFailed)
     }
 }
 
-/// ``bridge(_:)`` as an `NSError`, for `NSErrorPointer`s.
-func bridgeToNSError(_ error: any Error) -> NSError {
-    switch bridge(error) {
+/// The error an app sees for any engine error: ``LAError`` for authentication outcomes,
+/// ``TouchstoneError`` for everything else. A scripting mistake (``SimulationError``) is
+/// reported to the script's author (``LocalAuthenticationSystem/reportScriptingMistake(_:on:)``)
+/// and reaches the app as `LAError.systemCancel`, never as a foreign error type.
+func bridge(_ error: any Error, on authenticator: Authenticator?) -> any Error {
+    switch error {
+    case let error as AuthenticationError:
+        return LAError(error)
+    case let error as LAError:
+        return error
+    case let mistake as SimulationError:
+        LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
+        return LAError(.systemCancel, userInfo: [NSLocalizedDescriptionKey: "Touchstone scripting mistake: \(mistake.description)"])
+    default:
+        return TouchstoneError(wrapping: error)
+    }
+}
+
+/// ``bridge(_:on:)`` as an `NSError`, for `NSErrorPointer`s.
+func bridgeToNSError(_ error: any Error, on authenticator: Authenticator?) -> NSError {
+    switch bridge(error, on: authenticator) {
     case let error as LAError: error.nsError
     case let error as TouchstoneError:
         NSError(domain: TouchstoneError.errorDomain, code: error.errorCode, userInfo: error.errorUserInfo)

@@ -169,6 +169,43 @@ public enum LocalAuthenticationSystem {
         try? device.saveVirtualTime()
     }
 
+    // MARK: Scripting mistakes
+
+    /// Scripting mistakes reported per device, for ``scriptingMistakes(of:)``.
+    private static let mistakes = Mutex<[ObjectIdentifier: [String]]>([:])
+
+    /// The scripting mistakes reported on `authenticator`'s device so far, oldest first: each
+    /// time a scripted user had no outcome for a prompt, or gave one the dialog cannot produce
+    /// (a fallback before the button is shown, a passcode on a biometrics-only prompt...).
+    /// Tests assert on this; app code never sees these mistakes as errors.
+    public static func scriptingMistakes(of authenticator: Authenticator) -> [String] {
+        mistakes.withLock { $0[ObjectIdentifier(authenticator.device)] ?? [] }
+    }
+
+    /// The exit status of a process stopped for a scripting mistake: 70 (`EX_SOFTWARE`).
+    public static let scriptingMistakeExitStatus: Int32 = 70
+
+    /// Reports a scripted outcome that does not fit the prompt, to the script's author rather
+    /// than to the app: a line on standard error, a record in ``scriptingMistakes(of:)``, and,
+    /// when the device was built from the environment (`TOUCHSTONE_OUTCOMES` drives this
+    /// process), the process stops with ``scriptingMistakeExitStatus``. For a device given in
+    /// code it returns, and the app's call ends as a system cancel would (`LAError.systemCancel`,
+    /// `errSecUserCanceled`), which apps treat as "do nothing".
+    package static func reportScriptingMistake(_ mistake: SimulationError, on authenticator: Authenticator?) {
+        let text = mistake.description
+        if let authenticator {
+            mistakes.withLock { $0[ObjectIdentifier(authenticator.device), default: []].append(text) }
+        }
+        let fromEnvironment = authenticator.map { authenticator in
+            persistentClocks.withLock { $0.contains(ObjectIdentifier(authenticator.device)) }
+        } ?? false
+        if fromEnvironment {
+            FileHandle.standardError.write(Data("Touchstone: scripting mistake in \(outcomesVariable): \(text). Stopping the program (exit status \(scriptingMistakeExitStatus)).\n".utf8))
+            exit(scriptingMistakeExitStatus)
+        }
+        FileHandle.standardError.write(Data("Touchstone: scripting mistake: \(text); the app sees a system cancel.\n".utf8))
+    }
+
     /// Parses `TOUCHSTONE_OUTCOMES`: actions separated by commas, semicolons or whitespace.
     public static func parseOutcomes(_ text: String) throws -> [UserAction] {
         try text.split(whereSeparator: { $0 == "," || $0 == ";" || $0.isWhitespace }).map { word in

@@ -139,7 +139,7 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
 /// One `SecItem*` call: resolves the device, maps errors to `OSStatus`.
 struct KeychainCall {
     /// The authenticator the call used, for saving virtual time afterwards.
-    private var used: Authenticator?
+    fileprivate(set) var used: Authenticator?
 
     /// Runs `body`, turning every thrown error into the `OSStatus` Apple code would see.
     static func run(_ body: (inout KeychainCall) throws -> OSStatus) -> OSStatus {
@@ -157,6 +157,9 @@ struct KeychainCall {
             return KeychainError(error).osStatus
         } catch let error as StorageError {
             return KeychainError(error).osStatus
+        } catch let mistake as SimulationError {
+            LocalAuthenticationSystem.reportScriptingMistake(mistake, on: call.used)
+            return errSecUserCanceled
         } catch {
             let failure = TouchstoneError(wrapping: error)
             FileHandle.standardError.write(Data("Touchstone: keychain call failed: \(failure.message)\n".utf8))

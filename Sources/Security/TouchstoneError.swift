@@ -61,4 +61,39 @@ public struct TouchstoneError: CustomNSError, Hashable, Sendable, CustomStringCo
     /// `Touchstone error <code>: <message>`.
     public var description: String { "Touchstone error \(code.rawValue): \(message)" }
 }
+
+extension TouchstoneError: _ObjectiveCBridgeable {
+    /// A `TouchstoneError` bridges to `NSError` (domain `"Touchstone"`), so
+    /// `catch let error as NSError` catches it, as it catches an `LAError`.
+    public typealias _ObjectiveCType = NSError
+
+    /// This error as an `NSError`.
+    public func _bridgeToObjectiveC() -> NSError {
+        NSError(domain: Self.errorDomain, code: errorCode, userInfo: errorUserInfo)
+    }
+
+    /// `nsError as! TouchstoneError` (a foreign error becomes `storage` with its description).
+    public static func _forceBridgeFromObjectiveC(_ source: NSError, result: inout TouchstoneError?) {
+        result = _unconditionallyBridgeFromObjectiveC(source)
+    }
+
+    /// `nsError as? TouchstoneError`: succeeds for the `"Touchstone"` domain.
+    @discardableResult
+    public static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout TouchstoneError?) -> Bool {
+        guard source.domain == errorDomain, let code = Code(rawValue: source.code) else {
+            result = nil
+            return false
+        }
+        result = TouchstoneError(code, source.localizedDescription)
+        return true
+    }
+
+    /// The `TouchstoneError` for `source`.
+    public static func _unconditionallyBridgeFromObjectiveC(_ source: NSError?) -> TouchstoneError {
+        guard let source else { return TouchstoneError(.storage, "unknown error") }
+        var result: TouchstoneError?
+        if _conditionallyBridgeFromObjectiveC(source, result: &result), let result { return result }
+        return TouchstoneError(.storage, source.localizedDescription)
+    }
+}
 #endif

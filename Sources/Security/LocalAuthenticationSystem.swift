@@ -153,33 +153,33 @@ public enum LocalAuthenticationSystem {
             try runSetup(script, on: authenticator)
         }
         try authenticator.device.saveVirtualTime()
-        _ = persistentClocks.withLock { $0.insert(ObjectIdentifier(authenticator.device)) }
+        persistentClocks.withLock { $0.insert(authenticator.device) }
         user.enqueue(outcomes)
         return authenticator
     }
 
     /// Devices whose virtual time is saved after each evaluation (those built from the environment).
-    private static let persistentClocks = Mutex<Set<ObjectIdentifier>>([])
+    private static let persistentClocks = Mutex(DeviceTable<Void>())
 
     /// Called after every evaluation and keychain operation: saves virtual time for devices
     /// built from the environment.
     package static func didUse(_ authenticator: Authenticator) {
         let device = authenticator.device
-        guard persistentClocks.withLock({ $0.contains(ObjectIdentifier(device)) }) else { return }
+        guard persistentClocks.withLock({ $0.contains(device) }) else { return }
         try? device.saveVirtualTime()
     }
 
     // MARK: Scripting mistakes
 
     /// Scripting mistakes reported per device, for ``scriptingMistakes(of:)``.
-    private static let mistakes = Mutex<[ObjectIdentifier: [String]]>([:])
+    private static let mistakes = Mutex(DeviceTable<[String]>())
 
     /// The scripting mistakes reported on `authenticator`'s device so far, oldest first: each
     /// time a scripted user had no outcome for a prompt, or gave one the dialog cannot produce
     /// (a fallback before the button is shown, a passcode on a biometrics-only prompt...).
     /// Tests assert on this; app code never sees these mistakes as errors.
     public static func scriptingMistakes(of authenticator: Authenticator) -> [String] {
-        mistakes.withLock { $0[ObjectIdentifier(authenticator.device)] ?? [] }
+        mistakes.withLock { $0.value(for: authenticator.device) ?? [] }
     }
 
     /// The exit status of a process stopped for a scripting mistake: 70 (`EX_SOFTWARE`).
@@ -194,16 +194,45 @@ public enum LocalAuthenticationSystem {
     package static func reportScriptingMistake(_ mistake: SimulationError, on authenticator: Authenticator?) {
         let text = mistake.description
         if let authenticator {
-            mistakes.withLock { $0[ObjectIdentifier(authenticator.device), default: []].append(text) }
+            mistakes.withLock { $0.update(authenticator.device, default: []) { $0.append(text) } }
         }
         let fromEnvironment = authenticator.map { authenticator in
-            persistentClocks.withLock { $0.contains(ObjectIdentifier(authenticator.device)) }
+            persistentClocks.withLock { $0.contains(authenticator.device) }
         } ?? false
         if fromEnvironment {
             FileHandle.standardError.write(Data("Touchstone: scripting mistake in \(outcomesVariable): \(text). Stopping the program (exit status \(scriptingMistakeExitStatus)).\n".utf8))
             exit(scriptingMistakeExitStatus)
         }
         FileHandle.standardError.write(Data("Touchstone: scripting mistake: \(text); the app sees a system cancel.\n".utf8))
+    }
+
+    /// Values kept per device without keeping the device alive: an entry whose device is gone
+    /// (its `ObjectIdentifier` may be reused by a new device) never answers for another one.
+    struct DeviceTable<Value> {
+        private struct Entry {
+            weak var device: Device?
+            var value: Value
+        }
+        private var entries: [ObjectIdentifier: Entry] = [:]
+
+        func value(for device: Device) -> Value? {
+            guard let entry = entries[ObjectIdentifier(device)], entry.device === device else { return nil }
+            return entry.value
+        }
+
+        func contains(_ device: Device) -> Bool { value(for: device) != nil }
+
+        mutating func insert(_ device: Device) where Value == Void {
+            entries = entries.filter { $0.value.device != nil }
+            entries[ObjectIdentifier(device)] = Entry(device: device, value: ())
+        }
+
+        mutating func update(_ device: Device, default initial: Value, _ change: (inout Value) -> Void) {
+            var value = self.value(for: device) ?? initial
+            change(&value)
+            entries = entries.filter { $0.value.device != nil }
+            entries[ObjectIdentifier(device)] = Entry(device: device, value: value)
+        }
     }
 
     /// Parses `TOUCHSTONE_OUTCOMES`: actions separated by commas, semicolons or whitespace.

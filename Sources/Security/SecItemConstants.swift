@@ -117,6 +117,10 @@ nonisolated(unsafe) public let kSecAttrCreationDate: CFString = "cdat"
 /// When the item was last changed (`Date`, the device's virtual clock): returned with `kSecReturnAttributes`, never set by callers.
 nonisolated(unsafe) public let kSecAttrModificationDate: CFString = "mdat"
 
+/// The application tag of a key (`Data`): accepted in `kSecClassKey` dictionaries, which are
+/// `errSecUnimplemented` until Touchstone's keys arrive.
+nonisolated(unsafe) public let kSecAttrApplicationTag: CFString = "atag"
+
 // MARK: kSecAttrProtocol values (all 31 of Apple's)
 
 /// `kSecAttrProtocol` FTP.

@@ -223,6 +223,24 @@ struct ConformanceIssue10Tests {
         #expect(results == [errSecSuccess, errSecItemNotFound, errSecDuplicateItem, errSecSuccess, errSecSuccess])
     }
 
+    @Test("§9 data-protection classes follow the device lock state: errSecInteractionNotAllowed (-25308) while locked or before the first unlock")
+    func dataProtectionThroughSecItem() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            var statuses = [Self.add([kSecAttrAccount as String: "u", kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]),
+                            Self.add([kSecAttrAccount as String: "f", kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock])]
+            try? sim.device.lock()
+            statuses += [Self.read([kSecAttrAccount as String: "u"]).0, Self.read([kSecAttrAccount as String: "f"]).0,
+                         Self.add([kSecAttrAccount as String: "n", kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked])]
+            try? LocalAuthenticationSystem.runSetup("restart", on: sim.authenticator)
+            statuses.append(Self.read([kSecAttrAccount as String: "f"]).0)
+            try? LocalAuthenticationSystem.runSetup("passcode enter 1234", on: sim.authenticator)
+            statuses += [Self.read([kSecAttrAccount as String: "u"]).0, Self.read([kSecAttrAccount as String: "f"]).0]
+            return statuses
+        }
+        #expect(statuses == [0, 0, -25308, 0, -25308, -25308, 0, 0])
+    }
+
     @Test("§9 kSecClassKey gives one honest answer: errSecUnimplemented for add and copy-matching")
     func keysAreUnimplemented() async throws {
         let sim = try SimDevice()

@@ -167,11 +167,8 @@ public struct Keychain: Sendable {
     /// whenPasscodeSetThisDeviceOnly, an enrolled identity for biometric flags, and for
     /// biometryCurrentSet the enrolled set it is bound to.
     private func protectionBinding(_ access: AccessControl) throws -> (setHash: Data?, sequence: Int?) {
-        // The device records are read only when the protection depends on them.
-        let needsDevice = access.accessibility == .whenPasscodeSetThisDeviceOnly
-            || access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet)
-        guard needsDevice else { return (nil, nil) }
         let snapshot = try device.snapshot()
+        try checkDataProtection(access.accessibility, snapshot: snapshot)
         if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
             throw KeychainError(.notAvailable, message: "whenPasscodeSetThisDeviceOnly items need a device passcode",
                                 authenticationCode: .passcodeNotSet)
@@ -343,9 +340,9 @@ public struct Keychain: Sendable {
         }
         guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
         let item = try StoredItem.decode(record)
-        // The device records are read only when the item's protection depends on them.
+        let snapshot = try device.snapshot()
+        try checkDataProtection(item.accessibility, snapshot: snapshot)
         if item.accessibility == .whenPasscodeSetThisDeviceOnly || item.flags.contains(.biometryCurrentSet) {
-            let snapshot = try device.snapshot()
             if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
                 try? device.storage.commit([.delete(key)])
                 throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
@@ -364,6 +361,26 @@ public struct Keychain: Sendable {
             throw KeychainError(.invalidated)
         }
         return item
+    }
+
+    /// The data-protection classes against the device's lock state (REFERENCE §9):
+    /// whenUnlocked* and whenPasscodeSet… items only while unlocked, afterFirstUnlock* only
+    /// after the first unlock since restart; else errSecInteractionNotAllowed. A device
+    /// without a passcode counts as unlocked.
+    private func checkDataProtection(_ accessibility: Accessibility, snapshot: Device.Snapshot) throws {
+        let lock = device.lockState(snapshot)
+        switch accessibility {
+        case .whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly:
+            if lock.isLocked {
+                throw KeychainError(.interactionNotAllowed,
+                                    message: "the device is locked: \(accessibility) items are available only while it is unlocked")
+            }
+        case .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly:
+            if !lock.unlockedSinceRestart {
+                throw KeychainError(.interactionNotAllowed,
+                                    message: "the device has not been unlocked since it restarted: \(accessibility) items are available after the first unlock")
+            }
+        }
     }
 
     /// Whether a biometryCurrentSet item was invalidated: the enrolled set changed since it was

@@ -208,26 +208,28 @@ public enum LocalAuthenticationSystem {
 
     /// Values kept per device without keeping the device alive: an entry whose device is gone
     /// (its `ObjectIdentifier` may be reused by a new device) never answers for another one.
-    struct DeviceTable<Value> {
+    package struct DeviceTable<Value> {
         private struct Entry {
             weak var device: Device?
             var value: Value
         }
         private var entries: [ObjectIdentifier: Entry] = [:]
 
-        func value(for device: Device) -> Value? {
+        package init() {}
+
+        package func value(for device: Device) -> Value? {
             guard let entry = entries[ObjectIdentifier(device)], entry.device === device else { return nil }
             return entry.value
         }
 
-        func contains(_ device: Device) -> Bool { value(for: device) != nil }
+        package func contains(_ device: Device) -> Bool { value(for: device) != nil }
 
-        mutating func insert(_ device: Device) where Value == Void {
+        package mutating func insert(_ device: Device) where Value == Void {
             entries = entries.filter { $0.value.device != nil }
             entries[ObjectIdentifier(device)] = Entry(device: device, value: ())
         }
 
-        mutating func update(_ device: Device, default initial: Value, _ change: (inout Value) -> Void) {
+        package mutating func update(_ device: Device, default initial: Value, _ change: (inout Value) -> Void) {
             var value = self.value(for: device) ?? initial
             change(&value)
             entries = entries.filter { $0.value.device != nil }

@@ -188,6 +188,9 @@ struct KeychainQuery {
         changes.account = try dictionary[kSecAttrAccount as String].map {
             try stored(keyPart($0, kSecAttrAccount as String, into: &attributes))
         }
+        // A renamed item forgets how its old name was typed (a `Data` name is kept again above).
+        if changes.service != nil { changes.removedAttributes.insert(serviceKey) }
+        if changes.account != nil { changes.removedAttributes.insert(kSecAttrAccount as String) }
         if let raw = dictionary[kSecValueData as String] {
             guard let data = data(raw) else { throw Invalid(reason: "kSecValueData must be Data") }
             changes.value = data
@@ -243,7 +246,7 @@ struct KeychainQuery {
                 && key != kSecAttrServer as String {
                 let have = key == kSecAttrAccessGroup as String
                     ? info.attributes[key] ?? .string(appID) : info.attributes[key]
-                guard have == wanted else { return nil }
+                guard Self.sameBytes(have, wanted) else { return nil }
             }
             return Found(info)
         }
@@ -345,6 +348,16 @@ struct KeychainQuery {
             if let text = value as? String { return .string(text) }
             if let bytes = data(value) { return .data(bytes) }
             throw Invalid(reason: "\(key) must be a string or data")
+        }
+    }
+
+    /// Whether a stored attribute matches a query's: equal, or the same bytes as `String` and
+    /// `Data` (a label or generic attribute may be given either way, as on iOS).
+    static func sameBytes(_ have: KeychainAttributeValue?, _ wanted: KeychainAttributeValue) -> Bool {
+        guard let have else { return false }
+        switch (have, wanted) {
+        case let (.string(text), .data(bytes)), let (.data(bytes), .string(text)): return Data(text.utf8) == bytes
+        default: return have == wanted
         }
     }
 

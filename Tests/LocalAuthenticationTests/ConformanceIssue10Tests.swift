@@ -176,6 +176,27 @@ struct ConformanceIssue10Tests {
             ]
         }
         #expect(results == ["0", "0", "-25299", "0", "0", "-25300", "true", "0", "0"])
+        let generic = await sim.keychain { () -> [OSStatus] in
+            [Self.add([kSecAttrAccount as String: "g", kSecAttrGeneric as String: Data("tag".utf8), kSecAttrLabel as String: "L"]),
+             Self.read([kSecAttrGeneric as String: "tag"]).0, Self.read([kSecAttrLabel as String: Data("L".utf8)]).0,
+             Self.read([kSecAttrGeneric as String: Data("other".utf8)]).0]
+        }
+        #expect(generic == [0, 0, 0, -25300], "kSecAttrGeneric and kSecAttrLabel match bytewise as String or Data")
+    }
+
+    @Test("§9 SecItemUpdate may rename an item: a Data account renamed to a String one is returned as a String")
+    func updateRenames() async throws {
+        let sim = try SimDevice()
+        let (statuses, account) = await sim.keychain { () -> ([OSStatus], String?) in
+            let old: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data("old".utf8)]
+            let statuses = [Self.add([kSecAttrAccount as String: Data("old".utf8)]),
+                            SecItemUpdate(old as CFDictionary, [kSecAttrAccount as String: "new"] as CFDictionary),
+                            Self.read([kSecAttrAccount as String: "old"]).0]
+            let attributes = Self.read([kSecAttrAccount as String: "new"], data: false).1 as? [String: Any]
+            return (statuses, attributes?[kSecAttrAccount as String] as? String)
+        }
+        #expect(statuses == [0, 0, -25300])
+        #expect(account == "new")
     }
 
     @Test("§9 SecItemUpdate may change kSecAttrAccessible and kSecAttrAccessControl; re-protecting needs the current access control")

@@ -254,9 +254,10 @@ public struct Keychain: Sendable {
                 item.enrolledSetHash = binding.setHash
                 item.enrollmentSequence = binding.sequence
             }
-            if let attributes = changes.attributes {
+            if changes.attributes != nil || !changes.removedAttributes.isEmpty {
                 var merged = current.attributes ?? [:]
-                merged.merge(attributes) { _, new in new }
+                for name in changes.removedAttributes { merged.removeValue(forKey: name) }
+                merged.merge(changes.attributes ?? [:]) { _, new in new }
                 item.attributes = merged.isEmpty ? nil : merged
             }
             item.salt = nil
@@ -472,6 +473,8 @@ public struct KeychainItemChanges: Sendable, Equatable {
     public var accessControl: AccessControl?
     /// Attributes to set, merged over the stored ones.
     public var attributes: [String: KeychainAttributeValue]?
+    /// Attributes to remove before ``attributes`` are merged.
+    public var removedAttributes: Set<String> = []
     /// The new service (or server).
     public var service: String?
     /// The new account.

@@ -106,3 +106,7 @@ public let kLACompanionTypeWatch: Int32 = 1
 /// `LACompanionType.mac` (2).
 public let kLACompanionTypeMac: Int32 = 2
 #endif
+#if !canImport(Darwin)
+/// The LAError domain as Apple's C macro spells it (`kLAErrorDomain`), equal to ``LAErrorDomain``.
+public let kLAErrorDomain: String = "com.apple.LocalAuthentication"
+#endif

@@ -41,6 +41,7 @@ struct AppleSymbolTests {
         #expect(Int(kLACompanionTypeWatch) == LACompanionType.watch.rawValue && LACompanionType.watch.rawValue == 1)
         #expect(Int(kLACompanionTypeMac) == LACompanionType.mac.rawValue && LACompanionType.mac.rawValue == 2)
         #expect(LABiometryType.LABiometryNone == .none)
+        #expect(kLAErrorDomain == LAErrorDomain)
     }
 
     @Test("maxBiometryFailures is accepted and has no effect")

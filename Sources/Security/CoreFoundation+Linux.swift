@@ -31,6 +31,17 @@ public typealias CFString = NSString
 /// `[String?: AnyObject]`, `[String: Data]`, `[CFString: Any]`.
 public typealias CFDictionary = NSDictionary
 
+/// An `NSString` in an `AnyHashable` is its Swift `String`, as on Apple platforms, so a `kSec*`
+/// constant finds its entry in a `[AnyHashable: Any]` result (`attributes[kSecAttrAccount]`)
+/// and `AnyHashable(kSecClass) == AnyHashable("class")`. swift-corelibs-foundation leaves
+/// `NSString` hashed as an object there; Apple's Foundation does this.
+extension NSString: @retroactive _HasCustomAnyHashableRepresentation {
+    /// `AnyHashable(self as String)`.
+    public func _toCustomAnyHashable() -> AnyHashable? {
+        AnyHashable(self as String)
+    }
+}
+
 /// A CoreFoundation array: `NSArray`.
 public typealias CFArray = NSArray
 

@@ -113,6 +113,23 @@ struct AppleSymbolTests {
         #expect(all == 1)
     }
 
+    @Test("a kSec* constant finds its entry in an [AnyHashable: Any] result, as NSString does on Apple platforms")
+    func anyHashableLookups() async throws {
+        let sim = try SimDevice()
+        let found = await sim.keychain { () -> [Bool] in
+            _ = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data("k".utf8)] as CFDictionary, nil)
+            var result: AnyObject?
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecReturnAttributes as String: kCFBooleanTrue!,
+                                        kSecMatchLimit as String: kSecMatchLimitAll]
+            _ = SecItemCopyMatching(query as CFDictionary, &result)
+            let items = result as? [[AnyHashable: Any]] ?? []
+            return [items.first?[kSecAttrAccount] as? Data == Data("k".utf8),
+                    items.first?[kSecAttrAccount as String] as? Data == Data("k".utf8),
+                    AnyHashable(kSecClass) == AnyHashable("class")]
+        }
+        #expect(found == [true, true, true])
+    }
+
     @Test("CFError functions: CFErrorGetDomain, CFErrorGetCode, CFErrorCopyUserInfo, CFErrorCopyDescription; CFOptionFlags")
     func cfErrorFunctions() {
         var error: Unmanaged<CFError>?

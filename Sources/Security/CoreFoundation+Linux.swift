@@ -86,6 +86,15 @@ public final class CFAllocator: Sendable {
 /// The default allocator, for `SecAccessControlCreateWithFlags(kCFAllocatorDefault, ...)`.
 public let kCFAllocatorDefault: CFAllocator! = CFAllocator()
 
+/// The `Info.plist` key of the bundle identifier (`"CFBundleIdentifier"`), which keychain
+/// libraries use to name their default service:
+/// `Bundle.main.infoDictionary?[String(kCFBundleIdentifierKey)]`.
+nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString = "CFBundleIdentifier"
+/// The `Info.plist` key of the bundle name (`"CFBundleName"`).
+nonisolated(unsafe) public let kCFBundleNameKey: CFString = "CFBundleName"
+/// The `Info.plist` key of the bundle version (`"CFBundleVersion"`).
+nonisolated(unsafe) public let kCFBundleVersionKey: CFString = "CFBundleVersion"
+
 /// A keychain / Security result code (`Int32`), as on Apple platforms.
 public typealias OSStatus = Int32
 

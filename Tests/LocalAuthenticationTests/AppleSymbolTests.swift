@@ -144,6 +144,7 @@ struct AppleSymbolTests {
         #expect(!(CFErrorCopyDescription(cfError) as String).isEmpty)
         let flags: CFOptionFlags = 0
         #expect(flags == 0)
+        #expect(String(kCFBundleIdentifierKey) == "CFBundleIdentifier")
     }
 }
 #endif

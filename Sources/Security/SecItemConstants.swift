@@ -1,6 +1,9 @@
 #if !canImport(Darwin)
 // The kSec* keys and values of the keychain query dictionaries, with Apple's string values,
 // and the errSec* status codes (REFERENCE §9).
+//
+// The constants are `CFString`s (`NSString`s, immutable); `NSString` is not `Sendable` in
+// swift-corelibs-foundation, hence `nonisolated(unsafe)`.
 
 // MARK: Item classes
 
@@ -10,11 +13,11 @@ nonisolated(unsafe) public let kSecClass: CFString = "class"
 nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
 /// Internet passwords: items keyed by `kSecAttrServer` and `kSecAttrAccount`.
 nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
-/// Keys: not simulated (adding one is `errSecUnimplemented`; queries find nothing).
+/// Keys: not simulated yet: every `SecItem*` call with this class is `errSecUnimplemented` (keys come with the keys-and-rights issue).
 nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
-/// Certificates: not simulated (adding one is `errSecUnimplemented`; queries find nothing).
+/// Certificates: not simulated: every `SecItem*` call with this class is `errSecUnimplemented`.
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
-/// Identities: not simulated (adding one is `errSecUnimplemented`; queries find nothing).
+/// Identities: not simulated: every `SecItem*` call with this class is `errSecUnimplemented`.
 nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
 
 // MARK: Attributes

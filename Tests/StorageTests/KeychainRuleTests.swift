@@ -225,6 +225,13 @@ struct KeychainRuleTests {
         #expect(throws: KeychainError.self) {
             try rig.keychain.add("v", service: "s", account: "b", accessControl: access(.applicationPassword))
         }
+        // Overwriting needs the right password too, even though the old value is replaced.
+        await #expect(throws: KeychainError.self) {
+            try await rig.keychain.update("overwritten", service: "s", account: "a", context: wrong)
+        }
+        #expect(await rig.read("s", "a", context: context) == .success("sealed-value"))
+        try await rig.keychain.update("new-value", service: "s", account: "a", context: context)
+        #expect(await rig.read("s", "a", context: context) == .success("new-value"))
     }
 
     @Test("update keeps the protection and prompts; delete never prompts")

@@ -118,7 +118,8 @@ public struct Keychain: Sendable {
     /// Adds an item (`SecItemAdd`). Never prompts.
     ///
     /// - Throws: ``KeychainError`` — errSecDuplicateItem when the item exists (an item
-    ///   invalidated by an enrollment change too, until it is deleted), errSecParam for empty service/account or `or` with `and`,
+    ///   invalidated by an enrollment change too, until it is deleted), errSecParam for empty
+    ///   service/account or `or` with `and`,
     ///   errSecNotAvailable for whenPasscodeSetThisDeviceOnly without a passcode,
     ///   errSecAuthFailed for biometric flags with nothing enrolled or applicationPassword
     ///   without a credential on `context`.
@@ -243,7 +244,10 @@ public struct Keychain: Sendable {
         try await translatingErrors {
             let current = try await authorize(key: key, context: context, reason: reason ?? "Update \"\(service)\"")
             let oldCredential = current.flags.contains(.applicationPassword) ? try applicationPassword(context) : nil
-            let plaintext = try changes.value ?? current.open(credential: oldCredential, aad: key.name)
+            // Opening also proves the application password of a sealed item, even when the
+            // value is replaced.
+            let stored = try current.open(credential: oldCredential, aad: key.name)
+            let plaintext = changes.value ?? stored
             var item = current
             item.service = newService
             item.account = newAccount

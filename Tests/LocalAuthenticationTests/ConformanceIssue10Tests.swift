@@ -262,6 +262,30 @@ struct ConformanceIssue10Tests {
         #expect(statuses == [0, 0, -25308, 0, -25308, -25308, 0, 0])
     }
 
+    @Test("§8 kSecUseNoAuthenticationUI true never prompts: a protected read is errSecInteractionNotAllowed")
+    func noAuthenticationUI() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            guard let any = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) else { return [] }
+            return [Self.add([kSecAttrAccount as String: "p", kSecAttrAccessControl as String: any]),
+                    Self.read([kSecAttrAccount as String: "p", kSecUseNoAuthenticationUI as String: true]).0]
+        }
+        #expect(statuses == [errSecSuccess, errSecInteractionNotAllowed])
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("§9 a scripting mistake at a keychain prompt is errSecUserCanceled for the app and reported to the script author")
+    func keychainScriptingMistake() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            guard let any = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) else { return [] }
+            return [Self.add([kSecAttrAccount as String: "p", kSecAttrAccessControl as String: any]),
+                    Self.read([kSecAttrAccount as String: "p"]).0]
+        }
+        #expect(statuses == [errSecSuccess, errSecUserCanceled])
+        #expect(sim.scriptingMistakes.count == 1)
+    }
+
     @Test("§9 kSecClassKey gives one honest answer: errSecUnimplemented for add and copy-matching")
     func keysAreUnimplemented() async throws {
         let sim = try SimDevice()

@@ -191,6 +191,34 @@ struct ClientPatternTests {
         #expect(sim.user.pending.isEmpty, "the overwrite asked for the current access control once")
     }
 
+    @Test("KeychainAccess-style store with biometryCurrentSet after an enrollment change: get is nil, set is errSecDuplicateItem until removeAll (the iOS trap)")
+    func overwriteAfterEnrollmentChange() async throws {
+        let sim = try SimDevice()
+        let results = await sim.keychain { () -> [String] in
+            var store = OverwritingKeychain(service: "bio")
+            store.accessibility = kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String
+            store.accessControlFlags = .biometryCurrentSet
+            var results: [String] = []
+            func attempt(_ body: () throws(KeychainStoreError) -> String) {
+                do throws(KeychainStoreError) {
+                    results.append(try body())
+                } catch {
+                    results.append("\(error.status)")
+                }
+            }
+            attempt { () throws(KeychainStoreError) -> String in try store.set("one", key: "k"); return "set" }
+            try? sim.device.enroll("index")
+            attempt { () throws(KeychainStoreError) -> String in try store.get("k") ?? "nil" }
+            attempt { () throws(KeychainStoreError) -> String in try store.set("two", key: "k"); return "set" }
+            attempt { () throws(KeychainStoreError) -> String in try store.removeAll(); return "removed" }
+            attempt { () throws(KeychainStoreError) -> String in try store.set("three", key: "k"); return "set" }
+            sim.user.enqueue([.present("index")])
+            attempt { () throws(KeychainStoreError) -> String in try store.get("k") ?? "nil" }
+            return results
+        }
+        #expect(results == ["set", "nil", "\(errSecDuplicateItem)", "removed", "set", "three"])
+    }
+
     // MARK: An internet-password item
 
     @Test("internet passwords: server, protocol, authentication type, port, path; all matches with attributes and data")

@@ -2,10 +2,6 @@ import Foundation
 
 /// Finds and runs the built `touchstone` executable for end-to-end tests.
 enum Binary {
-    /// Ignores SIGPIPE in the test process once, so writes to a child that exited fail with
-    /// EPIPE instead of killing every test.
-    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
-
     /// The package root, from this file's path.
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -66,11 +62,8 @@ enum Binary {
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
         if let input {
-            // The child may stop reading early (a strict stop, a fatal script error): a write to
-            // its closed pipe must fail quietly, not kill the test process with SIGPIPE.
-            _ = ignoreBrokenPipes
-            try? inputPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-            try? inputPipe.fileHandleForWriting.close()
+            inputPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inputPipe.fileHandleForWriting.close()
         }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -33,6 +33,7 @@ let package = Package(
     products: [
         .library(name: "Touchstone", targets: ["Touchstone"]),
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
+        .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
         .executable(name: "touchstone", targets: ["touchstone"]),
@@ -77,10 +78,17 @@ let package = Package(
         ),
 
         // Apple's API names over the engine (Linux only: on Apple platforms the real
-        // framework is used and this module is empty).
+        // frameworks are used and these modules only re-export them). `Security` is the
+        // keychain half (SecItem*, kSec*, errSec*, CF shapes); `LocalAuthentication` depends on
+        // it and re-exports it, as Apple's framework does.
+        .target(
+            name: "Security",
+            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "LocalAuthentication",
-            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["Security", "Touchstone", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
 
@@ -149,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
         .testTarget(

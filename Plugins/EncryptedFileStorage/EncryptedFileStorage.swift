@@ -61,9 +61,9 @@ public final class EncryptedFileStorage: StorageBackend {
     /// ...and larger than this (small stores are never compacted).
     static let compactionFloor: UInt64 = 1 << 20
 
-    private typealias Format = EncryptedFileFormat
+    typealias Format = EncryptedFileFormat
 
-    private struct FileIdentity: Equatable {
+    struct FileIdentity: Equatable {
         var device: UInt64
         var inode: UInt64
         var size: Int64
@@ -117,6 +117,12 @@ public final class EncryptedFileStorage: StorageBackend {
     public static let allowedRounds = 210_000...10_000_000
 
     public convenience init(options: PluginOptions, environment: PluginEnvironment) throws {
+        let (path, source) = try Self.configuration(options)
+        try self.init(path: path, key: source)
+    }
+
+    /// The store file and key source that `options` name.
+    static func configuration(_ options: PluginOptions) throws -> (path: String, source: KeySource) {
         guard let path = options.string("path"), !path.isEmpty else {
             throw ConfigurationError.invalidSetting(name: "path", reason: "storage.encrypted-file needs path=<file>")
         }
@@ -128,16 +134,14 @@ public final class EncryptedFileStorage: StorageBackend {
             }
             passphrase = value
         }
-        let source: KeySource
         switch (options.given["key-file"], passphrase) {
-        case let (keyFile?, nil): source = .keyFile(keyFile)
-        case let (nil, passphrase?): source = .passphrase(passphrase, rounds: rounds)
+        case let (keyFile?, nil): return (path, .keyFile(keyFile))
+        case let (nil, passphrase?): return (path, .passphrase(passphrase, rounds: rounds))
         case (nil, nil):
             throw ConfigurationError.invalidSetting(name: "key-file", reason: "storage.encrypted-file needs key-file=<file> or a passphrase")
         case (.some, .some):
             throw ConfigurationError.invalidSetting(name: "key-file", reason: "give either key-file or a passphrase, not both")
         }
-        try self.init(path: path, key: source)
     }
 
     /// Opens (or prepares to create) the store at `path`, reading and authenticating all of it.
@@ -216,6 +220,16 @@ public final class EncryptedFileStorage: StorageBackend {
             }
             state.sequence = sequence
             return result
+        }
+    }
+
+    /// How many records the store holds (what a check reports).
+    var recordCount: Int {
+        get throws {
+            try state.withLock { state in
+                try refresh(&state, locked: false)
+                return state.records.count
+            }
         }
     }
 
@@ -454,7 +468,7 @@ public final class EncryptedFileStorage: StorageBackend {
     // MARK: File access
 
     /// The file's bytes and identity, or nil when it does not exist.
-    private static func readFile(_ path: String) throws -> (bytes: [UInt8], identity: FileIdentity)? {
+    static func readFile(_ path: String) throws -> (bytes: [UInt8], identity: FileIdentity)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -545,7 +559,7 @@ public final class EncryptedFileStorage: StorageBackend {
 
     /// The master key and the key-derivation header of a new file. `storedHeader` is the
     /// existing file's header, when it has one that parses.
-    private static func key(_ source: KeySource, storedHeader: Format.Header?, storeExists: Bool,
+    static func key(_ source: KeySource, storedHeader: Format.Header?, storeExists: Bool,
                             path: String) throws -> (Format.Header, SymmetricKey) {
         switch source {
         case let .keyFile(keyPath):
@@ -616,5 +630,5 @@ public final class EncryptedFileStorage: StorageBackend {
         return SymmetricKey(data: file.bytes)
     }
 
-    private static var lastError: String { String(cString: strerror(errno)) }
+    static var lastError: String { String(cString: strerror(errno)) }
 }

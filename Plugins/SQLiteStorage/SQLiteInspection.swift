@@ -157,11 +157,22 @@ enum SQLiteInspection {
 
         deinit { sqlite3_close_v2(handle) }
 
+        /// The extended result code of the last failed statement (`SQLITE_OK` when none failed).
+        private(set) var lastErrorCode = SQLITE_OK
+
+        /// True when the last failure says the file is in use, not damaged: another process
+        /// held a lock, or SQLite could not take a consistent snapshot while others wrote
+        /// (`SQLITE_BUSY`, `SQLITE_LOCKED`, `SQLITE_PROTOCOL`).
+        var lastErrorIsTransient: Bool {
+            [SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PROTOCOL].contains(lastErrorCode & 0xFF)
+        }
+
         /// Every row of `sql` (each column as a ``Column``), and the error that stopped the
         /// scan early, if any: the rows read before it are kept.
         func rows(_ sql: String) -> (rows: [[Column]], error: String?) {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+                lastErrorCode = sqlite3_extended_errcode(handle)
                 return ([], String(cString: sqlite3_errmsg(handle)))
             }
             defer { sqlite3_finalize(statement) }
@@ -169,7 +180,10 @@ enum SQLiteInspection {
             while true {
                 let status = sqlite3_step(statement)
                 if status == SQLITE_DONE { return (result, nil) }
-                guard status == SQLITE_ROW else { return (result, String(cString: sqlite3_errmsg(handle))) }
+                guard status == SQLITE_ROW else {
+                    lastErrorCode = sqlite3_extended_errcode(handle)
+                    return (result, String(cString: sqlite3_errmsg(handle)))
+                }
                 var row: [Column] = []
                 for column in 0..<sqlite3_column_count(statement) {
                     switch sqlite3_column_type(statement, column) {

@@ -130,21 +130,52 @@ public final class SQLiteStorage: StorageBackend {
     /// `integrity_check` when `full`) and the schema, through a connection that never writes.
     /// Everything that could refuse the store is checked here, before a read-write connection
     /// exists: once one is open, closing it would checkpoint the log into the file.
+    ///
+    /// Other processes may be writing while it looks (their `-wal` is what made the check
+    /// run): a log being restarted under the reader, or a snapshot SQLite could not take
+    /// (`SQLITE_BUSY` / `SQLITE_PROTOCOL`), is looked at again, up to three times. Damage
+    /// looks the same every time and is reported; a store that stays busy is an I/O failure
+    /// ("in use"), never "corrupt".
     static func checkReadOnly(path: String, full: Bool) throws {
+        var attempt = 1
+        while true {
+            do {
+                return try checkReadOnlyOnce(path: path, full: full)
+            } catch let error as StorageError {
+                guard attempt < 3 else { throw error }
+            } catch let busy as StoreBusy {
+                guard attempt < 3 else {
+                    throw StorageError.ioFailure(reason: "the store '\(path)' is in use by another process and could not be checked now (SQLite: \(busy.message)); try again")
+                }
+            }
+            usleep(UInt32(attempt) * 20_000)
+            attempt += 1
+        }
+    }
+
+    /// The file was in use, not damaged (see ``checkReadOnly(path:full:)``).
+    private struct StoreBusy: Error {
+        var message: String
+    }
+
+    private static func checkReadOnlyOnce(path: String, full: Bool) throws {
         if let damage = try SQLiteInspection.inspectWAL(at: path + "-wal")?.damage {
             throw StorageError.corruptStore(path: path, reason: damage)
         }
         let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
         let problems = connection.integrityProblems(full: full)
+        if connection.lastErrorIsTransient { throw StoreBusy(message: problems.joined(separator: "; ")) }
         guard problems.isEmpty else {
             throw StorageError.corruptStore(path: path, reason: "integrity check failed: \(problems.prefix(3).joined(separator: "; "))")
         }
         let tables = connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('records', 'grdb_migrations')")
+        if let error = tables.error, connection.lastErrorIsTransient { throw StoreBusy(message: error) }
         guard tables.error == nil, tables.rows.count == 2 else {
             throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing")
         }
         let pageCount = connection.rows("PRAGMA page_count").rows.first?.first
         let pageSize = connection.rows("PRAGMA page_size").rows.first?.first
+        if connection.lastErrorIsTransient { throw StoreBusy(message: "the page count could not be read") }
         guard case let .integer(count)? = pageCount, case let .integer(size)? = pageSize else {
             throw StorageError.corruptStore(path: path, reason: "its page count cannot be read")
         }

@@ -16,5 +16,10 @@ public enum LABiometryType: Int, Sendable, Hashable, CaseIterable {
     @available(iOS, deprecated: 11.2, renamed: "none")
     @available(macOS, deprecated: 10.13.2, renamed: "none")
     public static var typeNone: LABiometryType { .none }
+
+    /// Apple's iOS 11.0 spelling of ``none`` (`LABiometryType.LABiometryNone`).
+    @available(iOS, deprecated: 11.2, renamed: "none")
+    @available(macOS, deprecated: 10.13.2, renamed: "none")
+    public static var LABiometryNone: LABiometryType { .none }
 }
 #endif

@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Security
 import Touchstone
 
 /// A request for authentication, with Apple's `LAContext` API over a Touchstone device.
@@ -33,6 +34,7 @@ open class LAContext: NSObject, @unchecked Sendable {
     /// The engine context, or why there is none.
     private let engine: Result<AuthenticationContext, TouchstoneError>
     private let reasonStore = Mutex("")
+    private let maxFailures = Mutex<NSNumber?>(nil)
 
     /// A context on the process-wide default device (``LocalAuthenticationSystem/authenticator``).
     public override init() {
@@ -98,6 +100,15 @@ open class LAContext: NSObject, @unchecked Sendable {
         set { touchstoneContext?.interactionNotAllowed = newValue }
     }
 
+    /// How many failed biometric matches an evaluation allows (iOS 8.3, deprecated in iOS 9).
+    /// Accepted and ignored, as on iOS 9 and later: the limits are REFERENCE §5's.
+    @available(iOS, introduced: 8.3, deprecated: 9.0)
+    @available(macOS, introduced: 10.10.3, deprecated: 10.11)
+    open var maxBiometryFailures: NSNumber? {
+        get { maxFailures.withLock { $0 } }
+        set { maxFailures.withLock { $0 = newValue } }
+    }
+
     // MARK: State
 
     /// The device's biometry type, filled by ``canEvaluatePolicy(_:error:)`` whatever it
@@ -149,7 +160,7 @@ open class LAContext: NSObject, @unchecked Sendable {
             }
             return true
         } catch let failure {
-            error?.pointee = bridgeToNSError(failure)
+            error?.pointee = bridgeToNSError(failure, on: touchstoneContext?.authenticator)
             return false
         }
     }
@@ -161,13 +172,15 @@ open class LAContext: NSObject, @unchecked Sendable {
         _ policy: LAPolicy, localizedReason: String,
         reply: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) {
-        let authenticator = touchstoneContext?.authenticator
+        // The running evaluation keeps the context alive, as iOS's does: real code calls
+        // `LAContext().evaluatePolicy(...) { ... }` on a context nothing else holds.
+        let engine = self.engine
         Task.detached {
             do {
                 let success = try await self.evaluatePolicy(policy, localizedReason: localizedReason)
-                Self.deliver(success, nil, to: reply, on: authenticator)
+                Self.deliver(success, nil, to: reply, on: try? engine.get().authenticator)
             } catch {
-                Self.deliver(false, error, to: reply, on: authenticator)
+                Self.deliver(false, error, to: reply, on: try? engine.get().authenticator)
             }
         }
     }
@@ -176,13 +189,19 @@ open class LAContext: NSObject, @unchecked Sendable {
     /// ``TouchstoneError``) otherwise.
     @discardableResult
     open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool {
+        try await Self.evaluate(policy, localizedReason: localizedReason, engine: engine)
+    }
+
+    private static func evaluate(
+        _ policy: LAPolicy, localizedReason: String, engine: Result<AuthenticationContext, TouchstoneError>
+    ) async throws -> Bool {
         let context = try engine.get()
         defer { LocalAuthenticationSystem.didUse(context.authenticator) }
         do {
             try await context.evaluate(context.authenticator.policy(rawValue: policy.rawValue), reason: localizedReason)
             return true
         } catch {
-            throw bridge(error)
+            throw bridge(error, on: context.authenticator)
         }
     }
 
@@ -194,13 +213,14 @@ open class LAContext: NSObject, @unchecked Sendable {
         _ accessControl: SecAccessControl, operation: LAAccessControlOperation, localizedReason: String,
         reply: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) {
-        let authenticator = touchstoneContext?.authenticator
+        let engine = self.engine
         Task.detached {
             do {
-                let success = try await self.evaluateAccessControl(accessControl, operation: operation, localizedReason: localizedReason)
-                Self.deliver(success, nil, to: reply, on: authenticator)
+                let success = try await self.evaluateAccessControl(accessControl, operation: operation,
+                                                                   localizedReason: localizedReason)
+                Self.deliver(success, nil, to: reply, on: try? engine.get().authenticator)
             } catch {
-                Self.deliver(false, error, to: reply, on: authenticator)
+                Self.deliver(false, error, to: reply, on: try? engine.get().authenticator)
             }
         }
     }
@@ -211,6 +231,13 @@ open class LAContext: NSObject, @unchecked Sendable {
     open func evaluateAccessControl(
         _ accessControl: SecAccessControl, operation: LAAccessControlOperation, localizedReason: String
     ) async throws -> Bool {
+        try await Self.evaluateAccessControl(accessControl, operation: operation, localizedReason: localizedReason, engine: engine)
+    }
+
+    private static func evaluateAccessControl(
+        _ accessControl: SecAccessControl, operation: LAAccessControlOperation, localizedReason: String,
+        engine: Result<AuthenticationContext, TouchstoneError>
+    ) async throws -> Bool {
         let context = try engine.get()
         defer { LocalAuthenticationSystem.didUse(context.authenticator) }
         let engineOperation = AccessControlOperation(rawValue: operation.rawValue) ?? .useItem
@@ -218,13 +245,24 @@ open class LAContext: NSObject, @unchecked Sendable {
             try await context.evaluateAccessControl(accessControl.accessControl, operation: engineOperation, reason: localizedReason)
             return true
         } catch {
-            throw bridge(error)
+            throw bridge(error, on: context.authenticator)
         }
     }
 
     /// Invalidates the context: an evaluation in progress ends with `LAError.appCancel`, every
     /// later call fails with `LAError.invalidContext`. Calling it again does nothing.
     open func invalidate() {
+        touchstoneContext?.invalidate()
+    }
+
+    /// Releasing the last reference to a context invalidates it (REFERENCE §8, `LAContext.h`:
+    /// "an evaluation would be canceled when the context is being deallocated"): its engine
+    /// context (``touchstoneContext``, which a test or the keychain may still hold) then fails
+    /// every call with `invalidContext`, and anything still running on it ends with
+    /// `appCancel`. A running `evaluatePolicy` / `evaluateAccessControl` keeps its `LAContext`
+    /// alive until the reply, as on iOS, so a context released mid-prompt is cancelled only
+    /// when nothing but the prompt is left — which never happens through this API.
+    deinit {
         touchstoneContext?.invalidate()
     }
 
@@ -244,4 +282,7 @@ open class LAContext: NSObject, @unchecked Sendable {
         }
     }
 }
+#endif
+#if !canImport(Darwin)
+extension LAContext: KeychainAuthenticationContext {}
 #endif

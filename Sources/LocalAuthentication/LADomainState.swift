@@ -4,7 +4,7 @@ import Touchstone
 
 /// The kinds of companion device (watch, Mac) a domain state can report.
 ///
-/// Raw values are Touchstone's choice (Apple's are not part of the contract).
+/// Raw values are Apple's (`kLACompanionTypeWatch` = 1, `kLACompanionTypeMac` = 2).
 public enum LACompanionType: Int, Sendable, Hashable, CaseIterable {
     /// A paired Apple Watch-like device.
     case watch = 1

@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Security
 import Touchstone
 
 /// The error domain of `LAError`: `"com.apple.LocalAuthentication"`, as on Apple platforms.
@@ -22,6 +23,13 @@ public let LAErrorDomain: String = "com.apple.LocalAuthentication"
 /// ```
 /// Errors that `canEvaluatePolicy(_:error:)` writes through its `NSErrorPointer` are the same
 /// values as `NSError` (domain ``LAErrorDomain``, code = raw value).
+///
+/// As on iOS, an `LAError` **is** an `NSError` and back: it bridges both ways (the
+/// `_ObjectiveCBridgeable` conformance below), so on one thrown value all of
+/// `catch let e as NSError`, `error as? NSError`, `catch let e as LAError`,
+/// `catch LAError.userCancel`, `e.code == .userCancel`, `(e as NSError).code` and
+/// `switch Int32((error as NSError).code) { case kLAErrorUserCancel: ... }` work, and an
+/// `NSError` in ``LAErrorDomain`` (from `canEvaluatePolicy`) casts `as? LAError`.
 public struct LAError: CustomNSError, Hashable, Sendable {
     /// The LAError codes, with Apple's raw values.
     public enum Code: Int, Sendable, Hashable, CaseIterable {
@@ -126,6 +134,17 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         NSError(domain: LAErrorDomain, code: code.rawValue, userInfo: errorUserInfo)
     }
 
+    /// This error as an `NSError`, Apple's spelling (`_BridgedStoredNSError`).
+    public var _nsError: NSError { nsError }
+
+    /// The `LAError` an `NSError` in ``LAErrorDomain`` stands for (Apple's
+    /// `_BridgedStoredNSError` initializer). An error of another domain, or with a code
+    /// `LAError.Code` does not know, becomes ``Code/authenticationFailed`` with its description.
+    public init(_nsError error: NSError) {
+        let code = error.domain == LAErrorDomain ? Code(rawValue: error.code) : nil
+        self.init(code ?? .authenticationFailed, userInfo: error.userInfo)
+    }
+
     /// Authentication failed (-1).
     public static var authenticationFailed: Code { .authenticationFailed }
     /// The user pressed Cancel (-2).
@@ -173,79 +192,57 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     public static var watchNotAvailable: Code { .companionNotAvailable }
 }
 
-/// A Touchstone problem that is not an authentication outcome, reported where Apple's framework
-/// would crash or where the simulation itself cannot go on: an empty `localizedReason`, a
-/// scripted outcome queue that ran dry, an unreadable configuration, a storage failure.
-///
-/// Its domain is ``TouchstoneError/errorDomain`` (`"Touchstone"`), never ``LAErrorDomain``, so
-/// an app's `switch` over LAError codes lands in its `default` branch; the description says
-/// what went wrong.
-public struct TouchstoneError: CustomNSError, Hashable, Sendable, CustomStringConvertible {
-    /// What kind of problem.
-    public enum Code: Int, Sendable, Hashable, CaseIterable {
-        /// A programmer error Apple's framework crashes on (an empty `localizedReason`).
-        case programmerError = 1
-        /// The simulated user had nothing left to do: the scripted outcomes (e.g.
-        /// `TOUCHSTONE_OUTCOMES`) ran dry, or an outcome did not fit the prompt.
-        case simulation = 2
-        /// The default device could not be composed (configuration file, setup script).
-        case configuration = 3
-        /// The device's storage failed.
-        case storage = 4
-        /// Something this Linux implementation does not simulate.
-        case unsupported = 5
+extension LAError: _ObjectiveCBridgeable {
+    /// An `LAError` bridges to `NSError`, as on Apple platforms.
+    public typealias _ObjectiveCType = NSError
+
+    /// This error as an `NSError` (domain ``LAErrorDomain``, code = raw value, the description).
+    public func _bridgeToObjectiveC() -> NSError { nsError }
+
+    /// `nsError as! LAError`: an `NSError` outside ``LAErrorDomain`` becomes
+    /// ``Code/authenticationFailed`` (see ``init(_nsError:)``).
+    public static func _forceBridgeFromObjectiveC(_ source: NSError, result: inout LAError?) {
+        result = LAError(_nsError: source)
     }
 
-    /// The kind of problem.
-    public let code: Code
-    /// What went wrong and what to do.
-    public let message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// Classifies an engine error that is not an ``LAError``.
-    init(wrapping error: any Error) {
-        switch error {
-        case let error as TouchstoneError: self = error
-        case let error as UsageError where error == .emptyLocalizedReason:
-            self.init(.programmerError, "localizedReason must be a non-empty string; Apple's framework raises an exception here (Touchstone reports this error instead)")
-        case let error as UsageError: self.init(.programmerError, error.description)
-        case let error as SimulationError: self.init(.simulation, error.description)
-        case let error as ConfigurationError: self.init(.configuration, error.description)
-        case let error as StorageError: self.init(.storage, error.description)
-        default: self.init(.storage, "\(error)")
+    /// `nsError as? LAError`: succeeds for an `NSError` in ``LAErrorDomain`` with a known code.
+    @discardableResult
+    public static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout LAError?) -> Bool {
+        guard source.domain == LAErrorDomain, Code(rawValue: source.code) != nil else {
+            result = nil
+            return false
         }
+        result = LAError(_nsError: source)
+        return true
     }
 
-    /// `"Touchstone"`.
-    public static var errorDomain: String { "Touchstone" }
-    /// The raw value of ``code``.
-    public var errorCode: Int { code.rawValue }
-    /// `[NSLocalizedDescriptionKey: message]`.
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
-    /// The message.
-    public var localizedDescription: String { message }
-    /// `Touchstone error <code>: <message>`.
-    public var description: String { "Touchstone error \(code.rawValue): \(message)" }
+    /// The `LAError` for `source` (``Code/authenticationFailed`` for nil).
+    public static func _unconditionallyBridgeFromObjectiveC(_ source: NSError?) -> LAError {
+        source.map { LAError(_nsError: $0) } ?? LAError(.authenticationFailed)
+    }
 }
 
 /// The error an app sees for any engine error: ``LAError`` for authentication outcomes,
-/// ``TouchstoneError`` for everything else.
-func bridge(_ error: any Error) -> any Error {
+/// ``TouchstoneError`` for everything else. A scripting mistake (``SimulationError``) is
+/// reported to the script's author (``LocalAuthenticationSystem/reportScriptingMistake(_:on:)``)
+/// and reaches the app as `LAError.systemCancel`, never as a foreign error type.
+func bridge(_ error: any Error, on authenticator: Authenticator?) -> any Error {
     switch error {
-    case let error as AuthenticationError: LAError(error)
-    case let error as LAError: error
-    default: TouchstoneError(wrapping: error)
+    case let error as AuthenticationError:
+        return LAError(error)
+    case let error as LAError:
+        return error
+    case let mistake as SimulationError:
+        LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
+        return LAError(.systemCancel, userInfo: [NSLocalizedDescriptionKey: "Touchstone scripting mistake: \(mistake.description)"])
+    default:
+        return TouchstoneError(wrapping: error)
     }
 }
 
-/// ``bridge(_:)`` as an `NSError`, for `NSErrorPointer`s.
-func bridgeToNSError(_ error: any Error) -> NSError {
-    switch bridge(error) {
+/// ``bridge(_:on:)`` as an `NSError`, for `NSErrorPointer`s.
+func bridgeToNSError(_ error: any Error, on authenticator: Authenticator?) -> NSError {
+    switch bridge(error, on: authenticator) {
     case let error as LAError: error.nsError
     case let error as TouchstoneError:
         NSError(domain: TouchstoneError.errorDomain, code: error.errorCode, userInfo: error.errorUserInfo)

@@ -1,6 +1,8 @@
 // The LocalAuthentication module: Apple's LocalAuthentication names (LAContext, LAPolicy,
-// LAError, ...) and a minimal Security keychain surface (SecItemAdd, kSec*, ...) over the
-// Touchstone engine, so that iOS code compiles on Linux with its import lines unchanged.
+// LAError, ...) over the Touchstone engine, so that iOS code compiles on Linux with its import
+// lines unchanged. It re-exports this package's `Security` module (SecItemAdd, kSec*, ...) and
+// Foundation, as Apple's framework does: `import LocalAuthentication` alone is enough for
+// `NSError`, `UserDefaults`, `SecItemCopyMatching` and `kSecClass`.
 //
 // On Apple platforms this module must never stand in for Apple's framework. Two layers see to
 // that (docs/LocalAuthentication.md, "Apple platforms"):
@@ -16,5 +18,8 @@
 
 #if canImport(Darwin)
 @_exported import LocalAuthentication
+@_exported import Security
+#else
+@_exported import Foundation
 @_exported import Security
 #endif

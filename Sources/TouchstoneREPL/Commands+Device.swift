@@ -1,7 +1,8 @@
 import Touchstone
 
 extension CommandTable {
-    /// `device`, `enroll`, `unenroll`, `reenroll`, `sensor`, `os-upgrade`, `unlock`, `passcode`.
+    /// `device`, `enroll`, `unenroll`, `reenroll`, `sensor`, `os-upgrade`, `unlock`, `lock`,
+    /// `restart`, `remote-lock`, `passcode`.
     static func deviceCommands() -> [REPLCommand] {
         let hardwareStates = HardwareState.allCases.map(\.optionName)
         let enrolledCompleter: REPLCommand.Completer = { session, previous in previous.isEmpty ? session.enrolledNames : [] }
@@ -111,8 +112,29 @@ extension CommandTable {
                 return CommandOutput("device unlocked by \(name) at \(session.device.clock.now)",
                                      result: [("name", .string(name)), ("at", .string(session.device.clock.now.description))])
             },
+            lockCommand("lock", summary: "lock the device (whenUnlocked keychain items become unreadable)",
+                        details: ["Without a passcode the device counts as unlocked."]) { try $0.lock() },
+            lockCommand("restart", summary: "restart the device: locked, not unlocked since restart, passcode needed before biometry",
+                        details: ["afterFirstUnlock keychain items are unreadable until the passcode unlocks the device."]) { try $0.restart() },
+            lockCommand("remote-lock", summary: "lock the device remotely: the passcode is needed before biometry",
+                        details: []) { try $0.remoteLock() },
             passcodeCommand(),
         ]
+    }
+
+    /// A command that changes the lock state and prints it.
+    private static func lockCommand(
+        _ name: String, summary: String, details: [String], _ change: @escaping @Sendable (Device) throws -> Void
+    ) -> REPLCommand {
+        REPLCommand(name: name, summary: summary, usage: name, example: name, details: details) { session, arguments in
+            try arguments.expectAtMost(0)
+            try change(session.device)
+            let state = try session.device.lockState()
+            return CommandOutput("lock state: \(state)", result: [
+                ("locked", .bool(state.isLocked)), ("unlockedSinceRestart", .bool(state.unlockedSinceRestart)),
+                ("passcodeRequired", state.passcodeRequiredReason.map { .string($0) } ?? .null),
+            ])
+        }
     }
 
     private static func passcodeCommand() -> REPLCommand {

@@ -168,6 +168,7 @@ public struct ErrorReport: Sendable, Equatable {
         case .invalidPasscode: (5, "invalidPasscode")
         case .notSimulated: (6, "notSimulated")
         case .tooManyIdentities: (7, "tooManyIdentities")
+        case .passcodeRequiredToUnlock: (8, "passcodeRequiredToUnlock")
         }
     }
 

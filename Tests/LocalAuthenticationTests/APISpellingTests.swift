@@ -99,15 +99,18 @@ struct APISpellingTests {
         #expect(!reply.onMainThread)
     }
 
-    @Test("a dry outcome queue is a TouchstoneError (simulation), not a hang")
+    @Test("a dry outcome queue is a scripting mistake reported to the script author; the app sees LAError.systemCancel, never a foreign error or a hang")
     func dryQueue() async throws {
         let sim = try SimDevice()
         do {
             _ = try await sim.context().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
             Issue.record("expected an error")
-        } catch let error as TouchstoneError {
-            #expect(error.code == .simulation)
+        } catch let error as LAError {
+            #expect(error.code == .systemCancel)
+            #expect(error.localizedDescription.contains("scripting mistake"))
         }
+        #expect(sim.scriptingMistakes.count == 1)
+        #expect(sim.scriptingMistakes.first?.contains("the scripted queue is empty") == true)
     }
 
     @Test("CoreFoundation spellings: as CFDictionary, kSecClass as String, CFTypeRef result, kCFBooleanTrue!")
@@ -152,8 +155,8 @@ struct APISpellingTests {
         #expect(nsError?.code == Int(errSecParam))
         #expect(nsError?.domain == NSOSStatusErrorDomain)
         #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil) != nil)
-        #expect(SecAccessControlCreateWithFlags(nil, "bogus", .userPresence, nil) == nil)
-        #expect(SecCopyErrorMessageString(errSecItemNotFound, nil)?.hasPrefix("errSecItemNotFound") == true)
+        #expect(SecAccessControlCreateWithFlags(nil, "bogus" as CFString, .userPresence, nil) == nil)
+        #expect(SecCopyErrorMessageString(errSecItemNotFound, nil) as String? == "The specified item could not be found in the keychain.")
     }
 
     @Test("subclassing LAContext (mocks) works")

@@ -160,14 +160,18 @@ struct ConformancePolicyErrorTests {
         #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [], on: context) == .notInteractive)
     }
 
-    @Test("§3 precedence: invalidContext, hardware, passcode, enrollment, lockout")
+    @Test("§3 precedence (LAContext.h): biometric policies not available → not enrolled → locked out → passcodeNotSet; device-owner: passcodeNotSet first")
     func precedence() throws {
         let nothing = try SimDevice(sensorOptions: ["hardware": "absent"], passcode: nil, enrolled: [])
         let context = nothing.context()
         context.invalidate()
         #expect(nothing.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -10)
         #expect(nothing.can(.deviceOwnerAuthenticationWithBiometrics) == -6)
-        #expect(try SimDevice(passcode: nil, enrolled: []).can(.deviceOwnerAuthenticationWithBiometrics) == -5)
+        #expect(nothing.can(.deviceOwnerAuthentication) == -5)
+        let unenrolled = try SimDevice(passcode: nil, enrolled: [])
+        #expect(unenrolled.can(.deviceOwnerAuthenticationWithBiometrics) == -7)
+        #expect(unenrolled.can(.deviceOwnerAuthentication) == -5)
+        #expect(try SimDevice(passcode: nil).can(.deviceOwnerAuthenticationWithBiometrics) == -5)
     }
 
     @Test("§3 the error categories apps act on (seed 004)")

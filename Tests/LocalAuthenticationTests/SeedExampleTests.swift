@@ -202,7 +202,7 @@ struct Seed002Tests {
         #expect(try seed.run("access-control", "or-and").first?.hasPrefix("[driver] SecAccessControlCreateWithFlags: nil error=") == true)
     }
 
-    @Test("keychain change detection: biometryCurrentSet item, unchanged, changed → re-added, duplicate")
+    @Test("keychain change detection: biometryCurrentSet item, unchanged, changed; the seed's re-add is errSecDuplicateItem as on iOS (the invalidated item lingers)")
     func keychainChangeDetection() throws {
         let seed = try SeedHarness("Seed002DomainStateLogin")
         defer { seed.remove() }
@@ -213,7 +213,7 @@ struct Seed002Tests {
         #expect(try seed.run("keychain-verify", setup: "enroll index", outcomes: "thumb").suffix(6) == [
             "[driver] SecItemCopyMatching: errSecItemNotFound (-25300)", "[driver] keychainItem: changed",
             "Touch ID/Face ID发生变化,请进行后续验证步骤", "[driver] doAppAuthentication: true",
-            "[driver] SecItemAdd: errSecSuccess (0)", "验证通过",
+            "[driver] SecItemAdd: errSecDuplicateItem (-25299)", "验证通过",
         ])
         #expect(try seed.run("keychain-switch-on")
                 == ["[driver] SecItemAdd: errSecDuplicateItem (-25299)", "开启指纹验证失败", "keychainTouchIdSwitch: off"])

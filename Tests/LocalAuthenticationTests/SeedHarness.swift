@@ -34,6 +34,15 @@ struct SeedHarness {
     @discardableResult
     func run(_ arguments: String..., setup: String = "", outcomes: String = "",
              sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        let (status, lines, errorText) = try execute(arguments, setup: setup, outcomes: outcomes)
+        #expect(status == 0, "\(arguments) exited with \(status): \(lines.joined(separator: "\n"))\(errorText)",
+                sourceLocation: sourceLocation)
+        #expect(!errorText.contains("Touchstone:"), "\(arguments): \(errorText)", sourceLocation: sourceLocation)
+        return lines
+    }
+
+    /// Runs one step without judging it: exit status, standard output as lines, standard error.
+    func execute(_ arguments: [String], setup: String = "", outcomes: String = "") throws -> (Int32, [String], String) {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -52,10 +61,8 @@ struct SeedHarness {
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         let errorText = String(decoding: errorData, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(arguments) exited with \(process.terminationStatus): \(text)\(errorText)",
-                sourceLocation: sourceLocation)
-        #expect(!errorText.contains("Touchstone:"), "\(arguments): \(errorText)", sourceLocation: sourceLocation)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+        return (process.terminationStatus, lines, errorText)
     }
 
     func remove() {

@@ -38,6 +38,9 @@ struct SimDevice {
         for name in enrolled { try authenticator.device.enroll(name) }
     }
 
+    /// The scripting mistakes reported on this device (outcomes the dialog could not produce).
+    var scriptingMistakes: [String] { LocalAuthenticationSystem.scriptingMistakes(of: authenticator) }
+
     /// A context on this device, made by `LAContext()` with this device as the task's default.
     func context() -> LAContext {
         LocalAuthenticationSystem.withAuthenticator(authenticator) { LAContext() }

@@ -291,4 +291,31 @@ struct EncryptedLogTests {
         #expect(try reopened.list(namespace: "t").map(\.key.name) == ["new", "old"])
         #expect(try reopened.generation == 8)
     }
+
+    @Test("store check reports a damaged transaction and export salvages those before it, writing nothing to the store")
+    func checkAndExport() throws {
+        let store = try prepare(writes: 4)
+        defer { removeTemporaryDirectory(store.directory) }
+        let options = try PluginOptions(["path": store.path, "key-file": store.keyPath], for: EncryptedFileStorage.descriptor)
+        let sound = EncryptedFileStorage.check(options: options)
+        #expect(sound.isSound && sound.intactRecords == 5)
+
+        var data = try store.bytes()
+        let frames = try store.frames()
+        data[frames[3].lowerBound + 20] ^= 0x10
+        try data.write(to: store.url)
+        let report = EncryptedFileStorage.check(options: options)
+        #expect(!report.isSound)
+        #expect(report.intactRecords == 3)
+        #expect(report.problems.contains { $0.contains("transactions 4 to 5 of 5 could not be read") })
+
+        let destination = store.directory.appendingPathComponent("salvaged.store").path
+        let exported = try EncryptedFileStorage.export(options: options, to: destination)
+        #expect(exported.copied == 3)
+        #expect(!exported.skipped.isEmpty)
+        let salvaged = try EncryptedFileStorage(path: destination, key: .keyFile(store.keyPath))
+        #expect(try salvaged.list(namespace: "t").map(\.key.name) == ["r0", "r1", "r2"])
+        #expect(try store.bytes() == data, "the damaged store is untouched")
+        #expect(throws: StorageError.self) { try EncryptedFileStorage.export(options: options, to: destination) }
+    }
 }

@@ -80,7 +80,12 @@ struct KeychainRuleTests {
         if case let .failure(error) = result { #expect(error.description.contains("invalidated by an enrollment change")) }
         #expect(rig.user.pending == [.present("thumb")], "no prompt is shown for an invalidated item")
         #expect(try rig.keychain.info(service: "api", account: "alice").isInvalidated)
-        // Seed 002: after the app's own sign-in, adding the item again replaces it.
+        // The invalidated item still exists (REFERENCE §9): adding it again is errSecDuplicateItem
+        // until it is deleted.
+        #expect(throws: KeychainError.self) {
+            try rig.keychain.add("fresh", service: "api", account: "alice", accessControl: access(.biometryCurrentSet))
+        }
+        try rig.keychain.delete(service: "api", account: "alice")
         try rig.keychain.add("fresh", service: "api", account: "alice", accessControl: access(.biometryCurrentSet))
         rig.user.clear()
         #expect(await rig.read("api", "alice", [.present("index")]) == .success("fresh"))
@@ -220,6 +225,13 @@ struct KeychainRuleTests {
         #expect(throws: KeychainError.self) {
             try rig.keychain.add("v", service: "s", account: "b", accessControl: access(.applicationPassword))
         }
+        // Overwriting needs the right password too, even though the old value is replaced.
+        await #expect(throws: KeychainError.self) {
+            try await rig.keychain.update("overwritten", service: "s", account: "a", context: wrong)
+        }
+        #expect(await rig.read("s", "a", context: context) == .success("sealed-value"))
+        try await rig.keychain.update("new-value", service: "s", account: "a", context: context)
+        #expect(await rig.read("s", "a", context: context) == .success("new-value"))
     }
 
     @Test("update keeps the protection and prompts; delete never prompts")

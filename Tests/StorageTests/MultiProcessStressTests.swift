@@ -15,6 +15,8 @@ struct MultiProcessStressTests {
         let process: Process
         let input = Pipe()
         let output = Pipe()
+        /// What the child says when it fails (read only once it exited).
+        let errors = Pipe()
         private var buffer = Data()
 
         init(_ arguments: [String]) throws {
@@ -24,7 +26,9 @@ struct MultiProcessStressTests {
             process.arguments = arguments
             process.standardInput = input
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            process.standardError = errors
+            // A child that died must fail the test, not kill the test process with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
             try process.run()
         }
 
@@ -39,7 +43,8 @@ struct MultiProcessStressTests {
         }
 
         func go() {
-            input.fileHandleForWriting.write(Data("go\n".utf8))
+            // A child that already died shows in its results; EPIPE here is not the failure.
+            try? input.fileHandleForWriting.write(contentsOf: Data("go\n".utf8))
         }
 
         /// Every line the child printed, after it exited.
@@ -55,7 +60,11 @@ struct MultiProcessStressTests {
         let children = try names.map { name in
             try Child(["wave", name, String(failures), String(items)] + ChildProcess.storageArguments(backend, directory))
         }
-        for child in children { _ = child.waitUntilReady() }
+        for child in children where !child.waitUntilReady() {
+            child.process.waitUntilExit()
+            let message = String(decoding: child.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            Issue.record("a wave process exited before it was ready (status \(child.process.terminationStatus)): \(message)")
+        }
         for child in children { child.go() }
         return children
     }

@@ -60,9 +60,12 @@ enum Binary {
         process.standardError = pipe
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+        // A binary that exits before reading its input (a refused store) must not kill the
+        // test process with SIGPIPE: the write fails with EPIPE and the output says why.
+        signal(SIGPIPE, SIG_IGN)
         try process.run()
         if let input {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))
+            try? inputPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8))
             try inputPipe.fileHandleForWriting.close()
         }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()

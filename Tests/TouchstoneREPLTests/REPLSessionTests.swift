@@ -74,12 +74,12 @@ import TouchstoneBuiltins
     @Test func expectChecksThePreviousCommandNotTheLastExpect() async throws {
         let repl = try session()
         _ = await repl.execute("can biometrics")
-        #expect(await repl.execute("expect error passcodeNotSet").ok)
-        #expect(await repl.execute("expect error -5").ok)
+        #expect(await repl.execute("expect error biometryNotEnrolled").ok)
+        #expect(await repl.execute("expect error -7").ok)
         let wrong = await repl.execute("expect ok")
         #expect(!wrong.ok)
         #expect(wrong.error?.name == "expectationFailed")
-        #expect(await repl.execute(#"expect contains "passcodeNotSet (-5)""#).ok)
+        #expect(await repl.execute(#"expect contains "biometryNotEnrolled (-7)""#).ok)
     }
 
     @Test func theVirtualClockIsKeptInStorage() async throws {

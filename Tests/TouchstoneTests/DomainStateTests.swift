@@ -101,7 +101,8 @@ struct DomainStateTests {
         let rig = try Rig(enrolled: [], companion: ["type": "watch"])
         let context = rig.authenticator.makeContext()
         #expect(context.domainState == .empty)
-        _ = try rig.canEvaluate("biometrics", on: context)
+        // Policy 4 passes through its companion: companion hashes, no biometry hash.
+        #expect(try rig.canEvaluate("biometrics-or-companion", on: context) == nil)
         let empty = context.domainState
         #expect(empty.biometry.stateHash == nil)
         #expect(empty.biometry.biometryType == .touchID)
@@ -112,8 +113,31 @@ struct DomainStateTests {
         try rig.device.enroll("thumb")
         _ = try rig.canEvaluate("biometrics", on: context)
         let enrolled = context.domainState
-        #expect(enrolled.biometry.stateHash == context.evaluatedPolicyDomainState)
+        #expect(enrolled.biometry.stateHash != nil)
         #expect(enrolled.stateHash != empty.stateHash)
         #expect(enrolled.companion.stateHash == empty.companion.stateHash)
+    }
+
+    @Test("domainState is not readable when evaluatedPolicyDomainState is not: a failing can-evaluate captures nothing")
+    func domainStateNotReadableWhenEvaluatedPolicyDomainStateIsNot() throws {
+        let rig = try Rig(enrolled: [])
+        let context = rig.authenticator.makeContext()
+        #expect(try rig.canEvaluate("biometrics", on: context) == .biometryNotEnrolled)
+        #expect(context.evaluatedPolicyDomainState == nil)
+        #expect(context.domainState == .empty)
+    }
+
+    @Test("domainState.biometry.stateHash is history-based; evaluatedPolicyDomainState is result-based")
+    func newHashByHistoryOldPropertyByResult() throws {
+        let rig = try Rig()
+        let before = rig.authenticator.makeContext()
+        #expect(try rig.canEvaluate("biometrics", on: before) == nil)
+        try rig.device.enroll("index")
+        try rig.device.unenroll("index")
+        let after = rig.authenticator.makeContext()
+        #expect(try rig.canEvaluate("biometrics", on: after) == nil)
+        #expect(after.evaluatedPolicyDomainState == before.evaluatedPolicyDomainState, "same resulting set, same old value")
+        #expect(after.domainState.biometry.stateHash != before.domainState.biometry.stateHash, "add then remove: a new hash")
+        #expect(after.domainState.biometry.stateHash != nil)
     }
 }

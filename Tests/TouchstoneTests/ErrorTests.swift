@@ -93,19 +93,24 @@ struct ErrorTests {
         #expect(try await rig.outcome("biometrics", []) == .biometryNotEnrolled)
     }
 
-    @Test("precedence: invalidContext, hardware, passcode, enrollment, lockout")
-    func precedence() throws {
+    @Test("precedence follows LAContext.h: invalidContext, not available, not enrolled, locked out, passcodeNotSet last; device-owner: passcodeNotSet first")
+    func precedence() async throws {
         let all = try Rig(sensorOptions: ["hardware": "absent"], passcode: nil, enrolled: [])
         let invalidated = all.authenticator.makeContext()
         invalidated.invalidate()
         #expect(try all.canEvaluate("biometrics", on: invalidated) == .invalidContext)
         #expect(try all.canEvaluate("biometrics") == .biometryNotAvailable)
         try all.device.sensor?.setHardwareState(.present)
+        #expect(try all.canEvaluate("biometrics") == .biometryNotEnrolled)
+        #expect(try all.canEvaluate("owner") == .passcodeNotSet)
+        try all.device.enroll("thumb")
         #expect(try all.canEvaluate("biometrics") == .passcodeNotSet)
         try all.device.setPasscode("1234")
-        #expect(try all.canEvaluate("biometrics") == .biometryNotEnrolled)
-        try all.device.enroll("thumb")
-        #expect(try all.canEvaluate("biometrics") == nil)
+        #expect(try await all.outcome("biometrics", [.noMatch, .noMatch, .noMatch]) == .authenticationFailed)
+        #expect(try await all.outcome("biometrics", [.noMatch, .noMatch]) == .biometryLockout)
+        try all.device.clearPasscode()
+        #expect(try all.canEvaluate("biometrics") == .biometryLockout, "locked out comes before passcodeNotSet")
+        #expect(try all.canEvaluate("owner") == .passcodeNotSet)
     }
 
     @Test("companionNotAvailable: no companion paired")

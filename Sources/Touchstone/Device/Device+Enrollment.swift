@@ -67,7 +67,10 @@ extension Device {
 
     /// Simulates unlocking the device with the identity `name` now, which opens the reuse
     /// window (`touchIDAuthenticationAllowableReuseDuration`) and, as a successful match,
-    /// resets the consecutive-failure count.
+    /// resets the consecutive-failure count. Refused with
+    /// ``UsageError/passcodeRequiredToUnlock(reason:)`` when the device wants its passcode first
+    /// (after ``restart()`` or ``remoteLock()``, 48 hours without an unlock, or the 156 h / 4 h
+    /// rule), so no reuse window opens then.
     public func unlock(with name: String) throws {
         let snapshot = try snapshot()
         guard snapshot.state.templates(for: biometryType).contains(where: { $0.name == name }) else {
@@ -76,10 +79,14 @@ extension Device {
         if let error = biometricProblem(appID: nil, snapshot: snapshot, requiresPasscodeSet: true) {
             throw error
         }
+        if let reason = lockState(snapshot).passcodeRequiredReason {
+            throw UsageError.passcodeRequiredToUnlock(reason: reason)
+        }
         let now = clock.now
         try update { _, counters in
             counters.lastBiometricUnlock = now
             counters.consecutiveBiometricFailures = 0
+            counters.lockedAt = nil
         }
     }
 

@@ -79,7 +79,10 @@ extension Device {
                 counters.passcodeRetryAt = nil
                 counters.lastWrongPasscodeDigest = nil
                 counters.consecutiveBiometricFailures = 0
-                if unlocksDevice { counters.lastBiometricUnlock = nil }
+                if unlocksDevice {
+                    counters.lastBiometricUnlock = nil
+                    Device.recordPasscodeUnlock(&counters, at: now)
+                }
                 return .accepted
             }
             if counters.lastWrongPasscodeDigest == check.digest {

@@ -68,7 +68,7 @@ extension Device {
     }
 
     /// The error that keeps biometry from being used by `appID` now, in the precedence order
-    /// of REFERENCE §3 (our rule): hardware → passcode → enrollment → lockout. Nil when usable.
+    /// of REFERENCE §3 (Apple's `LAContext.h`): hardware → enrollment → lockout → passcode. Nil when usable.
     func biometricProblem(appID: String?, snapshot: Snapshot, requiresPasscodeSet: Bool) -> AuthenticationError? {
         guard let sensor else {
             return AuthenticationError(.biometryNotAvailable, message: "This device has no biometric sensor.")
@@ -90,14 +90,17 @@ extension Device {
                 ? AuthenticationError(.biometryNotPaired)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is not paired.")
         }
-        if requiresPasscodeSet, snapshot.state.passcodeVerifier == nil {
-            return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
-        }
+        // Apple's LAContext.h order for biometric policies: not available → not enrolled →
+        // locked out, and passcodeNotSet only "when biometry is available, enrolled and not
+        // locked out" (REFERENCE §3).
         if snapshot.state.templates(for: sensor.biometryType).isEmpty {
             return AuthenticationError(.biometryNotEnrolled, recovery: "Enroll an identity in the device's settings.")
         }
         if snapshot.counters.consecutiveBiometricFailures >= sensor.biometryType.attemptRules.lockoutThreshold {
             return AuthenticationError(.biometryLockout, recovery: "Enter the device passcode to unlock biometry.")
+        }
+        if requiresPasscodeSet, snapshot.state.passcodeVerifier == nil {
+            return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
         }
         return nil
     }

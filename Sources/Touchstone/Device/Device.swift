@@ -58,6 +58,7 @@ public final class Device: Sendable {
         var subscribers: [UInt64: AsyncStream<EnrollmentChange>.Continuation] = [:]
         var nextSubscriberID: UInt64 = 0
         var passcodeRemovalHooks: [@Sendable () throws -> Void] = []
+        var changeSubscribers: [UInt64: AsyncStream<Void>.Continuation] = [:]
     }
 
     let activity = Mutex(Activity())
@@ -147,6 +148,8 @@ public final class Device: Sendable {
     /// changed are written, so a counter update is one record in one commit.
     @discardableResult
     func update<T: Sendable>(_ body: (inout DeviceState, inout DeviceCounters) throws -> T) throws -> T {
+        var previousState: DeviceState?
+        var previousCounters: DeviceCounters?
         let (result, written) = try storage.transaction { transaction -> (T, Cache) in
             guard let stateRecord = try transaction.read(.deviceState) else {
                 throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
@@ -155,6 +158,8 @@ public final class Device: Sendable {
             let current = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
             var state = current.state
             var counters = current.counters
+            previousState = current.state
+            previousCounters = current.counters
             let result = try body(&state, &counters)
             var stateBytes = stateRecord.value
             if state != current.state {
@@ -171,6 +176,10 @@ public final class Device: Sendable {
             return (result, Cache(generation: nil, snapshot: snapshot, stateBytes: stateBytes, countersBytes: countersBytes))
         }
         cache.withLock { $0 = written }
+        if written.snapshot.map({ $0.state != previousState || $0.counters != previousCounters }) ?? false {
+            let subscribers = activity.withLock { Array($0.changeSubscribers.values) }
+            for subscriber in subscribers { subscriber.yield(()) }
+        }
         return result
     }
 

@@ -44,6 +44,16 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
     public var isDisabled: Bool = false
     /// When the device was last unlocked by biometry (for the reuse window).
     public var lastBiometricUnlock: Timestamp?
+    /// Since when the device is locked; nil while unlocked (and in records written before the
+    /// lock state was kept).
+    public var lockedAt: Timestamp?
+    /// When the device restarted, until the first passcode unlock after it; nil once unlocked
+    /// since the restart.
+    public var restartedAt: Timestamp?
+    /// True after a restart or a remote lock: the next lock-screen unlock must use the passcode.
+    public var passcodeRequiredToUnlock: Bool?
+    /// When the passcode last unlocked the device.
+    public var lastPasscodeUnlock: Timestamp?
 
     /// Creates zeroed counters.
     public init() {}

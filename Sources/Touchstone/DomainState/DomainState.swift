@@ -42,13 +42,21 @@ public struct DomainState: Sendable, Equatable {
 
 /// How domain-state values are derived: HMAC-SHA256 keyed by the device secret over the app
 /// id, the OS epoch and the *set* of enrolled template ids (sorted, so only the resulting set
-/// matters: add a finger and remove it again and the value is back where it was). Different
-/// apps get unrelated values; an OS upgrade changes them all.
+/// matters: add a finger and remove it again and the value is back where it was — the old
+/// `evaluatedPolicyDomainState`, REFERENCE §7). The iOS 18 `domainState.biometry.stateHash` is
+/// history-based instead: `history` (the device's enrollment-change count) is mixed in, so
+/// adding a finger and removing it again gives a new value. Different apps get unrelated
+/// values; an OS upgrade changes them all.
 enum DomainStateDerivation {
-    static func biometryHash(key: SymmetricKey, appID: String, osEpoch: Int, templates: [EnrolledTemplate]) -> Data? {
+    static func biometryHash(key: SymmetricKey, appID: String, osEpoch: Int, templates: [EnrolledTemplate],
+                             history: Int? = nil) -> Data? {
         guard !templates.isEmpty else { return nil }
         var hmac = HMAC<SHA256>(key: key)
-        hmac.update(data: Array("biometry\u{0}\(appID)\u{0}\(osEpoch)".utf8))
+        if let history {
+            hmac.update(data: Array("biometry-history\u{0}\(appID)\u{0}\(osEpoch)\u{0}\(history)".utf8))
+        } else {
+            hmac.update(data: Array("biometry\u{0}\(appID)\u{0}\(osEpoch)".utf8))
+        }
         let ids = templates.count == 1 ? [templates[0].templateID] : templates.map(\.templateID).sorted()
         for id in ids {
             hmac.update(data: [0])
@@ -76,13 +84,14 @@ enum DomainStateDerivation {
 }
 
 extension Device {
-    /// The domain state `appID` would see now.
-    func domainState(appID: String, snapshot: Snapshot) -> DomainState {
+    /// The domain state `appID` would see now; its biometry hash is history-based (REFERENCE
+    /// §7) and left out (nil) unless `includeBiometry`.
+    func domainState(appID: String, snapshot: Snapshot, includeBiometry: Bool = true) -> DomainState {
         let type = biometryType
         let biometry = DomainState.Biometry(
-            stateHash: DomainStateDerivation.biometryHash(
+            stateHash: includeBiometry ? DomainStateDerivation.biometryHash(
                 key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
-                templates: snapshot.state.templates(for: type)),
+                templates: snapshot.state.templates(for: type), history: snapshot.state.enrollmentSequence) : nil,
             biometryType: type)
         var hashes: [CompanionType: Data] = [:]
         if let companion, companion.isPaired {

@@ -61,6 +61,9 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     case notSimulated(String)
     /// The sensor holds as many identities as it can (``Device/maximumIdentities``).
     case tooManyIdentities(limit: Int)
+    /// A lock-screen biometric unlock was refused: the device wants its passcode first
+    /// (after a restart or a remote lock, 48 hours without an unlock, or the 156 h / 4 h rule).
+    case passcodeRequiredToUnlock(reason: String)
 
     public var description: String {
         switch self {
@@ -78,6 +81,8 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(what) needs a simulated device"
         case let .tooManyIdentities(limit):
             return "the sensor holds at most \(limit) identities; remove one first (unenroll NAME)"
+        case let .passcodeRequiredToUnlock(reason):
+            return "the device needs its passcode to unlock (\(reason)); enter it first (passcode enter CODE)"
         }
     }
 }

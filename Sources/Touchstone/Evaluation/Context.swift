@@ -92,11 +92,13 @@ public final class AuthenticationContext: Sendable {
     /// enrollment change shows only after the next such call (our rule).
     public var evaluatedPolicyDomainState: Data? { state.withLock { $0.evaluatedDomainState } }
 
-    /// The newer domain-state shape, captured at every ``canEvaluate(_:)`` and evaluation
-    /// (our rule); every hash is nil before the first.
+    /// The newer domain-state shape, captured when ``canEvaluate(_:)`` or an evaluation
+    /// succeeds; every hash is nil before. Its biometry part is readable exactly when
+    /// ``evaluatedPolicyDomainState`` is, and its hash is history-based (REFERENCE §7).
     public var domainState: DomainState {
-        guard let snapshot = state.withLock({ $0.domainSnapshot }) else { return .empty }
-        return authenticator.device.domainState(appID: authenticator.appID, snapshot: snapshot)
+        let (snapshot, biometry) = state.withLock { ($0.domainSnapshot, $0.evaluatedDomainState != nil) }
+        guard let snapshot else { return .empty }
+        return authenticator.device.domainState(appID: authenticator.appID, snapshot: snapshot, includeBiometry: biometry)
     }
 
     /// The trace of this context's last evaluation.
@@ -159,9 +161,11 @@ public final class AuthenticationContext: Sendable {
         let biometryUsable = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: true) == nil
         let captured = problem == nil && policy.rule.isBiometric && biometryUsable
             ? device.biometryDomainState(appID: appID, snapshot: snapshot) : nil
-        state.withLock { state in
-            state.domainSnapshot = snapshot
-            if let captured { state.evaluatedDomainState = captured }
+        if problem == nil {
+            state.withLock { state in
+                state.domainSnapshot = snapshot
+                if let captured { state.evaluatedDomainState = captured }
+            }
         }
         return problem
     }

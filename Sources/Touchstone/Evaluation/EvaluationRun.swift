@@ -147,7 +147,9 @@ struct EvaluationRun {
                 biometryType: sensor.biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
             if shown.map({ $0.0 != prompt.kind || $0.1 != fallbackButton }) ?? true {
                 record(.prompt(prompt.kind, fallbackButton: fallbackButton),
-                       rule: fallbackButton != nil && shown?.1 == nil ? .fallbackAfterFirstFailure : nil)
+                       rule: fallbackButton != nil && shown?.1 == nil
+                           ? (rules.fallbackButtonAfterFailures > 1 ? .faceIDFallbackAfterSecondFailure : .fallbackAfterFirstFailure)
+                           : nil)
                 shown = (prompt.kind, fallbackButton)
             }
             let reading = try await sensor.capture(prompt)
@@ -240,8 +242,11 @@ struct EvaluationRun {
         return title.isEmpty ? nil : title
     }
 
+    /// The cancel button's title: nil **or the empty string** shows the default ("Cancel",
+    /// REFERENCE §5).
     private var cancelTitle: String {
-        settings.cancelTitle ?? AuthenticationContext.defaultCancelTitle
+        guard let title = settings.cancelTitle, !title.isEmpty else { return AuthenticationContext.defaultCancelTitle }
+        return title
     }
 
     // MARK: Passcode

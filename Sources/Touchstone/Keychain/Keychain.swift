@@ -20,6 +20,20 @@ public enum KeychainItemClass: String, Sendable, Codable, CaseIterable, CustomSt
     public var description: String { rawValue }
 }
 
+/// The value of one descriptive attribute of a keychain item (a label, a comment, a port...):
+/// stored with the item, matched by queries and returned with its attributes, never secret.
+/// Attribute names are the caller's (the `Security` module uses Apple's `kSecAttr*` keys).
+public enum KeychainAttributeValue: Codable, Sendable, Hashable {
+    /// Text.
+    case string(String)
+    /// Bytes.
+    case data(Data)
+    /// A whole number (ports, four-character codes).
+    case integer(Int64)
+    /// A flag.
+    case bool(Bool)
+}
+
 /// What can be said about a stored item without authenticating: never its value.
 public struct KeychainItemInfo: Sendable, Equatable, CustomStringConvertible {
     /// The item's class.
@@ -33,8 +47,15 @@ public struct KeychainItemInfo: Sendable, Equatable, CustomStringConvertible {
     /// Whether reading needs an authentication (the flags have constraints).
     public var requiresAuthentication: Bool { accessControl.flags.requiresAuthentication }
     /// Whether the item was invalidated by an enrollment change (biometryCurrentSet); reads
-    /// return errSecItemNotFound and adding the same item again replaces it.
+    /// return errSecItemNotFound, and it still exists: adding the same item again is
+    /// errSecDuplicateItem until it is deleted (REFERENCE §9).
     public var isInvalidated: Bool
+    /// Descriptive attributes stored with the item (labels, comments, ports...).
+    public var attributes: [String: KeychainAttributeValue] = [:]
+    /// When the item was added (device time); nil for items stored before dates were kept.
+    public var creationDate: Timestamp?
+    /// When the item was last changed (device time); nil for items stored before dates were kept.
+    public var modificationDate: Timestamp?
 
     /// `genericPassword api/alice whenUnlocked [biometryCurrentSet] invalidated`.
     public var description: String {
@@ -96,40 +117,28 @@ public struct Keychain: Sendable {
 
     /// Adds an item (`SecItemAdd`). Never prompts.
     ///
-    /// - Throws: ``KeychainError`` — errSecDuplicateItem when the item exists (an invalidated
-    ///   one is replaced), errSecParam for empty service/account or `or` with `and`,
+    /// - Throws: ``KeychainError`` — errSecDuplicateItem when the item exists (an item
+    ///   invalidated by an enrollment change too, until it is deleted), errSecParam for empty
+    ///   service/account or `or` with `and`,
     ///   errSecNotAvailable for whenPasscodeSetThisDeviceOnly without a passcode,
     ///   errSecAuthFailed for biometric flags with nothing enrolled or applicationPassword
     ///   without a credential on `context`.
     public func add(
         _ value: Data, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
-        accessControl: AccessControl? = nil, context: AuthenticationContext? = nil
+        accessControl: AccessControl? = nil, attributes: [String: KeychainAttributeValue] = [:],
+        context: AuthenticationContext? = nil
     ) throws {
         let access = try accessControl ?? AccessControl()
         try access.flags.validate()
         let key = try recordKey(itemClass, service, account)
         try translatingErrors {
-            // The device records are read only when the protection depends on them.
-            let needsDevice = access.accessibility == .whenPasscodeSetThisDeviceOnly
-                || access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet)
-            let snapshot = needsDevice ? try device.snapshot() : nil
-            if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot?.state.passcodeVerifier == nil {
-                throw KeychainError(.notAvailable, message: "whenPasscodeSetThisDeviceOnly items need a device passcode",
-                                    authenticationCode: .passcodeNotSet)
-            }
-            var setHash: Data?
-            if let snapshot, access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet) {
-                guard let hash = enrolledSetHash(snapshot) else {
-                    throw KeychainError(.authenticationFailed, message: "biometric access control needs an enrolled identity",
-                                        authenticationCode: device.sensor == nil ? .biometryNotAvailable : .biometryNotEnrolled)
-                }
-                if access.flags.contains(.biometryCurrentSet) { setHash = hash }
-            }
+            let binding = try protectionBinding(access)
+            let now = device.clock.now
             var item = StoredItem(itemClass: itemClass, service: service, account: account,
                                   accessibility: access.accessibility, flags: access.flags,
-                                  enrolledSetHash: setHash,
-                                  enrollmentSequence: setHash == nil ? nil : snapshot?.state.enrollmentSequence,
-                                  value: value, salt: nil)
+                                  enrolledSetHash: binding.setHash, enrollmentSequence: binding.sequence,
+                                  value: value, salt: nil,
+                                  attributes: attributes.isEmpty ? nil : attributes, created: now, modified: now)
             if access.flags.contains(.applicationPassword) {
                 try item.seal(value, credential: try applicationPassword(context), aad: key.name)
             }
@@ -137,7 +146,7 @@ public struct Keychain: Sendable {
             try device.storage.transaction { transaction in
                 if let existing = try transaction.read(key) {
                     let stored = try StoredItem.decode(existing)
-                    if !isGone(stored, snapshot: try device.snapshot(in: transaction)) {
+                    if !isDeletedWithPasscode(stored, snapshot: try device.snapshot(in: transaction)) {
                         throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(account)' already exists")
                     }
                 }
@@ -146,13 +155,32 @@ public struct Keychain: Sendable {
         }
     }
 
-    /// Adds a UTF-8 string item (see ``add(_:service:account:itemClass:accessControl:context:)-(Data,_,_,_,_,_)``).
+    /// Adds a UTF-8 string item (see ``add(_:service:account:itemClass:accessControl:attributes:context:)``).
     public func add(
         _ value: String, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
         accessControl: AccessControl? = nil, context: AuthenticationContext? = nil
     ) throws {
         try add(Data(value.utf8), service: service, account: account, itemClass: itemClass,
                 accessControl: accessControl, context: context)
+    }
+
+    /// What a new protection needs from the device now: a passcode for
+    /// whenPasscodeSetThisDeviceOnly, an enrolled identity for biometric flags, and for
+    /// biometryCurrentSet the enrolled set it is bound to.
+    private func protectionBinding(_ access: AccessControl) throws -> (setHash: Data?, sequence: Int?) {
+        let snapshot = try device.snapshot()
+        try checkDataProtection(access.accessibility, snapshot: snapshot)
+        if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
+            throw KeychainError(.notAvailable, message: "whenPasscodeSetThisDeviceOnly items need a device passcode",
+                                authenticationCode: .passcodeNotSet)
+        }
+        guard access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet) else { return (nil, nil) }
+        guard let hash = enrolledSetHash(snapshot) else {
+            throw KeychainError(.authenticationFailed, message: "biometric access control needs an enrolled identity",
+                                authenticationCode: device.sensor == nil ? .biometryNotAvailable : .biometryNotEnrolled)
+        }
+        guard access.flags.contains(.biometryCurrentSet) else { return (nil, nil) }
+        return (hash, snapshot.state.enrollmentSequence)
     }
 
     // MARK: Reading
@@ -192,21 +220,67 @@ public struct Keychain: Sendable {
         _ value: Data, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
         context: AuthenticationContext? = nil, reason: String? = nil
     ) async throws {
+        try await update(service: service, account: account, itemClass: itemClass,
+                         changes: KeychainItemChanges(value: value), context: context, reason: reason)
+    }
+
+    /// Changes an item (`SecItemUpdate`): its value, protection, descriptive attributes, or
+    /// even its service and account. Runs the evaluation the item's **current** flags require
+    /// first, as ``read(service:account:itemClass:context:reason:)`` does; a new protection is
+    /// then bound as ``add(_:service:account:itemClass:accessControl:attributes:context:)``
+    /// binds one (a new biometryCurrentSet records today's enrolled set).
+    ///
+    /// - Throws: ``KeychainError`` — as a read, plus errSecDuplicateItem when the new service /
+    ///   account names an existing item, and the errors of adding for a new protection.
+    public func update(
+        service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        changes: KeychainItemChanges, context: AuthenticationContext? = nil, reason: String? = nil
+    ) async throws {
         let key = try recordKey(itemClass, service, account)
+        let newService = changes.service ?? service
+        let newAccount = changes.account ?? account
+        let newKey = try recordKey(itemClass, newService, newAccount)
+        if let access = changes.accessControl { try access.flags.validate() }
         try await translatingErrors {
-            var item = try await authorize(key: key, context: context, reason: reason ?? "Update \"\(service)\"")
-            if item.flags.contains(.applicationPassword) {
-                let credential = try applicationPassword(context)
-                _ = try item.open(credential: credential, aad: key.name)
-                try item.seal(value, credential: credential, aad: key.name)
-            } else {
-                item.value = value
+            let current = try await authorize(key: key, context: context, reason: reason ?? "Update \"\(service)\"")
+            let oldCredential = current.flags.contains(.applicationPassword) ? try applicationPassword(context) : nil
+            // Opening also proves the application password of a sealed item, even when the
+            // value is replaced.
+            let stored = try current.open(credential: oldCredential, aad: key.name)
+            let plaintext = changes.value ?? stored
+            var item = current
+            item.service = newService
+            item.account = newAccount
+            if let access = changes.accessControl, access != current.accessControl {
+                let binding = try protectionBinding(access)
+                item.accessibility = access.accessibility
+                item.flags = access.flags
+                item.enrolledSetHash = binding.setHash
+                item.enrollmentSequence = binding.sequence
             }
-            let record = try item.record(key: key, appID: authenticator.appID)
+            if changes.attributes != nil || !changes.removedAttributes.isEmpty {
+                var merged = current.attributes ?? [:]
+                for name in changes.removedAttributes { merged.removeValue(forKey: name) }
+                merged.merge(changes.attributes ?? [:]) { _, new in new }
+                item.attributes = merged.isEmpty ? nil : merged
+            }
+            item.salt = nil
+            item.value = plaintext
+            if item.flags.contains(.applicationPassword) {
+                try item.seal(plaintext, credential: try applicationPassword(context), aad: newKey.name)
+            }
+            item.modified = device.clock.now
+            let record = try item.record(key: newKey, appID: authenticator.appID)
             try device.storage.transaction { transaction in
                 // The item may have been deleted or replaced while the prompt was up.
-                guard let current = try transaction.read(key), try StoredItem.decode(current).sameProtection(as: item) else {
+                guard let stored = try transaction.read(key), try StoredItem.decode(stored).sameProtection(as: current) else {
                     throw KeychainError(.itemNotFound, message: "the item changed or was deleted during the update")
+                }
+                if newKey != key {
+                    if try transaction.read(newKey) != nil {
+                        throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(newService)' / '\(newAccount)' already exists")
+                    }
+                    transaction.delete(key)
                 }
                 transaction.put(record)
             }
@@ -247,7 +321,8 @@ public struct Keychain: Sendable {
                 if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil { return nil }
                 return KeychainItemInfo(
                     itemClass: item.itemClass, service: item.service, account: item.account,
-                    accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot))
+                    accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot),
+                    attributes: item.attributes ?? [:], creationDate: item.created, modificationDate: item.modified)
             }
             .sorted { ($0.itemClass.rawValue, $0.service, $0.account) < ($1.itemClass.rawValue, $1.service, $1.account) }
         }
@@ -270,9 +345,9 @@ public struct Keychain: Sendable {
         }
         guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
         let item = try StoredItem.decode(record)
-        // The device records are read only when the item's protection depends on them.
+        let snapshot = try device.snapshot()
+        try checkDataProtection(item.accessibility, snapshot: snapshot)
         if item.accessibility == .whenPasscodeSetThisDeviceOnly || item.flags.contains(.biometryCurrentSet) {
-            let snapshot = try device.snapshot()
             if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
                 try? device.storage.commit([.delete(key)])
                 throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
@@ -293,6 +368,26 @@ public struct Keychain: Sendable {
         return item
     }
 
+    /// The data-protection classes against the device's lock state (REFERENCE §9):
+    /// whenUnlocked* and whenPasscodeSet… items only while unlocked, afterFirstUnlock* only
+    /// after the first unlock since restart; else errSecInteractionNotAllowed. A device
+    /// without a passcode counts as unlocked.
+    private func checkDataProtection(_ accessibility: Accessibility, snapshot: Device.Snapshot) throws {
+        let lock = device.lockState(snapshot)
+        switch accessibility {
+        case .whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly:
+            if lock.isLocked {
+                throw KeychainError(.interactionNotAllowed,
+                                    message: "the device is locked: \(accessibility) items are available only while it is unlocked")
+            }
+        case .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly:
+            if !lock.unlockedSinceRestart {
+                throw KeychainError(.interactionNotAllowed,
+                                    message: "the device has not been unlocked since it restarted: \(accessibility) items are available after the first unlock")
+            }
+        }
+    }
+
     /// Whether a biometryCurrentSet item was invalidated: the enrolled set changed since it was
     /// created. Invalidation is permanent — removing the added finger again does not bring the
     /// item back (REFERENCE §9) — so the change count decides, not only the current set.
@@ -302,11 +397,12 @@ public struct Keychain: Sendable {
         return item.enrolledSetHash == nil || enrolledSetHash(snapshot) != item.enrolledSetHash
     }
 
-    /// Whether an existing item no longer counts (invalidated, or its passcode was removed),
-    /// so adding the same item again replaces it.
-    private func isGone(_ item: StoredItem, snapshot: Device.Snapshot) -> Bool {
-        isInvalidated(item, snapshot: snapshot)
-            || (item.accessibility == .whenPasscodeSetThisDeviceOnly && snapshot.state.passcodeVerifier == nil)
+    /// Whether an existing record no longer counts because its passcode was removed (such items
+    /// are deleted then; a leftover record is replaced). An item invalidated by an enrollment
+    /// change still counts: on iOS it lingers until deleted, so adding it again is
+    /// errSecDuplicateItem (REFERENCE §9).
+    private func isDeletedWithPasscode(_ item: StoredItem, snapshot: Device.Snapshot) -> Bool {
+        item.accessibility == .whenPasscodeSetThisDeviceOnly && snapshot.state.passcodeVerifier == nil
     }
 
     /// A device-wide hash of the enrolled set (independent of apps and OS upgrades); nil when
@@ -372,6 +468,33 @@ public struct Keychain: Sendable {
     }
 }
 
+/// What ``Keychain/update(service:account:itemClass:changes:context:reason:)`` changes; nil
+/// fields stay as they are.
+public struct KeychainItemChanges: Sendable, Equatable {
+    /// The new value.
+    public var value: Data?
+    /// The new protection (accessibility class and flags).
+    public var accessControl: AccessControl?
+    /// Attributes to set, merged over the stored ones.
+    public var attributes: [String: KeychainAttributeValue]?
+    /// Attributes to remove before ``attributes`` are merged.
+    public var removedAttributes: Set<String> = []
+    /// The new service (or server).
+    public var service: String?
+    /// The new account.
+    public var account: String?
+
+    /// Changes to make; nothing by default.
+    public init(value: Data? = nil, accessControl: AccessControl? = nil, attributes: [String: KeychainAttributeValue]? = nil,
+                service: String? = nil, account: String? = nil) {
+        self.value = value
+        self.accessControl = accessControl
+        self.attributes = attributes
+        self.service = service
+        self.account = account
+    }
+}
+
 extension Authenticator {
     /// This app's keychain on the device.
     public var keychain: Keychain { Keychain(self) }
@@ -393,6 +516,12 @@ struct StoredItem: Codable, Sendable {
     var value: Data
     /// HKDF salt of the application-password key; nil when the value is not sealed.
     var salt: Data?
+    /// Descriptive attributes (labels, comments, ports...); nil when none.
+    var attributes: [String: KeychainAttributeValue]?
+    /// When the item was added (nil in records written before dates were kept).
+    var created: Timestamp?
+    /// When the item was last changed.
+    var modified: Timestamp?
 
     var accessControl: AccessControl {
         AccessControl(validated: accessibility, flags: flags)

@@ -45,8 +45,9 @@ public enum HardwareState: String, Sendable, Codable, CaseIterable {
 ///
 /// Touch ID: the fallback button appears after the first failure; three failures end a
 /// biometrics-only evaluation with `authenticationFailed` (or switch to the passcode under
-/// the device-owner policy). Face ID: after the second failure scanning stops and only Cancel
-/// and the fallback button remain. Both: five consecutive failures, counted device-wide, lock
+/// the device-owner policy). Face ID: after the first failure the dialog offers Cancel and
+/// "Try Face ID Again", no fallback button yet; after the second failure scanning stops and
+/// only Cancel and the fallback button remain. Both: five consecutive failures, counted device-wide, lock
 /// biometry out.
 public struct AttemptRules: Sendable, Equatable {
     /// Failures after which the fallback button is shown (when its title is not empty).
@@ -65,8 +66,9 @@ public struct AttemptRules: Sendable, Equatable {
         fallbackButtonAfterFailures: 1, failuresPerEvaluation: 3,
         endsWithAuthenticationFailed: true, lockoutThreshold: 5)
 
-    /// Face ID (and Optic ID, our rule): "try again" after 1, scanning stops after 2, lockout at 5.
+    /// Face ID (and Optic ID, our rule): "try again" (no fallback) after 1; scanning stops and
+    /// the fallback button appears after 2; lockout at 5.
     public static let faceID = AttemptRules(
-        fallbackButtonAfterFailures: 1, failuresPerEvaluation: 2,
+        fallbackButtonAfterFailures: 2, failuresPerEvaluation: 2,
         endsWithAuthenticationFailed: false, lockoutThreshold: 5)
 }

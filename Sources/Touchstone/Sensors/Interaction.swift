@@ -161,6 +161,7 @@ public final class ScriptedInteraction: Interaction {
         var head = 0
         var waiter: CheckedContinuation<UserAction?, Never>?
         var waitsForActions = false
+        var lastPrompt: Prompt?
     }
 
     private let state = Mutex(State())
@@ -200,6 +201,12 @@ public final class ScriptedInteraction: Interaction {
         state.withLock { Array($0.queue[$0.head...]) }
     }
 
+    /// The last prompt shown to this user (its kind, buttons and reason), for tests that check
+    /// what the dialog offered; nil before the first.
+    public var lastPrompt: Prompt? {
+        state.withLock { $0.lastPrompt }
+    }
+
     /// Drops every queued action.
     public func clear() {
         state.withLock { state in
@@ -211,6 +218,7 @@ public final class ScriptedInteraction: Interaction {
     public func nextAction(for prompt: Prompt) async throws -> UserAction {
         enum Next { case action(UserAction), wait, fail }
         let next: Next = state.withLock { state in
+            state.lastPrompt = prompt
             if state.head < state.queue.count {
                 let action = state.queue[state.head]
                 state.head += 1

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The work never needs the calling thread or the main actor, so blocking the main thread (as
 /// a synchronous `SecItemCopyMatching` does on iOS) is safe.
-func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+package func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let box = BlockingBox<T>()
     Task.detached {
         let result: Result<T, any Error>

@@ -14,6 +14,7 @@ extension LocalAuthenticationSystem {
     /// | `passcode set <code>` / `passcode clear` | the device passcode |
     /// | `passcode enter <code>` | a lock-screen entry (a correct one clears a biometry lockout) |
     /// | `unlock <name>` | the device was unlocked by `<name>` now (opens the reuse window) |
+    /// | `lock`, `restart`, `remote-lock` | the device locks; restarts (passcode needed before biometry, afterFirstUnlock items unreadable); is locked remotely |
     /// | `clock advance <duration>` | virtual time (`90s`, `5m`, `1h`), kept for the next process |
     /// | `os-upgrade` | every app's domain state changes |
     /// | `evaluate <policy> ["reason"] <outcome> ...` | runs an evaluation, ignoring its LAError (e.g. `evaluate biometrics nomatch nomatch nomatch` towards a lockout) |
@@ -46,6 +47,9 @@ extension LocalAuthenticationSystem {
                 case "reenroll": try device.reenroll(argument(0, "identity name"))
                 case "unlock": try device.unlock(with: argument(0, "identity name"))
                 case "os-upgrade": try device.simulateOSUpgrade()
+                case "lock": try device.lock()
+                case "restart": try device.restart()
+                case "remote-lock": try device.remoteLock()
                 case "sensor":
                     let name = try argument(0, "hardware state")
                     guard let state = HardwareState(optionName: name) else {
@@ -76,7 +80,7 @@ extension LocalAuthenticationSystem {
                     let actions = try parseOutcomes(rest.joined(separator: " "))
                     try evaluateIgnoringOutcome(policy, reason: reason, actions: actions, on: authenticator)
                 default:
-                    throw fail("unknown command; use enroll, unenroll, reenroll, sensor, passcode, unlock, clock advance, os-upgrade or evaluate")
+                    throw fail("unknown command; use enroll, unenroll, reenroll, sensor, passcode, unlock, lock, restart, remote-lock, clock advance, os-upgrade or evaluate")
                 }
             } catch let error as ConfigurationError {
                 throw error

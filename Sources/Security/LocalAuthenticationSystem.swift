@@ -62,7 +62,7 @@ public enum LocalAuthenticationSystem {
 
     private static let source = Mutex<Source>(.unset)
 
-    @TaskLocal static var taskAuthenticator: Authenticator?
+    @TaskLocal package static var taskAuthenticator: Authenticator?
 
     /// Makes `authenticator` the process-wide default device. May be called again (tests);
     /// contexts created before keep the device they were created with.
@@ -153,20 +153,88 @@ public enum LocalAuthenticationSystem {
             try runSetup(script, on: authenticator)
         }
         try authenticator.device.saveVirtualTime()
-        _ = persistentClocks.withLock { $0.insert(ObjectIdentifier(authenticator.device)) }
+        persistentClocks.withLock { $0.insert(authenticator.device) }
         user.enqueue(outcomes)
         return authenticator
     }
 
     /// Devices whose virtual time is saved after each evaluation (those built from the environment).
-    private static let persistentClocks = Mutex<Set<ObjectIdentifier>>([])
+    private static let persistentClocks = Mutex(DeviceTable<Void>())
 
     /// Called after every evaluation and keychain operation: saves virtual time for devices
     /// built from the environment.
-    static func didUse(_ authenticator: Authenticator) {
+    package static func didUse(_ authenticator: Authenticator) {
         let device = authenticator.device
-        guard persistentClocks.withLock({ $0.contains(ObjectIdentifier(device)) }) else { return }
+        guard persistentClocks.withLock({ $0.contains(device) }) else { return }
         try? device.saveVirtualTime()
+    }
+
+    // MARK: Scripting mistakes
+
+    /// Scripting mistakes reported per device, for ``scriptingMistakes(of:)``.
+    private static let mistakes = Mutex(DeviceTable<[String]>())
+
+    /// The scripting mistakes reported on `authenticator`'s device so far, oldest first: each
+    /// time a scripted user had no outcome for a prompt, or gave one the dialog cannot produce
+    /// (a fallback before the button is shown, a passcode on a biometrics-only prompt...).
+    /// Tests assert on this; app code never sees these mistakes as errors.
+    public static func scriptingMistakes(of authenticator: Authenticator) -> [String] {
+        mistakes.withLock { $0.value(for: authenticator.device) ?? [] }
+    }
+
+    /// The exit status of a process stopped for a scripting mistake: 70 (`EX_SOFTWARE`).
+    public static let scriptingMistakeExitStatus: Int32 = 70
+
+    /// Reports a scripted outcome that does not fit the prompt, to the script's author rather
+    /// than to the app: a line on standard error, a record in ``scriptingMistakes(of:)``, and,
+    /// when the device was built from the environment (`TOUCHSTONE_OUTCOMES` drives this
+    /// process), the process stops with ``scriptingMistakeExitStatus``. For a device given in
+    /// code it returns, and the app's call ends as a system cancel would (`LAError.systemCancel`,
+    /// `errSecUserCanceled`), which apps treat as "do nothing".
+    package static func reportScriptingMistake(_ mistake: SimulationError, on authenticator: Authenticator?) {
+        let text = mistake.description
+        if let authenticator {
+            mistakes.withLock { $0.update(authenticator.device, default: []) { $0.append(text) } }
+        }
+        let fromEnvironment = authenticator.map { authenticator in
+            persistentClocks.withLock { $0.contains(authenticator.device) }
+        } ?? false
+        if fromEnvironment {
+            FileHandle.standardError.write(Data("Touchstone: scripting mistake in \(outcomesVariable): \(text). Stopping the program (exit status \(scriptingMistakeExitStatus)).\n".utf8))
+            exit(scriptingMistakeExitStatus)
+        }
+        FileHandle.standardError.write(Data("Touchstone: scripting mistake: \(text); the app sees a system cancel.\n".utf8))
+    }
+
+    /// Values kept per device without keeping the device alive: an entry whose device is gone
+    /// (its `ObjectIdentifier` may be reused by a new device) never answers for another one.
+    package struct DeviceTable<Value> {
+        private struct Entry {
+            weak var device: Device?
+            var value: Value
+        }
+        private var entries: [ObjectIdentifier: Entry] = [:]
+
+        package init() {}
+
+        package func value(for device: Device) -> Value? {
+            guard let entry = entries[ObjectIdentifier(device)], entry.device === device else { return nil }
+            return entry.value
+        }
+
+        package func contains(_ device: Device) -> Bool { value(for: device) != nil }
+
+        package mutating func insert(_ device: Device) where Value == Void {
+            entries = entries.filter { $0.value.device != nil }
+            entries[ObjectIdentifier(device)] = Entry(device: device, value: ())
+        }
+
+        package mutating func update(_ device: Device, default initial: Value, _ change: (inout Value) -> Void) {
+            var value = self.value(for: device) ?? initial
+            change(&value)
+            entries = entries.filter { $0.value.device != nil }
+            entries[ObjectIdentifier(device)] = Entry(device: device, value: value)
+        }
     }
 
     /// Parses `TOUCHSTONE_OUTCOMES`: actions separated by commas, semicolons or whitespace.

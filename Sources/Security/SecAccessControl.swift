@@ -56,7 +56,7 @@ public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible
         touchstoneAccessControl = accessControl
     }
 
-    var accessControl: AccessControl { touchstoneAccessControl }
+    package var accessControl: AccessControl { touchstoneAccessControl }
 
     /// Equal when accessibility and flags are equal.
     public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
@@ -72,9 +72,9 @@ public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible
     public var description: String { "<SecAccessControl \(touchstoneAccessControl)>" }
 }
 
-/// Makes an access control from an accessibility class (`kSecAttrAccessible*`) and `flags`.
-/// Returns nil, and an `errSecParam` error (domain `NSOSStatusErrorDomain`) through `error`,
-/// when the class is unknown or the flags combine `or` with `and`.
+/// Makes an access control from an accessibility class (a `kSecAttrAccessible*` value) and
+/// `flags`. Returns nil, and an `errSecParam` error (domain `NSOSStatusErrorDomain`) through
+/// `error`, when the class is unknown or the flags combine `or` with `and`.
 ///
 /// ```swift
 /// var error: Unmanaged<CFError>?
@@ -82,14 +82,13 @@ public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible
 ///                                              kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
 ///                                              .biometryCurrentSet, &error)
 /// ```
-/// Differs from Apple: `protection` is a `CFString` (= `String`) here; an overload takes any
-/// `CFTypeRef` holding one.
 public func SecAccessControlCreateWithFlags(
-    _ allocator: CFAllocator?, _ protection: CFString, _ flags: SecAccessControlCreateFlags,
+    _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
-    guard let accessibility = accessibility(protection) else {
-        error?.pointee = Unmanaged.passRetained(osStatusError(errSecParam, "unknown accessibility class '\(protection)'"))
+    let name = (protection as? String) ?? "\(protection)"
+    guard let accessibility = accessibilityClass(named: name) else {
+        error?.pointee = Unmanaged.passRetained(osStatusError(errSecParam, "unknown accessibility class '\(name)'"))
         return nil
     }
     do {
@@ -100,35 +99,26 @@ public func SecAccessControlCreateWithFlags(
     }
 }
 
-/// ``SecAccessControlCreateWithFlags(_:_:_:_:)-(CFAllocator?,CFString,_,_)`` for a protection
-/// given as a `CFTypeRef` (a bridged `NSString`).
-public func SecAccessControlCreateWithFlags(
-    _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
-    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
-) -> SecAccessControl? {
-    SecAccessControlCreateWithFlags(allocator, (protection as? String) ?? "\(protection)", flags, error)
-}
-
 /// Readable while the device is unlocked.
-public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"
 /// Readable after the first unlock since boot.
-public let kSecAttrAccessibleAfterFirstUnlock: CFString = "ck"
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlock: CFString = "ck"
 /// Readable while unlocked; never migrated to another device.
-public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = "aku"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = "aku"
 /// Readable after the first unlock; never migrated to another device.
-public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"
 /// Only while a device passcode is set: cannot be stored without one (`errSecNotAvailable`),
 /// deleted when it is removed.
-public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = "akpu"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = "akpu"
 /// Deprecated by Apple; treated as ``kSecAttrAccessibleAfterFirstUnlock``.
 @available(iOS, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock")
-public let kSecAttrAccessibleAlways: CFString = "dk"
+nonisolated(unsafe) public let kSecAttrAccessibleAlways: CFString = "dk"
 /// Deprecated by Apple; treated as ``kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly``.
 @available(iOS, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
-public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = "dku"
+nonisolated(unsafe) public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = "dku"
 
 /// The accessibility class a `kSecAttrAccessible*` value names.
-func accessibility(_ value: String) -> Accessibility? {
+package func accessibilityClass(named value: String) -> Accessibility? {
     switch value {
     case "ak": .whenUnlocked
     case "ck", "dk": .afterFirstUnlock
@@ -140,7 +130,7 @@ func accessibility(_ value: String) -> Accessibility? {
 }
 
 /// The `kSecAttrAccessible*` value of an accessibility class.
-func accessibleValue(_ accessibility: Accessibility) -> CFString {
+package func accessibleValue(_ accessibility: Accessibility) -> String {
     switch accessibility {
     case .whenUnlocked: "ak"
     case .afterFirstUnlock: "ck"
@@ -151,7 +141,7 @@ func accessibleValue(_ accessibility: Accessibility) -> CFString {
 }
 
 /// An `NSError` in `NSOSStatusErrorDomain`, as Security reports `CFError`s.
-func osStatusError(_ status: OSStatus, _ message: String) -> NSError {
+package func osStatusError(_ status: OSStatus, _ message: String) -> NSError {
     NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])
 }
 #endif

@@ -3,43 +3,49 @@ import Foundation
 import Touchstone
 
 /// Adds a keychain item described by `attributes` (`kSecClass`, `kSecAttrService` /
-/// `kSecAttrServer`, `kSecAttrAccount`, `kSecValueData`, `kSecAttrAccessible` or
-/// `kSecAttrAccessControl`, `kSecUseAuthenticationContext`). Creating a protected item never
-/// prompts. When `kSecReturnData` / `kSecReturnAttributes` are set, `result` receives them.
+/// `kSecAttrServer`, `kSecAttrAccount` — `String` or `Data` —, `kSecValueData`,
+/// `kSecAttrAccessible` or `kSecAttrAccessControl`, `kSecUseAuthenticationContext`, and any
+/// descriptive attribute: label, comment, generic, access group, synchronizable, protocol,
+/// port...). Creating a protected item never prompts. When `kSecReturnData` /
+/// `kSecReturnAttributes` are set, `result` receives them.
 ///
-/// Returns `errSecDuplicateItem` when the item exists (an item invalidated by an enrollment
-/// change, or deleted with the passcode, no longer counts: it is replaced),
-/// `errSecNotAvailable` for a whenPasscodeSetThisDeviceOnly item without a passcode,
-/// `errSecAuthFailed` for a biometric access control with nothing enrolled or an
-/// applicationPassword item without the credential on the context.
+/// Returns `errSecDuplicateItem` when the item exists — also when it was invalidated by an
+/// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a
+/// whenPasscodeSetThisDeviceOnly item without a passcode, `errSecAuthFailed` for a biometric
+/// access control with nothing enrolled or an applicationPassword item without the credential
+/// on the context, `errSecUnimplemented` for keys, certificates and identities.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     KeychainCall.run { call in
         let query = try KeychainQuery(attributes)
-        guard let itemClass = query.itemClass else { return errSecUnimplemented }
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
-        try call.keychain(query).add(query.value ?? Data(), service: query.storedService, account: query.storedAccount,
-                                     itemClass: itemClass, accessControl: access, context: context)
+        let keychain = try call.keychain(query)
+        try keychain.add(query.value ?? Data(), service: query.storedService, account: query.storedAccount,
+                         itemClass: query.itemClass, accessControl: access, attributes: query.storedAttributes,
+                         context: context)
         if let result, query.returnData || query.returnAttributes {
-            let item = KeychainQuery.Found(itemClass: itemClass, service: query.storedService, account: query.storedAccount,
-                                           accessControl: access)
-            result.pointee = query.shape([(item, query.value ?? Data())], limitAll: false)
+            let info = try keychain.info(service: query.storedService, account: query.storedAccount, itemClass: query.itemClass)
+            result.pointee = query.shape([(KeychainQuery.Found(info), query.value ?? Data())], limitAll: false,
+                                         appID: keychain.authenticator.appID)
         }
         return errSecSuccess
     }
 }
 
 /// Finds keychain items matching `query` (`kSecClass` and any of `kSecAttrService` /
-/// `kSecAttrServer`, `kSecAttrAccount`) and, per `kSecReturnData` / `kSecReturnAttributes` and
-/// `kSecMatchLimit`, puts `Data`, `[String: Any]` or an array of them in `result`.
+/// `kSecAttrServer`, `kSecAttrAccount`, `kSecAttrAccessible` and the descriptive attributes;
+/// `kSecAttrSynchronizable` absent matches only items that are not synchronizable,
+/// `kSecAttrSynchronizableAny` matches all) and, per `kSecReturnData` /
+/// `kSecReturnAttributes` and `kSecMatchLimit`, puts `Data`, `[String: Any]` or an array of
+/// them in `result`. Attributes include `kSecAttrCreationDate` and `kSecAttrModificationDate`.
 ///
 /// Returning the data of a protected item runs the evaluation its access control requires,
 /// through `kSecUseAuthenticationContext`'s context when given (honouring its earlier
 /// `evaluateAccessControl`, reuse window, `interactionNotAllowed` and application password).
 /// Statuses: `errSecItemNotFound` (none, or invalidated by an enrollment change),
 /// `errSecUserCanceled`, `errSecAuthFailed` (failed, locked out, wrong application password),
-/// `errSecInteractionNotAllowed`.
+/// `errSecInteractionNotAllowed`, `errSecUnimplemented` (keys, certificates, identities).
 ///
 /// ```swift
 /// var result: CFTypeRef?
@@ -50,9 +56,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     KeychainCall.run { call in
         let query = try KeychainQuery(query)
-        guard query.itemClass != nil else { return errSecItemNotFound }
         let keychain = try call.keychain(query)
-        var matches = try query.matches(in: keychain)
+        let appID = keychain.authenticator.appID
+        var matches = try query.matches(in: keychain, appID: appID)
         if query.authenticationUI == .skip, query.returnData {
             matches.removeAll { $0.accessControl.flags.requiresAuthentication }
         }
@@ -67,78 +73,73 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
             found.append((match, data))
         }
         if query.returnData || query.returnAttributes {
-            result?.pointee = query.shape(found, limitAll: query.limitAll)
+            result?.pointee = query.shape(found, limitAll: query.limitAll, appID: appID)
         }
         return errSecSuccess
     }
 }
 
-/// Changes the items matching `query`. Only `kSecValueData` in `attributesToUpdate` is
-/// applied; labels and other descriptive attributes are accepted and ignored, and changing
-/// the class, service, server, account, accessibility or access control is
-/// `errSecUnimplemented`. Updating a protected item authenticates as a read does.
+/// Changes the items matching `query` as `attributesToUpdate` says: `kSecValueData`,
+/// `kSecAttrAccessible` / `kSecAttrAccessControl` (re-protecting the item, which needs its
+/// current access control satisfied first), `kSecAttrService` / `kSecAttrServer` /
+/// `kSecAttrAccount` (renaming it; `errSecDuplicateItem` when the new name is taken) and any
+/// descriptive attribute. Updating a protected item authenticates as a read does; `kSecClass`
+/// in `attributesToUpdate` is `errSecParam`.
+///
+/// ```swift
+/// let status = SecItemUpdate(query as CFDictionary,
+///                            [kSecValueData as String: data,
+///                             kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock] as CFDictionary)
+/// ```
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     KeychainCall.run { call in
         let query = try KeychainQuery(query)
-        guard let itemClass = query.itemClass else { return errSecItemNotFound }
-        let identityKeys = [kSecClass, kSecAttrService, kSecAttrServer, kSecAttrAccount, kSecAttrAccessible, kSecAttrAccessControl]
-        if attributesToUpdate.keys.contains(where: identityKeys.contains) { return errSecUnimplemented }
+        let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)
         let keychain = try call.keychain(query)
-        let matches = try query.matches(in: keychain)
+        let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID)
         guard !matches.isEmpty else { return errSecItemNotFound }
-        guard let value = attributesToUpdate[kSecValueData] else { return errSecSuccess }
-        guard let data = KeychainQuery.data(value) else { return errSecParam }
+        if matches.count > 1, changes.service != nil || changes.account != nil { return errSecDuplicateItem }
         let engineContext = try call.readingContext(for: query)
+        let reason = query.reason
         for match in matches {
+            let (service, account, itemClass) = (match.service, match.account, match.itemClass)
             try runBlocking {
-                try await keychain.update(data, service: match.service, account: match.account, itemClass: itemClass,
-                                          context: engineContext, reason: query.reason)
+                try await keychain.update(service: service, account: account, itemClass: itemClass,
+                                          changes: changes, context: engineContext, reason: reason)
             }
         }
         return errSecSuccess
     }
 }
 
-/// Deletes every item matching `query`; `errSecItemNotFound` when there is none. Never prompts.
+/// Deletes every item matching `query` (invalidated ones too); `errSecItemNotFound` when there
+/// is none, `errSecUnimplemented` for keys, certificates and identities. Never prompts.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     KeychainCall.run { call in
         let query = try KeychainQuery(query)
-        guard let itemClass = query.itemClass else { return errSecItemNotFound }
         let keychain = try call.keychain(query)
-        let matches = try query.matches(in: keychain, includingInvalidated: true)
+        let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID, includingInvalidated: true)
         guard !matches.isEmpty else { return errSecItemNotFound }
         for match in matches {
-            try keychain.delete(service: match.service, account: match.account, itemClass: itemClass)
+            try keychain.delete(service: match.service, account: match.account, itemClass: match.itemClass)
         }
         return errSecSuccess
     }
 }
 
-/// A human-readable text for a status code, e.g. `"errSecItemNotFound: The item could not be
-/// found."`. Apple's `reserved` argument is ignored.
+/// Apple's text for a status code, e.g. `"The specified item could not be found in the
+/// keychain."` for `errSecItemNotFound`; `"OSStatus <n>"` for a code Security does not know.
+/// Apple's `reserved` argument is ignored.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    switch status {
-    case errSecUnimplemented: return "errSecUnimplemented: Function or operation not implemented."
-    case errSecParam: return "errSecParam: One or more parameters passed to a function were not valid."
-    default:
-        guard let known = KeychainStatus(rawValue: status) else { return "OSStatus \(status)" }
-        let message = known == .success ? "No error." : KeychainError(KeychainStatus.kind(of: known)).message
-        return "\(known.name): \(message)"
-    }
-}
-
-extension KeychainStatus {
-    fileprivate static func kind(of status: KeychainStatus) -> KeychainError.Kind {
-        KeychainError.Kind.allCases.first { $0.status == status } ?? .storageFailure
-    }
+    NSString(string: securityErrorMessages[status] ?? "OSStatus \(status)")
 }
 
 /// One `SecItem*` call: resolves the device, maps errors to `OSStatus`.
 struct KeychainCall {
     /// The authenticator the call used, for saving virtual time afterwards.
-    private var used: Authenticator?
+    fileprivate(set) var used: Authenticator?
 
     /// Runs `body`, turning every thrown error into the `OSStatus` Apple code would see.
     static func run(_ body: (inout KeychainCall) throws -> OSStatus) -> OSStatus {
@@ -150,10 +151,15 @@ struct KeychainCall {
             return error.osStatus
         } catch is KeychainQuery.Invalid {
             return errSecParam
+        } catch is KeychainQuery.Unsimulated {
+            return errSecUnimplemented
         } catch let error as AuthenticationError {
             return KeychainError(error).osStatus
         } catch let error as StorageError {
             return KeychainError(error).osStatus
+        } catch let mistake as SimulationError {
+            LocalAuthenticationSystem.reportScriptingMistake(mistake, on: call.used)
+            return errSecUserCanceled
         } catch {
             let failure = TouchstoneError(wrapping: error)
             FileHandle.standardError.write(Data("Touchstone: keychain call failed: \(failure.message)\n".utf8))

@@ -1,0 +1,408 @@
+#if !canImport(Darwin)
+import Foundation
+import Touchstone
+
+/// What the keychain needs from the `LAContext` given as `kSecUseAuthenticationContext`.
+/// `LocalAuthentication` conforms `LAContext` to it (this module sits below that one, as
+/// Apple's Security sits below LocalAuthentication).
+package protocol KeychainAuthenticationContext: AnyObject {
+    /// The engine context; nil when the default device could not be composed.
+    var touchstoneContext: AuthenticationContext? { get }
+    /// The reason a keychain prompt shows.
+    var localizedReason: String { get }
+}
+
+/// A `SecItem*` dictionary, read into the terms of Touchstone's keychain.
+///
+/// Items are keyed by class, service (`kSecAttrService`, or `kSecAttrServer` for internet
+/// passwords) and account. Service and account may be `String` or `Data` and match bytewise
+/// (a `Data` value that is UTF-8 names the same item as that string). An item added without a
+/// service or account is stored under a placeholder that is never returned as an attribute, so
+/// it behaves as Apple's item with an empty service or account. Every other attribute of
+/// ``storedKeys`` is stored with the item, matched when a query names it, and returned with
+/// `kSecReturnAttributes`.
+struct KeychainQuery {
+    /// The dictionary is malformed: `errSecParam`.
+    struct Invalid: Error {
+        let reason: String
+    }
+
+    /// A class Touchstone does not simulate yet (keys, certificates, identities): every call is
+    /// `errSecUnimplemented`.
+    struct Unsimulated: Error {}
+
+    /// `kSecUseAuthenticationUI`.
+    enum AuthenticationUI {
+        case allow, fail, skip
+    }
+
+    /// `kSecAttrSynchronizable` in a query.
+    enum Synchronizable: Equatable {
+        case no, yes, any
+    }
+
+    /// One matched item.
+    struct Found {
+        var itemClass: KeychainItemClass
+        var service: String
+        var account: String
+        var accessControl: AccessControl
+        var attributes: [String: KeychainAttributeValue]
+        var creationDate: Timestamp?
+        var modificationDate: Timestamp?
+
+        init(_ info: KeychainItemInfo) {
+            itemClass = info.itemClass
+            service = info.service
+            account = info.account
+            accessControl = info.accessControl
+            attributes = info.attributes
+            creationDate = info.creationDate
+            modificationDate = info.modificationDate
+        }
+    }
+
+    /// Stands for a missing service or account.
+    static let placeholder = "\u{2400}"
+    /// Prefixes a `Data` service or account that is not UTF-8 (then hex-encoded).
+    static let binaryPrefix = "\u{2401}"
+
+    /// The descriptive attributes stored with an item, matched and returned, and the type each
+    /// is kept as.
+    static let storedKeys: [String: AttributeType] = [
+        kSecAttrLabel as String: .text, kSecAttrDescription as String: .text, kSecAttrComment as String: .text,
+        kSecAttrGeneric as String: .text, kSecAttrAccessGroup as String: .text, kSecAttrSecurityDomain as String: .text,
+        kSecAttrPath as String: .text, kSecAttrProtocol as String: .text, kSecAttrAuthenticationType as String: .text,
+        kSecAttrPort as String: .integer, kSecAttrType as String: .integer, kSecAttrCreator as String: .integer,
+        kSecAttrIsInvisible as String: .bool, kSecAttrIsNegative as String: .bool,
+        kSecAttrSynchronizable as String: .bool,
+    ]
+
+    /// How an attribute's value is read.
+    enum AttributeType {
+        /// `String` or `Data`, kept as given.
+        case text
+        /// A number (`Int`, `NSNumber`) or a four-character `String`, kept as given.
+        case integer
+        /// `Bool` or a number.
+        case bool
+    }
+
+    /// The class; nil never (unsimulated classes throw ``Unsimulated``).
+    let itemClass: KeychainItemClass
+    let service: String?
+    let account: String?
+    let value: Data?
+    let accessControl: AccessControl?
+    /// `kSecAttrAccessible` given alone (matched in queries).
+    let accessibility: Accessibility?
+    /// Descriptive attributes, plus a `Data` service or account kept as given.
+    let attributes: [String: KeychainAttributeValue]
+    let synchronizable: Synchronizable
+    let returnData: Bool
+    let returnAttributes: Bool
+    let limitAll: Bool
+    let context: (any KeychainAuthenticationContext)?
+    let prompt: String?
+    let authenticationUI: AuthenticationUI
+
+    init(_ cfDictionary: CFDictionary) throws {
+        let dictionary = try Self.normalize(cfDictionary)
+        guard let classValue = dictionary[kSecClass as String] else { throw Invalid(reason: "kSecClass is missing") }
+        switch try Self.string(classValue, kSecClass as String) {
+        case kSecClassGenericPassword.swiftString: itemClass = .genericPassword
+        case kSecClassInternetPassword.swiftString: itemClass = .internetPassword
+        case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
+        case let other: throw Invalid(reason: "unknown kSecClass '\(other)'")
+        }
+        let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
+        var attributes: [String: KeychainAttributeValue] = [:]
+        service = try dictionary[serviceKey].map { try Self.keyPart($0, serviceKey, into: &attributes) }
+        account = try dictionary[kSecAttrAccount as String].map { try Self.keyPart($0, kSecAttrAccount as String, into: &attributes) }
+        if let raw = dictionary[kSecValueData as String] {
+            guard let data = Self.data(raw) else { throw Invalid(reason: "kSecValueData must be Data") }
+            value = data
+        } else {
+            value = nil
+        }
+        (accessControl, accessibility) = try Self.protection(dictionary)
+        var synchronizable = Synchronizable.no
+        for (key, type) in Self.storedKeys {
+            guard let raw = dictionary[key] else { continue }
+            if key == kSecAttrSynchronizable as String {
+                if let text = raw as? String, text == kSecAttrSynchronizableAny as String {
+                    synchronizable = .any
+                } else {
+                    synchronizable = try Self.bool(raw, key) ? .yes : .no
+                }
+                continue
+            }
+            attributes[key] = try Self.attribute(raw, key, type)
+        }
+        self.synchronizable = synchronizable
+        self.attributes = attributes
+        returnData = try dictionary[kSecReturnData as String].map { try Self.bool($0, kSecReturnData as String) } ?? false
+        returnAttributes = try dictionary[kSecReturnAttributes as String].map { try Self.bool($0, kSecReturnAttributes as String) } ?? false
+        switch dictionary[kSecMatchLimit as String] {
+        case nil: limitAll = false
+        case let raw?:
+            if let text = raw as? String, text == kSecMatchLimitOne as String {
+                limitAll = false
+            } else if let text = raw as? String, text == kSecMatchLimitAll as String {
+                limitAll = true
+            } else if let count = Self.integer(raw), count > 0 {
+                // Apple also accepts a number; 1 means one, anything larger "up to n" (here: all).
+                limitAll = count > 1
+            } else {
+                throw Invalid(reason: "unknown kSecMatchLimit '\(raw)'")
+            }
+        }
+        if let raw = dictionary[kSecUseAuthenticationContext as String] {
+            guard let context = raw as? any KeychainAuthenticationContext else {
+                throw Invalid(reason: "kSecUseAuthenticationContext must be an LAContext")
+            }
+            self.context = context
+        } else {
+            context = nil
+        }
+        prompt = try dictionary[kSecUseOperationPrompt as String].map { try Self.string($0, kSecUseOperationPrompt as String) }
+        switch try dictionary[kSecUseAuthenticationUI as String].map({ try Self.string($0, kSecUseAuthenticationUI as String) }) {
+        case nil, kSecUseAuthenticationUIAllow.swiftString: authenticationUI =
+            try dictionary[kSecUseNoAuthenticationUI as String].map { try Self.bool($0, kSecUseNoAuthenticationUI as String) } == true
+                ? .fail : .allow
+        case kSecUseAuthenticationUIFail.swiftString: authenticationUI = .fail
+        case kSecUseAuthenticationUISkip.swiftString: authenticationUI = .skip
+        case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(other)'")
+        }
+    }
+
+    /// The changes of `SecItemUpdate`'s `attributesToUpdate`: value, protection, service /
+    /// account (renaming the item) and any stored attribute.
+    static func changes(_ cfDictionary: CFDictionary, itemClass: KeychainItemClass) throws -> KeychainItemChanges {
+        let dictionary = try normalize(cfDictionary)
+        if dictionary[kSecClass as String] != nil { throw Invalid(reason: "kSecClass cannot be updated") }
+        var changes = KeychainItemChanges()
+        var attributes: [String: KeychainAttributeValue] = [:]
+        let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
+        changes.service = try dictionary[serviceKey].map { try stored(keyPart($0, serviceKey, into: &attributes)) }
+        changes.account = try dictionary[kSecAttrAccount as String].map {
+            try stored(keyPart($0, kSecAttrAccount as String, into: &attributes))
+        }
+        // A renamed item forgets how its old name was typed (a `Data` name is kept again above).
+        if changes.service != nil { changes.removedAttributes.insert(serviceKey) }
+        if changes.account != nil { changes.removedAttributes.insert(kSecAttrAccount as String) }
+        if let raw = dictionary[kSecValueData as String] {
+            guard let data = data(raw) else { throw Invalid(reason: "kSecValueData must be Data") }
+            changes.value = data
+        }
+        let (accessControl, accessibility) = try protection(dictionary)
+        if let accessibility {
+            changes.accessControl = try AccessControl(accessibility)
+        } else {
+            changes.accessControl = accessControl
+        }
+        for (key, type) in storedKeys {
+            guard let raw = dictionary[key] else { continue }
+            attributes[key] = try attribute(raw, key, type)
+        }
+        changes.attributes = attributes.isEmpty ? nil : attributes
+        return changes
+    }
+
+    /// The service an added item is stored under.
+    var storedService: String { Self.stored(service) }
+    /// The account an added item is stored under.
+    var storedAccount: String { Self.stored(account) }
+
+    /// The attributes an added item keeps: the descriptive ones and `kSecAttrSynchronizable`.
+    var storedAttributes: [String: KeychainAttributeValue] {
+        var stored = attributes
+        if synchronizable == .yes { stored[kSecAttrSynchronizable as String] = .bool(true) }
+        return stored
+    }
+
+    /// The prompt's reason: `kSecUseOperationPrompt`, else the context's `localizedReason`,
+    /// else the engine's default ("Access \"<service>\"").
+    var reason: String? {
+        if let prompt, !prompt.isEmpty { return prompt }
+        if let reason = context?.localizedReason, !reason.isEmpty { return reason }
+        return nil
+    }
+
+    /// The items of the query's class whose service, account, accessibility and every given
+    /// attribute match. `appID` is the default access group.
+    func matches(in keychain: Keychain, appID: String, includingInvalidated: Bool = false) throws -> [Found] {
+        try keychain.items(service: service.map(Self.stored)).compactMap { info in
+            guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == info.account }) ?? true,
+                  includingInvalidated || !info.isInvalidated,
+                  accessibility.map({ $0 == info.accessControl.accessibility }) ?? true
+            else { return nil }
+            let isSynchronizable = info.attributes[kSecAttrSynchronizable as String] == .bool(true)
+            switch synchronizable {
+            case .no where isSynchronizable, .yes where !isSynchronizable: return nil
+            default: break
+            }
+            for (key, wanted) in attributes where key != kSecAttrAccount as String && key != kSecAttrService as String
+                && key != kSecAttrServer as String {
+                let have = key == kSecAttrAccessGroup as String
+                    ? info.attributes[key] ?? .string(appID) : info.attributes[key]
+                guard Self.sameBytes(have, wanted) else { return nil }
+            }
+            return Found(info)
+        }
+    }
+
+    /// The `result` object Apple returns: `Data`, an attribute dictionary (with `kSecValueData`
+    /// when data was asked for), or an array of either.
+    func shape(_ found: [(Found, Data?)], limitAll: Bool, appID: String) -> CFTypeRef? {
+        let shaped: [Any] = found.map { item, data in
+            guard returnAttributes else { return data ?? Data() }
+            var attributes = Self.attributes(of: item, appID: appID)
+            if returnData, let data { attributes[kSecValueData as String] = data }
+            return attributes
+        }
+        if limitAll { return shaped as NSArray }
+        return shaped.first.map { $0 as AnyObject }
+    }
+
+    /// The attributes of an item as `kSecReturnAttributes` gives them.
+    static func attributes(of item: Found, appID: String) -> [String: Any] {
+        var attributes: [String: Any] = [
+            kSecClass as String: (item.itemClass == .internetPassword ? kSecClassInternetPassword : kSecClassGenericPassword) as String,
+            kSecAttrAccessible as String: accessibleValue(item.accessControl.accessibility) as String,
+            kSecAttrAccessGroup as String: appID,
+            kSecAttrSynchronizable as String: false,
+        ]
+        for (key, value) in item.attributes {
+            switch value {
+            case let .string(text): attributes[key] = text
+            case let .data(data): attributes[key] = data
+            case let .integer(number): attributes[key] = Int(truncatingIfNeeded: number)
+            case let .bool(flag): attributes[key] = flag
+            }
+        }
+        let serviceKey = (item.itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
+        if item.service != placeholder, item.attributes[serviceKey] == nil { attributes[serviceKey] = item.service }
+        if item.account != placeholder, item.attributes[kSecAttrAccount as String] == nil {
+            attributes[kSecAttrAccount as String] = item.account
+        }
+        if let date = item.creationDate { attributes[kSecAttrCreationDate as String] = date.foundationDate }
+        if let date = item.modificationDate { attributes[kSecAttrModificationDate as String] = date.foundationDate }
+        if !item.accessControl.flags.isEmpty {
+            attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
+        }
+        return attributes
+    }
+
+    // MARK: Reading values
+
+    /// A CF dictionary's entries under `String` keys (`NSString`, `String`, `String?`).
+    static func normalize(_ dictionary: CFDictionary) throws -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (key, value) in dictionary {
+            if key is NSNull { continue }
+            guard let name = key as? String else { throw Invalid(reason: "a key is not a string: \(key)") }
+            if value is NSNull { continue }
+            result[name] = value
+        }
+        return result
+    }
+
+    /// The access control (`kSecAttrAccessControl`) and accessibility (`kSecAttrAccessible`
+    /// alone) a dictionary names.
+    static func protection(_ dictionary: [String: Any]) throws -> (AccessControl?, Accessibility?) {
+        if let raw = dictionary[kSecAttrAccessControl as String] {
+            guard let access = raw as? SecAccessControl else { throw Invalid(reason: "kSecAttrAccessControl must be a SecAccessControl") }
+            return (access.accessControl, nil)
+        }
+        if let raw = dictionary[kSecAttrAccessible as String] {
+            let name = try string(raw, kSecAttrAccessible as String)
+            guard let accessibility = accessibilityClass(named: name) else { throw Invalid(reason: "unknown kSecAttrAccessible '\(name)'") }
+            return (try AccessControl(accessibility), accessibility)
+        }
+        return (nil, nil)
+    }
+
+    /// A service or account as the key string it is stored under; a `Data` one is also kept
+    /// in `attributes` so that it is returned as `Data`.
+    static func keyPart(_ value: Any, _ key: String, into attributes: inout [String: KeychainAttributeValue]) throws -> String {
+        if let text = value as? String { return text }
+        if let bytes = data(value) {
+            attributes[key] = .data(bytes)
+            if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes { return text }
+            return binaryPrefix + bytes.map { String(format: "%02x", $0) }.joined()
+        }
+        if let number = value as? NSNumber { return number.stringValue }
+        throw Invalid(reason: "\(key) must be a string or data")
+    }
+
+    static func attribute(_ value: Any, _ key: String, _ type: AttributeType) throws -> KeychainAttributeValue {
+        switch type {
+        case .bool:
+            return .bool(try bool(value, key))
+        case .integer:
+            if let number = integer(value) { return .integer(Int64(number)) }
+            if let text = value as? String { return .string(text) }
+            throw Invalid(reason: "\(key) must be a number")
+        case .text:
+            if let text = value as? String { return .string(text) }
+            if let bytes = data(value) { return .data(bytes) }
+            throw Invalid(reason: "\(key) must be a string or data")
+        }
+    }
+
+    /// Whether a stored attribute matches a query's: equal, or the same bytes as `String` and
+    /// `Data` (a label or generic attribute may be given either way, as on iOS).
+    static func sameBytes(_ have: KeychainAttributeValue?, _ wanted: KeychainAttributeValue) -> Bool {
+        guard let have else { return false }
+        switch (have, wanted) {
+        case let (.string(text), .data(bytes)), let (.data(bytes), .string(text)): return Data(text.utf8) == bytes
+        default: return have == wanted
+        }
+    }
+
+    static func stored(_ part: String?) -> String {
+        guard let part, !part.isEmpty else { return placeholder }
+        return part
+    }
+
+    static func string(_ value: Any, _ key: String) throws -> String {
+        if let text = value as? String { return text }
+        if let number = value as? NSNumber { return number.stringValue }
+        throw Invalid(reason: "\(key) must be a string")
+    }
+
+    static func bool(_ value: Any, _ key: String) throws -> Bool {
+        if let flag = value as? Bool { return flag }
+        if let number = value as? NSNumber { return number.boolValue }
+        throw Invalid(reason: "\(key) must be a boolean")
+    }
+
+    static func integer(_ value: Any) -> Int? {
+        if let number = value as? Int { return number }
+        if value is String { return nil }
+        if let number = value as? NSNumber { return number.intValue }
+        return nil
+    }
+
+    static func data(_ value: Any) -> Data? {
+        if let data = value as? Data { return data }
+        if let data = value as? NSData { return Data(referencing: data) }
+        return nil
+    }
+}
+
+extension Timestamp {
+    /// The same instant as a Foundation `Date`.
+    var foundationDate: Date {
+        let parts = sinceEpoch.components
+        return Date(timeIntervalSince1970: Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+    }
+}
+#endif
+#if !canImport(Darwin)
+extension NSString {
+    /// The Swift string, for `case` patterns (where `kSecX as String` would be a cast pattern).
+    var swiftString: String { self as String }
+}
+#endif

@@ -1,0 +1,362 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+import Touchstone
+
+/// The REFERENCE rules updated from Apple's headers (§3, §5, §7, §8, §9), each tested through
+/// the Apple-named API and named after the rule.
+@Suite("Conformance: rules from Apple's headers (§3, §5, §7, §8, §9)")
+struct ConformanceIssue10Tests {
+    // MARK: §3
+
+    @Test("§3 an LAError thrown by evaluatePolicy is caught as NSError, as LAError, by LAError.userCancel, and bridges back from NSError")
+    func laErrorIsAnNSError() async throws {
+        let sim = try SimDevice()
+        sim.user.enqueue([.cancel])
+        do {
+            try await sim.context().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+            Issue.record("expected userCancel")
+        } catch let error as NSError {
+            #expect(error.domain == LAErrorDomain)
+            #expect(error.code == LAError.Code.userCancel.rawValue)
+            let bridged: Any = error
+            #expect((bridged as? LAError)?.code == .userCancel, "an NSError in the LAError domain casts as? LAError")
+        }
+        sim.user.enqueue([.cancel])
+        do {
+            try await sim.context().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+        } catch {
+            let thrown: Any = error
+            #expect((thrown as? NSError)?.code == -2, "error as? NSError")
+            #expect((thrown as? LAError)?.code == .userCancel)
+            #expect((error as NSError).code == -2 && error._code == -2)
+            #expect(LAError.userCancel ~= error)
+        }
+        var canError: NSError?
+        _ = try SimDevice(enrolled: []).context().canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &canError)
+        let fromPointer: Any? = canError
+        #expect((fromPointer as? LAError)?.code == .biometryNotEnrolled)
+        #expect(LAError(_nsError: NSError(domain: LAErrorDomain, code: -8)).code == .biometryLockout)
+    }
+
+    @Test("§3 a scripting mistake under TOUCHSTONE_OUTCOMES stops the program with a message for the script author (exit 70)")
+    func scriptingMistakeStopsTheProgram() throws {
+        let seed = try SeedHarness("Seed000TouchIDManager")
+        defer { seed.remove() }
+        let (status, _, errors) = try seed.execute(["authenticate"], setup: "passcode set 1234; enroll thumb", outcomes: "fallback")
+        #expect(status == LocalAuthenticationSystem.scriptingMistakeExitStatus)
+        #expect(errors.contains("Touchstone: scripting mistake in TOUCHSTONE_OUTCOMES: outcome 'fallback' is not possible"))
+    }
+
+    // MARK: §5
+
+    @Test("§5 Face ID: no fallback button after the first failure, only after the second")
+    func faceIDFallbackAfterSecondFailure() async throws {
+        let sim = try SimDevice(sensor: "sim.faceid", enrolled: ["face"])
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .systemCancel)
+        #expect(sim.scriptingMistakes.count == 1)
+        #expect(sim.scriptingMistakes.first?.contains("outcome 'fallback' is not possible on the biometric (try again) prompt") == true)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("face")]) == nil)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .fallback]) == .userFallback)
+        #expect(sim.user.lastPrompt?.fallbackButton == "Enter Password")
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .cancel]) == .userCancel)
+    }
+
+    @Test("§5 Optic ID behaves like Face ID: fallback only after the second failure")
+    func opticIDLikeFaceID() async throws {
+        let sim = try SimDevice(sensor: "sim.opticid", enrolled: ["iris"])
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .systemCancel)
+        #expect(sim.scriptingMistakes.count == 1)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("iris")]) == nil)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .fallback]) == .userFallback)
+    }
+
+    @Test("§5 localizedCancelTitle nil or empty shows the default Cancel")
+    func emptyCancelTitleShowsCancel() async throws {
+        let sim = try SimDevice()
+        for title in [nil, "", "Not now"] as [String?] {
+            let context = sim.context()
+            context.localizedCancelTitle = title
+            #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.cancel], on: context) == .userCancel)
+            #expect(sim.user.lastPrompt?.cancelButton == (title == "Not now" ? "Not now" : "Cancel"))
+        }
+    }
+
+    // MARK: §7
+
+    @Test("§7 domainState.biometry.stateHash is history-based: add a finger and remove it again gives a new hash; evaluatedPolicyDomainState is result-based")
+    func stateHashByHistory() throws {
+        let sim = try SimDevice()
+        let before = sim.context()
+        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: before) == nil)
+        try sim.device.enroll("index")
+        try sim.device.unenroll("index")
+        let after = sim.context()
+        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: after) == nil)
+        #expect(after.evaluatedPolicyDomainState == before.evaluatedPolicyDomainState)
+        #expect(after.domainState.biometry.stateHash != before.domainState.biometry.stateHash)
+        #expect(after.domainState.stateHash != before.domainState.stateHash)
+    }
+
+    @Test("§7 domainState is not readable when evaluatedPolicyDomainState is not")
+    func domainStateOnlyWithEvaluatedPolicyDomainState() throws {
+        let locked = try SimDevice(enrolled: [])
+        let context = locked.context()
+        #expect(locked.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -7)
+        #expect(context.evaluatedPolicyDomainState == nil)
+        #expect(context.domainState.biometry.stateHash == nil)
+        #expect(context.domainState.stateHash == nil)
+        let passcodeOnly = try SimDevice()
+        let owner = passcodeOnly.context()
+        #expect(passcodeOnly.can(.deviceOwnerAuthentication, on: owner) == nil)
+        #expect(owner.evaluatedPolicyDomainState == nil)
+        #expect(owner.domainState.biometry.stateHash == nil, "a device-owner check reveals no biometric state")
+    }
+
+    // MARK: §8
+
+    @Test("§8 releasing the last reference to a context invalidates it")
+    func releasingTheLastReferenceInvalidates() async throws {
+        let sim = try SimDevice()
+        var context: LAContext? = sim.context()
+        let engine = try #require(context?.touchstoneContext)
+        #expect(!engine.isInvalidated)
+        context = nil
+        #expect(context == nil)
+        #expect(engine.isInvalidated)
+        sim.user.enqueue([.present("thumb")])
+        await #expect(throws: AuthenticationError.self) {
+            try await engine.evaluate(sim.authenticator.policy(rawValue: 1), reason: "Sign in")
+        }
+    }
+
+    // MARK: §9
+
+    static func add(_ attributes: [String: Any]) -> OSStatus {
+        var item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                   kSecValueData as String: Data("v".utf8)]
+        item.merge(attributes) { _, new in new }
+        return SecItemAdd(item as CFDictionary, nil)
+    }
+
+    static func read(_ attributes: [String: Any], data: Bool = true) -> (OSStatus, AnyObject?) {
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc"]
+        query[data ? kSecReturnData as String : kSecReturnAttributes as String] = true
+        query.merge(attributes) { _, new in new }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        return (status, result)
+    }
+
+    @Test("§9 kSecAttrAccount and kSecAttrService may be String or Data, matched bytewise")
+    func dataAccountsMatchBytewise() async throws {
+        let sim = try SimDevice()
+        @Sendable func returnedAccount(_ account: Data) -> Data? {
+            let attributes = Self.read([kSecAttrAccount as String: account], data: false).1 as? [String: Any]
+            return attributes?[kSecAttrAccount as String] as? Data
+        }
+        @Sendable func addDataService() -> OSStatus {
+            let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Data("s".utf8),
+                                       kSecAttrAccount as String: "x"]
+            return SecItemAdd(item as CFDictionary, nil)
+        }
+        let results = await sim.keychain { () -> [String] in
+            let binary = Data([0xff, 0x00, 0x41])
+            return [
+                "\(Self.add([kSecAttrAccount as String: Data("bob".utf8)]))",
+                "\(Self.read([kSecAttrAccount as String: "bob"]).0)",
+                "\(Self.add([kSecAttrAccount as String: "bob"]))",
+                "\(Self.add([kSecAttrAccount as String: binary]))",
+                "\(Self.read([kSecAttrAccount as String: binary]).0)",
+                "\(Self.read([kSecAttrAccount as String: Data([0xff, 0x00])]).0)",
+                "\(returnedAccount(binary) == binary)",
+                "\(addDataService())",
+                "\(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"] as CFDictionary))",
+            ]
+        }
+        #expect(results == ["0", "0", "-25299", "0", "0", "-25300", "true", "0", "0"])
+        let generic = await sim.keychain { () -> [OSStatus] in
+            [Self.add([kSecAttrAccount as String: "g", kSecAttrGeneric as String: Data("tag".utf8), kSecAttrLabel as String: "L"]),
+             Self.read([kSecAttrGeneric as String: "tag"]).0, Self.read([kSecAttrLabel as String: Data("L".utf8)]).0,
+             Self.read([kSecAttrGeneric as String: Data("other".utf8)]).0]
+        }
+        #expect(generic == [0, 0, 0, -25300], "kSecAttrGeneric and kSecAttrLabel match bytewise as String or Data")
+    }
+
+    @Test("§9 SecItemUpdate may rename an item: a Data account renamed to a String one is returned as a String")
+    func updateRenames() async throws {
+        let sim = try SimDevice()
+        let (statuses, account) = await sim.keychain { () -> ([OSStatus], String?) in
+            let old: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data("old".utf8)]
+            let statuses = [Self.add([kSecAttrAccount as String: Data("old".utf8)]),
+                            SecItemUpdate(old as CFDictionary, [kSecAttrAccount as String: "new"] as CFDictionary),
+                            Self.read([kSecAttrAccount as String: "old"]).0]
+            let attributes = Self.read([kSecAttrAccount as String: "new"], data: false).1 as? [String: Any]
+            return (statuses, attributes?[kSecAttrAccount as String] as? String)
+        }
+        #expect(statuses == [0, 0, -25300])
+        #expect(account == "new")
+    }
+
+    @Test("§9 SecItemUpdate may change kSecAttrAccessible and kSecAttrAccessControl; re-protecting needs the current access control")
+    func updateReprotects() async throws {
+        let sim = try SimDevice()
+        let results = await sim.keychain { () -> [String] in
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                        kSecAttrAccount as String: "a"]
+            guard let presence = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil) else { return [] }
+            var results = ["\(Self.add([kSecAttrAccount as String: "a", kSecAttrAccessControl as String: presence]))"]
+            let open: [String: Any] = [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]
+            sim.user.enqueue([.cancel])
+            results.append("\(SecItemUpdate(query as CFDictionary, open as CFDictionary))")
+            sim.user.enqueue([.present("thumb")])
+            results.append("\(SecItemUpdate(query as CFDictionary, open as CFDictionary))")
+            let (status, attributes) = Self.read([kSecAttrAccount as String: "a"], data: false)
+            results.append("\(status) \((attributes as? [String: Any])?[kSecAttrAccessible as String] as? String ?? "-")")
+            results.append("\(Self.read([kSecAttrAccount as String: "a"]).0)")
+            guard let any = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) else { return [] }
+            results.append("\(SecItemUpdate(query as CFDictionary, [kSecAttrAccessControl as String: any] as CFDictionary))")
+            sim.user.enqueue([.present("thumb")])
+            results.append("\(Self.read([kSecAttrAccount as String: "a"]).0)")
+            return results
+        }
+        // Cancelled at the current userPresence prompt: unchanged. Then re-protected to an
+        // unprotected class (reads without a prompt), then to biometryAny (prompts again).
+        #expect(results == ["0", "-128", "0", "0 ck", "0", "0", "0"])
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("§9 an invalidated biometryCurrentSet item still exists: adding it again is errSecDuplicateItem until it is deleted")
+    func invalidatedItemLingers() async throws {
+        let sim = try SimDevice()
+        let results = await sim.keychain { () -> [OSStatus] in
+            guard let current = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryCurrentSet, nil) else { return [] }
+            let item: [String: Any] = [kSecAttrAccount as String: "marker", kSecAttrAccessControl as String: current]
+            var results = [Self.add(item)]
+            try? sim.device.enroll("index")
+            results.append(Self.read([kSecAttrAccount as String: "marker"]).0)
+            results.append(Self.add(item))
+            results.append(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "marker"] as CFDictionary))
+            results.append(Self.add(item))
+            return results
+        }
+        #expect(results == [errSecSuccess, errSecItemNotFound, errSecDuplicateItem, errSecSuccess, errSecSuccess])
+    }
+
+    @Test("§9 data-protection classes follow the device lock state: errSecInteractionNotAllowed (-25308) while locked or before the first unlock")
+    func dataProtectionThroughSecItem() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            var statuses = [Self.add([kSecAttrAccount as String: "u", kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]),
+                            Self.add([kSecAttrAccount as String: "f", kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock])]
+            try? sim.device.lock()
+            statuses += [Self.read([kSecAttrAccount as String: "u"]).0, Self.read([kSecAttrAccount as String: "f"]).0,
+                         Self.add([kSecAttrAccount as String: "n", kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked])]
+            try? LocalAuthenticationSystem.runSetup("restart", on: sim.authenticator)
+            statuses.append(Self.read([kSecAttrAccount as String: "f"]).0)
+            try? LocalAuthenticationSystem.runSetup("passcode enter 1234", on: sim.authenticator)
+            statuses += [Self.read([kSecAttrAccount as String: "u"]).0, Self.read([kSecAttrAccount as String: "f"]).0]
+            return statuses
+        }
+        #expect(statuses == [0, 0, -25308, 0, -25308, -25308, 0, 0])
+    }
+
+    @Test("§8 kSecUseNoAuthenticationUI true never prompts: a protected read is errSecInteractionNotAllowed")
+    func noAuthenticationUI() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            guard let any = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) else { return [] }
+            return [Self.add([kSecAttrAccount as String: "p", kSecAttrAccessControl as String: any]),
+                    Self.read([kSecAttrAccount as String: "p", kSecUseNoAuthenticationUI as String: true]).0]
+        }
+        #expect(statuses == [errSecSuccess, errSecInteractionNotAllowed])
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("§9 a scripting mistake at a keychain prompt is errSecUserCanceled for the app and reported to the script author")
+    func keychainScriptingMistake() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            guard let any = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) else { return [] }
+            return [Self.add([kSecAttrAccount as String: "p", kSecAttrAccessControl as String: any]),
+                    Self.read([kSecAttrAccount as String: "p"]).0]
+        }
+        #expect(statuses == [errSecSuccess, errSecUserCanceled])
+        #expect(sim.scriptingMistakes.count == 1)
+    }
+
+    @Test("§9 kSecClassKey gives one honest answer: errSecUnimplemented for add and copy-matching")
+    func keysAreUnimplemented() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            let key: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("tag".utf8)]
+            var result: CFTypeRef?
+            return [SecItemAdd(key as CFDictionary, nil), SecItemCopyMatching(key as CFDictionary, &result),
+                    SecItemUpdate(key as CFDictionary, [kSecAttrLabel as String: "x"] as CFDictionary), SecItemDelete(key as CFDictionary)]
+        }
+        #expect(statuses == [errSecUnimplemented, errSecUnimplemented, errSecUnimplemented, errSecUnimplemented])
+    }
+
+    @Test("§9 kSecAttrSynchronizable: absent matches only items that do not synchronize; kSecAttrSynchronizableAny matches all")
+    func synchronizableMatching() async throws {
+        let sim = try SimDevice()
+        let counts = await sim.keychain { () -> [Int] in
+            _ = Self.add([kSecAttrAccount as String: "local"])
+            _ = Self.add([kSecAttrAccount as String: "synced", kSecAttrSynchronizable as String: true])
+            func count(_ sync: Any?) -> Int {
+                var query: [String: Any] = [kSecMatchLimit as String: kSecMatchLimitAll]
+                if let sync { query[kSecAttrSynchronizable as String] = sync }
+                return (Self.read(query, data: false).1 as? [[String: Any]])?.count ?? 0
+            }
+            return [count(nil), count(kSecAttrSynchronizableAny), count(true), count(false)]
+        }
+        #expect(counts == [1, 2, 1, 1])
+    }
+
+    @Test("§9 kSecReturnAttributes returns creation and modification dates on the device clock, and the stored descriptive attributes")
+    func datesAndAttributes() async throws {
+        let sim = try SimDevice()
+        let start = sim.clock.now.foundationDateForTest
+        struct Seen: Sendable {
+            var created, modified: Date?
+            var label, comment, group: String?
+            var generic: Data?
+            var invisible: Bool?
+            var type: Int?
+        }
+        let seen = await sim.keychain { () -> Seen in
+            _ = Self.add([kSecAttrAccount as String: "a", kSecAttrLabel as String: "Label", kSecAttrComment as String: "note",
+                          kSecAttrGeneric as String: Data([1, 2]), kSecAttrIsInvisible as String: true, kSecAttrType as String: 42])
+            sim.clock.advance(by: .seconds(60))
+            _ = SecItemUpdate([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "a"] as CFDictionary,
+                              [kSecAttrLabel as String: "Renamed"] as CFDictionary)
+            let attributes = (Self.read([kSecAttrAccount as String: "a"], data: false).1 as? [String: Any]) ?? [:]
+            return Seen(created: attributes[kSecAttrCreationDate as String] as? Date,
+                        modified: attributes[kSecAttrModificationDate as String] as? Date,
+                        label: attributes[kSecAttrLabel as String] as? String, comment: attributes[kSecAttrComment as String] as? String,
+                        group: attributes[kSecAttrAccessGroup as String] as? String,
+                        generic: attributes[kSecAttrGeneric as String] as? Data,
+                        invisible: attributes[kSecAttrIsInvisible as String] as? Bool, type: attributes[kSecAttrType as String] as? Int)
+        }
+        let created = try #require(seen.created)
+        let modified = try #require(seen.modified)
+        #expect(created == start)
+        #expect(modified.timeIntervalSince(created) == 60)
+        #expect(seen.label == "Renamed")
+        #expect(seen.comment == "note")
+        #expect(seen.generic == Data([1, 2]))
+        #expect(seen.invisible == true)
+        #expect(seen.type == 42)
+        #expect(seen.group == "com.example.app")
+    }
+}
+
+extension Timestamp {
+    /// The instant as a Foundation `Date`, computed independently of the module's conversion.
+    var foundationDateForTest: Date {
+        let parts = sinceEpoch.components
+        return Date(timeIntervalSince1970: TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18)
+    }
+}
+#endif

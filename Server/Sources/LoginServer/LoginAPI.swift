@@ -3,6 +3,7 @@ import Crypto
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 
 /// The HTTP API of seed 003's fingerprint login (REFERENCE §11): accounts, password sessions,
 /// device binding, challenges and device logins. Stateless apart from the repository.
@@ -56,7 +57,9 @@ struct LoginAPI: Sendable {
         else {
             throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
         }
-        let hash = try hasher.hash(body.password)
+        let hasher = self.hasher
+        let password = body.password
+        let hash = try await Self.offload { try hasher.hash(password) }
         let account = AccountRecord(
             profileID: UUID().uuidString.lowercased(), username: username, passwordHash: hash, createdAt: clock.now()
         )
@@ -87,7 +90,10 @@ struct LoginAPI: Sendable {
 
         let account = try await repository.account(username: body.username)
         // Unknown users cost one hash too, so the two failures take about as long.
-        let matches = hasher.verify(body.password, against: account?.passwordHash ?? hasher.decoy())
+        let hasher = self.hasher
+        let password = body.password
+        let stored = account?.passwordHash ?? hasher.decoy()
+        let matches = try await Self.offload { hasher.verify(password, against: stored) }
         guard let account, matches else {
             let now = clock.now()
             try await repository.recordFailure(key: accountKey, at: now, window: configuration.failureWindow)
@@ -304,6 +310,12 @@ struct LoginAPI: Sendable {
         let session = try await startSession(profileID: device.profileID)
         context.logger.info("token login", metadata: ["profileID": .string(device.profileID), "deviceID": .string(device.deviceID)])
         return try json(session)
+    }
+
+    /// Runs slow work (a PBKDF2 hash: tens of milliseconds) on NIO's blocking thread pool, so it
+    /// never holds one of the few threads that run every request's async code.
+    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(work)
     }
 
     // MARK: Bodies

@@ -28,15 +28,26 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-/// A fresh, empty database of one backend.
-struct TestDatabase: Sendable {
+/// A fresh, empty database of one backend. A SQLite database's folder is deleted when the last
+/// reference goes (PostgreSQL databases live in the script's temporary cluster).
+final class TestDatabase: Sendable {
     let location: DatabaseLocation
+    private let folder: URL?
+
+    init(location: DatabaseLocation, folder: URL? = nil) {
+        self.location = location
+        self.folder = folder
+    }
+
+    deinit {
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
 
     static func make(_ backend: Backend) async throws -> TestDatabase {
         switch backend {
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-server-tests-\(UUID().uuidString)")
-            return TestDatabase(location: .sqlite(path: folder.appendingPathComponent("login.sqlite").path))
+            return TestDatabase(location: .sqlite(path: folder.appendingPathComponent("login.sqlite").path), folder: folder)
         case .postgres:
             guard let url = Backend.postgresURL else {
                 Issue.record("PostgreSQL is required (TOUCHSTONE_TEST_POSTGRES_REQUIRED=1) but TOUCHSTONE_TEST_POSTGRES_URL is not set")

@@ -106,12 +106,13 @@ struct LoginAPI: Sendable {
         return try json(session)
     }
 
-    /// Makes a new bearer token, stores its hash and returns it.
-    func startSession(profileID: String) async throws -> SessionResponse {
+    /// Makes a new bearer token, stores its hash (with the device's last use, if a device logged
+    /// in) and returns it.
+    func startSession(profileID: String, deviceID: String? = nil) async throws -> SessionResponse {
         let token = randomBytes(32)
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
-        try await repository.createSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt, now: now)
+        try await repository.createSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt, now: now, usedDeviceID: deviceID)
         return SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt)
     }
 
@@ -238,13 +239,14 @@ struct LoginAPI: Sendable {
 
     func createChallenge(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
         let body = try await decode(ChallengeRequest.self, from: request)
-        guard body.deviceID.utf8.count <= 64, let device = try await repository.device(id: body.deviceID), device.kind == .key else {
-            throw APIError(.notFound, "unknown_device", "No signing device with that ID is bound.")
-        }
         let challenge = randomBytes(32)
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(configuration.challengeLifetime.timeInterval)
-        try await repository.createChallenge(hash: sha256(challenge), deviceID: device.deviceID, expiresAt: expiresAt, now: now)
+        guard body.deviceID.utf8.count <= 64,
+              try await repository.createChallenge(hash: sha256(challenge), deviceID: body.deviceID, expiresAt: expiresAt, now: now)
+        else {
+            throw APIError(.notFound, "unknown_device", "No signing device with that ID is bound.")
+        }
         return try json(ChallengeResponse(challenge: Data(challenge).base64EncodedString(), expiresAt: expiresAt))
     }
 
@@ -265,9 +267,8 @@ struct LoginAPI: Sendable {
         // The challenge is consumed before the signature is checked: a forged attempt burns it
         // too, and of two concurrent logins with one challenge only the one that deletes it goes on.
         guard body.deviceID.utf8.count <= 64, challenge.count == 32,
-              let device = try await repository.device(id: body.deviceID), device.kind == .key,
-              let keyBytes = device.publicKey,
-              try await repository.consumeChallenge(hash: sha256(challenge), deviceID: device.deviceID, now: clock.now()),
+              let device = try await repository.consumeChallenge(hash: sha256(challenge), deviceID: body.deviceID, now: clock.now()),
+              device.kind == .key, let keyBytes = device.publicKey,
               let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
               let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
               key.isValidSignature(parsed, for: challenge)
@@ -278,8 +279,7 @@ struct LoginAPI: Sendable {
             ])
             throw APIError.loginFailed
         }
-        try await repository.markDeviceUsed(id: device.deviceID, at: clock.now())
-        let session = try await startSession(profileID: device.profileID)
+        let session = try await startSession(profileID: device.profileID, deviceID: device.deviceID)
         context.logger.info("signature login", metadata: ["profileID": .string(device.profileID), "deviceID": .string(device.deviceID)])
         return try json(session)
     }
@@ -306,8 +306,7 @@ struct LoginAPI: Sendable {
             context.logger.notice("token login failed", metadata: ["address": .string(context.remoteAddress)])
             throw APIError.loginFailed
         }
-        try await repository.markDeviceUsed(id: device.deviceID, at: clock.now())
-        let session = try await startSession(profileID: device.profileID)
+        let session = try await startSession(profileID: device.profileID, deviceID: device.deviceID)
         context.logger.info("token login", metadata: ["profileID": .string(device.profileID), "deviceID": .string(device.deviceID)])
         return try json(session)
     }

@@ -83,8 +83,9 @@ public protocol LoginRepository: Sendable {
     /// The account with this username, if any.
     func account(username: String) async throws -> AccountRecord?
 
-    /// Stores a session token hash that is valid until `expiresAt`.
-    func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws
+    /// Stores a session token hash that is valid until `expiresAt`; when a device logged in,
+    /// records `now` as its last use in the same transaction.
+    func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws
     /// The profile of a session that is still valid at `now`, if any.
     func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String?
 
@@ -98,14 +99,14 @@ public protocol LoginRepository: Sendable {
     func device(credentialHash: [UInt8]) async throws -> DeviceRecord?
     /// Unbinds a device of this account (and drops its challenges); `false` if there is none.
     func deleteDevice(id: String, profileID: String) async throws -> Bool
-    /// Records a successful login of a device.
-    func markDeviceUsed(id: String, at: Date) async throws
 
-    /// Stores a challenge hash for a device, valid until `expiresAt`.
-    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws
-    /// Deletes the challenge if it belongs to the device and is live at `now`, in one atomic step:
-    /// of two concurrent calls with the same challenge, at most one returns `true`.
-    func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> Bool
+    /// Stores a challenge hash, valid until `expiresAt`, for a bound device of kind `.key`;
+    /// `false` (and nothing stored) when there is no such device.
+    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool
+    /// Deletes the challenge if it belongs to the device and is live at `now`, and returns the
+    /// device, in one atomic step: of two concurrent calls with the same challenge, at most one
+    /// gets the device; every other call gets `nil`.
+    func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord?
 
     /// Records one failed login under `key` (an account or an address).
     func recordFailure(key: String, at: Date, window: Duration) async throws

@@ -108,12 +108,16 @@ public struct PostgresLoginRepository: LoginRepository {
         return nil
     }
 
-    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
+    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws {
         if shouldPrune() {
             try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
         }
+        // One statement: the device's last use and the session land together.
         try await client.query(
             """
+            WITH touched AS (
+                UPDATE devices SET last_used_at = \(now.millisecondsSince1970) WHERE device_id = \(usedDeviceID)
+            )
             INSERT INTO sessions (token_hash, profile_id, expires_at)
             VALUES (\(Data(tokenHash)), \(profileID), \(expiresAt.millisecondsSince1970))
             """,
@@ -199,36 +203,32 @@ public struct PostgresLoginRepository: LoginRepository {
         return try await rows.collect().count == 1
     }
 
-    public func markDeviceUsed(id: String, at date: Date) async throws {
-        try await client.query(
-            "UPDATE devices SET last_used_at = \(date.millisecondsSince1970) WHERE device_id = \(id)",
-            logger: quiet
-        )
-    }
-
-    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws {
+    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool {
         if shouldPrune() {
             try await client.query("DELETE FROM challenges WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
         }
-        try await client.query(
-            """
-            INSERT INTO challenges (challenge_hash, device_id, expires_at)
-            VALUES (\(Data(hash)), \(deviceID), \(expiresAt.millisecondsSince1970))
-            """,
-            logger: quiet
-        )
-    }
-
-    public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> Bool {
         let rows = try await client.query(
             """
-            DELETE FROM challenges
-            WHERE challenge_hash = \(Data(hash)) AND device_id = \(deviceID) AND expires_at > \(now.millisecondsSince1970)
+            INSERT INTO challenges (challenge_hash, device_id, expires_at)
+            SELECT \(Data(hash)), device_id, \(expiresAt.millisecondsSince1970) FROM devices
+            WHERE device_id = \(deviceID) AND kind = 'key'
             RETURNING device_id
             """,
             logger: quiet
         )
         return try await rows.collect().count == 1
+    }
+
+    public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? {
+        // One statement: the delete decides, and the device comes back with it.
+        try await devices(
+            """
+            DELETE FROM challenges c USING devices d
+            WHERE c.challenge_hash = \(Data(hash)) AND c.device_id = \(deviceID)
+              AND c.expires_at > \(now.millisecondsSince1970) AND d.device_id = c.device_id
+            RETURNING d.device_id, d.profile_id, d.kind, d.name, d.credential_hash, d.public_key, d.created_at, d.last_used_at
+            """
+        ).first
     }
 
     public func recordFailure(key: String, at date: Date, window: Duration) async throws {

@@ -98,8 +98,14 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
-    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
+    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws {
         try await writer.write { db in
+            if let usedDeviceID {
+                try db.execute(
+                    sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?",
+                    arguments: [now.millisecondsSince1970, usedDeviceID]
+                )
+            }
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             }
@@ -183,34 +189,31 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
-    public func markDeviceUsed(id: String, at date: Date) async throws {
-        try await writer.write { db in
-            try db.execute(
-                sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?",
-                arguments: [date.millisecondsSince1970, id]
-            )
-        }
-    }
-
-    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws {
+    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool {
         try await writer.write { db in
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             }
             try db.execute(
-                sql: "INSERT INTO challenges (challenge_hash, device_id, expires_at) VALUES (?, ?, ?)",
-                arguments: [Data(hash), deviceID, expiresAt.millisecondsSince1970]
+                sql: """
+                    INSERT INTO challenges (challenge_hash, device_id, expires_at)
+                    SELECT ?, device_id, ? FROM devices WHERE device_id = ? AND kind = 'key'
+                    """,
+                arguments: [Data(hash), expiresAt.millisecondsSince1970, deviceID]
             )
+            return db.changesCount == 1
         }
     }
 
-    public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> Bool {
+    public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? {
         try await writer.write { db in
             try db.execute(
                 sql: "DELETE FROM challenges WHERE challenge_hash = ? AND device_id = ? AND expires_at > ?",
                 arguments: [Data(hash), deviceID, now.millisecondsSince1970]
             )
-            return db.changesCount == 1
+            guard db.changesCount == 1 else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", arguments: [deviceID])
+                .flatMap(Self.device(from:))
         }
     }
 

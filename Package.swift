@@ -83,7 +83,7 @@ let package = Package(
         // it and re-exports it, as Apple's framework does.
         .target(
             name: "Security",
-            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -83,6 +83,26 @@ public struct KeyStore: Sendable {
         throw KeychainError(.storageFailure, message: "no valid P-256 scalar could be generated")
     }
 
+    /// Stores a key made with `permanent: false` (`SecItemAdd` with `kSecValueRef`), with a
+    /// new tag / label when given; errSecDuplicateItem when it is stored already. Never prompts.
+    @discardableResult
+    public func store(_ key: EnclaveKey, tag: Data? = nil, label: String? = nil) throws -> EnclaveKey {
+        guard key.appID == authenticator.appID else { throw KeychainError(.invalidParameter, message: "the key belongs to another app") }
+        let stored = EnclaveKey(
+            appID: key.appID, publicKeyData: key.publicKeyData, applicationTag: tag ?? key.applicationTag,
+            label: label ?? key.label, accessibility: key.accessibility, flags: key.flags, isPermanent: true,
+            creationDate: key.creationDate, enrolledSetHash: key.enrolledSetHash, enrollmentSequence: key.enrollmentSequence,
+            sealedPrivateKey: key.sealedPrivateKey)
+        let record = try record(of: stored)
+        try keychain.translatingErrors {
+            try device.storage.transaction { transaction in
+                if try transaction.read(record.key) != nil { throw KeychainError(.duplicateItem, message: "the key is stored already") }
+                transaction.put(record)
+            }
+        }
+        return stored
+    }
+
     // MARK: Finding and deleting
 
     /// The stored keys of this app with `tag` and / or `label` (all when both are nil), oldest

@@ -150,6 +150,7 @@ public struct CommandTable: Sendable {
         table.register(evaluationCommands())
         table.register(changeDetectionCommands())
         table.register(keychainCommands())
+        table.register(keyCommands())
         table.register(timeCommands())
         table.register(expectationCommands())
         return table

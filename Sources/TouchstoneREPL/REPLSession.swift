@@ -29,6 +29,8 @@ public final class REPLSession {
     public var readSecret: ((String) -> String?)?
     /// What the last command other than `expect` did.
     public internal(set) var previous: CommandRecord?
+    /// The last signature `key sign` made (`key verify <name> <message> last` checks it).
+    public internal(set) var lastSignature: Data?
 
     /// Where the virtual clock's time is kept, so a persistent device keeps its time across
     /// restarts.

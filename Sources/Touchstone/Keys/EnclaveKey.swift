@@ -54,6 +54,14 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
         get throws { try P256.Signing.PublicKey(x963Representation: publicKeyData) }
     }
 
+    /// Whether `signature` (DER ECDSA) is this key's signature over SHA-256 of `message`
+    /// (`SecKeyVerifySignature` with `.ecdsaSignatureMessageX962SHA256`); needs no authentication.
+    public func isValidSignature(_ signature: Data, for message: Data) -> Bool {
+        guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
+              let publicKey = try? signingPublicKey else { return false }
+        return publicKey.isValidSignature(parsed, for: message)
+    }
+
     /// `key 1a2b… tag=login label=Login whenUnlocked [privateKeyUsage|biometryCurrentSet]`.
     public var description: String {
         var text = "key \(id.prefix(16))"

@@ -119,6 +119,8 @@ let package = Package(
         example("Seed001Availability", dependencies: ["LocalAuthentication"]),
         example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication"]),
         example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
+        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
+        example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
 
         .executableTarget(
             name: "TouchstoneBench",

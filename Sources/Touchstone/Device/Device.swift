@@ -34,6 +34,9 @@ public final class Device: Sendable {
         let state: DeviceState
         let counters: DeviceCounters
         let secretKey: SymmetricKey
+        /// Keys derived from ``secretKey`` (the Secure Enclave's per-app sealing keys), kept
+        /// with the snapshot so a signature does not run HKDF again while the device is unchanged.
+        let derivedKeys = Mutex<[String: Data]>([:])
 
         init(state: DeviceState, counters: DeviceCounters, secretKey: SymmetricKey) {
             self.state = state

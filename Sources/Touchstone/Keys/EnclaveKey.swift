@@ -47,7 +47,7 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
     public var applicationLabel: Data { Data(Insecure.SHA1.hash(data: publicKeyData)) }
 
     /// The key's identifier: ``applicationLabel`` in lowercase hex.
-    public var id: String { applicationLabel.map { String(format: "%02x", $0) }.joined() }
+    public var id: String { applicationLabel.hexString }
 
     /// The public key as swift-crypto's signing key, to verify signatures.
     public var signingPublicKey: P256.Signing.PublicKey {
@@ -65,7 +65,7 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
     /// `key 1a2b… tag=login label=Login whenUnlocked [privateKeyUsage|biometryCurrentSet]`.
     public var description: String {
         var text = "key \(id.prefix(16))"
-        if let applicationTag { text += " tag=\(String(data: applicationTag, encoding: .utf8) ?? applicationTag.map { String(format: "%02x", $0) }.joined())" }
+        if let applicationTag { text += " tag=\(String(data: applicationTag, encoding: .utf8) ?? applicationTag.hexString)" }
         if let label { text += " label=\(label)" }
         return text + " \(accessControl)" + (isPermanent ? "" : " ephemeral")
     }

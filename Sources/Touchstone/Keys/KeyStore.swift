@@ -219,8 +219,13 @@ public struct KeyStore: Sendable {
     private static let salt = Data("touchstone.keys.v1".utf8)
 
     private func deviceKey(_ snapshot: Device.Snapshot) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: snapshot.secretKey, salt: Self.salt,
-                               info: Data(authenticator.appID.utf8), outputByteCount: 32)
+        let appID = authenticator.appID
+        if let cached = snapshot.derivedKeys.withLock({ $0[appID] }) { return SymmetricKey(data: cached) }
+        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: snapshot.secretKey, salt: Self.salt,
+                                         info: Data(appID.utf8), outputByteCount: 32)
+        let bytes = key.withUnsafeBytes { Data($0) }
+        snapshot.derivedKeys.withLock { $0[appID] = bytes }
+        return key
     }
 
     private func aad(_ publicKey: Data) -> Data {

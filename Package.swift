@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
         .executable(name: "touchstone", targets: ["touchstone"]),
         .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
@@ -89,6 +90,14 @@ let package = Package(
         .target(
             name: "LocalAuthentication",
             dependencies: ["Security", "Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
+        // CryptoKit's `SecureEnclave` keys over the simulated Secure Enclave; re-exports
+        // swift-crypto, so `import CryptoKit` works unchanged (Linux only: depend on it with
+        // `condition: .when(platforms: [.linux])`).
+        .target(
+            name: "CryptoKit",
+            dependencies: ["LocalAuthentication", "Security", "Touchstone", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
 
@@ -159,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -24,6 +24,9 @@ struct KeyQuery {
     let returnData: Bool
     let limitAll: Bool
     let valueRef: SecKey?
+    /// `kSecUseAuthenticationUIFail` (or `kSecUseNoAuthenticationUI`): the key's operations fail
+    /// instead of prompting.
+    let failsWithoutUI: Bool
 
     /// Whether `dictionary` names `kSecClassKey`.
     static func isKeyClass(_ dictionary: CFDictionary) -> Bool {
@@ -65,6 +68,9 @@ struct KeyQuery {
         case let text as String: limitAll = text == kSecMatchLimitAll as String
         case let raw?: limitAll = (KeychainQuery.integer(raw) ?? 1) > 1
         }
+        let ui = dictionary[kSecUseAuthenticationUI as String] as? String
+        let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) } ?? false
+        failsWithoutUI = ui == kSecUseAuthenticationUIFail as String || noUI
         if let raw = dictionary[kSecValueRef as String] {
             guard let key = raw as? SecKey else { throw Invalid(reason: "kSecValueRef must be a SecKey") }
             valueRef = key
@@ -165,7 +171,8 @@ enum KeyItems {
             if query.returnData, !query.returnRef, !query.returnAttributes { return errSecParam }
             if !query.limitAll { found = [found[0]] }
             let shaped: [Any] = found.map { key in
-                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt)
+                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt,
+                                    failsWithoutUI: query.failsWithoutUI)
                 if query.returnAttributes {
                     var attributes = KeyQuery.attributes(of: secKey)
                     if query.returnRef { attributes[kSecValueRef as String] = secKey }

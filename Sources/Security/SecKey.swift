@@ -41,11 +41,15 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
     let context: (any KeychainAuthenticationContext)?
     /// `kSecUseOperationPrompt` given when the key was made or found.
     let prompt: String?
+    /// `kSecUseAuthenticationUIFail` given when the key was found: operations never prompt.
+    let failsWithoutUI: Bool
 
-    init(_ material: Material, context: (any KeychainAuthenticationContext)? = nil, prompt: String? = nil) {
+    init(_ material: Material, context: (any KeychainAuthenticationContext)? = nil, prompt: String? = nil,
+         failsWithoutUI: Bool = false) {
         self.material = material
         self.context = context
         self.prompt = prompt
+        self.failsWithoutUI = failsWithoutUI
     }
 
     /// The Touchstone key behind a private key; nil for a public key.
@@ -399,9 +403,15 @@ struct SecKeyCall {
         return (enclave, authenticator)
     }
 
-    /// The engine context the key's operations run on: its `LAContext`'s, or nil (a fresh one).
+    /// The engine context the key's operations run on: its `LAContext`'s, or nil (a fresh one);
+    /// under `kSecUseAuthenticationUIFail` without a context, a fresh one that may not prompt.
     func engineContext(_ key: SecKey) throws -> AuthenticationContext? {
-        guard let context = key.context else { return nil }
+        guard let context = key.context else {
+            guard key.failsWithoutUI, case let .enclave(_, authenticator) = key.material else { return nil }
+            let engine = authenticator.makeContext()
+            engine.interactionNotAllowed = true
+            return engine
+        }
         guard let engine = context.touchstoneContext else {
             throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
         }

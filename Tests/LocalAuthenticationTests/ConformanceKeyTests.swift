@@ -137,6 +137,21 @@ struct ConformanceKeyTests {
         #expect(failure?.0 == NSOSStatusErrorDomain && failure?.1 == Int(errSecInteractionNotAllowed))
     }
 
+    @Test("§10 kSecUseAuthenticationUIFail on the key query: signing that needs the user is errSecInteractionNotAllowed")
+    func authenticationUIFail() async throws {
+        let sim = try SimDevice()
+        let failure = await sim.keychain { () -> (String, Int)? in
+            guard Self.makeKey().0 != nil else { return nil }
+            var result: CFTypeRef?
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                        kSecReturnRef as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]
+            guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let key = result as? SecKey else { return nil }
+            return Self.code(Self.sign(key))
+        }
+        #expect(failure?.0 == NSOSStatusErrorDomain && failure?.1 == Int(errSecInteractionNotAllowed))
+        #expect(sim.scriptingMistakes.isEmpty)
+    }
+
     @Test("§10 a context that already evaluated signs without a second prompt")
     func evaluatedContext() async throws {
         let sim = try SimDevice()

@@ -424,9 +424,15 @@ public struct Keychain: Sendable {
     /// A device-wide hash of the enrolled set (independent of apps and OS upgrades); nil when
     /// nothing is enrolled.
     private func enrolledSetHash(_ snapshot: Device.Snapshot) -> Data? {
-        DomainStateDerivation.biometryHash(
+        // Kept with the snapshot (the enrolled set cannot change without a new one), so
+        // reading items and using keys does not compute the HMAC again.
+        let cacheKey = "\u{0}keychain.current-set.\(device.biometryType.rawValue)"
+        if let cached = snapshot.derivedKeys.withLock({ $0[cacheKey] }) { return cached.isEmpty ? nil : cached }
+        let hash = DomainStateDerivation.biometryHash(
             key: snapshot.secretKey, appID: "\u{0}keychain.current-set", osEpoch: 0,
             templates: snapshot.state.templates(for: device.biometryType))
+        snapshot.derivedKeys.withLock { $0[cacheKey] = hash ?? Data() }
+        return hash
     }
 
     private func applicationPassword(_ context: AuthenticationContext?) throws -> Data {

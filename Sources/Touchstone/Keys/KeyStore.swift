@@ -27,7 +27,9 @@ import Foundation
 ///
 /// Sealing: the private scalar is sealed with AES-GCM under a key derived by HKDF-SHA256 from
 /// the device secret (salt `touchstone.keys.v1`, info = app id), authenticating the app id and
-/// the public key, so a sealed key cannot be moved to another app or device.
+/// the public key, so a sealed key cannot be moved to another app or device. Every use opens the
+/// sealed key again; the swift-crypto key object built from the opened scalar is kept per device
+/// in memory (at most 64), so its public point is not recomputed on each signature.
 public struct KeyStore: Sendable {
     /// The storage namespace of permanent keys (`keys/<app>/<application label hex>`).
     public static let namespace = "keys"
@@ -206,11 +208,22 @@ public struct KeyStore: Sendable {
             }
             try await keychain.enforce(key, storedAt: storedAt, context: context, reason: reason)
             let raw = try open(key.sealedPrivateKey, publicKey: key.publicKeyData, snapshot: try device.snapshot())
+            if let known = device.unsealedKeys.withLock({ $0[raw] }) { return known.key }
+            let privateKey: P256.Signing.PrivateKey
             do {
-                return try P256.Signing.PrivateKey(rawRepresentation: raw)
+                privateKey = try P256.Signing.PrivateKey(rawRepresentation: raw)
             } catch {
                 throw KeychainError(.corrupt, message: "the sealed key is not a P-256 key")
             }
+            guard privateKey.publicKey.x963Representation == key.publicKeyData else {
+                throw KeychainError(.corrupt, message: "the sealed key does not match its public key")
+            }
+            let unsealed = UnsealedKey(privateKey)
+            device.unsealedKeys.withLock { keys in
+                if keys.count >= 64 { keys.removeAll() }
+                keys[raw] = unsealed
+            }
+            return privateKey
         }
     }
 
@@ -277,6 +290,16 @@ public struct KeyStore: Sendable {
         } catch {
             throw KeychainError(.corrupt, message: "stored key '\(record.key.name)' cannot be decoded")
         }
+    }
+}
+
+/// A swift-crypto private key shared between threads. `@unchecked`: immutable after
+/// creation, and BoringSSL signs with a const key.
+final class UnsealedKey: @unchecked Sendable {
+    let key: P256.Signing.PrivateKey
+
+    init(_ key: P256.Signing.PrivateKey) {
+        self.key = key
     }
 }
 

@@ -125,7 +125,11 @@ struct KeyQuery {
     }
 
     static func normalize(_ dictionary: CFDictionary) throws -> [String: Any] { try KeychainQuery.normalize(dictionary) }
-    static func integer(_ value: Any) -> Int? { KeychainQuery.integer(value) }
+    /// A number given as `Int`, `NSNumber` or a decimal `String` (`kSecAttrKeySizeInBits: "256"` appears in real code).
+    static func integer(_ value: Any) -> Int? {
+        if let text = value as? String { return Int(text) }
+        return KeychainQuery.integer(value)
+    }
     static func data(_ value: Any) -> Data? { KeychainQuery.data(value) }
 }
 

@@ -102,6 +102,25 @@ struct ConformanceKeyTests {
         #expect(refused && roundTrip)
     }
 
+    @Test("§10 only 256-bit EC keys in the Secure Enclave: RSA or 384 bits is errSecParam, no token errSecUnimplemented")
+    func creationParameters() async throws {
+        let sim = try SimDevice()
+        let codes = await sim.keychain { () -> [Int] in
+            func create(_ attributes: [String: Any]) -> Int {
+                var error: Unmanaged<CFError>?
+                if SecKeyCreateRandomKey(attributes as CFDictionary, &error) != nil { return 0 }
+                return (error?.takeRetainedValue() as NSError?)?.code ?? 1
+            }
+            let base: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: "256",
+                                       kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]
+            return [create(base),
+                    create(base.merging([kSecAttrKeyType as String: kSecAttrKeyTypeRSA]) { $1 }),
+                    create(base.merging([kSecAttrKeySizeInBits as String: 384]) { $1 }),
+                    create(base.filter { $0.key != kSecAttrTokenID as String })]
+        }
+        #expect(codes == [0, Int(errSecParam), Int(errSecParam), Int(errSecUnimplemented)])
+    }
+
     @Test("§10 a cancelled signing prompt fails with LAError -2 in the CFError (observed on iOS)")
     func cancel() async throws {
         let sim = try SimDevice()

@@ -110,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "CLibEdit"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -110,7 +110,9 @@ open class LARight: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    init(requirement: LAAuthenticationRequirement, authenticator: Authenticator) {
+    /// A right with `requirement` on `authenticator`'s device (Touchstone only; Apple has no
+    /// such initializer).
+    public init(requirement: LAAuthenticationRequirement, authenticator: Authenticator) {
         self.requirement = requirement
         device = .success(authenticator)
         super.init()

@@ -151,6 +151,7 @@ public struct CommandTable: Sendable {
         table.register(changeDetectionCommands())
         table.register(keychainCommands())
         table.register(keyCommands())
+        table.register(rightCommands())
         table.register(timeCommands())
         table.register(expectationCommands())
         return table

@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
         .executable(name: "touchstone", targets: ["touchstone"]),
         .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
@@ -83,12 +84,20 @@ let package = Package(
         // it and re-exports it, as Apple's framework does.
         .target(
             name: "Security",
-            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "LocalAuthentication",
             dependencies: ["Security", "Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
+        // CryptoKit's `SecureEnclave` keys over the simulated Secure Enclave; re-exports
+        // swift-crypto, so `import CryptoKit` works unchanged (Linux only: depend on it with
+        // `condition: .when(platforms: [.linux])`).
+        .target(
+            name: "CryptoKit",
+            dependencies: ["LocalAuthentication", "Security", "Touchstone", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
 
@@ -101,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "CLibEdit"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -119,6 +128,8 @@ let package = Package(
         example("Seed001Availability", dependencies: ["LocalAuthentication"]),
         example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication"]),
         example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
+        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
+        example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
 
         .executableTarget(
             name: "TouchstoneBench",
@@ -157,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
         .testTarget(

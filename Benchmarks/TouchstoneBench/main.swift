@@ -6,11 +6,12 @@
 //   swift run -c release touchstone-bench storage    # keychain on each backend vs. raw GRDB, then open
 //                                                    # and write cost by store size vs. empty
 //   swift run -c release touchstone-bench storage-scaling   # only the second half
+//   swift run -c release touchstone-bench keys       # Secure Enclave signing vs. bare P-256 signing
 //   swift run -c release touchstone-bench all
 
 import Foundation
 
-let benchmarks = ["evaluate", "repl", "storage"]
+let benchmarks = ["evaluate", "repl", "storage", "keys"]
 let requested = Array(CommandLine.arguments.dropFirst())
 let selection = requested.isEmpty || requested == ["all"] ? benchmarks : requested
 
@@ -33,6 +34,7 @@ do {
             try await runStorageBenchmark()
             try runStorageScalingBenchmark()
         case "storage-scaling": try runStorageScalingBenchmark()
+        case "keys": try await runKeysBenchmark()
         default:
             FileHandle.standardError.write(Data("unknown benchmark '\(name)'; known: \(benchmarks.joined(separator: ", ")), storage-scaling, all\n".utf8))
             exit(2)

@@ -118,10 +118,4 @@ public func CFErrorCopyDescription(_ error: CFError) -> CFString! {
     NSString(string: error.localizedDescription)
 }
 
-/// A key (`SecKey`): the type exists so that a `CFTypeRef` result can be cast to it
-/// (`result as! SecKey`), but no key can be made or found yet — `kSecClassKey` items are
-/// `errSecUnimplemented` until Touchstone's keys arrive.
-public final class SecKey: Sendable {
-    private init() {}
-}
 #endif

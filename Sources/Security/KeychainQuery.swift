@@ -5,7 +5,7 @@ import Touchstone
 /// What the keychain needs from the `LAContext` given as `kSecUseAuthenticationContext`.
 /// `LocalAuthentication` conforms `LAContext` to it (this module sits below that one, as
 /// Apple's Security sits below LocalAuthentication).
-package protocol KeychainAuthenticationContext: AnyObject {
+package protocol KeychainAuthenticationContext: AnyObject, Sendable {
     /// The engine context; nil when the default device could not be composed.
     var touchstoneContext: AuthenticationContext? { get }
     /// The reason a keychain prompt shows.

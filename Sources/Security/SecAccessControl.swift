@@ -52,7 +52,7 @@ public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible
     /// The Touchstone access control it stands for.
     public let touchstoneAccessControl: AccessControl
 
-    init(_ accessControl: AccessControl) {
+    package init(_ accessControl: AccessControl) {
         touchstoneAccessControl = accessControl
     }
 

@@ -13,10 +13,11 @@ import Touchstone
 /// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a
 /// whenPasscodeSetThisDeviceOnly item without a passcode, `errSecAuthFailed` for a biometric
 /// access control with nothing enrolled or an applicationPassword item without the credential
-/// on the context, `errSecUnimplemented` for keys, certificates and identities.
+/// on the context, `errSecUnimplemented` for certificates and identities. For `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    KeychainCall.run { call in
+    if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
+    return KeychainCall.run { call in
         let query = try KeychainQuery(attributes)
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
@@ -45,7 +46,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// `evaluateAccessControl`, reuse window, `interactionNotAllowed` and application password).
 /// Statuses: `errSecItemNotFound` (none, or invalidated by an enrollment change),
 /// `errSecUserCanceled`, `errSecAuthFailed` (failed, locked out, wrong application password),
-/// `errSecInteractionNotAllowed`, `errSecUnimplemented` (keys, certificates, identities).
+/// `errSecInteractionNotAllowed`, `errSecUnimplemented` (certificates, identities). `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s.
 ///
 /// ```swift
 /// var result: CFTypeRef?
@@ -54,7 +55,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// ```
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    KeychainCall.run { call in
+    if KeyQuery.isKeyClass(query) { return KeyItems.copyMatching(query, result) }
+    return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
         let appID = keychain.authenticator.appID
@@ -114,10 +116,11 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 }
 
 /// Deletes every item matching `query` (invalidated ones too); `errSecItemNotFound` when there
-/// is none, `errSecUnimplemented` for keys, certificates and identities. Never prompts.
+/// is none, `errSecUnimplemented` for certificates and identities (keys are deleted by tag, label or `kSecValueRef`). Never prompts.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    KeychainCall.run { call in
+    if KeyQuery.isKeyClass(query) { return KeyItems.delete(query) }
+    return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
         let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID, includingInvalidated: true)
@@ -167,10 +170,18 @@ struct KeychainCall {
         }
     }
 
+    /// Records the device a call used.
+    mutating func use(_ authenticator: Authenticator) { used = authenticator }
+
     /// The keychain of the query's context's device, or of the default device.
     mutating func keychain(_ query: KeychainQuery) throws -> Keychain {
+        try authenticator(context: query.context).keychain
+    }
+
+    /// The device of `context`, or the default device.
+    mutating func authenticator(context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
         let authenticator: Authenticator
-        if let context = query.context {
+        if let context {
             guard let engine = context.touchstoneContext else {
                 throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
             }
@@ -179,7 +190,7 @@ struct KeychainCall {
             authenticator = try LocalAuthenticationSystem.authenticator
         }
         used = authenticator
-        return authenticator.keychain
+        return authenticator
     }
 
     /// The engine context a protected read uses: the query's, or a fresh one that may not

@@ -13,7 +13,8 @@ nonisolated(unsafe) public let kSecClass: CFString = "class"
 nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
 /// Internet passwords: items keyed by `kSecAttrServer` and `kSecAttrAccount`.
 nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
-/// Keys: not simulated yet: every `SecItem*` call with this class is `errSecUnimplemented` (keys come with the keys-and-rights issue).
+/// Keys: Secure Enclave private keys, found by `kSecAttrApplicationTag`, `kSecAttrLabel` or
+/// `kSecAttrApplicationLabel`; `kSecReturnRef` gives a `SecKey` (see `SecKeyCreateRandomKey`).
 nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
 /// Certificates: not simulated: every `SecItem*` call with this class is `errSecUnimplemented`.
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
@@ -120,8 +121,8 @@ nonisolated(unsafe) public let kSecAttrCreationDate: CFString = "cdat"
 /// When the item was last changed (`Date`, the device's virtual clock): returned with `kSecReturnAttributes`, never set by callers.
 nonisolated(unsafe) public let kSecAttrModificationDate: CFString = "mdat"
 
-/// The application tag of a key (`Data`): accepted in `kSecClassKey` dictionaries, which are
-/// `errSecUnimplemented` until Touchstone's keys arrive.
+/// The application tag of a key (`Data`, or a `String` taken as its UTF-8 bytes): how apps
+/// name their keys in `kSecClassKey` queries.
 nonisolated(unsafe) public let kSecAttrApplicationTag: CFString = "atag"
 
 // MARK: kSecAttrProtocol values (all 31 of Apple's)

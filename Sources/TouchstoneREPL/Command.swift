@@ -150,6 +150,8 @@ public struct CommandTable: Sendable {
         table.register(evaluationCommands())
         table.register(changeDetectionCommands())
         table.register(keychainCommands())
+        table.register(keyCommands())
+        table.register(rightCommands())
         table.register(timeCommands())
         table.register(expectationCommands())
         return table

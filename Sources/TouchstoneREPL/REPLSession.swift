@@ -29,6 +29,11 @@ public final class REPLSession {
     public var readSecret: ((String) -> String?)?
     /// What the last command other than `expect` did.
     public internal(set) var previous: CommandRecord?
+    /// The last signature `key sign` or `right sign` made (`key verify <name> <message> last` checks it).
+    public internal(set) var lastSignature: Data?
+    /// Persisted rights loaded by `right authorize`, by identifier (their authorization lasts
+    /// until `right deauthorize`, `context new` does not end it).
+    var rights: [String: AnyObject] = [:]
 
     /// Where the virtual clock's time is kept, so a persistent device keeps its time across
     /// restarts.

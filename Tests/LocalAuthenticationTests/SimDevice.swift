@@ -20,11 +20,12 @@ struct SimDevice {
         passcode: String? = "1234",
         enrolled: [String] = ["thumb"],
         companion: [String: String]? = nil,
-        app: String = "com.example.app"
+        app: String = "com.example.app",
+        seed: UInt64 = 7
     ) throws {
         var composition = Composition()
         composition.app = app
-        composition.seed = 7
+        composition.seed = seed
         composition.sensor = sensor.map { PluginSelection($0, options: sensorOptions) }
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
         composition.companion = companion.map { PluginSelection("sim.companion", options: $0) }

@@ -6,6 +6,25 @@ import TouchstoneBuiltins
 /// The README's code, line for line, so the front page cannot drift from the API.
 @Suite("README examples")
 struct ReadmeTests {
+    @Test("the Secure Enclave key example in the README runs as printed")
+    func keyExample() async throws {
+        var builder = AuthenticatorBuilder(registry: .builtIn)
+        try builder.use(.passcode, "passcode.sim", options: ["rounds": "1000"])
+        let user = ScriptedInteraction()
+        let authenticator = try builder.build(interaction: user)
+        try authenticator.device.setPasscode("1234")
+        try authenticator.device.enroll("alice")
+
+        let keys = authenticator.keys
+        let key = try keys.create(accessControl: try AccessControl(.whenPasscodeSetThisDeviceOnly,
+                                                                   flags: [.privateKeyUsage, .biometryCurrentSet]))
+        user.enqueue([.present("alice")])
+        let challenge = Data("server-challenge".utf8)
+        let signature = try await keys.sign(challenge, with: key, reason: "Sign in")   // DER ECDSA P-256
+        #expect(key.isValidSignature(signature, for: challenge))
+        #expect(key.publicKeyData.count == 65)
+    }
+
     @Test("the SDK example in the README runs as printed")
     func sdkExample() async throws {
         var builder = AuthenticatorBuilder(registry: .builtIn)

@@ -34,6 +34,10 @@ public final class Device: Sendable {
         let state: DeviceState
         let counters: DeviceCounters
         let secretKey: SymmetricKey
+        /// Values derived from ``secretKey`` and this state (the Secure Enclave's per-app sealing
+        /// keys, the keychain's enrolled-set hash), kept with the snapshot so that using a key or
+        /// an item does not run HKDF / HMAC again while the device records are unchanged.
+        let derivedKeys = Mutex<[String: Data]>([:])
 
         init(state: DeviceState, counters: DeviceCounters, secretKey: SymmetricKey) {
             self.state = state
@@ -62,6 +66,9 @@ public final class Device: Sendable {
     }
 
     let activity = Mutex(Activity())
+    /// Secure Enclave keys as swift-crypto objects, by private scalar: a key is still unsealed
+    /// (AES-GCM opened) on every use, but its public point is not recomputed each time.
+    let unsealedKeys = Mutex<[Data: UnsealedKey]>([:])
     let traceStore = Mutex<Trace?>(nil)
 
     /// Opens the device stored in `storage`, creating it (with a fresh device secret) when the

@@ -203,8 +203,8 @@ public struct AccessControl: Sendable, Hashable, Codable, CustomStringConvertibl
         self.flags = flags
     }
 
-    /// An access control from flags checked before (stored items).
-    init(validated accessibility: Accessibility, flags: AccessControlFlags) {
+    /// An access control from flags checked before (stored items, fixed combinations).
+    package init(validated accessibility: Accessibility, flags: AccessControlFlags) {
         self.accessibility = accessibility
         self.flags = flags
     }

@@ -167,7 +167,7 @@ public struct Keychain: Sendable {
     /// What a new protection needs from the device now: a passcode for
     /// whenPasscodeSetThisDeviceOnly, an enrolled identity for biometric flags, and for
     /// biometryCurrentSet the enrolled set it is bound to.
-    private func protectionBinding(_ access: AccessControl) throws -> (setHash: Data?, sequence: Int?) {
+    func protectionBinding(_ access: AccessControl) throws -> (setHash: Data?, sequence: Int?) {
         let snapshot = try device.snapshot()
         try checkDataProtection(access.accessibility, snapshot: snapshot)
         if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
@@ -345,27 +345,43 @@ public struct Keychain: Sendable {
         }
         guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
         let item = try StoredItem.decode(record)
+        try await enforce(item, storedAt: key, context: context, reason: reason)
+        return item
+    }
+
+    /// The rules every protected thing obeys before it is used — keychain items and Secure
+    /// Enclave keys alike (``KeyStore`` calls this): an invalidated context is refused; the
+    /// data-protection class is checked against the lock state; a whenPasscodeSetThisDeviceOnly
+    /// one without a passcode is deleted (when stored at `key`) and reported missing; a
+    /// biometryCurrentSet one bound to another enrolled set is invalidated; then the evaluation
+    /// its flags require runs on `context` (a fresh one when nil) unless that context already
+    /// holds a grant satisfying the flags (an earlier evaluation, `evaluateAccessControl`, or
+    /// the reuse window inside the evaluation), honouring `interactionNotAllowed`.
+    func enforce(_ item: some ProtectedRecord, storedAt key: RecordKey?, context: AuthenticationContext?,
+                 reason: String) async throws {
+        if let context, context.isInvalidated {
+            throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
+        }
         let snapshot = try device.snapshot()
         try checkDataProtection(item.accessibility, snapshot: snapshot)
         if item.accessibility == .whenPasscodeSetThisDeviceOnly || item.flags.contains(.biometryCurrentSet) {
             if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
-                try? device.storage.commit([.delete(key)])
+                if let key { try? device.storage.commit([.delete(key)]) }
                 throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
             }
             if isInvalidated(item, snapshot: snapshot) {
                 throw KeychainError(.invalidated)
             }
         }
-        guard let rule = item.flags.policyRule else { return item }
+        guard let rule = item.flags.policyRule else { return }
         let context = context ?? authenticator.makeContext()
-        if context.hasGrant(for: item.flags) { return item }
+        if context.hasGrant(for: item.flags) { return }
         let policy = AccessControlPolicy(flags: item.flags, rule: rule)
         try await context.evaluate(policy, reason: reason)
         // The enrolled set may have changed while the prompt was up.
         if item.flags.contains(.biometryCurrentSet), isInvalidated(item, snapshot: try device.snapshot()) {
             throw KeychainError(.invalidated)
         }
-        return item
     }
 
     /// The data-protection classes against the device's lock state (REFERENCE §9):
@@ -391,7 +407,7 @@ public struct Keychain: Sendable {
     /// Whether a biometryCurrentSet item was invalidated: the enrolled set changed since it was
     /// created. Invalidation is permanent — removing the added finger again does not bring the
     /// item back (REFERENCE §9) — so the change count decides, not only the current set.
-    private func isInvalidated(_ item: StoredItem, snapshot: Device.Snapshot) -> Bool {
+    func isInvalidated(_ item: some ProtectedRecord, snapshot: Device.Snapshot) -> Bool {
         guard item.flags.contains(.biometryCurrentSet) else { return false }
         if let sequence = item.enrollmentSequence, sequence != snapshot.state.enrollmentSequence { return true }
         return item.enrolledSetHash == nil || enrolledSetHash(snapshot) != item.enrolledSetHash
@@ -408,9 +424,15 @@ public struct Keychain: Sendable {
     /// A device-wide hash of the enrolled set (independent of apps and OS upgrades); nil when
     /// nothing is enrolled.
     private func enrolledSetHash(_ snapshot: Device.Snapshot) -> Data? {
-        DomainStateDerivation.biometryHash(
+        // Kept with the snapshot (the enrolled set cannot change without a new one), so
+        // reading items and using keys does not compute the HMAC again.
+        let cacheKey = "\u{0}keychain.current-set.\(device.biometryType.rawValue)"
+        if let cached = snapshot.derivedKeys.withLock({ $0[cacheKey] }) { return cached.isEmpty ? nil : cached }
+        let hash = DomainStateDerivation.biometryHash(
             key: snapshot.secretKey, appID: "\u{0}keychain.current-set", osEpoch: 0,
             templates: snapshot.state.templates(for: device.biometryType))
+        snapshot.derivedKeys.withLock { $0[cacheKey] = hash ?? Data() }
+        return hash
     }
 
     private func applicationPassword(_ context: AuthenticationContext?) throws -> Data {
@@ -435,7 +457,7 @@ public struct Keychain: Sendable {
     }
 
     /// Runs `body`, turning storage and authentication errors into ``KeychainError``s.
-    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StorageError {
@@ -445,7 +467,7 @@ public struct Keychain: Sendable {
         }
     }
 
-    private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+    func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as StorageError {
@@ -460,7 +482,8 @@ public struct Keychain: Sendable {
     /// Deletes every whenPasscodeSetThisDeviceOnly item of every app in `storage`, in one
     /// transaction. The device runs this when its passcode is removed.
     static func deletePasscodeBoundItems(in storage: any StorageBackend) throws {
-        let doomed = try storage.list(namespace: namespace).filter {
+        let records = try storage.list(namespace: namespace) + storage.list(namespace: KeyStore.namespace)
+        let doomed = records.filter {
             $0.attributes["accessible"] == Accessibility.whenPasscodeSetThisDeviceOnly.rawValue
         }
         guard !doomed.isEmpty else { return }
@@ -500,8 +523,19 @@ extension Authenticator {
     public var keychain: Keychain { Keychain(self) }
 }
 
+/// What the shared protection rules (``Keychain/enforce(_:storedAt:context:reason:)``) read of
+/// a stored item or key.
+protocol ProtectedRecord: Sendable {
+    var accessibility: Accessibility { get }
+    var flags: AccessControlFlags { get }
+    /// The enrolled-set hash at creation (biometryCurrentSet only).
+    var enrolledSetHash: Data? { get }
+    /// The device's enrollment-change count at creation (biometryCurrentSet only).
+    var enrollmentSequence: Int? { get }
+}
+
 /// The stored form of an item (record `keychain/<app>/<class>/<service>/<account>`).
-struct StoredItem: Codable, Sendable {
+struct StoredItem: Codable, Sendable, ProtectedRecord {
     var itemClass: KeychainItemClass
     var service: String
     var account: String

@@ -1,0 +1,143 @@
+#if !canImport(Darwin)
+@_exported import Crypto
+import Foundation
+import LocalAuthentication
+import Security
+import Touchstone
+
+/// CryptoKit's Secure Enclave keys over Touchstone's simulated Secure Enclave, so iOS code that
+/// writes `import CryptoKit` and `SecureEnclave.P256.Signing.PrivateKey(...)` compiles and runs
+/// on Linux. The module re-exports swift-crypto (`P256`, `SHA256`, ...), which has CryptoKit's
+/// names but no `SecureEnclave`.
+///
+/// ```swift
+/// import CryptoKit
+/// import LocalAuthentication
+///
+/// let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+///                                              [.privateKeyUsage, .biometryCurrentSet], nil)!
+/// let key = try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
+/// let signature = try key.signature(for: challenge)            // Touch ID prompt
+/// key.publicKey.isValidSignature(signature, for: challenge)     // true
+/// ```
+///
+/// Touchstone rules: keys live on the default device (``LocalAuthenticationSystem``) or the
+/// authentication context's device; a failed prompt throws its ``LAError``; a key invalidated by
+/// an enrollment change, or a `dataRepresentation` from another device, throws
+/// `CryptoKitError.underlyingCoreCryptoError` with the `OSStatus` (`errSecItemNotFound`,
+/// `errSecDecode`...). Key agreement is not offered: swift-crypto's `SharedSecret` cannot be made
+/// outside swift-crypto (use `SecKeyCopyKeyExchangeResult`).
+public enum SecureEnclave {
+    /// Whether a Secure Enclave is available: whether the default device can be composed.
+    public static var isAvailable: Bool { (try? LocalAuthenticationSystem.authenticator) != nil }
+
+    /// The P-256 keys of the Secure Enclave.
+    public enum P256 {
+        /// ECDSA signing keys.
+        public enum Signing {
+            /// A P-256 signing key generated inside the Secure Enclave; its
+            /// ``dataRepresentation`` is an opaque blob only this device can use.
+            public struct PrivateKey: @unchecked Sendable {
+                // @unchecked: every field is immutable; swift-crypto 3 does not mark its
+                // public key type Sendable.
+                let key: EnclaveKey
+                let authenticator: Authenticator
+                let context: LAContext?
+
+                /// The public key.
+                public let publicKey: Crypto.P256.Signing.PublicKey
+
+                /// Generates a key with `accessControl` (default: `privateKeyUsage` only); its
+                /// uses prompt through `authenticationContext` when given. Never prompts itself.
+                public init(compactRepresentable: Bool = true, accessControl: SecAccessControl = defaultAccessControl,
+                            authenticationContext: LAContext? = nil) throws {
+                    let authenticator = try Self.device(authenticationContext)
+                    do {
+                        key = try authenticator.keys.create(accessControl: accessControl.touchstoneAccessControl, permanent: false)
+                    } catch {
+                        throw Self.cryptoError(error, on: authenticator)
+                    }
+                    self.authenticator = authenticator
+                    context = authenticationContext
+                    publicKey = try key.signingPublicKey
+                }
+
+                /// Restores a key from its ``dataRepresentation`` on the device that made it.
+                public init(dataRepresentation: Data, authenticationContext: LAContext? = nil) throws {
+                    let authenticator = try Self.device(authenticationContext)
+                    guard let key = try? JSONDecoder().decode(EnclaveKey.self, from: dataRepresentation),
+                          key.appID == authenticator.appID else {
+                        throw CryptoKitError.incorrectParameterSize
+                    }
+                    self.key = key
+                    self.authenticator = authenticator
+                    context = authenticationContext
+                    publicKey = try key.signingPublicKey
+                }
+
+                /// The key as an opaque blob: the sealed private key, which only this device
+                /// (and this app) can open.
+                public var dataRepresentation: Data { (try? JSONEncoder().encode(key)) ?? Data() }
+
+                /// Signs the SHA-256 of `data` (the prompt happens here).
+                public func signature<D: DataProtocol>(for data: D) throws -> Crypto.P256.Signing.ECDSASignature {
+                    try sign(Data(data), digest: false)
+                }
+
+                /// Signs a SHA-256 digest (the prompt happens here).
+                public func signature<D: Digest>(for digest: D) throws -> Crypto.P256.Signing.ECDSASignature {
+                    try sign(digest.withUnsafeBytes { Data($0) }, digest: true)
+                }
+
+                private func sign(_ bytes: Data, digest: Bool) throws -> Crypto.P256.Signing.ECDSASignature {
+                    let keys = authenticator.keys
+                    let (key, engine, reason) = (self.key, context?.touchstoneContext, context?.localizedReason)
+                    let reasonOrDefault = (reason?.isEmpty ?? true) ? nil : reason
+                    defer { LocalAuthenticationSystem.didUse(authenticator) }
+                    do {
+                        let der = try runBlocking {
+                            digest ? try await keys.sign(digest: bytes, with: key, context: engine, reason: reasonOrDefault)
+                                : try await keys.sign(bytes, with: key, context: engine, reason: reasonOrDefault)
+                        }
+                        return try Crypto.P256.Signing.ECDSASignature(derRepresentation: der)
+                    } catch {
+                        throw Self.cryptoError(error, on: authenticator)
+                    }
+                }
+
+                /// `privateKeyUsage`, whenUnlockedThisDeviceOnly: CryptoKit's default.
+                public static var defaultAccessControl: SecAccessControl {
+                    SecAccessControl(AccessControl(validated: .whenUnlockedThisDeviceOnly, flags: .privateKeyUsage))
+                }
+
+                static func device(_ context: LAContext?) throws -> Authenticator {
+                    if let context {
+                        guard let engine = context.touchstoneContext else {
+                            throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
+                        }
+                        return engine.authenticator
+                    }
+                    return try LocalAuthenticationSystem.authenticator
+                }
+
+                /// A prompt's failure is its LAError; anything else a CryptoKit error with the `OSStatus`.
+                static func cryptoError(_ error: any Error, on authenticator: Authenticator) -> any Error {
+                    switch error {
+                    case let keychain as KeychainError:
+                        if keychain.kind != .interactionNotAllowed, let code = keychain.authenticationCode,
+                           let laCode = LAError.Code(rawValue: code.rawValue) {
+                            return LAError(laCode, userInfo: [NSLocalizedDescriptionKey: keychain.message])
+                        }
+                        return CryptoKitError.underlyingCoreCryptoError(error: keychain.osStatus)
+                    case let mistake as SimulationError:
+                        LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
+                        return LAError(.systemCancel, userInfo: [NSLocalizedDescriptionKey: "Touchstone scripting mistake: \(mistake.description)"])
+                    default:
+                        return error
+                    }
+                }
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,393 @@
+#if !canImport(Darwin)
+import Foundation
+import Security
+import Touchstone
+
+/// Where rights are persisted (iOS 16 `LARightStore`): each saved right gets a Secure Enclave
+/// P-256 key bound to its requirement (and, optionally, a secret only that key can open), kept
+/// across restarts on a persistent device.
+///
+/// ```swift
+/// let right = LARight(requirement: .biometryCurrentSet)
+/// let persisted = try await LARightStore.shared.saveRight(right, identifier: "login", secret: token)
+/// // later, maybe in another process:
+/// let login = try await LARightStore.shared.right(forIdentifier: "login")
+/// try await login.authorize(localizedReason: "Sign in")
+/// let signature = try await login.key.sign(challenge, algorithm: .ecdsaSignatureMessageX962SHA256)
+/// let token = try await login.secret.rawData
+/// ```
+///
+/// Touchstone's rules (Apple documents none): saving under an identifier that exists replaces
+/// that right; a right that is not stored, was removed, or whose `biometryCurrentSet` key was
+/// invalidated by an enrollment change is not found (`LAError.authenticationFailed` with a
+/// description saying which); rights need a device passcode (their keys are
+/// whenPasscodeSetThisDeviceOnly, so removing the passcode removes them). Every error is an
+/// ``LAError`` (or a ``TouchstoneError`` for an unusable device configuration).
+open class LARightStore: NSObject, @unchecked Sendable {
+    // @unchecked: immutable.
+
+    /// The keychain service the store's records live under.
+    static let service = "touchstone.LARightStore"
+
+    private let fixedDevice: Authenticator?
+
+    /// The store of the process-wide default device (resolved at each call, so
+    /// `LocalAuthenticationSystem.withAuthenticator` applies).
+    open class var shared: LARightStore { LARightStore(authenticator: nil) }
+
+    /// The store of `authenticator`'s device (Touchstone only).
+    public init(authenticator: Authenticator?) {
+        fixedDevice = authenticator
+        super.init()
+    }
+
+    private func device() throws -> Authenticator {
+        if let fixedDevice { return fixedDevice }
+        do {
+            return try LocalAuthenticationSystem.authenticator
+        } catch {
+            throw TouchstoneError(wrapping: error)
+        }
+    }
+
+    /// The persisted right saved under `identifier`.
+    open func right(forIdentifier identifier: String) async throws -> LAPersistedRight {
+        let authenticator = try device()
+        return try await Self.run(on: authenticator) {
+            let record = try await Self.load(identifier, on: authenticator)
+            let keys = authenticator.keys
+            guard let key = try keys.keys(tag: Self.tag(identifier), includingInvalidated: true).first else {
+                throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "The right '\(identifier)' has no key any more (the device passcode was removed)."])
+            }
+            if try keys.isInvalidated(key) {
+                throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "The right '\(identifier)' was invalidated by a change of the enrolled biometry."])
+            }
+            return LAPersistedRight(identifier: identifier, requirement: record.requirement, key: key,
+                                    sealedSecret: record.secret, authenticator: authenticator)
+        }
+    }
+
+    /// Saves `right` under `identifier` without a secret.
+    open func saveRight(_ right: LARight, identifier: String) async throws -> LAPersistedRight {
+        try await save(right, identifier: identifier, secret: nil)
+    }
+
+    /// Saves `right` under `identifier` with `secret`, which only the right's key opens
+    /// (``LASecret/rawData`` while the right is authorized).
+    open func saveRight(_ right: LARight, identifier: String, secret: Data) async throws -> LAPersistedRight {
+        try await save(right, identifier: identifier, secret: secret)
+    }
+
+    /// Removes a persisted right (its key and secret).
+    open func removeRight(_ right: LAPersistedRight) async throws {
+        try await removeRight(forIdentifier: right.identifier)
+    }
+
+    /// Removes the right saved under `identifier`.
+    open func removeRight(forIdentifier identifier: String) async throws {
+        let authenticator = try device()
+        try await Self.run(on: authenticator) {
+            _ = try await Self.load(identifier, on: authenticator)
+            try Self.remove(identifier, on: authenticator)
+        }
+    }
+
+    /// Removes every right of this app.
+    open func removeAllRights() async throws {
+        let authenticator = try device()
+        try await Self.run(on: authenticator) {
+            for item in try authenticator.keychain.items(service: Self.service) {
+                try Self.remove(item.account, on: authenticator)
+            }
+        }
+    }
+
+    // MARK: Completion-handler forms
+
+    /// ``right(forIdentifier:)`` with a completion handler.
+    open func right(forIdentifier identifier: String, completion: @escaping @Sendable (LAPersistedRight?, (any Error)?) -> Void) {
+        Task.detached {
+            do { completion(try await self.right(forIdentifier: identifier), nil) } catch { completion(nil, error) }
+        }
+    }
+
+    /// ``saveRight(_:identifier:)`` with a completion handler.
+    open func saveRight(_ right: LARight, identifier: String, completion: @escaping @Sendable (LAPersistedRight?, (any Error)?) -> Void) {
+        Task.detached {
+            do { completion(try await self.saveRight(right, identifier: identifier), nil) } catch { completion(nil, error) }
+        }
+    }
+
+    /// ``removeRight(forIdentifier:)`` with a completion handler.
+    open func removeRight(forIdentifier identifier: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        Task.detached {
+            do { try await self.removeRight(forIdentifier: identifier); completion(nil) } catch { completion(error) }
+        }
+    }
+
+    // MARK: Records
+
+    /// What is stored per right (a keychain item without access control; the secret inside is
+    /// ECIES-sealed to the right's key).
+    struct StoredRight: Codable {
+        var requirementFlags: UInt
+        var requirementName: String
+        var secret: Data?
+
+        var requirement: LAAuthenticationRequirement {
+            LAAuthenticationRequirement(AccessControlFlags(rawValue: requirementFlags), name: requirementName)
+        }
+    }
+
+    static func tag(_ identifier: String) -> Data { Data("touchstone.LARight:\(identifier)".utf8) }
+
+    private func save(_ right: LARight, identifier: String, secret: Data?) async throws -> LAPersistedRight {
+        let authenticator = try device()
+        return try await Self.run(on: authenticator) {
+            guard !identifier.isEmpty else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "The identifier is empty."]) }
+            if (try? await Self.load(identifier, on: authenticator)) != nil { try Self.remove(identifier, on: authenticator) }
+            let key = try authenticator.keys.create(accessControl: right.accessControl, tag: Self.tag(identifier), label: identifier)
+            let sealed = try secret.map { try ECIES.seal($0, to: key.publicKeyData) }
+            let record = StoredRight(requirementFlags: right.requirement.flags.rawValue, requirementName: right.requirement.name, secret: sealed)
+            do {
+                try authenticator.keychain.add(try JSONEncoder().encode(record), service: Self.service, account: identifier,
+                                               accessControl: AccessControl(.afterFirstUnlockThisDeviceOnly))
+            } catch {
+                try? authenticator.keys.delete(key)
+                throw error
+            }
+            let persisted = LAPersistedRight(identifier: identifier, requirement: right.requirement, key: key,
+                                             sealedSecret: sealed, authenticator: authenticator)
+            // An authorized right stays authorized once persisted (its evaluation covers the key).
+            let inherited = right.inner.withLock { $0.state == .authorized ? $0.context : nil }
+            if let inherited { persisted.inner.withLock { $0.state = .authorized; $0.context = inherited } }
+            return persisted
+        }
+    }
+
+    private static func load(_ identifier: String, on authenticator: Authenticator) async throws -> StoredRight {
+        let data: Data
+        do {
+            data = try await authenticator.keychain.read(service: service, account: identifier)
+        } catch let error as KeychainError where error.kind == .itemNotFound {
+            throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "No right is saved under '\(identifier)'."])
+        }
+        do {
+            return try JSONDecoder().decode(StoredRight.self, from: data)
+        } catch {
+            throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "The right '\(identifier)' is stored in a form this version cannot read."])
+        }
+    }
+
+    private static func remove(_ identifier: String, on authenticator: Authenticator) throws {
+        for key in try authenticator.keys.keys(tag: tag(identifier), includingInvalidated: true) {
+            try authenticator.keys.delete(key)
+        }
+        try? authenticator.keychain.delete(service: service, account: identifier)
+    }
+
+    /// Runs `body`, turning engine errors into LAErrors and saving virtual time.
+    static func run<T>(on authenticator: Authenticator, _ body: () async throws -> T) async throws -> T {
+        defer { LocalAuthenticationSystem.didUse(authenticator) }
+        do {
+            return try await body()
+        } catch let error as LAError {
+            throw error
+        } catch let error as TouchstoneError {
+            throw error
+        } catch {
+            throw LARight(requirement: .default, authenticator: authenticator).laError(error, on: authenticator)
+        }
+    }
+}
+
+/// A right saved in ``LARightStore`` (iOS 16 `LAPersistedRight`): its ``key`` signs, decrypts
+/// and exchanges keys, and its ``secret`` opens, only while it is authorized.
+open class LAPersistedRight: LARight, @unchecked Sendable {
+    let identifier: String
+    let enclaveKey: EnclaveKey
+    let sealedSecret: Data?
+    let authenticatorForKey: Authenticator
+
+    init(identifier: String, requirement: LAAuthenticationRequirement, key: EnclaveKey, sealedSecret: Data?,
+         authenticator: Authenticator) {
+        self.identifier = identifier
+        enclaveKey = key
+        self.sealedSecret = sealedSecret
+        authenticatorForKey = authenticator
+        super.init(requirement: requirement, authenticator: authenticator)
+    }
+
+    /// The right's private key (in the Secure Enclave).
+    open var key: LAPrivateKey { LAPrivateKey(right: self) }
+
+    /// The secret saved with the right (empty when none was).
+    open var secret: LASecret { LASecret(right: self) }
+
+    /// The key's access control: the one it was made with.
+    override var accessControl: AccessControl { enclaveKey.accessControl }
+
+    override func checkStillValid() throws {
+        if try authenticatorForKey.keys.isInvalidated(enclaveKey) {
+            throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "The right was invalidated by a change of the enrolled biometry."])
+        }
+    }
+
+    /// Runs a key operation with the authorized context; LAErrors out.
+    func withKey<T: Sendable>(_ body: (KeyStore, EnclaveKey, AuthenticationContext) async throws -> T) async throws -> T {
+        let authenticator = authenticatorForKey
+        defer { LocalAuthenticationSystem.didUse(authenticator) }
+        do {
+            let context = try authorizedContext()
+            return try await body(authenticator.keys, enclaveKey, context)
+        } catch let error as LAError {
+            throw error
+        } catch {
+            throw laError(error, on: authenticator)
+        }
+    }
+}
+
+/// A persisted right's private key (iOS 16 `LAPrivateKey`); usable only while the right is
+/// authorized (else `LAError.notInteractive`, our rule: these calls never prompt).
+open class LAPrivateKey: NSObject, @unchecked Sendable {
+    // @unchecked: immutable.
+    let right: LAPersistedRight
+
+    init(right: LAPersistedRight) {
+        self.right = right
+    }
+
+    /// The public half.
+    open var publicKey: LAPublicKey { LAPublicKey(publicKeyData: right.enclaveKey.publicKeyData) }
+
+    /// Signs `data` (`.ecdsaSignatureMessageX962SHA256`, or a 32-byte digest with
+    /// `.ecdsaSignatureDigestX962SHA256`); the DER signature.
+    open func sign(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
+        guard canSign(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
+        let digest = algorithm == .ecdsaSignatureDigestX962SHA256
+        return try await right.withKey { keys, key, context in
+            digest ? try await keys.sign(digest: data, with: key, context: context)
+                : try await keys.sign(data, with: key, context: context)
+        }
+    }
+
+    /// Whether ``sign(_:algorithm:)`` supports `algorithm`.
+    open func canSign(using algorithm: SecKeyAlgorithm) -> Bool {
+        algorithm == .ecdsaSignatureMessageX962SHA256 || algorithm == .ecdsaSignatureDigestX962SHA256
+    }
+
+    /// Decrypts ECIES data (`.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` or the standard variant).
+    open func decrypt(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
+        guard canDecrypt(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
+        return try await right.withKey { keys, key, context in try await keys.decrypt(data, with: key, context: context) }
+    }
+
+    /// Whether ``decrypt(_:algorithm:)`` supports `algorithm`.
+    open func canDecrypt(using algorithm: SecKeyAlgorithm) -> Bool {
+        algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
+    }
+
+    /// ECDH with another party's X9.63 public key: the raw shared secret (`.ecdhKeyExchangeStandard`
+    /// / `…Cofactor`) or its X9.63 SHA-256 KDF (`…X963SHA256`, with
+    /// `kSecKeyKeyExchangeParameterRequestedSize` and `…SharedInfo` in `parameters`).
+    open func exchangeKeys(publicKey: Data, algorithm: SecKeyAlgorithm, parameters: [AnyHashable: Any]) async throws -> Data {
+        guard canExchangeKeys(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
+        let kdf = algorithm == .ecdhKeyExchangeStandardX963SHA256 || algorithm == .ecdhKeyExchangeCofactorX963SHA256
+        let size = (parameters[kSecKeyKeyExchangeParameterRequestedSize as String] as? Int) ?? 32
+        let info = (parameters[kSecKeyKeyExchangeParameterSharedInfo as String] as? Data) ?? Data()
+        guard size > 0, size <= 1 << 16 else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Invalid requested size."]) }
+        let secret = try await right.withKey { keys, key, context in try await keys.sharedSecret(with: publicKey, using: key, context: context) }
+        return kdf ? ECIES.x963KDF(secret, sharedInfo: info, count: size) : secret
+    }
+
+    /// Whether ``exchangeKeys(publicKey:algorithm:parameters:)`` supports `algorithm`.
+    open func canExchangeKeys(using algorithm: SecKeyAlgorithm) -> Bool {
+        [.ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor, .ecdhKeyExchangeStandardX963SHA256, .ecdhKeyExchangeCofactorX963SHA256]
+            .contains(algorithm)
+    }
+}
+
+/// A persisted right's public key (iOS 16 `LAPublicKey`); usable without authorization.
+open class LAPublicKey: NSObject, @unchecked Sendable {
+    // @unchecked: immutable.
+    let publicKeyData: Data
+
+    init(publicKeyData: Data) {
+        self.publicKeyData = publicKeyData
+    }
+
+    /// The key's bytes: X9.63 uncompressed, 65 bytes (Apple's `exportBytes`, imported into
+    /// Swift as this async property).
+    open var bytes: Data {
+        get async throws { publicKeyData }
+    }
+
+    /// The key's bytes through a completion handler.
+    open func exportBytes(completion: @escaping @Sendable (Data?, (any Error)?) -> Void) {
+        completion(publicKeyData, nil)
+    }
+
+    /// Checks a DER signature; throws `LAError.authenticationFailed` when it does not verify.
+    open func verify(_ signedData: Data, signature: Data, algorithm: SecKeyAlgorithm) async throws {
+        guard canVerify(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
+        var error: Unmanaged<CFError>?
+        guard let key = SecKeyCreateWithData(publicKeyData as CFData, [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                                                       kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary, &error),
+              SecKeyVerifySignature(key, algorithm, signedData as CFData, signature as CFData, &error)
+        else {
+            throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "The signature does not verify."])
+        }
+    }
+
+    /// Whether ``verify(_:signature:algorithm:)`` supports `algorithm`.
+    open func canVerify(using algorithm: SecKeyAlgorithm) -> Bool {
+        algorithm == .ecdsaSignatureMessageX962SHA256 || algorithm == .ecdsaSignatureDigestX962SHA256
+    }
+
+    /// Encrypts to this key in Apple's ECIES format (ephemeral key || ciphertext || tag).
+    open func encrypt(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
+        guard canEncrypt(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
+        do {
+            return try ECIES.seal(data, to: publicKeyData)
+        } catch {
+            throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Encryption failed."])
+        }
+    }
+
+    /// Whether ``encrypt(_:algorithm:)`` supports `algorithm`.
+    open func canEncrypt(using algorithm: SecKeyAlgorithm) -> Bool {
+        algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
+    }
+}
+
+/// The secret saved with a persisted right (iOS 16 `LASecret`): opens only while the right is
+/// authorized (else `LAError.notInteractive`, our rule).
+open class LASecret: NSObject, @unchecked Sendable {
+    // @unchecked: immutable.
+    let right: LAPersistedRight
+
+    init(right: LAPersistedRight) {
+        self.right = right
+    }
+
+    /// The secret's bytes (Apple's `loadData`, imported into Swift as this async property);
+    /// empty when the right was saved without a secret.
+    open var rawData: Data {
+        get async throws {
+            guard let sealed = right.sealedSecret else {
+                _ = try await right.withKey { _, _, _ in true }
+                return Data()
+            }
+            return try await right.withKey { keys, key, context in try await keys.decrypt(sealed, with: key, context: context) }
+        }
+    }
+
+    /// The secret's bytes through a completion handler.
+    open func loadData(completion: @escaping @Sendable (Data?, (any Error)?) -> Void) {
+        Task.detached {
+            do { completion(try await self.rawData, nil) } catch { completion(nil, error) }
+        }
+    }
+}
+#endif

@@ -1,0 +1,421 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import Touchstone
+
+/// A key (`SecKey`): a Secure Enclave private key of a Touchstone device, or a P-256 public key.
+///
+/// Private keys come from `SecKeyCreateRandomKey` with `kSecAttrTokenIDSecureEnclave`, or from
+/// `SecItemCopyMatching` with `kSecReturnRef`; they never leave the device
+/// (`SecKeyCopyExternalRepresentation` refuses them). Using one (`SecKeyCreateSignature`,
+/// `SecKeyCreateDecryptedData`, `SecKeyCopyKeyExchangeResult`) runs its access control's
+/// evaluation — the prompt — through the `LAContext` given as `kSecUseAuthenticationContext`
+/// when the key was made or found (a context that already evaluated signs without asking again).
+/// Public keys come from `SecKeyCopyPublicKey` or `SecKeyCreateWithData` (65-byte X9.63).
+///
+/// ```swift
+/// let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+///                                              [.privateKeyUsage, .biometryCurrentSet], nil)!
+/// let attributes: [String: Any] = [
+///     kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+///     kSecAttrKeySizeInBits as String: 256,
+///     kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+///     kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+///                                     kSecAttrApplicationTag as String: Data("com.example.login".utf8),
+///                                     kSecAttrAccessControl as String: access]]
+/// var error: Unmanaged<CFError>?
+/// guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else { throw error!.takeRetainedValue() as Error }
+/// let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, challenge as CFData, &error)
+/// ```
+public final class SecKey: Sendable, Hashable, CustomStringConvertible {
+    /// What the key is.
+    enum Material: Sendable {
+        /// A Secure Enclave private key on `authenticator`'s device.
+        case enclave(EnclaveKey, Authenticator)
+        /// A P-256 public key (X9.63, 65 bytes).
+        case publicKey(Data)
+    }
+
+    let material: Material
+    /// The context given when the key was made or found (`kSecUseAuthenticationContext`).
+    let context: (any KeychainAuthenticationContext)?
+    /// `kSecUseOperationPrompt` given when the key was made or found.
+    let prompt: String?
+    /// `kSecUseAuthenticationUIFail` given when the key was found: operations never prompt.
+    let failsWithoutUI: Bool
+
+    init(_ material: Material, context: (any KeychainAuthenticationContext)? = nil, prompt: String? = nil,
+         failsWithoutUI: Bool = false) {
+        self.material = material
+        self.context = context
+        self.prompt = prompt
+        self.failsWithoutUI = failsWithoutUI
+    }
+
+    /// The Touchstone key behind a private key; nil for a public key.
+    public var touchstoneKey: EnclaveKey? {
+        if case let .enclave(key, _) = material { return key }
+        return nil
+    }
+
+    /// The public key's X9.63 bytes.
+    var publicKeyData: Data {
+        switch material {
+        case let .enclave(key, _): key.publicKeyData
+        case let .publicKey(data): data
+        }
+    }
+
+    var isPrivate: Bool { touchstoneKey != nil }
+
+    /// Equal when both are the same half of the same key.
+    public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
+        lhs.isPrivate == rhs.isPrivate && lhs.publicKeyData == rhs.publicKeyData
+    }
+
+    /// Hashes the half and the public key.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(isPrivate)
+        hasher.combine(publicKeyData)
+    }
+
+    /// `<SecKey private EC 256 Secure Enclave 1a2b3c…>`.
+    public var description: String {
+        let id = Data(Insecure.SHA1.hash(data: publicKeyData)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return isPrivate ? "<SecKey private EC 256 Secure Enclave \(id)>" : "<SecKey public EC 256 \(id)>"
+    }
+}
+
+// MARK: Creating and converting
+
+/// Generates a key pair and returns its private key (`kSecAttrTokenID` =
+/// `kSecAttrTokenIDSecureEnclave`, `kSecAttrKeyType` EC, `kSecAttrKeySizeInBits` 256; under
+/// `kSecPrivateKeyAttrs`: `kSecAttrIsPermanent`, `kSecAttrApplicationTag`, `kSecAttrLabel`,
+/// `kSecAttrAccessControl`). A permanent key is stored in the device's keychain. Never prompts.
+///
+/// Returns nil with an `NSOSStatusErrorDomain` error: `errSecParam` for another key type or
+/// size, `errSecUnimplemented` for a key outside the Secure Enclave (not simulated),
+/// `errSecNotAvailable` / `errSecAuthFailed` when the access control cannot be bound now
+/// (no passcode for whenPasscodeSet…, nothing enrolled for biometry).
+public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    SecKeyCall.run(error) { call in
+        let dictionary = try KeyQuery.normalize(parameters)
+        let type = dictionary[kSecAttrKeyType as String].flatMap { $0 as? String }
+        guard type == kSecAttrKeyTypeECSECPrimeRandom as String else {
+            throw SecKeyCall.Failure(errSecParam, "only EC keys (kSecAttrKeyTypeECSECPrimeRandom) are supported")
+        }
+        guard let size = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer), size == 256 else {
+            throw SecKeyCall.Failure(errSecParam, "Secure Enclave keys are 256-bit (kSecAttrKeySizeInBits 256)")
+        }
+        guard dictionary[kSecAttrTokenID as String].flatMap({ $0 as? String }) == kSecAttrTokenIDSecureEnclave as String else {
+            throw SecKeyCall.Failure(errSecUnimplemented, "only Secure Enclave keys (kSecAttrTokenIDSecureEnclave) are simulated")
+        }
+        var attributes = dictionary
+        if let raw = dictionary[kSecPrivateKeyAttrs as String] {
+            guard let nested = raw as? NSDictionary else { throw SecKeyCall.Failure(errSecParam, "kSecPrivateKeyAttrs must be a dictionary") }
+            attributes.merge(try KeyQuery.normalize(nested)) { _, new in new }
+        }
+        let query = try KeyQuery(attributes)
+        let authenticator = try call.authenticator(query.context)
+        let access = try query.accessControl ?? AccessControl(.whenUnlocked, flags: .privateKeyUsage)
+        let key = try authenticator.keys.create(accessControl: access, tag: query.tag, label: query.label,
+                                                permanent: query.isPermanent ?? false)
+        return SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt)
+    }
+}
+
+/// The public key of a key pair (the key itself for a public key).
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    key.isPrivate ? SecKey(.publicKey(key.publicKeyData)) : key
+}
+
+/// A public key's bytes: X9.63 uncompressed, 65 bytes (`04 || X || Y`). A Secure Enclave
+/// private key refuses (`errSecUnimplemented`, NSOSStatusErrorDomain): its bytes never leave
+/// the device.
+public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    guard !key.isPrivate else {
+        error?.pointee = Unmanaged.passRetained(osStatusError(errSecUnimplemented, "a Secure Enclave private key cannot be exported"))
+        return nil
+    }
+    return key.publicKeyData as NSData
+}
+
+/// A public key from its X9.63 bytes (`kSecAttrKeyType` EC, `kSecAttrKeyClass`
+/// `kSecAttrKeyClassPublic`). Private keys cannot be imported (errSecParam); a malformed key is
+/// errSecParam.
+public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    SecKeyCall.run(error) { _ in
+        let dictionary = try KeyQuery.normalize(attributes)
+        if let type = dictionary[kSecAttrKeyType as String] as? String, type != kSecAttrKeyTypeECSECPrimeRandom as String {
+            throw SecKeyCall.Failure(errSecParam, "only EC P-256 keys are supported")
+        }
+        guard dictionary[kSecAttrKeyClass as String].flatMap({ $0 as? String }) ?? (kSecAttrKeyClassPublic as String)
+            == kSecAttrKeyClassPublic as String
+        else {
+            throw SecKeyCall.Failure(errSecParam, "private keys cannot be imported into the Secure Enclave")
+        }
+        let bytes = Data(referencing: keyData)
+        guard (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
+            throw SecKeyCall.Failure(errSecParam, "not a P-256 public key in X9.63 form (65 bytes)")
+        }
+        return SecKey(.publicKey(bytes))
+    }
+}
+
+/// The key's attributes: class, type, size, token, tag, label, application label,
+/// permanence, capabilities and access control.
+public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    KeyQuery.attributes(of: key) as NSDictionary
+}
+
+/// The key's block size in bytes (32 for a P-256 key).
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { 32 }
+
+/// Whether `key` can do `operation` with `algorithm`: sign / decrypt / key exchange with a
+/// private key, verify / encrypt with a public key, for the algorithms ``SecKeyAlgorithm`` lists
+/// as supported.
+public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    let signing: Set<SecKeyAlgorithm> = [.ecdsaSignatureMessageX962SHA256, .ecdsaSignatureDigestX962SHA256]
+    let ecies: Set<SecKeyAlgorithm> = [.eciesEncryptionCofactorVariableIVX963SHA256AESGCM, .eciesEncryptionStandardVariableIVX963SHA256AESGCM]
+    let exchange: Set<SecKeyAlgorithm> = [.ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor,
+                                          .ecdhKeyExchangeStandardX963SHA256, .ecdhKeyExchangeCofactorX963SHA256]
+    switch operation {
+    case .sign: return key.isPrivate && signing.contains(algorithm)
+    case .verify: return signing.contains(algorithm)
+    case .encrypt: return ecies.contains(algorithm)
+    case .decrypt: return key.isPrivate && ecies.contains(algorithm)
+    case .keyExchange: return key.isPrivate && exchange.contains(algorithm)
+    }
+}
+
+// MARK: Using keys
+
+/// Signs `dataToSign` (a message, or a 32-byte digest for `.ecdsaSignatureDigestX962SHA256`)
+/// with a Secure Enclave private key; the DER signature. **This is where the prompt happens**:
+/// the key's access control is evaluated through its context (REFERENCE §10).
+///
+/// Errors: a failed prompt is an LAError in `com.apple.LocalAuthentication` (userCancel -2
+/// when cancelled — observed on iOS —, biometryLockout -8, authenticationFailed -1...);
+/// `interactionNotAllowed` is errSecInteractionNotAllowed (-25308), a deleted key or one
+/// invalidated by an enrollment change errSecItemNotFound (-25300, our rule), a public key or
+/// another algorithm errSecParam (-50) — all in `NSOSStatusErrorDomain` but the LAErrors.
+public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
+                                  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    SecKeyCall.run(error) { call in
+        let (enclave, authenticator) = try call.privateKey(key)
+        let data = Data(referencing: dataToSign)
+        let context = try call.engineContext(key)
+        let reason = key.reason
+        let signature: Data
+        switch algorithm {
+        case .ecdsaSignatureMessageX962SHA256:
+            signature = try runBlocking { try await authenticator.keys.sign(data, with: enclave, context: context, reason: reason) }
+        case .ecdsaSignatureDigestX962SHA256:
+            signature = try runBlocking { try await authenticator.keys.sign(digest: data, with: enclave, context: context, reason: reason) }
+        default:
+            throw SecKeyCall.Failure(errSecParam, "unsupported signature algorithm \(algorithm.identifier)")
+        }
+        return signature as NSData
+    }
+}
+
+/// Checks a DER ECDSA signature with a public key (or a private key's public half). Returns
+/// false, with an `errSecVerifyFailed` (-67808) error, when it does not verify.
+public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
+                                  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
+    let verified: Bool? = SecKeyCall.run(error) { _ in
+        let publicKey = try P256.Signing.PublicKey(x963Representation: key.publicKeyData)
+        guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: Data(referencing: signature)) else {
+            throw SecKeyCall.Failure(errSecVerifyFailed, "the signature is not DER-encoded ECDSA")
+        }
+        let data = Data(referencing: signedData)
+        let valid: Bool
+        switch algorithm {
+        case .ecdsaSignatureMessageX962SHA256:
+            valid = publicKey.isValidSignature(parsed, for: data)
+        case .ecdsaSignatureDigestX962SHA256:
+            guard data.count == 32 else { throw SecKeyCall.Failure(errSecParam, "a SHA-256 digest is 32 bytes") }
+            valid = publicKey.isValidSignature(parsed, for: SHA256DigestBytes(data))
+        default:
+            throw SecKeyCall.Failure(errSecParam, "unsupported signature algorithm \(algorithm.identifier)")
+        }
+        guard valid else { throw SecKeyCall.Failure(errSecVerifyFailed, "EC signature verification failed (ccerr -7)") }
+        return true
+    }
+    return verified ?? false
+}
+
+/// Encrypts with a public key (`.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` or the
+/// standard variant): ephemeral public key || ciphertext || tag, as Apple's. Never prompts.
+public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
+                                      _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    SecKeyCall.run(error) { _ in
+        guard algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM
+            || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
+        else { throw SecKeyCall.Failure(errSecParam, "unsupported encryption algorithm \(algorithm.identifier)") }
+        return try ECIES.seal(Data(referencing: plaintext), to: key.publicKeyData) as NSData
+    }
+}
+
+/// Decrypts Apple's ECIES format with a Secure Enclave private key, after its access control's
+/// evaluation (the "secret unwrapped by biometry" pattern). Errors as
+/// ``SecKeyCreateSignature(_:_:_:_:)``; data that does not open is errSecDecode.
+public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
+                                      _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    SecKeyCall.run(error) { call in
+        guard algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM
+            || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
+        else { throw SecKeyCall.Failure(errSecParam, "unsupported encryption algorithm \(algorithm.identifier)") }
+        let (enclave, authenticator) = try call.privateKey(key)
+        let data = Data(referencing: ciphertext)
+        let context = try call.engineContext(key)
+        let reason = key.reason
+        return try runBlocking { try await authenticator.keys.decrypt(data, with: enclave, context: context, reason: reason) } as NSData
+    }
+}
+
+/// ECDH between a Secure Enclave private key and another public key, after the private key's
+/// evaluation: the raw shared secret (`.ecdhKeyExchangeStandard` / `…Cofactor`), or for the
+/// `…X963SHA256` variants the X9.63 KDF of it with `kSecKeyKeyExchangeParameterSharedInfo` and
+/// `kSecKeyKeyExchangeParameterRequestedSize` (required).
+public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey,
+                                        _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    SecKeyCall.run(error) { call in
+        let (enclave, authenticator) = try call.privateKey(privateKey)
+        let options = try KeyQuery.normalize(parameters)
+        var kdf: (size: Int, info: Data)?
+        switch algorithm {
+        case .ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor: break
+        case .ecdhKeyExchangeStandardX963SHA256, .ecdhKeyExchangeCofactorX963SHA256:
+            guard let size = options[kSecKeyKeyExchangeParameterRequestedSize as String].flatMap(KeyQuery.integer), size > 0, size <= 1 << 16 else {
+                throw SecKeyCall.Failure(errSecParam, "kSecKeyKeyExchangeParameterRequestedSize is required")
+            }
+            kdf = (size, options[kSecKeyKeyExchangeParameterSharedInfo as String].flatMap(KeyQuery.data) ?? Data())
+        default:
+            throw SecKeyCall.Failure(errSecParam, "unsupported key-exchange algorithm \(algorithm.identifier)")
+        }
+        let peer = publicKey.publicKeyData
+        let context = try call.engineContext(privateKey)
+        let reason = privateKey.reason
+        let secret = try runBlocking { try await authenticator.keys.sharedSecret(with: peer, using: enclave, context: context, reason: reason) }
+        guard let kdf else { return secret as NSData }
+        return ECIES.x963KDF(secret, sharedInfo: kdf.info, count: kdf.size) as NSData
+    }
+}
+
+/// A SHA-256 digest given as bytes, for verifying `…DigestX962SHA256` signatures.
+private struct SHA256DigestBytes: Digest {
+    static var byteCount: Int { 32 }
+    let bytes: Data
+    init(_ bytes: Data) { self.bytes = bytes }
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
+    func makeIterator() -> Data.Iterator { bytes.makeIterator() }
+    var description: String { "SHA256DigestBytes" }
+}
+
+extension SecKey {
+    /// The prompt's reason: `kSecUseOperationPrompt`, the context's `localizedReason`, or the engine's default.
+    var reason: String? {
+        if let prompt, !prompt.isEmpty { return prompt }
+        if let reason = context?.localizedReason, !reason.isEmpty { return reason }
+        return nil
+    }
+}
+
+/// One `SecKey*` call: resolves the device and turns errors into `CFError`s.
+struct SecKeyCall {
+    /// A failure with an `OSStatus` and a message.
+    struct Failure: Error {
+        let status: OSStatus
+        let message: String
+        init(_ status: OSStatus, _ message: String) {
+            self.status = status
+            self.message = message
+        }
+    }
+
+    /// The device used, for saving virtual time and reporting scripting mistakes.
+    var used: Authenticator?
+
+    /// Runs `body`; on failure writes the `CFError` Apple code would see and returns nil.
+    static func run<T>(_ errorOut: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: (inout SecKeyCall) throws -> T) -> T? {
+        var call = SecKeyCall()
+        defer { if let used = call.used { LocalAuthenticationSystem.didUse(used) } }
+        do {
+            return try body(&call)
+        } catch {
+            errorOut?.pointee = Unmanaged.passRetained(cfError(error, on: call.used))
+            return nil
+        }
+    }
+
+    /// The `CFError` for a thrown error (REFERENCE §10): a failed prompt is its LAError in
+    /// `com.apple.LocalAuthentication`; everything else an `OSStatus` in `NSOSStatusErrorDomain`.
+    static func cfError(_ error: any Error, on authenticator: Authenticator?) -> NSError {
+        switch error {
+        case let failure as Failure:
+            return osStatusError(failure.status, failure.message)
+        case let keychain as KeychainError:
+            if keychain.kind != .interactionNotAllowed, let code = keychain.authenticationCode {
+                return laError(code.rawValue, keychain.message)
+            }
+            return osStatusError(keychain.osStatus, keychain.message)
+        case let authentication as AuthenticationError:
+            return cfError(KeychainError(authentication), on: authenticator)
+        case let storage as StorageError:
+            return osStatusError(KeychainError(storage).osStatus, storage.description)
+        case let invalid as KeyQuery.Invalid:
+            return osStatusError(errSecParam, invalid.reason)
+        case let mistake as SimulationError:
+            LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
+            return laError(-4, "Touchstone scripting mistake: \(mistake.description)")
+        default:
+            let failure = TouchstoneError(wrapping: error)
+            return osStatusError(errSecNotAvailable, failure.message)
+        }
+    }
+
+    static func laError(_ code: Int, _ message: String) -> NSError {
+        NSError(domain: "com.apple.LocalAuthentication", code: code, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+
+    /// The device of `context`, or the default device.
+    mutating func authenticator(_ context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
+        let authenticator: Authenticator
+        if let context {
+            guard let engine = context.touchstoneContext else {
+                throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
+            }
+            authenticator = engine.authenticator
+        } else {
+            authenticator = try LocalAuthenticationSystem.authenticator
+        }
+        used = authenticator
+        return authenticator
+    }
+
+    /// The Secure Enclave key of a private `SecKey`; errSecParam for a public key.
+    mutating func privateKey(_ key: SecKey) throws -> (EnclaveKey, Authenticator) {
+        guard case let .enclave(enclave, authenticator) = key.material else {
+            throw Failure(errSecParam, "the operation needs a private key")
+        }
+        used = authenticator
+        return (enclave, authenticator)
+    }
+
+    /// The engine context the key's operations run on: its `LAContext`'s, or nil (a fresh one);
+    /// under `kSecUseAuthenticationUIFail` without a context, a fresh one that may not prompt.
+    func engineContext(_ key: SecKey) throws -> AuthenticationContext? {
+        guard let context = key.context else {
+            guard key.failsWithoutUI, case let .enclave(_, authenticator) = key.material else { return nil }
+            let engine = authenticator.makeContext()
+            engine.interactionNotAllowed = true
+            return engine
+        }
+        guard let engine = context.touchstoneContext else {
+            throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
+        }
+        return engine
+    }
+}
+#endif

@@ -1,0 +1,133 @@
+#if !canImport(Darwin)
+import Foundation
+// The kSec* keys and values of key dictionaries (`SecKeyCreateRandomKey`, `kSecClassKey`
+// queries, `SecKeyCopyAttributes`) with Apple's string values, and `SecKeyAlgorithm`.
+
+/// The key type (`kSecAttrKeyTypeECSECPrimeRandom`...). Apple's value is `"type"`, the same
+/// string as `kSecAttrType`.
+nonisolated(unsafe) public let kSecAttrKeyType: CFString = "type"
+/// Elliptic-curve keys on the NIST prime curves (P-256 in the Secure Enclave).
+nonisolated(unsafe) public let kSecAttrKeyTypeECSECPrimeRandom: CFString = "73"
+/// The older name of ``kSecAttrKeyTypeECSECPrimeRandom`` (the same value).
+nonisolated(unsafe) public let kSecAttrKeyTypeEC: CFString = "73"
+/// RSA keys: not available in the Secure Enclave (`errSecParam` here).
+nonisolated(unsafe) public let kSecAttrKeyTypeRSA: CFString = "42"
+/// The key size in bits (256 for Secure Enclave keys), an `Int` or `NSNumber`.
+nonisolated(unsafe) public let kSecAttrKeySizeInBits: CFString = "bsiz"
+/// The effective key size in bits (returned by `SecKeyCopyAttributes`).
+nonisolated(unsafe) public let kSecAttrEffectiveKeySize: CFString = "esiz"
+/// The key class: ``kSecAttrKeyClassPublic`` or ``kSecAttrKeyClassPrivate``.
+nonisolated(unsafe) public let kSecAttrKeyClass: CFString = "kcls"
+/// A public key.
+nonisolated(unsafe) public let kSecAttrKeyClassPublic: CFString = "0"
+/// A private key.
+nonisolated(unsafe) public let kSecAttrKeyClassPrivate: CFString = "1"
+/// A symmetric key (not simulated).
+nonisolated(unsafe) public let kSecAttrKeyClassSymmetric: CFString = "2"
+/// The application label of a key (`Data`): for EC keys the SHA-1 of the public key.
+nonisolated(unsafe) public let kSecAttrApplicationLabel: CFString = "klbl"
+/// Whether a new key is stored in the keychain (`Bool`; default false).
+nonisolated(unsafe) public let kSecAttrIsPermanent: CFString = "perm"
+/// Which token holds the key: ``kSecAttrTokenIDSecureEnclave``.
+nonisolated(unsafe) public let kSecAttrTokenID: CFString = "tkid"
+/// The Secure Enclave (simulated by the Touchstone device).
+nonisolated(unsafe) public let kSecAttrTokenIDSecureEnclave: CFString = "com.apple.setoken"
+/// The attributes of the private half of a new key pair (a dictionary).
+nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"
+/// The attributes of the public half of a new key pair (a dictionary; accepted, ignored).
+nonisolated(unsafe) public let kSecPublicKeyAttrs: CFString = "public"
+/// Whether the key can sign (returned by `SecKeyCopyAttributes`).
+nonisolated(unsafe) public let kSecAttrCanSign: CFString = "sign"
+/// Whether the key can verify.
+nonisolated(unsafe) public let kSecAttrCanVerify: CFString = "vrfy"
+/// Whether the key can encrypt.
+nonisolated(unsafe) public let kSecAttrCanEncrypt: CFString = "encr"
+/// Whether the key can decrypt.
+nonisolated(unsafe) public let kSecAttrCanDecrypt: CFString = "decr"
+/// Whether the key can derive (key exchange).
+nonisolated(unsafe) public let kSecAttrCanDerive: CFString = "drve"
+/// Whether the key's bytes can be exported (false for Secure Enclave private keys).
+nonisolated(unsafe) public let kSecAttrIsExtractable: CFString = "extr"
+/// Whether the key is sensitive (true for Secure Enclave private keys).
+nonisolated(unsafe) public let kSecAttrIsSensitive: CFString = "sens"
+/// `SecKeyCopyKeyExchangeResult` parameter: the number of bytes to derive (`Int`).
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = "requestedSize"
+/// `SecKeyCopyKeyExchangeResult` parameter: the KDF's shared info (`Data`).
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
+
+/// What a key is used for, in `SecKeyIsAlgorithmSupported`.
+public enum SecKeyOperationType: Int, Sendable {
+    /// Making a signature (private key).
+    case sign = 0
+    /// Checking a signature (public key).
+    case verify = 1
+    /// Encrypting (public key).
+    case encrypt = 2
+    /// Decrypting (private key).
+    case decrypt = 3
+    /// Key exchange (private key).
+    case keyExchange = 4
+}
+
+/// A key algorithm (`SecKeyAlgorithm`), with Apple's identifiers. Touchstone supports, for
+/// P-256 keys: ECDSA over a message or a digest with SHA-256 (DER signatures), ECIES with
+/// X9.63 SHA-256 and AES-GCM (variable IV, standard or cofactor — the same on P-256), and ECDH
+/// key exchange (raw, or with the X9.63 SHA-256 KDF). Other algorithms are reported as
+/// unsupported (`SecKeyIsAlgorithmSupported` false, errSecParam).
+public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
+    /// Apple's identifier, e.g. `"algid:sign:ECDSA:message-X962:SHA256"`.
+    public let identifier: String
+
+    /// The algorithm with identifier `rawValue`.
+    public init(rawValue: CFString) { identifier = rawValue as String }
+
+    /// The identifier as a `CFString`.
+    public var rawValue: CFString { NSString(string: identifier) }
+
+    init(_ identifier: String) { self.identifier = identifier }
+
+    /// ECDSA P-256 over the SHA-256 of the message; DER signature.
+    public static let ecdsaSignatureMessageX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA256")
+    /// ECDSA P-256 over a given SHA-256 digest (32 bytes); DER signature.
+    public static let ecdsaSignatureDigestX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA256")
+    /// ECDSA over SHA-1 (not supported).
+    public static let ecdsaSignatureMessageX962SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA1")
+    /// ECDSA over SHA-384 (not supported for P-256 keys here).
+    public static let ecdsaSignatureMessageX962SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA384")
+    /// ECIES, cofactor ECDH, X9.63 SHA-256 KDF giving key and IV, AES-GCM: ephemeral public key
+    /// || ciphertext || 16-byte tag.
+    public static let eciesEncryptionCofactorVariableIVX963SHA256AESGCM =
+        SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV")
+    /// ECIES, standard ECDH (the same bytes as the cofactor variant on P-256).
+    public static let eciesEncryptionStandardVariableIVX963SHA256AESGCM =
+        SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
+    /// The legacy ECIES with an all-zero IV (not supported).
+    public static let eciesEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM")
+    /// Raw ECDH: the shared secret's X coordinate.
+    public static let ecdhKeyExchangeStandard = SecKeyAlgorithm("algid:keyexchange:ECDH")
+    /// Raw cofactor ECDH (the same as standard on P-256).
+    public static let ecdhKeyExchangeCofactor = SecKeyAlgorithm("algid:keyexchange:ECDHC")
+    /// ECDH followed by the X9.63 SHA-256 KDF (`kSecKeyKeyExchangeParameterRequestedSize`,
+    /// `kSecKeyKeyExchangeParameterSharedInfo`).
+    public static let ecdhKeyExchangeStandardX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDH:KDFX963:SHA256")
+    /// Cofactor ECDH followed by the X9.63 SHA-256 KDF.
+    public static let ecdhKeyExchangeCofactorX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDHC:KDFX963:SHA256")
+}
+
+/// `SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256` under its C name.
+public let kSecKeyAlgorithmECDSASignatureMessageX962SHA256 = SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256
+/// `SecKeyAlgorithm.ecdsaSignatureDigestX962SHA256` under its C name.
+public let kSecKeyAlgorithmECDSASignatureDigestX962SHA256 = SecKeyAlgorithm.ecdsaSignatureDigestX962SHA256
+/// `SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` under its C name.
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM
+/// `SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA256AESGCM` under its C name.
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA256AESGCM
+/// `SecKeyAlgorithm.ecdhKeyExchangeStandard` under its C name.
+public let kSecKeyAlgorithmECDHKeyExchangeStandard = SecKeyAlgorithm.ecdhKeyExchangeStandard
+/// `SecKeyAlgorithm.ecdhKeyExchangeCofactor` under its C name.
+public let kSecKeyAlgorithmECDHKeyExchangeCofactor = SecKeyAlgorithm.ecdhKeyExchangeCofactor
+/// `SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA256` under its C name.
+public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256 = SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA256
+/// `SecKeyAlgorithm.ecdhKeyExchangeCofactorX963SHA256` under its C name.
+public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256 = SecKeyAlgorithm.ecdhKeyExchangeCofactorX963SHA256
+#endif

@@ -1,0 +1,108 @@
+import Crypto
+import Foundation
+
+/// Apple's `kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM` for P-256, byte
+/// for byte, so data encrypted on an iPhone opens here and the other way round:
+///
+/// - output: ephemeral public key (X9.63 uncompressed, 65 bytes) || ciphertext || GCM tag (16);
+/// - shared secret: ECDH (cofactor 1 on P-256, so the cofactor variant equals the standard one)
+///   between the ephemeral key and the recipient;
+/// - KDF: ANSI X9.63 with SHA-256 over the shared secret, shared info = the ephemeral public
+///   key, 32 bytes: the first 16 are the AES-128 key, the last 16 the GCM IV ("VariableIV").
+///
+/// ```swift
+/// let box = try ECIES.seal(Data("secret".utf8), to: key.publicKeyData)
+/// let plain = try await authenticator.keys.decrypt(box, with: key, reason: "Unlock")
+/// ```
+public enum ECIES {
+    /// The bytes of one ciphertext.
+    struct Parts {
+        let ephemeralPublicKey: Data
+        let ciphertext: Data
+        let tag: Data
+    }
+
+    /// Encrypts `plaintext` to the P-256 public key `recipient` (65-byte X9.63). Needs no
+    /// authentication (it uses only the public key). errSecParam for a malformed key.
+    public static func seal(_ plaintext: Data, to recipient: Data) throws -> Data {
+        let peer = try publicKey(recipient)
+        let ephemeral = P256.KeyAgreement.PrivateKey()
+        let ephemeralPublic = ephemeral.publicKey.x963Representation
+        let secret: Data
+        do {
+            secret = try ephemeral.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { Data($0) }
+        } catch {
+            throw KeychainError(.invalidParameter, message: "key agreement failed")
+        }
+        let (key, iv) = derive(secret, sharedInfo: ephemeralPublic)
+        do {
+            let box = try AES.GCM.seal(plaintext, using: key, nonce: try AES.GCM.Nonce(data: iv))
+            return ephemeralPublic + box.ciphertext + box.tag
+        } catch {
+            throw KeychainError(.invalidParameter, message: "encryption failed")
+        }
+    }
+
+    /// Splits a ciphertext; errSecParam when it is too short or its key is not on the curve.
+    static func split(_ data: Data) throws -> Parts {
+        let bytes = Data(data)
+        guard bytes.count >= 65 + 16 else {
+            throw KeychainError(.invalidParameter, message: "an ECIES ciphertext is at least 81 bytes")
+        }
+        let ephemeral = bytes.prefix(65)
+        _ = try publicKey(ephemeral)
+        return Parts(ephemeralPublicKey: Data(ephemeral), ciphertext: Data(bytes.dropFirst(65).dropLast(16)),
+                     tag: Data(bytes.suffix(16)))
+    }
+
+    /// Opens `parts` with the recipient's private key; errSecDecode when the tag does not match.
+    static func open(_ parts: Parts, privateKey: P256.Signing.PrivateKey) throws -> Data {
+        let secret = try agree(privateKey, try publicKey(parts.ephemeralPublicKey))
+        let (key, iv) = derive(secret, sharedInfo: parts.ephemeralPublicKey)
+        do {
+            let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: iv), ciphertext: parts.ciphertext, tag: parts.tag)
+            return try AES.GCM.open(box, using: key)
+        } catch {
+            throw KeychainError(.corrupt, message: "the ciphertext does not open with this key (wrong key or altered data)")
+        }
+    }
+
+    /// The raw ECDH shared secret (32 bytes).
+    static func agree(_ privateKey: P256.Signing.PrivateKey, _ peer: P256.KeyAgreement.PublicKey) throws -> Data {
+        do {
+            let agreement = try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
+            return try agreement.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { Data($0) }
+        } catch {
+            throw KeychainError(.invalidParameter, message: "key agreement failed")
+        }
+    }
+
+    /// A P-256 public key from its 65-byte X9.63 form; errSecParam otherwise.
+    static func publicKey(_ data: Data) throws -> P256.KeyAgreement.PublicKey {
+        do {
+            return try P256.KeyAgreement.PublicKey(x963Representation: data)
+        } catch {
+            throw KeychainError(.invalidParameter, message: "not a P-256 public key in X9.63 form")
+        }
+    }
+
+    /// ANSI X9.63 KDF (SHA-256): `SHA256(Z || counter32be || sharedInfo)` for counters 1, 2, ….
+    public static func x963KDF(_ secret: Data, sharedInfo: Data, count: Int) -> Data {
+        var output = Data()
+        var counter: UInt32 = 1
+        while output.count < count {
+            var hash = SHA256()
+            hash.update(data: secret)
+            hash.update(data: withUnsafeBytes(of: counter.bigEndian) { Data($0) })
+            hash.update(data: sharedInfo)
+            output.append(contentsOf: hash.finalize())
+            counter += 1
+        }
+        return output.prefix(count)
+    }
+
+    private static func derive(_ secret: Data, sharedInfo: Data) -> (SymmetricKey, Data) {
+        let material = x963KDF(secret, sharedInfo: sharedInfo, count: 32)
+        return (SymmetricKey(data: material.prefix(16)), Data(material.suffix(16)))
+    }
+}

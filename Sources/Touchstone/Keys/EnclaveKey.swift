@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+
+/// A private key of the simulated Secure Enclave: a P-256 key generated inside the device,
+/// stored only sealed (AES-GCM under a key derived from the device secret), never exported or
+/// imported, and usable only through ``KeyStore`` — which runs its access control's
+/// evaluation first, exactly as a keychain item's (REFERENCE §10).
+///
+/// This value is a handle: it carries the public key, the key's attributes and its sealed
+/// private half, which only this device can open.
+///
+/// ```swift
+/// let access = try AccessControl(.whenPasscodeSetThisDeviceOnly, flags: [.privateKeyUsage, .biometryCurrentSet])
+/// let key = try authenticator.keys.create(accessControl: access, tag: Data("login".utf8))
+/// let signature = try await authenticator.keys.sign(challenge, with: key, reason: "Sign in")
+/// // the server verifies `signature` (DER) with `key.publicKeyData` (65-byte X9.63)
+/// ```
+public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, ProtectedRecord {
+    /// The app the key belongs to.
+    public let appID: String
+    /// The public key, X9.63 uncompressed (`04 || X || Y`, 65 bytes) — what
+    /// `SecKeyCopyExternalRepresentation` gives for the public key.
+    public let publicKeyData: Data
+    /// `kSecAttrApplicationTag`, when given.
+    public let applicationTag: Data?
+    /// `kSecAttrLabel`, when given.
+    public let label: String?
+    /// The accessibility class of the private key.
+    public let accessibility: Accessibility
+    /// The access-control flags (usually `privateKeyUsage` plus constraints).
+    public let flags: AccessControlFlags
+    /// Whether the key is stored (`kSecAttrIsPermanent`); otherwise it lives only in this handle.
+    public let isPermanent: Bool
+    /// When the key was made (device time).
+    public let creationDate: Timestamp
+    /// The enrolled-set hash the key is bound to (biometryCurrentSet only).
+    let enrolledSetHash: Data?
+    /// The device's enrollment-change count at creation (biometryCurrentSet only).
+    let enrollmentSequence: Int?
+    /// The private key, AES-GCM sealed (nonce, ciphertext, tag) under the device key.
+    let sealedPrivateKey: Data
+
+    /// The key's access control.
+    public var accessControl: AccessControl { AccessControl(validated: accessibility, flags: flags) }
+
+    /// `kSecAttrApplicationLabel`: the SHA-1 of the public key, as Apple computes it for EC keys.
+    public var applicationLabel: Data { Data(Insecure.SHA1.hash(data: publicKeyData)) }
+
+    /// The key's identifier: ``applicationLabel`` in lowercase hex.
+    public var id: String { applicationLabel.hexString }
+
+    /// The public key as swift-crypto's signing key, to verify signatures.
+    public var signingPublicKey: P256.Signing.PublicKey {
+        get throws { try P256.Signing.PublicKey(x963Representation: publicKeyData) }
+    }
+
+    /// Whether `signature` (DER ECDSA) is this key's signature over SHA-256 of `message`
+    /// (`SecKeyVerifySignature` with `.ecdsaSignatureMessageX962SHA256`); needs no authentication.
+    public func isValidSignature(_ signature: Data, for message: Data) -> Bool {
+        guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
+              let publicKey = try? signingPublicKey else { return false }
+        return publicKey.isValidSignature(parsed, for: message)
+    }
+
+    /// `key 1a2b… tag=login label=Login whenUnlocked [privateKeyUsage|biometryCurrentSet]`.
+    public var description: String {
+        var text = "key \(id.prefix(16))"
+        if let applicationTag { text += " tag=\(String(data: applicationTag, encoding: .utf8) ?? applicationTag.hexString)" }
+        if let label { text += " label=\(label)" }
+        return text + " \(accessControl)" + (isPermanent ? "" : " ephemeral")
+    }
+
+    /// Equal when they are the same key (same public key, same app).
+    public static func == (lhs: EnclaveKey, rhs: EnclaveKey) -> Bool {
+        lhs.appID == rhs.appID && lhs.publicKeyData == rhs.publicKeyData
+    }
+
+    /// Hashes the app and public key.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(appID)
+        hasher.combine(publicKeyData)
+    }
+
+    init(appID: String, publicKeyData: Data, applicationTag: Data?, label: String?, accessibility: Accessibility,
+         flags: AccessControlFlags, isPermanent: Bool, creationDate: Timestamp, enrolledSetHash: Data?,
+         enrollmentSequence: Int?, sealedPrivateKey: Data) {
+        self.appID = appID
+        self.publicKeyData = publicKeyData
+        self.applicationTag = applicationTag
+        self.label = label
+        self.accessibility = accessibility
+        self.flags = flags
+        self.isPermanent = isPermanent
+        self.creationDate = creationDate
+        self.enrolledSetHash = enrolledSetHash
+        self.enrollmentSequence = enrollmentSequence
+        self.sealedPrivateKey = sealedPrivateKey
+    }
+}
+
+/// A digest given as bytes (`…DigestX962SHA256` algorithms), so swift-crypto can sign and
+/// verify it without hashing again.
+struct RawDigest: Digest {
+    static var byteCount: Int { 32 }
+    let bytes: Data
+
+    /// nil unless `bytes` is 32 bytes long.
+    init?(_ bytes: Data) {
+        guard bytes.count == Self.byteCount else { return nil }
+        self.bytes = bytes
+    }
+
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes(body)
+    }
+
+    func makeIterator() -> Data.Iterator { bytes.makeIterator() }
+
+    var description: String { "RawDigest(\(bytes.count) bytes)" }
+}

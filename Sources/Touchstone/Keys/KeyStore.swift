@@ -1,0 +1,309 @@
+import Crypto
+import Foundation
+
+/// One app's keys in the device's simulated Secure Enclave (REFERENCE §10): P-256 private keys
+/// generated inside the device, sealed at rest under a device key, never exported or imported,
+/// each with an access control enforced by the **same** rules as keychain items
+/// (``Keychain``): the evaluation its flags require (with the reuse window, a context that
+/// already evaluated, `interactionNotAllowed`, lockout), invalidation of `biometryCurrentSet`
+/// keys by an enrollment change, deletion of `whenPasscodeSetThisDeviceOnly` keys with the
+/// passcode, and the data-protection classes against the lock state.
+///
+/// Using a private key — ``sign(_:with:context:reason:)``, ``decrypt(_:with:context:reason:)``,
+/// ``sharedSecret(with:using:context:reason:)`` — is where the prompt happens. Creating,
+/// listing and deleting never prompt.
+///
+/// ```swift
+/// let keys = authenticator.keys
+/// let access = try AccessControl(.whenPasscodeSetThisDeviceOnly, flags: [.privateKeyUsage, .biometryCurrentSet])
+/// let key = try keys.create(accessControl: access, tag: Data("com.example.login".utf8))
+/// let signature = try await keys.sign(challenge, with: key, reason: "Sign in")   // DER ECDSA
+/// ```
+///
+/// Errors are ``KeychainError``s, as for items: errSecUserCanceled for a cancel (with the
+/// LAError code), errSecAuthFailed for a lockout or a failed evaluation, errSecItemNotFound
+/// for a deleted key or one invalidated by an enrollment change (kind
+/// ``KeychainError/Kind/invalidated``), errSecInteractionNotAllowed, errSecParam for bad input.
+///
+/// Sealing: the private scalar is sealed with AES-GCM under a key derived by HKDF-SHA256 from
+/// the device secret (salt `touchstone.keys.v1`, info = app id), authenticating the app id and
+/// the public key, so a sealed key cannot be moved to another app or device. Every use opens the
+/// sealed key again; the swift-crypto key object built from the opened scalar is kept per device
+/// in memory (at most 64), so its public point is not recomputed on each signature.
+public struct KeyStore: Sendable {
+    /// The storage namespace of permanent keys (`keys/<app>/<application label hex>`).
+    public static let namespace = "keys"
+
+    /// The device and app the keys belong to.
+    public let authenticator: Authenticator
+
+    /// The keys of `authenticator`'s app.
+    public init(_ authenticator: Authenticator) {
+        self.authenticator = authenticator
+    }
+
+    private var device: Device { authenticator.device }
+    private var keychain: Keychain { authenticator.keychain }
+
+    // MARK: Creating
+
+    /// Generates a new P-256 private key inside the device (`SecKeyCreateRandomKey` with
+    /// `kSecAttrTokenIDSecureEnclave`). A permanent key is stored and found again by tag or
+    /// label; several keys may share a tag, as on iOS. Never prompts.
+    ///
+    /// - Throws: ``KeychainError`` — errSecParam for `or` with `and`; errSecNotAvailable for
+    ///   whenPasscodeSetThisDeviceOnly without a passcode; errSecAuthFailed for biometric flags
+    ///   with nothing enrolled; errSecInteractionNotAllowed when the lock state forbids the class.
+    public func create(
+        accessControl: AccessControl, tag: Data? = nil, label: String? = nil, permanent: Bool = true
+    ) throws -> EnclaveKey {
+        try accessControl.flags.validate()
+        return try keychain.translatingErrors {
+            let binding = try keychain.protectionBinding(accessControl)
+            let snapshot = try device.snapshot()
+            let privateKey = try generate()
+            let publicKeyData = privateKey.publicKey.x963Representation
+            let sealed = try seal(privateKey.rawRepresentation, publicKey: publicKeyData, snapshot: snapshot)
+            let key = EnclaveKey(
+                appID: authenticator.appID, publicKeyData: publicKeyData, applicationTag: tag, label: label,
+                accessibility: accessControl.accessibility, flags: accessControl.flags, isPermanent: permanent,
+                creationDate: device.clock.now, enrolledSetHash: binding.setHash,
+                enrollmentSequence: binding.sequence, sealedPrivateKey: sealed)
+            if permanent {
+                try device.storage.commit([.put(try record(of: key))])
+            }
+            return key
+        }
+    }
+
+    /// A P-256 scalar from the device's random source (seeded in simulation, so keys are
+    /// reproducible there; the system CSPRNG otherwise).
+    private func generate() throws -> P256.Signing.PrivateKey {
+        for _ in 0 ..< 8 {
+            if let key = try? P256.Signing.PrivateKey(rawRepresentation: device.random.bytes(32)) { return key }
+        }
+        throw KeychainError(.storageFailure, message: "no valid P-256 scalar could be generated")
+    }
+
+    /// Stores a key made with `permanent: false` (`SecItemAdd` with `kSecValueRef`), with a
+    /// new tag / label when given; errSecDuplicateItem when it is stored already. Never prompts.
+    @discardableResult
+    public func store(_ key: EnclaveKey, tag: Data? = nil, label: String? = nil) throws -> EnclaveKey {
+        guard key.appID == authenticator.appID else { throw KeychainError(.invalidParameter, message: "the key belongs to another app") }
+        let stored = EnclaveKey(
+            appID: key.appID, publicKeyData: key.publicKeyData, applicationTag: tag ?? key.applicationTag,
+            label: label ?? key.label, accessibility: key.accessibility, flags: key.flags, isPermanent: true,
+            creationDate: key.creationDate, enrolledSetHash: key.enrolledSetHash, enrollmentSequence: key.enrollmentSequence,
+            sealedPrivateKey: key.sealedPrivateKey)
+        let record = try record(of: stored)
+        try keychain.translatingErrors {
+            try device.storage.transaction { transaction in
+                if try transaction.read(record.key) != nil { throw KeychainError(.duplicateItem, message: "the key is stored already") }
+                transaction.put(record)
+            }
+        }
+        return stored
+    }
+
+    // MARK: Finding and deleting
+
+    /// The stored keys of this app with `tag` and / or `label` (all when both are nil), oldest
+    /// first. Keys invalidated by an enrollment change are left out unless
+    /// `includingInvalidated`; whenPasscodeSetThisDeviceOnly keys without a passcode never count.
+    public func keys(tag: Data? = nil, label: String? = nil, includingInvalidated: Bool = false) throws -> [EnclaveKey] {
+        try keychain.translatingErrors {
+            let snapshot = try device.snapshot()
+            return try device.storage.list(namespace: Self.namespace, prefix: Keychain.escape(authenticator.appID) + "/")
+                .map(Self.decode)
+                .filter { key in
+                    (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)
+                        && !(key.accessibility == .whenPasscodeSetThisDeviceOnly && snapshot.state.passcodeVerifier == nil)
+                        && (includingInvalidated || !keychain.isInvalidated(key, snapshot: snapshot))
+                }
+                .sorted { ($0.creationDate, $0.id) < ($1.creationDate, $1.id) }
+        }
+    }
+
+    /// Whether `key` was invalidated by an enrollment change (biometryCurrentSet): it can never
+    /// be used again; the app must make a new one and register its public key again.
+    public func isInvalidated(_ key: EnclaveKey) throws -> Bool {
+        try keychain.translatingErrors { keychain.isInvalidated(key, snapshot: try device.snapshot()) }
+    }
+
+    /// Deletes a stored key (`SecItemDelete`); errSecItemNotFound when it is not stored. Never prompts.
+    public func delete(_ key: EnclaveKey) throws {
+        let recordKey = try self.recordKey(key)
+        try keychain.translatingErrors {
+            try device.storage.transaction { transaction in
+                guard try transaction.read(recordKey) != nil else { throw KeychainError(.itemNotFound) }
+                transaction.delete(recordKey)
+            }
+        }
+    }
+
+    // MARK: Using the private key
+
+    /// Signs `message` with ECDSA P-256 over its SHA-256 (`.ecdsaSignatureMessageX962SHA256`),
+    /// after the evaluation the key's access control requires (operation useKeySign). Returns
+    /// the DER signature (X9.62 `SEQUENCE { r, s }`), as Apple's.
+    public func sign(_ message: Data, with key: EnclaveKey, context: AuthenticationContext? = nil,
+                     reason: String? = nil) async throws -> Data {
+        let privateKey = try await unseal(key, context: context, reason: reason ?? "Sign with your key")
+        return try keychain.translatingErrors {
+            do {
+                return try privateKey.signature(for: message).derRepresentation
+            } catch {
+                throw KeychainError(.storageFailure, message: "signing failed")
+            }
+        }
+    }
+
+    /// Signs a 32-byte SHA-256 digest (`.ecdsaSignatureDigestX962SHA256`); errSecParam for
+    /// another length. Authenticates as ``sign(_:with:context:reason:)``.
+    public func sign(digest: Data, with key: EnclaveKey, context: AuthenticationContext? = nil,
+                     reason: String? = nil) async throws -> Data {
+        guard let raw = RawDigest(digest) else {
+            throw KeychainError(.invalidParameter, message: "a SHA-256 digest is 32 bytes, not \(digest.count)")
+        }
+        let privateKey = try await unseal(key, context: context, reason: reason ?? "Sign with your key")
+        do {
+            return try privateKey.signature(for: raw).derRepresentation
+        } catch {
+            throw KeychainError(.storageFailure, message: "signing failed")
+        }
+    }
+
+    /// The raw ECDH shared secret (the X coordinate, 32 bytes) between `key` and another
+    /// party's X9.63 public key (`SecKeyCopyKeyExchangeResult` with `.ecdhKeyExchangeStandard`),
+    /// after the key's evaluation.
+    public func sharedSecret(with publicKey: Data, using key: EnclaveKey, context: AuthenticationContext? = nil,
+                             reason: String? = nil) async throws -> Data {
+        let peer = try ECIES.publicKey(publicKey)
+        let privateKey = try await unseal(key, context: context, reason: reason ?? "Use your key")
+        return try ECIES.agree(privateKey, peer)
+    }
+
+    /// Decrypts Apple's `.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` format (see
+    /// ``ECIES``) with `key`, after the key's evaluation (operation useKeyDecrypt).
+    /// errSecParam when the ciphertext is malformed; errSecDecode when it fails to open.
+    public func decrypt(_ ciphertext: Data, with key: EnclaveKey, context: AuthenticationContext? = nil,
+                        reason: String? = nil) async throws -> Data {
+        let parts = try ECIES.split(ciphertext)
+        let privateKey = try await unseal(key, context: context, reason: reason ?? "Decrypt with your key")
+        return try ECIES.open(parts, privateKey: privateKey)
+    }
+
+    /// Runs the key's protection rules (``Keychain``'s, shared) and opens its sealed scalar.
+    private func unseal(_ key: EnclaveKey, context: AuthenticationContext?, reason: String) async throws -> P256.Signing.PrivateKey {
+        guard key.appID == authenticator.appID else {
+            throw KeychainError(.itemNotFound, message: "the key belongs to another app")
+        }
+        return try await keychain.translatingErrors {
+            var storedAt: RecordKey?
+            if key.isPermanent {
+                // A stored key must still be there: deleted keys cannot sign.
+                let recordKey = try self.recordKey(key)
+                guard try device.storage.read(recordKey) != nil else { throw KeychainError(.itemNotFound) }
+                storedAt = recordKey
+            }
+            try await keychain.enforce(key, storedAt: storedAt, context: context, reason: reason)
+            let raw = try open(key.sealedPrivateKey, publicKey: key.publicKeyData, snapshot: try device.snapshot())
+            if let known = device.unsealedKeys.withLock({ $0[raw] }) { return known.key }
+            let privateKey: P256.Signing.PrivateKey
+            do {
+                privateKey = try P256.Signing.PrivateKey(rawRepresentation: raw)
+            } catch {
+                throw KeychainError(.corrupt, message: "the sealed key is not a P-256 key")
+            }
+            guard privateKey.publicKey.x963Representation == key.publicKeyData else {
+                throw KeychainError(.corrupt, message: "the sealed key does not match its public key")
+            }
+            let unsealed = UnsealedKey(privateKey)
+            device.unsealedKeys.withLock { keys in
+                if keys.count >= 64 { keys.removeAll() }
+                keys[raw] = unsealed
+            }
+            return privateKey
+        }
+    }
+
+    // MARK: Sealing
+
+    private static let salt = Data("touchstone.keys.v1".utf8)
+
+    private func deviceKey(_ snapshot: Device.Snapshot) -> SymmetricKey {
+        let appID = authenticator.appID
+        if let cached = snapshot.derivedKeys.withLock({ $0[appID] }) { return SymmetricKey(data: cached) }
+        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: snapshot.secretKey, salt: Self.salt,
+                                         info: Data(appID.utf8), outputByteCount: 32)
+        let bytes = key.withUnsafeBytes { Data($0) }
+        snapshot.derivedKeys.withLock { $0[appID] = bytes }
+        return key
+    }
+
+    private func aad(_ publicKey: Data) -> Data {
+        Data(authenticator.appID.utf8) + Data([0]) + publicKey
+    }
+
+    private func seal(_ scalar: Data, publicKey: Data, snapshot: Device.Snapshot) throws -> Data {
+        do {
+            guard let combined = try AES.GCM.seal(scalar, using: deviceKey(snapshot), authenticating: aad(publicKey)).combined else {
+                throw KeychainError(.storageFailure, message: "sealing the key failed")
+            }
+            return combined
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(.storageFailure, message: "sealing the key failed")
+        }
+    }
+
+    private func open(_ sealed: Data, publicKey: Data, snapshot: Device.Snapshot) throws -> Data {
+        do {
+            return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: deviceKey(snapshot), authenticating: aad(publicKey))
+        } catch {
+            throw KeychainError(.corrupt, message: "the sealed key cannot be opened on this device")
+        }
+    }
+
+    // MARK: Records
+
+    private func recordKey(_ key: EnclaveKey) throws -> RecordKey {
+        RecordKey(Self.namespace, Keychain.escape(key.appID) + "/" + key.id)
+    }
+
+    private func record(of key: EnclaveKey) throws -> Record {
+        let data: Data
+        do {
+            data = try RecordCoding.encoder.encode(key)
+        } catch {
+            throw KeychainError(.storageFailure, message: "the key could not be encoded")
+        }
+        return Record(key: try recordKey(key), value: data, attributes: [
+            "app": key.appID, "accessible": key.accessibility.rawValue, "access": String(key.flags.rawValue),
+        ])
+    }
+
+    private static func decode(_ record: Record) throws -> EnclaveKey {
+        do {
+            return try RecordCoding.decoder.decode(EnclaveKey.self, from: record.value)
+        } catch {
+            throw KeychainError(.corrupt, message: "stored key '\(record.key.name)' cannot be decoded")
+        }
+    }
+}
+
+/// A swift-crypto private key shared between threads. `@unchecked`: immutable after
+/// creation, and BoringSSL signs with a const key.
+final class UnsealedKey: @unchecked Sendable {
+    let key: P256.Signing.PrivateKey
+
+    init(_ key: P256.Signing.PrivateKey) {
+        self.key = key
+    }
+}
+
+extension Authenticator {
+    /// This app's keys in the device's simulated Secure Enclave.
+    public var keys: KeyStore { KeyStore(self) }
+}

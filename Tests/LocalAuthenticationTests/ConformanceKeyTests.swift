@@ -1,0 +1,276 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+import Touchstone
+
+/// REFERENCE §10's Secure Enclave keys through Apple's `SecKey` API (never the core API), one
+/// rule per test, on in-memory devices bound per test.
+@Suite("Conformance: SecKey and the Secure Enclave (REFERENCE §10)")
+struct ConformanceKeyTests {
+    static let challenge = Data("challenge-2026".utf8)
+    static let tag = Data("com.example.key".utf8)
+
+    /// Makes a permanent SE key with `flags`; nil and the error on failure.
+    static func makeKey(_ flags: SecAccessControlCreateFlags = [.privateKeyUsage, .biometryCurrentSet],
+                        accessible: CFString = kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                        permanent: Bool = true, context: LAContext? = nil) -> (SecKey?, NSError?) {
+        let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault, accessible, flags, nil)!
+        var privateAttributes: [String: Any] = [kSecAttrIsPermanent as String: permanent, kSecAttrApplicationTag as String: tag,
+                                                kSecAttrLabel as String: "Login key", kSecAttrAccessControl as String: access]
+        if let context { privateAttributes[kSecUseAuthenticationContext as String] = context }
+        let attributes: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecPrivateKeyAttrs as String: privateAttributes,
+        ]
+        var error: Unmanaged<CFError>?
+        let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error)
+        return (key, error.map { $0.takeRetainedValue() as NSError })
+    }
+
+    static func find(context: LAContext? = nil) -> SecKey? {
+        var query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                                    kSecReturnRef as String: true]
+        if let context { query[kSecUseAuthenticationContext as String] = context }
+        var result: CFTypeRef?
+        guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess else { return nil }
+        return result as? SecKey
+    }
+
+    /// Signs; the signature or the CFError as NSError.
+    static func sign(_ key: SecKey, _ data: Data = challenge, algorithm: SecKeyAlgorithm = .ecdsaSignatureMessageX962SHA256)
+        -> Result<Data, NSError> {
+        var error: Unmanaged<CFError>?
+        if let signature = SecKeyCreateSignature(key, algorithm, data as CFData, &error) { return .success(signature as Data) }
+        return .failure(error!.takeRetainedValue() as NSError)
+    }
+
+    static func verify(_ key: SecKey, _ signature: Data, _ data: Data = challenge) -> Bool {
+        var error: Unmanaged<CFError>?
+        guard let publicKey = SecKeyCopyPublicKey(key) else { return false }
+        return SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, data as CFData, signature as CFData, &error)
+    }
+
+    static func code(_ result: Result<Data, NSError>) -> (String, Int)? {
+        if case let .failure(error) = result { return (error.domain, error.code) }
+        return nil
+    }
+
+    @Test("§10 a Secure Enclave key signs after Touch ID; the 65-byte public key verifies the DER signature")
+    func signAndVerify() async throws {
+        let sim = try SimDevice()
+        sim.user.enqueue([.present("thumb")])
+        let (ok, der, external, attributesOK) = await sim.keychain { () -> (Bool, Data, Data, Bool) in
+            guard let key = Self.makeKey().0, let signature = try? Self.sign(key).get() else { return (false, Data(), Data(), false) }
+            var error: Unmanaged<CFError>?
+            let external = SecKeyCopyExternalRepresentation(SecKeyCopyPublicKey(key)!, &error) as Data? ?? Data()
+            let attributes = SecKeyCopyAttributes(key) as? [String: Any] ?? [:]
+            let attributesOK = attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String
+                && attributes[kSecAttrKeySizeInBits as String] as? Int == 256
+                && attributes[kSecAttrApplicationTag as String] as? Data == Self.tag
+                && attributes[kSecAttrLabel as String] as? String == "Login key"
+                && attributes[kSecAttrKeyClass as String] as? String == kSecAttrKeyClassPrivate as String
+            return (Self.verify(key, signature) && !Self.verify(key, signature, Data("tampered".utf8)), signature, external, attributesOK)
+        }
+        #expect(ok && attributesOK)
+        #expect(der.first == 0x30)
+        #expect(external.count == 65 && external.first == 0x04)
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("§10 a Secure Enclave private key cannot be exported; a public key round-trips through SecKeyCreateWithData")
+    func exportRules() async throws {
+        let sim = try SimDevice()
+        let (refused, roundTrip) = await sim.keychain { () -> (Bool, Bool) in
+            guard let key = Self.makeKey([.privateKeyUsage]).0 else { return (false, false) }
+            var error: Unmanaged<CFError>?
+            let refused = SecKeyCopyExternalRepresentation(key, &error) == nil && error != nil
+            let bytes = SecKeyCopyExternalRepresentation(SecKeyCopyPublicKey(key)!, nil)! as Data
+            let imported = SecKeyCreateWithData(bytes as CFData, [kSecAttrKeyType as String: kSecAttrKeyTypeEC,
+                                                                   kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary, nil)
+            let signature = (try? Self.sign(key).get()) ?? Data()
+            var verifyError: Unmanaged<CFError>?
+            let verified = imported.map {
+                SecKeyVerifySignature($0, .ecdsaSignatureMessageX962SHA256, Self.challenge as CFData, signature as CFData, &verifyError)
+            } ?? false
+            let privateImport = SecKeyCreateWithData(Data(count: 97) as CFData, [kSecAttrKeyType as String: kSecAttrKeyTypeEC,
+                                                                                 kSecAttrKeyClass as String: kSecAttrKeyClassPrivate] as CFDictionary, nil)
+            return (refused, verified && privateImport == nil
+                && SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA256)
+                && !SecKeyIsAlgorithmSupported(imported!, .sign, .ecdsaSignatureMessageX962SHA256))
+        }
+        #expect(refused && roundTrip)
+    }
+
+    @Test("§10 only 256-bit EC keys in the Secure Enclave: RSA or 384 bits is errSecParam, no token errSecUnimplemented")
+    func creationParameters() async throws {
+        let sim = try SimDevice()
+        let codes = await sim.keychain { () -> [Int] in
+            func create(_ attributes: [String: Any]) -> Int {
+                var error: Unmanaged<CFError>?
+                if SecKeyCreateRandomKey(attributes as CFDictionary, &error) != nil { return 0 }
+                return (error?.takeRetainedValue() as NSError?)?.code ?? 1
+            }
+            let base: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: "256",
+                                       kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]
+            return [create(base),
+                    create(base.merging([kSecAttrKeyType as String: kSecAttrKeyTypeRSA]) { $1 }),
+                    create(base.merging([kSecAttrKeySizeInBits as String: 384]) { $1 }),
+                    create(base.filter { $0.key != kSecAttrTokenID as String })]
+        }
+        #expect(codes == [0, Int(errSecParam), Int(errSecParam), Int(errSecUnimplemented)])
+    }
+
+    @Test("§10 a cancelled signing prompt fails with LAError -2 in the CFError (observed on iOS)")
+    func cancel() async throws {
+        let sim = try SimDevice()
+        sim.user.enqueue([.cancel])
+        let failure = await sim.keychain { () -> (String, Int)? in
+            guard let key = Self.makeKey().0 else { return nil }
+            return Self.code(Self.sign(key))
+        }
+        #expect(failure?.0 == LAErrorDomain && failure?.1 == -2)
+    }
+
+    @Test("§10 under biometric lockout signing fails with LAError biometryLockout (-8)")
+    func lockout() async throws {
+        let sim = try SimDevice()
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        let failure = await sim.keychain { () -> (String, Int)? in
+            guard let key = Self.makeKey([.privateKeyUsage, .biometryAny]).0 else { return nil }
+            return Self.code(Self.sign(key))
+        }
+        #expect(failure?.0 == LAErrorDomain && failure?.1 == -8)
+    }
+
+    @Test("§10 interactionNotAllowed on the key's context: errSecInteractionNotAllowed, no prompt")
+    func interactionNotAllowed() async throws {
+        let sim = try SimDevice()
+        let context = sim.context()
+        context.interactionNotAllowed = true
+        let failure = await sim.keychain { () -> (String, Int)? in
+            guard Self.makeKey().0 != nil, let key = Self.find(context: context) else { return nil }
+            return Self.code(Self.sign(key))
+        }
+        #expect(failure?.0 == NSOSStatusErrorDomain && failure?.1 == Int(errSecInteractionNotAllowed))
+    }
+
+    @Test("§10 kSecUseAuthenticationUIFail on the key query: signing that needs the user is errSecInteractionNotAllowed")
+    func authenticationUIFail() async throws {
+        let sim = try SimDevice()
+        let failure = await sim.keychain { () -> (String, Int)? in
+            guard Self.makeKey().0 != nil else { return nil }
+            var result: CFTypeRef?
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                        kSecReturnRef as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]
+            guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let key = result as? SecKey else { return nil }
+            return Self.code(Self.sign(key))
+        }
+        #expect(failure?.0 == NSOSStatusErrorDomain && failure?.1 == Int(errSecInteractionNotAllowed))
+        #expect(sim.scriptingMistakes.isEmpty)
+    }
+
+    @Test("§10 a context that already evaluated signs without a second prompt")
+    func evaluatedContext() async throws {
+        let sim = try SimDevice()
+        let context = sim.context()
+        sim.user.enqueue([.present("thumb")])
+        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .biometryCurrentSet], nil)!
+        #expect(try await context.evaluateAccessControl(access, operation: .useKeySign, localizedReason: "Sign in"))
+        let signed = await sim.keychain { () -> Int in
+            guard Self.makeKey().0 != nil, let key = Self.find(context: context) else { return 0 }
+            return [Self.sign(key), Self.sign(key)].filter { (try? $0.get()) != nil }.count
+        }
+        #expect(signed == 2)
+        #expect(sim.scriptingMistakes.isEmpty)
+    }
+
+    @Test("§10 a biometryCurrentSet key is unusable after an enrollment change: the key is no longer found, a held ref fails")
+    func enrollmentChange() async throws {
+        let sim = try SimDevice()
+        let held = await sim.keychain { Self.makeKey().0 }
+        try sim.device.enroll("index")
+        let (found, failure) = await sim.keychain { () -> (Bool, (String, Int)?) in
+            (Self.find() != nil, held.flatMap { Self.code(Self.sign($0)) })
+        }
+        #expect(!found)
+        #expect(failure?.0 == NSOSStatusErrorDomain && failure?.1 == Int(errSecItemNotFound))
+        #expect(sim.user.pending.isEmpty && sim.scriptingMistakes.isEmpty)
+    }
+
+    @Test("§10 removing the passcode deletes whenPasscodeSetThisDeviceOnly keys")
+    func passcodeRemoval() async throws {
+        let sim = try SimDevice()
+        _ = await sim.keychain { Self.makeKey(accessible: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly).0 }
+        #expect(await sim.keychain { Self.find() != nil })
+        try sim.device.clearPasscode()
+        #expect(await sim.keychain { Self.find() == nil })
+    }
+
+    @Test("§10 SecItemAdd stores an ephemeral key; SecItemDelete by tag removes it; kSecReturnAttributes describes it")
+    func itemCalls() async throws {
+        let sim = try SimDevice()
+        let statuses = await sim.keychain { () -> [OSStatus] in
+            guard let key = Self.makeKey([.privateKeyUsage], permanent: false).0 else { return [] }
+            let before: OSStatus = Self.find() == nil ? errSecItemNotFound : errSecSuccess
+            let added = SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: key,
+                                    kSecAttrApplicationTag as String: Self.tag] as CFDictionary, nil)
+            let again = SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: key] as CFDictionary, nil)
+            var result: CFTypeRef?
+            let attributes = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                                  kSecReturnAttributes as String: true] as CFDictionary, &result)
+            let labelOK: OSStatus = (result as? [String: Any])?[kSecAttrApplicationLabel as String] as? Data
+                == (SecKeyCopyAttributes(key) as? [String: Any])?[kSecAttrApplicationLabel as String] as? Data ? 0 : -1
+            let deleted = SecItemDelete([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag] as CFDictionary)
+            let after: OSStatus = Self.find() == nil ? errSecItemNotFound : errSecSuccess
+            return [before, added, again, attributes, labelOK, deleted, after]
+        }
+        #expect(statuses == [errSecItemNotFound, errSecSuccess, errSecDuplicateItem, errSecSuccess, 0, errSecSuccess, errSecItemNotFound])
+    }
+
+    @Test("§10 ECIES: SecKeyCreateEncryptedData's bytes (ephemeral key || ciphertext || tag) open with the key after Touch ID")
+    func eciesRoundTrip() async throws {
+        let sim = try SimDevice()
+        sim.user.enqueue([.present("thumb")])
+        let (ciphertext, plaintext) = await sim.keychain { () -> (Data, Data?) in
+            guard let key = Self.makeKey().0, let publicKey = SecKeyCopyPublicKey(key) else { return (Data(), nil) }
+            let algorithm: SecKeyAlgorithm = .eciesEncryptionCofactorVariableIVX963SHA256AESGCM
+            guard SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm),
+                  let box = SecKeyCreateEncryptedData(publicKey, algorithm, Data("token-xyz".utf8) as CFData, nil) as Data?
+            else { return (Data(), nil) }
+            return (box, SecKeyCreateDecryptedData(key, algorithm, box as CFData, nil) as Data?)
+        }
+        #expect(ciphertext.count == 65 + 9 + 16 && ciphertext.first == 0x04)
+        #expect(plaintext == Data("token-xyz".utf8))
+    }
+
+    @Test("§10 SecKeyCopyKeyExchangeResult: both sides derive the same secret")
+    func keyExchange() async throws {
+        let sim = try SimDevice(enrolled: [])
+        let same = await sim.keychain { () -> Bool in
+            guard let mine = Self.makeKey([.privateKeyUsage]).0, let theirs = Self.makeKey([.privateKeyUsage], permanent: false).0 else { return false }
+            let parameters = [kSecKeyKeyExchangeParameterRequestedSize as String: 32] as CFDictionary
+            let a = SecKeyCopyKeyExchangeResult(mine, .ecdhKeyExchangeStandardX963SHA256, SecKeyCopyPublicKey(theirs)!, parameters, nil) as Data?
+            let b = SecKeyCopyKeyExchangeResult(theirs, .ecdhKeyExchangeStandardX963SHA256, SecKeyCopyPublicKey(mine)!, parameters, nil) as Data?
+            return a != nil && a == b && a?.count == 32
+        }
+        #expect(same)
+    }
+
+    @Test("§10 client: an app creates a Secure Enclave key, signs a challenge after Touch ID, the server verifies")
+    func clientEnclaveSigner() async throws {
+        let sim = try SimDevice()
+        let signer = EnclaveSigner(account: "alice")
+        let publicKey = try await sim.keychain { Result { try signer.enable() } }.get()
+        sim.user.enqueue([.present("thumb")])
+        let signature = try await sim.keychain { signer.sign(challenge: Self.challenge) }.get()
+        #expect(EnclaveSigner.serverVerifies(publicKey: publicKey, challenge: Self.challenge, signature: signature))
+        sim.user.enqueue([.cancel])
+        #expect(await sim.keychain { signer.sign(challenge: Self.challenge) } == .failure(.cancelled))
+        try sim.device.enroll("index")
+        #expect(await sim.keychain { signer.sign(challenge: Self.challenge) } == .failure(.noKey))
+        #expect(sim.scriptingMistakes.isEmpty)
+    }
+}
+#endif

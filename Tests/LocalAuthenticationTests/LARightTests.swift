@@ -1,0 +1,157 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+@testable import Touchstone
+import TouchstoneBuiltins
+
+/// REFERENCE §10's LARight family (iOS 16) through Apple's names, one rule per test.
+@Suite("LARight, LARightStore, LAPersistedRight (REFERENCE §10)")
+struct LARightTests {
+    let challenge = Data("challenge-7".utf8)
+
+    /// Runs `body` with `sim`'s device as the task's default device.
+    func on<T: Sendable>(_ sim: SimDevice, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { try await body() }
+    }
+
+    func code(_ body: () async throws -> Void) async -> LAError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as LAError {
+            return error.code
+        } catch {
+            Issue.record("not an LAError: \(error)")
+            return nil
+        }
+    }
+
+    @Test("authorize runs the requirement's evaluation and moves the state to authorized; deauthorize ends it")
+    func authorizeAndDeauthorize() async throws {
+        let sim = try SimDevice()
+        let right = try await on(sim) { LARight(requirement: .biometry(fallback: .devicePasscode)) }
+        #expect(right.state == .unknown)
+        sim.user.enqueue([.present("thumb")])
+        try await right.authorize(localizedReason: "Unlock")
+        #expect(right.state == .authorized)
+        await right.deauthorize()
+        #expect(right.state == .notAuthorized)
+        sim.user.enqueue([.cancel])
+        #expect(await code { try await right.authorize(localizedReason: "Unlock") } == .userCancel)
+        #expect(right.state == .notAuthorized)
+    }
+
+    @Test("checkCanAuthorize reports what would stop an authorization, without prompting")
+    func checkCanAuthorize() async throws {
+        let sim = try SimDevice(enrolled: [])
+        let right = try await on(sim) { LARight(requirement: .biometry) }
+        #expect(await code { try await right.checkCanAuthorize() } == .biometryNotEnrolled)
+        try sim.device.enroll("thumb")
+        #expect(await code { try await right.checkCanAuthorize() } == nil)
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("a persisted right's key signs only while authorized, without a second prompt; the public key verifies")
+    func persistedKeySigns() async throws {
+        let sim = try SimDevice()
+        let persisted = try await on(sim) {
+            try await LARightStore.shared.saveRight(LARight(requirement: .biometryCurrentSet), identifier: "login")
+        }
+        #expect(await code { _ = try await persisted.key.sign(challenge, algorithm: .ecdsaSignatureMessageX962SHA256) } == .notInteractive)
+        sim.user.enqueue([.present("thumb")])
+        try await persisted.authorize(localizedReason: "Sign in")
+        let signature = try await persisted.key.sign(challenge, algorithm: .ecdsaSignatureMessageX962SHA256)
+        _ = try await persisted.key.sign(challenge, algorithm: .ecdsaSignatureMessageX962SHA256)  // no second prompt
+        #expect(sim.scriptingMistakes.isEmpty)
+        let publicKey = persisted.key.publicKey
+        #expect(try await publicKey.bytes.count == 65)
+        #expect(publicKey.canVerify(using: .ecdsaSignatureMessageX962SHA256))
+        try await publicKey.verify(challenge, signature: signature, algorithm: .ecdsaSignatureMessageX962SHA256)
+        #expect(await code { try await publicKey.verify(Data("other".utf8), signature: signature, algorithm: .ecdsaSignatureMessageX962SHA256) }
+            == .authenticationFailed)
+    }
+
+    @Test("a secret saved with a right opens only while the right is authorized")
+    func secret() async throws {
+        let sim = try SimDevice()
+        let token = Data("device-token-abc".utf8)
+        let persisted = try await on(sim) {
+            try await LARightStore.shared.saveRight(LARight(), identifier: "token", secret: token)
+        }
+        #expect(await code { _ = try await persisted.secret.rawData } == .notInteractive)
+        sim.user.enqueue([.present("thumb")])
+        try await persisted.authorize(localizedReason: "Unlock")
+        #expect(try await persisted.secret.rawData == token)
+        let loaded = await withCheckedContinuation { continuation in
+            persisted.secret.loadData { data, _ in continuation.resume(returning: data) }
+        }
+        #expect(loaded == token)
+    }
+
+    @Test("a biometryCurrentSet right dies with an enrollment change")
+    func enrollmentChange() async throws {
+        let sim = try SimDevice()
+        let persisted = try await on(sim) {
+            try await LARightStore.shared.saveRight(LARight(requirement: .biometryCurrentSet), identifier: "login")
+        }
+        try sim.device.enroll("index")
+        #expect(await code { _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") } } == .authenticationFailed)
+        #expect(await code { try await persisted.checkCanAuthorize() } == .authenticationFailed)
+        sim.user.enqueue([.present("thumb")])
+        #expect(await code { try await persisted.authorize(localizedReason: "Sign in") } == .authenticationFailed)
+        #expect(persisted.state == .notAuthorized)
+    }
+
+    @Test("rights are removed by identifier, by object, or all at once")
+    func removal() async throws {
+        let sim = try SimDevice()
+        try await on(sim) {
+            let store = LARightStore.shared
+            let a = try await store.saveRight(LARight(), identifier: "a")
+            _ = try await store.saveRight(LARight(), identifier: "b")
+            _ = try await store.saveRight(LARight(), identifier: "c")
+            try await store.removeRight(a)
+            try await store.removeRight(forIdentifier: "b")
+            _ = try await store.right(forIdentifier: "c")
+            try await store.removeAllRights()
+        }
+        for name in ["a", "b", "c"] {
+            #expect(await code { _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: name) } } == .authenticationFailed)
+        }
+        #expect(try sim.authenticator.keys.keys().isEmpty)
+    }
+
+    @Test("persisted rights survive a restart of a persistent device")
+    func restartPersistence() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-rights-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func open() throws -> (Authenticator, ScriptedInteraction) {
+            var composition = Composition()
+            composition.app = "com.example.rights"
+            composition.seed = 3
+            composition.sensor = PluginSelection("sim.touchid")
+            composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+            composition.storage = PluginSelection("storage.sqlite", options: ["path": directory.appendingPathComponent("d.sqlite").path])
+            let user = ScriptedInteraction()
+            return (try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(clock: VirtualClock(), interaction: user), user)
+        }
+        let publicKey: Data
+        do {
+            let (authenticator, _) = try open()
+            try authenticator.device.setPasscode("1234")
+            try authenticator.device.enroll("thumb")
+            let saved = try await LARightStore(authenticator: authenticator)
+                .saveRight(LARight(requirement: .biometryCurrentSet), identifier: "login", secret: Data("s".utf8))
+            publicKey = try await saved.key.publicKey.bytes
+        }
+        let (authenticator, user) = try open()
+        let right = try await LARightStore(authenticator: authenticator).right(forIdentifier: "login")
+        #expect(try await right.key.publicKey.bytes == publicKey)
+        user.enqueue([.present("thumb")])
+        try await right.authorize(localizedReason: "Sign in")
+        #expect(try await right.secret.rawData == Data("s".utf8))
+    }
+}
+#endif

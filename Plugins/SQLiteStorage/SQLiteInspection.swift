@@ -140,11 +140,16 @@ enum SQLiteInspection {
         private var handle: OpaquePointer?
         let path: String
 
-        init(path: String) throws {
+        /// Opens `path` read-only. The `-shm` index is opened read-only too unless
+        /// `sharedMemoryWritable`: a read-only connection then may rebuild that index (never the
+        /// database or its log), which a killed writer can leave in a state a connection that
+        /// cannot write it never gets a snapshot from (`SQLITE_PROTOCOL` after its retries).
+        init(path: String, sharedMemoryWritable: Bool = false) throws {
             self.path = path
             var info = stat()
             let hasSharedMemory = stat(path + "-shm", &info) == 0
-            let uri = "file:" + Self.percentEncoded(path) + (hasSharedMemory ? "?mode=ro&readonly_shm=1" : "?mode=ro&immutable=1")
+            let sharedMemory = sharedMemoryWritable ? "?mode=ro" : "?mode=ro&readonly_shm=1"
+            let uri = "file:" + Self.percentEncoded(path) + (hasSharedMemory ? sharedMemory : "?mode=ro&immutable=1")
             let status = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
             guard status == SQLITE_OK else {
                 let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "code \(status)"

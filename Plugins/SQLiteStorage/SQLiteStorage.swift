@@ -133,18 +133,22 @@ public final class SQLiteStorage: StorageBackend {
     ///
     /// Other processes may be writing while it looks (their `-wal` is what made the check
     /// run): a log being restarted under the reader, or a snapshot SQLite could not take
-    /// (`SQLITE_BUSY` / `SQLITE_PROTOCOL`), is looked at again, up to three times. Damage
-    /// looks the same every time and is reported; a store that stays busy is an I/O failure
-    /// ("in use"), never "corrupt".
+    /// (`SQLITE_BUSY` / `SQLITE_PROTOCOL`), is looked at again, up to four times; from the
+    /// second busy look on, the connection may rebuild the `-shm` index (a killed writer can
+    /// leave one that a connection unable to write it never reads through). Damage looks the
+    /// same every time and is reported; a store that stays busy is an I/O failure ("in use"),
+    /// never "corrupt".
     static func checkReadOnly(path: String, full: Bool) throws {
         var attempt = 1
+        var busyLooks = 0
         while true {
             do {
-                return try checkReadOnlyOnce(path: path, full: full)
+                return try checkReadOnlyOnce(path: path, full: full, sharedMemoryWritable: busyLooks > 0)
             } catch let error as StorageError {
-                guard attempt < 3 else { throw error }
+                guard attempt < 4 else { throw error }
             } catch let busy as StoreBusy {
-                guard attempt < 3 else {
+                busyLooks += 1
+                guard attempt < 4 else {
                     throw StorageError.ioFailure(reason: "the store '\(path)' is in use by another process and could not be checked now (SQLite: \(busy.message)); try again")
                 }
             }
@@ -158,11 +162,11 @@ public final class SQLiteStorage: StorageBackend {
         var message: String
     }
 
-    private static func checkReadOnlyOnce(path: String, full: Bool) throws {
+    private static func checkReadOnlyOnce(path: String, full: Bool, sharedMemoryWritable: Bool) throws {
         if let damage = try SQLiteInspection.inspectWAL(at: path + "-wal")?.damage {
             throw StorageError.corruptStore(path: path, reason: damage)
         }
-        let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
+        let connection = try SQLiteInspection.ReadOnlyConnection(path: path, sharedMemoryWritable: sharedMemoryWritable)
         let problems = connection.integrityProblems(full: full)
         if connection.lastErrorIsTransient { throw StoreBusy(message: problems.joined(separator: "; ")) }
         guard problems.isEmpty else {

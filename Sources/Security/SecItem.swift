@@ -180,17 +180,19 @@ struct KeychainCall {
 
     /// The device of `context`, or the default device.
     mutating func authenticator(context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
-        let authenticator: Authenticator
-        if let context {
-            guard let engine = context.touchstoneContext else {
-                throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
-            }
-            authenticator = engine.authenticator
-        } else {
-            authenticator = try LocalAuthenticationSystem.authenticator
-        }
+        let authenticator = try Self.device(of: context)
         used = authenticator
         return authenticator
+    }
+
+    /// The device of `context` (an `LAContext` passed as `kSecUseAuthenticationContext`), or
+    /// the default device when there is none. Shared by the item and key calls.
+    static func device(of context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
+        guard let context else { return try LocalAuthenticationSystem.authenticator }
+        guard let engine = context.touchstoneContext else {
+            throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
+        }
+        return engine.authenticator
     }
 
     /// The engine context a protected read uses: the query's, or a fresh one that may not

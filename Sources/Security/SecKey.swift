@@ -381,15 +381,7 @@ struct SecKeyCall {
 
     /// The device of `context`, or the default device.
     mutating func authenticator(_ context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
-        let authenticator: Authenticator
-        if let context {
-            guard let engine = context.touchstoneContext else {
-                throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
-            }
-            authenticator = engine.authenticator
-        } else {
-            authenticator = try LocalAuthenticationSystem.authenticator
-        }
+        let authenticator = try KeychainCall.device(of: context)
         used = authenticator
         return authenticator
     }

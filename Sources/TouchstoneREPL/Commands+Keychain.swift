@@ -78,13 +78,13 @@ extension CommandTable {
         ]
     }
 
-    private static func keychainAdd(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
-        let service = try arguments.required(1, "the service")
-        let account = try arguments.required(2, "the account")
-        let value = try arguments.required(3, "the value")
-        var flags: AccessControlFlags = []
-        var accessibility = Accessibility.whenUnlocked
-        for word in arguments.words.dropFirst(4) {
+    /// The `access=...` and `accessible=...` words from word `index` on, over the defaults
+    /// (`keychain add` and `key create`).
+    static func protection(_ arguments: CommandArguments, from index: Int, flags defaultFlags: AccessControlFlags,
+                           accessibility defaultAccessibility: Accessibility) throws -> (AccessControlFlags, Accessibility) {
+        var flags = defaultFlags
+        var accessibility = defaultAccessibility
+        for word in arguments.words.dropFirst(index) {
             if word.hasPrefix("access=") {
                 guard let parsed = AccessControlFlags(list: String(word.dropFirst("access=".count))) else {
                     throw arguments.usageError("'\(word)': flags are \(AccessControlFlags.named.map(\.name).joined(separator: ", "))")
@@ -99,6 +99,14 @@ extension CommandTable {
                 throw arguments.usageError("unexpected '\(word)' (give access=... or accessible=...)")
             }
         }
+        return (flags, accessibility)
+    }
+
+    private static func keychainAdd(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+        let service = try arguments.required(1, "the service")
+        let account = try arguments.required(2, "the account")
+        let value = try arguments.required(3, "the value")
+        let (flags, accessibility) = try protection(arguments, from: 4, flags: [], accessibility: .whenUnlocked)
         let access = try AccessControl(accessibility, flags: flags)
         try session.authenticator.keychain.add(value, service: service, account: account, accessControl: access,
                                                context: session.context)

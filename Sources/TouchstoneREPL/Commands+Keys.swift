@@ -70,23 +70,8 @@ extension CommandTable {
 
     private static func keyCreate(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
-        var flags: AccessControlFlags = [.privateKeyUsage]
-        var accessibility = Accessibility.whenUnlockedThisDeviceOnly
-        for word in arguments.words.dropFirst(2) {
-            if word.hasPrefix("access=") {
-                guard let parsed = AccessControlFlags(list: String(word.dropFirst("access=".count))) else {
-                    throw arguments.usageError("'\(word)': flags are \(AccessControlFlags.named.map(\.name).joined(separator: ", "))")
-                }
-                flags.formUnion(parsed)
-            } else if word.hasPrefix("accessible=") {
-                guard let parsed = Accessibility(name: String(word.dropFirst("accessible=".count))) else {
-                    throw arguments.usageError("'\(word)': classes are \(Accessibility.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                accessibility = parsed
-            } else {
-                throw arguments.usageError("unexpected '\(word)' (give access=... or accessible=...)")
-            }
-        }
+        let (flags, accessibility) = try protection(arguments, from: 2, flags: [.privateKeyUsage],
+                                                    accessibility: .whenUnlockedThisDeviceOnly)
         let keys = session.authenticator.keys
         if try !keys.keys(tag: Data(name.utf8), includingInvalidated: true).isEmpty {
             throw KeychainError(.duplicateItem, message: "a key named '\(name)' exists (key delete \(name) first)")

@@ -6,13 +6,7 @@ import TouchstoneBuiltins
 /// engine (simulated sensor, in-memory storage, domain state, trace) beside the floor — the
 /// same work by hand: one HMAC-SHA256 over the enrolled set plus one direct sensor call.
 func runEvaluateBenchmark(iterations: Int = 100_000, rounds: Int = 3) async throws {
-    var builder = AuthenticatorBuilder(registry: .builtIn)
-    builder.composition.seed = 1
-    try builder.use(.passcode, "passcode.sim", options: ["rounds": "1000"])
-    let user = ScriptedInteraction()
-    let authenticator = try builder.build(interaction: user)
-    try authenticator.device.setPasscode("1234")
-    try authenticator.device.enroll("thumb")
+    let (authenticator, user) = try makeEnrolledBenchDevice()
     let context = authenticator.makeContext()
     let policy = try authenticator.policy(named: "biometrics")
     guard let sensor = authenticator.device.sensor else { return }
@@ -94,4 +88,17 @@ extension Duration {
 func report(_ name: String, _ value: Double, _ unit: String) {
     let formatted = value >= 100 || value == value.rounded() ? String(format: "%.0f", value) : String(format: "%.3f", value)
     print("\(name) \(formatted) \(unit)")
+}
+
+/// The in-memory device the engine benchmarks share: seed 1, a passcode, one enrolled finger
+/// ("thumb"), and the scripted user that answers its prompts.
+func makeEnrolledBenchDevice() throws -> (Authenticator, ScriptedInteraction) {
+    var builder = AuthenticatorBuilder(registry: .builtIn)
+    builder.composition.seed = 1
+    try builder.use(.passcode, "passcode.sim", options: ["rounds": "1000"])
+    let user = ScriptedInteraction()
+    let authenticator = try builder.build(interaction: user)
+    try authenticator.device.setPasscode("1234")
+    try authenticator.device.enroll("thumb")
+    return (authenticator, user)
 }

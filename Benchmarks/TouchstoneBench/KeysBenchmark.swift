@@ -8,13 +8,7 @@ import TouchstoneBuiltins
 /// P-256 signature over the same message, in the same run. Also the path without the prompt
 /// (a context that already evaluated). Goal: the full path within 2x of the bare signature.
 func runKeysBenchmark(iterations: Int = 5_000, rounds: Int = 3) async throws {
-    var builder = AuthenticatorBuilder(registry: .builtIn)
-    builder.composition.seed = 1
-    try builder.use(.passcode, "passcode.sim", options: ["rounds": "1000"])
-    let user = ScriptedInteraction()
-    let authenticator = try builder.build(interaction: user)
-    try authenticator.device.setPasscode("1234")
-    try authenticator.device.enroll("thumb")
+    let (authenticator, user) = try makeEnrolledBenchDevice()
     let keys = authenticator.keys
     let key = try keys.create(accessControl: AccessControl(.whenUnlockedThisDeviceOnly, flags: [.privateKeyUsage, .biometryCurrentSet]),
                               tag: Data("bench".utf8))

@@ -93,16 +93,7 @@ extension Device {
     /// A stream of enrolled-set changes, one element per change, for as long as the caller
     /// iterates. Nothing in an element tells what changed.
     public func enrollmentChanges() -> AsyncStream<EnrollmentChange> {
-        let (stream, continuation) = AsyncStream<EnrollmentChange>.makeStream(bufferingPolicy: .unbounded)
-        let id = activity.withLock { activity -> UInt64 in
-            activity.nextSubscriberID += 1
-            activity.subscribers[activity.nextSubscriberID] = continuation
-            return activity.nextSubscriberID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.activity.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        subscribe(\.subscribers, buffering: .unbounded)
     }
 
     private func publish(_ change: EnrollmentChange) {

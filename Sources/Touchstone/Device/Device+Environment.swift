@@ -78,15 +78,6 @@ extension Device {
     /// `Device` (enrollment, lockout counters, passcode, lock state), for as long as the caller
     /// iterates. Changes made by other processes on a shared store are not seen.
     public func recordChanges() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = activity.withLock { activity -> UInt64 in
-            activity.nextSubscriberID += 1
-            activity.changeSubscribers[activity.nextSubscriberID] = continuation
-            return activity.nextSubscriberID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.activity.withLock { $0.changeSubscribers.removeValue(forKey: id) }
-        }
-        return stream
+        subscribe(\.changeSubscribers, buffering: .bufferingNewest(1))
     }
 }

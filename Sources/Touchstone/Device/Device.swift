@@ -66,6 +66,24 @@ public final class Device: Sendable {
     }
 
     let activity = Mutex(Activity())
+
+    /// A new stream registered in one of ``Activity``'s subscriber tables, removed from it when
+    /// the caller stops iterating.
+    func subscribe<Element: Sendable>(
+        _ table: any WritableKeyPath<Activity, [UInt64: AsyncStream<Element>.Continuation]> & Sendable,
+        buffering: AsyncStream<Element>.Continuation.BufferingPolicy
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
+        let id = activity.withLock { activity -> UInt64 in
+            activity.nextSubscriberID += 1
+            activity[keyPath: table][activity.nextSubscriberID] = continuation
+            return activity.nextSubscriberID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.activity.withLock { $0[keyPath: table].removeValue(forKey: id) }
+        }
+        return stream
+    }
     /// Secure Enclave keys as swift-crypto objects, by private scalar: a key is still unsealed
     /// (AES-GCM opened) on every use, but its public point is not recomputed each time.
     let unsealedKeys = Mutex<[Data: UnsealedKey]>([:])

@@ -84,7 +84,7 @@ let package = Package(
         // it and re-exports it, as Apple's framework does.
         .target(
             name: "Security",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -110,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "CLibEdit", "LocalAuthentication"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -154,7 +154,7 @@ let package = Package(
 
         .testTarget(
             name: "TouchstoneTests",
-            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -164,6 +164,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -33,7 +33,7 @@ func runEvaluateBenchmark(iterations: Int = 100_000, rounds: Int = 3) async thro
         let elapsed = try await ContinuousClock().measure {
             for _ in 0..<count {
                 user.enqueue(.present("thumb"))
-                guard case .identity = try await sensor.capture(prompt) else { throw BenchmarkError.unexpected("capture") }
+                guard case .matched = try await sensor.capture(prompt) else { throw BenchmarkError.unexpected("capture") }
                 var hmac = HMAC<SHA256>(key: key)
                 hmac.update(data: header)
                 for id in templateIDs {

@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import SimulatedSensors
 import Touchstone
 
 extension LocalAuthenticationSystem {
@@ -56,7 +57,10 @@ extension LocalAuthenticationSystem {
                         throw fail("unknown hardware state; use present, absent, disconnected, denied or not-paired")
                     }
                     guard let sensor = device.sensor else { throw fail("this device has no biometric sensor") }
-                    try sensor.setHardwareState(state)
+                    guard let control = sensor as? any SimulatedHardwareControl else {
+                        throw fail("the sensor \(type(of: sensor).descriptor.id) is real: its hardware state is what the hardware reports")
+                    }
+                    control.setHardwareState(state)
                 case "passcode":
                     switch try argument(0, "set, clear or enter").lowercased() {
                     case "set": try device.setPasscode(argument(1, "passcode"))

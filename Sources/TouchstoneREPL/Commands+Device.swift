@@ -1,3 +1,4 @@
+import SimulatedSensors
 import Touchstone
 
 extension CommandTable {
@@ -87,7 +88,10 @@ extension CommandTable {
                     guard let state = HardwareState(optionName: word) else {
                         throw arguments.usageError("unknown state '\(word)'; states: \(hardwareStates.joined(separator: ", "))")
                     }
-                    try sensor.setHardwareState(state)
+                    guard let control = sensor as? any SimulatedHardwareControl else {
+                        throw REPLError.unavailable("the sensor \(type(of: sensor).descriptor.id) is real: its hardware state is what the hardware reports")
+                    }
+                    control.setHardwareState(state)
                 }
                 let state = sensor.hardwareState(for: session.authenticator.appID)
                 return CommandOutput("sensor: \(state.optionName)", result: [("hardware", .string(state.optionName))])

@@ -45,13 +45,14 @@ public struct AuthenticatorBuilder: Sendable {
             throw ConfigurationError.invalidSetting(name: "app", reason: "'\(composition.app)' is not an app id such as com.example.app")
         }
         let keep = previous.flatMap { $0.composition.storage == composition.storage && $0.composition.seed == composition.seed ? $0 : nil }
-        let environment = PluginEnvironment(
+        let bare = PluginEnvironment(
             clock: clock ?? keep?.device.clock ?? Self.makeClock(composition.clock),
             random: keep?.device.random ?? composition.seed.map { RandomSource(seed: $0) } ?? .system,
             interaction: interaction ?? keep?.device.interaction ?? ScriptedInteraction())
 
         let storage: any StorageBackend = try keep?.device.storage
-            ?? registry.make(composition.storage, kind: .storage, environment: environment)
+            ?? registry.make(composition.storage, kind: .storage, environment: bare)
+        let environment = bare.with(storage: storage)
         let sensor: (any BiometricSensor)? = try composition.sensor.map {
             try registry.make($0, kind: .sensor, environment: environment)
         }

@@ -109,8 +109,14 @@ public final class Device: Sendable {
         self.random = random
         self.interaction = interaction
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
+        let sensorType = sensor?.biometryType ?? .none
         try storage.transaction { transaction in
-            if try transaction.read(.deviceState) == nil {
+            if let record = try transaction.read(.deviceState) {
+                var state = try RecordCoding.decode(DeviceState.self, from: record)
+                if Self.migrate(&state, sensorType: sensorType) {
+                    transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
+                }
+            } else {
                 let state = DeviceState(secret: random.bytes(32))
                 transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
             }
@@ -122,12 +128,59 @@ public final class Device: Sendable {
         onPasscodeRemoval { [storage] in try Keychain.deletePasscodeBoundItems(in: storage) }
     }
 
+    /// Brings a stored state up to ``DeviceState/currentSchema``; true when it changed.
+    ///
+    /// Round 1 (no schema): the core kept the templates itself, per modality. The templates of
+    /// the composed sensor's modality become the recorded enrolled set (ids = names,
+    /// generations = template ids, so domain-state values stay as they were); the simulated
+    /// sensors adopt the same templates from the untouched legacy field.
+    static func migrate(_ state: inout DeviceState, sensorType: BiometryType) -> Bool {
+        guard (state.schema ?? 1) < DeviceState.currentSchema else { return false }
+        if state.enrolled == nil {
+            state.enrolled = (state.legacyEnrollments?[sensorType.description] ?? []).map {
+                SensorIdentity(id: $0.name, generation: $0.templateID)
+            }
+        }
+        state.schema = DeviceState.currentSchema
+        return true
+    }
+
     // MARK: Reading and writing device records
 
-    /// The current state and counters. Decoded once per storage generation; when another
-    /// record changed (a keychain item, a baseline) the device records are re-read but decoded
-    /// again only if their bytes changed.
+    /// The current state and counters, with the enrolled set as the sensor reports it now.
+    ///
+    /// The sensor owns its identities: when its report differs from the set the core recorded
+    /// (an enrollment here, in another process, or outside Touchstone), the change is recorded
+    /// first — the enrollment sequence moves on and subscribers hear of it. A sensor that cannot
+    /// answer (a daemon gone) leaves the recorded set in force; its hardware state and capture
+    /// report the problem.
     func snapshot() throws -> Snapshot {
+        let stored = try storedSnapshot()
+        guard let sensor, let reported = try? sensor.enrolledIdentities(),
+              reported != stored.state.identities else { return stored }
+        return try recordEnrolledSet(reported) ?? storedSnapshot()
+    }
+
+    /// Records `reported` as the enrolled set when it differs from the recorded one; returns
+    /// the snapshot written (nil when another writer had recorded it already).
+    @discardableResult
+    func recordEnrolledSet(_ reported: [SensorIdentity]) throws -> Snapshot? {
+        let now = clock.now
+        let change = try update { state, _ -> EnrollmentChange? in
+            guard state.identities != reported else { return nil }
+            state.enrolled = reported
+            state.enrollmentSequence += 1
+            return EnrollmentChange(sequence: state.enrollmentSequence, at: now)
+        }
+        guard let change else { return nil }
+        publish(change)
+        return cache.withLock { $0.snapshot }
+    }
+
+    /// The device records as stored (one decode per storage generation; when another record
+    /// changed — a keychain item, a baseline — they are re-read but decoded again only if
+    /// their bytes changed).
+    private func storedSnapshot() throws -> Snapshot {
         let generation = try storage.generation
         let cached = cache.withLock { $0 }
         if cached.generation == generation, let snapshot = cached.snapshot {
@@ -192,6 +245,7 @@ public final class Device: Sendable {
                 transaction.put(Record(key: .deviceState, value: stateBytes))
             }
             if counters != current.counters {
+                counters.schema = DeviceCounters.currentSchema
                 countersBytes = try RecordCoding.encode(counters)
                 transaction.put(Record(key: .deviceCounters, value: countersBytes ?? Data()))
             }

@@ -154,16 +154,22 @@ struct EvaluationRun {
             }
             let reading = try await sensor.capture(prompt)
             try checkInterrupted()
-            var presentedName: String?
+            var matchedID: String?
             switch reading {
-            case let .identity(name) where scanning:
-                presentedName = name
+            case let .matched(id) where scanning:
+                matchedID = id
             case .noMatch where scanning:
-                presentedName = nil
-            case .identity, .noMatch:
-                let outcome = if case let .identity(name) = reading { name } else { "nomatch" }
+                matchedID = nil
+            case .matched, .noMatch:
+                let outcome = if case let .matched(id) = reading { id } else { "nomatch" }
                 throw SimulationError.unexpectedOutcome(
                     outcome: outcome, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+            case let .retry(reason):
+                record(.captureRetry(reason), rule: .retryNotCounted)
+                continue
+            case let .unavailable(state):
+                throw fail(sensor.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
+                           rule: .sensorLostDuringCapture)
             case let .action(action):
                 record(.action(action))
                 if action == .approveOnCompanion, companionUsable {
@@ -181,7 +187,7 @@ struct EvaluationRun {
                 continue
             }
             let current = try device.snapshot()
-            if let name = presentedName, current.state.templates(for: sensor.biometryType).contains(where: { $0.name == name }) {
+            if let name = matchedID, current.state.identities.contains(where: { $0.id == name }) {
                 // Another evaluation (another process) may have locked biometry while this one
                 // was scanning: the count is read and reset in one transaction, so a match
                 // never slips past a lockout.
@@ -254,7 +260,7 @@ struct EvaluationRun {
     private mutating func passcode() async throws -> AuthenticationMethod {
         let snapshot = try device.snapshot()
         if snapshot.counters.isDisabled { throw fail(.authenticationFailed, rule: .deviceDisabled) }
-        guard snapshot.state.passcodeVerifier != nil else { throw fail(.passcodeNotSet, rule: .precedence) }
+        guard device.passcodeIsSet(snapshot.state) else { throw fail(.passcodeNotSet, rule: .precedence) }
         if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
         let prompt = Prompt(kind: .passcode, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
                             biometryType: device.biometryType, failuresSoFar: 0,
@@ -356,7 +362,7 @@ extension Device {
         if snapshot.counters.isDisabled {
             return AuthenticationError(.authenticationFailed, message: "The device is disabled after too many wrong passcodes.")
         }
-        let passcodeMissing = snapshot.state.passcodeVerifier == nil
+        let passcodeMissing = !passcodeIsSet(snapshot.state)
         for step in rule.steps {
             switch step {
             case let .unavailable(code):

@@ -32,6 +32,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Touchstone", targets: ["Touchstone"]),
+        .library(name: "TouchstoneSimulation", targets: ["TouchstoneSimulation"]),
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
@@ -53,8 +54,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The simulation, beside the core (as NIOEmbedded is beside NIOCore): the manual clock,
+        // the scripted person, the simulated sensors and companion, virtual-time persistence
+        // and the OS upgrade.
+        .target(
+            name: "TouchstoneSimulation",
+            dependencies: ["Touchstone"],
+            swiftSettings: strictSettings
+        ),
+
         // Built-in plugins, each depending on the core only.
-        plugin("SimulatedSensors"),
         plugin("StandardPolicies"),
         plugin("MemoryStorage"),
         plugin("SimulatedPasscode", extra: [.product(name: "_CryptoExtras", package: "swift-crypto")]),
@@ -72,7 +81,7 @@ let package = Package(
         .target(
             name: "TouchstoneBuiltins",
             dependencies: [
-                "Touchstone", "SimulatedSensors", "StandardPolicies", "MemoryStorage",
+                "Touchstone", "TouchstoneSimulation", "StandardPolicies", "MemoryStorage",
                 "SimulatedPasscode", "ChangeDetectors", "SQLiteStorage", "EncryptedFileStorage",
             ],
             swiftSettings: strictSettings
@@ -84,7 +93,7 @@ let package = Package(
         // it and re-exports it, as Apple's framework does.
         .target(
             name: "Security",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -110,7 +119,7 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors", "CLibEdit", "LocalAuthentication"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -154,7 +163,7 @@ let package = Package(
 
         .testTarget(
             name: "TouchstoneTests",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
             swiftSettings: strictSettings
         ),
         .testTarget(

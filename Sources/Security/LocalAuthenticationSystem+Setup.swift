@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import SimulatedSensors
+import TouchstoneSimulation
 import Touchstone
 
 extension LocalAuthenticationSystem {
@@ -72,7 +72,7 @@ extension LocalAuthenticationSystem {
                     guard try argument(0, "advance").lowercased() == "advance" else { throw fail("use clock advance <duration>") }
                     let text = try argument(1, "duration")
                     guard let duration = Duration(compact: text) else { throw fail("'\(text)' is not a duration from \(Duration.compactRangeDescription), such as 90s, 5m or 1h") }
-                    guard let clock = device.clock as? VirtualClock else { throw fail("the device runs on the wall clock") }
+                    guard let clock = device.clock as? any ManualClock else { throw fail("the device runs on the wall clock") }
                     clock.advance(by: duration)
                 case "evaluate":
                     let policy = try authenticator.policy(named: argument(0, "policy"))

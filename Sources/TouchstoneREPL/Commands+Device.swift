@@ -1,4 +1,4 @@
-import SimulatedSensors
+import TouchstoneSimulation
 import Touchstone
 
 extension CommandTable {
@@ -19,7 +19,7 @@ extension CommandTable {
                 let names = try device.enrolledNames()
                 let biometry = try device.biometryStatus()
                 let passcode = try device.passcodeStatus()
-                let clockKind = device.clock is VirtualClock ? "virtual" : "wall"
+                let clockKind = device.clock is any ManualClock ? "virtual" : "wall"
                 let sensorText = device.sensor == nil ? "none (no sensor)"
                     : "\(device.biometryType) (\(composition.sensor?.id ?? "?")), hardware \(hardware?.optionName ?? "?")"
                 return CommandOutput([

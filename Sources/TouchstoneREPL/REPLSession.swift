@@ -103,17 +103,17 @@ public final class REPLSession {
     // MARK: Virtual time kept in storage
 
     /// Moves a virtual clock to the time stored in the device's storage, if later. The record
-    /// is the core's (``Device/virtualTimeRecord``), so the REPL and programs using the
+    /// is the simulation's (`Device.virtualTimeRecord`), so the REPL and programs using the
     /// LocalAuthentication module on the same store share one device time.
     func restoreClock() throws {
-        guard let clock = device.clock as? VirtualClock else { return }
+        guard let clock = device.clock as? any ManualClock else { return }
         try device.restoreVirtualTime()
         savedClock = clock.now
     }
 
     /// Stores the virtual clock's time when it moved since last stored.
     func persistClock() throws {
-        guard let clock = device.clock as? VirtualClock else { return }
+        guard let clock = device.clock as? any ManualClock else { return }
         let now = clock.now
         guard now != savedClock else { return }
         try device.saveVirtualTime()

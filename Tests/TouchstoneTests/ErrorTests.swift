@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Touchstone
-import SimulatedSensors
+import TouchstoneSimulation
 import TouchstoneBuiltins
 
 /// REFERENCE §3: every LAError code the engine can produce, and the precedence rule.

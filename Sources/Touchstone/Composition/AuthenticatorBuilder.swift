@@ -34,7 +34,8 @@ public struct AuthenticatorBuilder: Sendable {
     ///     kept when its storage selection is unchanged (the REPL swaps a sensor this way
     ///     without losing the device).
     ///   - clock: overrides the composition's clock.
-    ///   - interaction: the person in front of the device; a ``ScriptedInteraction`` by default.
+    ///   - interaction: the person in front of the device; by default the registry's
+    ///     ``PluginRegistry/simulation`` supplies a scripted one.
     public func build(
         reusing previous: Authenticator? = nil,
         clock: (any DeviceClock)? = nil,
@@ -46,9 +47,9 @@ public struct AuthenticatorBuilder: Sendable {
         }
         let keep = previous.flatMap { $0.composition.storage == composition.storage && $0.composition.seed == composition.seed ? $0 : nil }
         let bare = PluginEnvironment(
-            clock: clock ?? keep?.device.clock ?? Self.makeClock(composition.clock),
+            clock: try clock ?? keep?.device.clock ?? makeClock(composition.clock),
             random: keep?.device.random ?? composition.seed.map { RandomSource(seed: $0) } ?? .system,
-            interaction: interaction ?? keep?.device.interaction ?? ScriptedInteraction())
+            interaction: try interaction ?? keep?.device.interaction ?? makeInteraction())
 
         let storage: any StorageBackend = try keep?.device.storage
             ?? registry.make(composition.storage, kind: .storage, environment: bare)
@@ -73,10 +74,24 @@ public struct AuthenticatorBuilder: Sendable {
                              detector: detector, composition: composition, registry: registry)
     }
 
-    private static func makeClock(_ kind: Composition.ClockKind) -> any DeviceClock {
+    private func makeClock(_ kind: Composition.ClockKind) throws -> any DeviceClock {
         switch kind {
-        case .virtual: VirtualClock()
-        case .wall: WallClock()
+        case .wall:
+            return WallClock()
+        case .virtual:
+            guard let simulation = registry.simulation else {
+                throw ConfigurationError.invalidSetting(
+                    name: "clock", reason: "a virtual clock comes from the simulation module: use PluginRegistry.builtIn, set registry.simulation, or pass build(clock:)")
+            }
+            return simulation.makeManualClock()
         }
+    }
+
+    private func makeInteraction() throws -> any Interaction {
+        guard let simulation = registry.simulation else {
+            throw ConfigurationError.invalidSetting(
+                name: "interaction", reason: "no one answers prompts: pass build(interaction:), or use PluginRegistry.builtIn for a scripted person")
+        }
+        return simulation.makeInteraction()
     }
 }

@@ -270,14 +270,14 @@ public final class Device: Sendable {
     /// The biometry type of the sensor (`.none` without one).
     public var biometryType: BiometryType { sensor?.biometryType ?? .none }
 
-    /// The current OS epoch (bumped by ``simulateOSUpgrade()``).
+    /// The current OS epoch (moved on by the simulation's OS upgrade).
     public var osEpoch: Int {
         get throws { try snapshot().state.osEpoch }
     }
 
-    /// Simulates an OS upgrade: domain-state values of every app change although nothing was
-    /// enrolled or removed (Apple warns this can happen).
-    public func simulateOSUpgrade() throws {
+    /// Moves the OS epoch on: every app's domain-state values change although nothing was
+    /// enrolled or removed. The simulation's OS upgrade calls it.
+    package func bumpOSEpoch() throws {
         try update { state, _ in state.osEpoch += 1 }
     }
 

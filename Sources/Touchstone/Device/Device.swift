@@ -281,6 +281,17 @@ public final class Device: Sendable {
         try update { state, _ in state.osEpoch += 1 }
     }
 
+    /// Erases everything the device keeps in its store — device records, the sensor's and
+    /// other plugins' records, keychain items, keys, baselines — in one transaction, except the
+    /// namespaces in `keeping` (the REPL keeps `clock`, so virtual time never goes back). The
+    /// next ``AuthenticatorBuilder/build(reusing:clock:interaction:)`` makes a fresh device.
+    public func eraseStore(keeping: Set<String> = []) throws {
+        let doomed = try storage.namespaces().filter { !keeping.contains($0) }
+            .flatMap { try storage.list(namespace: $0) }
+        try storage.commit(doomed.map { .delete($0.key) })
+        cache.withLock { $0 = Cache() }
+    }
+
     /// Registers work to run when the passcode is removed (the keychain deletes its
     /// whenPasscodeSetThisDeviceOnly items there).
     public func onPasscodeRemoval(_ hook: @escaping @Sendable () throws -> Void) {

@@ -34,6 +34,13 @@ let package = Package(
         .library(name: "Touchstone", targets: ["Touchstone"]),
         .library(name: "TouchstoneSimulation", targets: ["TouchstoneSimulation"]),
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
+        // Each built-in plugin on its own, to register into a registry of your choosing.
+        .library(name: "StandardPolicies", targets: ["StandardPolicies"]),
+        .library(name: "MemoryStorage", targets: ["MemoryStorage"]),
+        .library(name: "SimulatedPasscode", targets: ["SimulatedPasscode"]),
+        .library(name: "ChangeDetectors", targets: ["ChangeDetectors"]),
+        .library(name: "SQLiteStorage", targets: ["SQLiteStorage"]),
+        .library(name: "EncryptedFileStorage", targets: ["EncryptedFileStorage"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
@@ -157,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "StorageCrashChild",
             dependencies: ["Touchstone", "TouchstoneBuiltins"],
-            path: "Benchmarks/StorageCrashChild",
+            path: "Tests/Fixtures/StorageCrashChild",
             swiftSettings: strictSettings
         ),
 

@@ -57,7 +57,7 @@ extension Device {
         var biometry: EnvironmentState.Biometry?
         if let sensor {
             let enrolled = !snapshot.state.identities.isEmpty
-            let lockedOut = snapshot.counters.consecutiveBiometricFailures >= sensor.biometryType.attemptRules.lockoutThreshold
+            let lockedOut = sensor.biometryType.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures)
             let hardware = sensor.hardwareState(for: appID)
             biometry = EnvironmentState.Biometry(
                 biometryType: sensor.biometryType, isEnrolled: enrolled, isLockedOut: lockedOut,

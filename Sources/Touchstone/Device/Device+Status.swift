@@ -96,7 +96,7 @@ extension Device {
         if snapshot.state.identities.isEmpty {
             return AuthenticationError(.biometryNotEnrolled, recovery: "Enroll an identity in the device's settings.")
         }
-        if snapshot.counters.consecutiveBiometricFailures >= sensor.biometryType.attemptRules.lockoutThreshold {
+        if sensor.biometryType.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) {
             return AuthenticationError(.biometryLockout, recovery: "Enter the device passcode to unlock biometry.")
         }
         if requiresPasscodeSet, !passcodeIsSet(snapshot.state) {

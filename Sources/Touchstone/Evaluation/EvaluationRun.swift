@@ -191,10 +191,10 @@ struct EvaluationRun {
                 // Another evaluation (another process) may have locked biometry while this one
                 // was scanning: the count is read and reset in one transaction, so a match
                 // never slips past a lockout.
-                var stillLocked = current.counters.consecutiveBiometricFailures >= rules.lockoutThreshold
+                var stillLocked = rules.isLockedOut(after: current.counters.consecutiveBiometricFailures)
                 if !stillLocked, current.counters.consecutiveBiometricFailures != 0 {
                     stillLocked = try device.update { _, counters -> Bool in
-                        guard counters.consecutiveBiometricFailures < rules.lockoutThreshold else { return true }
+                        guard !rules.isLockedOut(after: counters.consecutiveBiometricFailures) else { return true }
                         counters.consecutiveBiometricFailures = 0
                         return false
                     }
@@ -210,7 +210,7 @@ struct EvaluationRun {
             failures += 1
             let consecutive = try device.update { _, counters -> Int in
                 // Locked out meanwhile by another evaluation: nothing more to count.
-                if counters.consecutiveBiometricFailures < rules.lockoutThreshold {
+                if !rules.isLockedOut(after: counters.consecutiveBiometricFailures) {
                     counters.consecutiveBiometricFailures += 1
                 }
                 return counters.consecutiveBiometricFailures
@@ -218,7 +218,7 @@ struct EvaluationRun {
             var after = counts
             after.evaluationFailures = failures
             after.biometricFailures = consecutive
-            if consecutive >= rules.lockoutThreshold {
+            if rules.isLockedOut(after: consecutive) {
                 record(.notMatched, rule: .fiveFailuresLockOut, after: after)
                 if passcodeFallback {
                     record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)

@@ -366,6 +366,9 @@ public struct Keychain: Sendable {
         try checkDataProtection(item.accessibility, snapshot: snapshot)
         if item.accessibility == .whenPasscodeSetThisDeviceOnly || item.flags.contains(.biometryCurrentSet) {
             if item.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) {
+                // The item is gone for every caller whether or not this lazy delete lands: a
+                // failed delete (a read-only or busy store) is retried by the next access, and
+                // the answer stays itemNotFound rather than the storage error.
                 if let key { try? device.storage.commit([.delete(key)]) }
                 throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
             }

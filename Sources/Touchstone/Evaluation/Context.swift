@@ -175,6 +175,11 @@ public final class AuthenticationContext: Sendable {
         try canEvaluate(authenticator.policy(named: name))
     }
 
+    /// Checks the policy `name` (``PolicyName/biometrics``, ...) without prompting.
+    public func canEvaluate(_ name: PolicyName) throws -> AuthenticationError? {
+        try canEvaluate(authenticator.policy(name))
+    }
+
     /// Runs `policy`: shows the prompts it needs, consumes the user's actions and returns what
     /// satisfied it, or throws an ``AuthenticationError`` (or ``UsageError`` for an empty
     /// reason, ``SimulationError`` when a script does not fit the prompt).
@@ -222,6 +227,16 @@ public final class AuthenticationContext: Sendable {
     @discardableResult
     public func evaluate(policyNamed name: String, reason: String) async throws -> EvaluationResult {
         try await evaluate(authenticator.policy(named: name), reason: reason)
+    }
+
+    /// Evaluates the policy `name`:
+    ///
+    /// ```swift
+    /// let result = try await context.evaluate(.biometrics, reason: "Unlock your notes")
+    /// ```
+    @discardableResult
+    public func evaluate(_ name: PolicyName, reason: String) async throws -> EvaluationResult {
+        try await evaluate(authenticator.policy(name), reason: reason)
     }
 
     /// Completion-handler form of ``evaluate(_:reason:)``: `reply` runs on another task.

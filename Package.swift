@@ -45,6 +45,9 @@ let package = Package(
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
+        // The test kit: a simulated device in one line, scripted outcomes, the manual clock,
+        // trace assertions and a Swift Testing trait (as swift-metrics' MetricsTestKit).
+        .library(name: "TouchstoneTesting", targets: ["TouchstoneTesting"]),
         .executable(name: "touchstone", targets: ["touchstone"]),
         .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
     ],
@@ -138,6 +141,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The test kit, for app developers' tests and ours.
+        .target(
+            name: "TouchstoneTesting",
+            dependencies: ["Touchstone", "TouchstoneSimulation", "TouchstoneBuiltins", "LocalAuthentication", "Security"],
+            swiftSettings: strictSettings
+        ),
+
         example("ChangeDetection", dependencies: ["Touchstone", "TouchstoneBuiltins"]),
         // Seed ports: iOS code against Apple's API names (only the import lines differ).
         example("Seed000TouchIDManager", dependencies: ["LocalAuthentication"]),
@@ -170,13 +180,13 @@ let package = Package(
 
         .testTarget(
             name: "TouchstoneTests",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins", "SQLiteStorage", "EncryptedFileStorage", "StorageCrashChild",
+                "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting", "SQLiteStorage", "EncryptedFileStorage", "StorageCrashChild",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -185,7 +195,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -157,6 +157,27 @@ let package = Package(
         // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
 
+        // NotesLock: a notes app's lock screen (LocalAuthentication + a biometryCurrentSet
+        // keychain item), its command-line driver, and its tests written with TouchstoneTesting.
+        .target(
+            name: "NotesLock",
+            dependencies: ["LocalAuthentication"],
+            path: "Examples/NotesLock/NotesLock",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "NotesLockApp",
+            dependencies: ["NotesLock"],
+            path: "Examples/NotesLock/App",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NotesLockTests",
+            dependencies: ["NotesLock", "LocalAuthentication", "TouchstoneTesting"],
+            path: "Examples/NotesLock/Tests",
+            swiftSettings: strictSettings
+        ),
+
         .executableTarget(
             name: "TouchstoneBench",
             dependencies: [

@@ -219,6 +219,16 @@ let package = Package(
             dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting"],
             swiftSettings: strictSettings
         ),
+        // Documentation that compiles: the DocC articles' code and the doc-comment examples,
+        // built and run; a test checks every ```swift block of the docs appears here verbatim.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "Touchstone", "TouchstoneBuiltins", "TouchstoneREPL", "TouchstoneTesting",
+                "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage",
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "TouchstoneREPLTests",
             dependencies: ["TouchstoneREPL", "Touchstone", "TouchstoneBuiltins"],

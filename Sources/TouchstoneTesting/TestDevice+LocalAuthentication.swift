@@ -12,8 +12,8 @@ extension TestDevice {
     /// ```swift
     /// let device = try TestDevice()
     /// device.enqueue(.present("thumb"))
-    /// try await device.asDefaultDevice {
-    ///     try await NotesLock().unlock()          // app code: LAContext(), SecItemCopyMatching
+    /// let unlocked = await device.asDefaultDevice {
+    ///     await unlockNotes()          // app code: LAContext(), SecItemCopyMatching
     /// }
     /// ```
     public func asDefaultDevice<R>(
@@ -70,7 +70,9 @@ extension TestDevice {
     /// run on.
     ///
     /// ```swift
-    /// let status = await device.blocking { SecItemCopyMatching(query as CFDictionary, nil) }
+    /// let status = await device.blocking {
+    ///     SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword] as CFDictionary, nil)
+    /// }
     /// ```
     public func blocking<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
         let authenticator = authenticator

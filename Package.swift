@@ -147,10 +147,12 @@ let package = Package(
         // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
 
+        // touchstone-bench's allocation counter: malloc and friends forwarded to glibc, counted.
+        .target(name: "BenchAllocationCounter", path: "Benchmarks/BenchAllocationCounter"),
         .executableTarget(
             name: "TouchstoneBench",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins",
+                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -25,6 +25,9 @@ public final class Device: Sendable {
     public let passcodeFactor: any PasscodeFactor
     /// Whether ten wrong passcodes erase the device's data (REFERENCE §6).
     public let erasesDataAfterTenFailures: Bool
+    /// Whether the passcode factor keeps the passcode in the device's store (read once: a
+    /// factor's custody kind does not change; an external one is asked each time).
+    let passcodeKeptInStore: Bool
 
     /// The device records at one moment, decoded. A class so that passing it around the
     /// evaluation hot path costs one reference count, not one per field.
@@ -53,6 +56,8 @@ public final class Device: Sendable {
     /// The memo of values derived from one device state (see ``Snapshot/derivedKeys``).
     final class DerivedValues: Sendable {
         private let values = Mutex<[String: Data]>([:])
+        /// Each app's `evaluatedPolicyDomainState` (empty data: nothing enrolled), by app id.
+        let domainStates = Mutex<[String: Data]>([:])
 
         func withLock<R: Sendable>(_ body: (inout [String: Data]) throws -> R) rethrows -> R {
             try values.withLock { try body(&$0) }
@@ -122,6 +127,7 @@ public final class Device: Sendable {
         self.random = random
         self.interaction = interaction
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
+        if case .device = passcodeFactor.custody { passcodeKeptInStore = true } else { passcodeKeptInStore = false }
         let sensorType = sensor?.biometryType ?? .none
         try storage.transaction { transaction in
             if let record = try transaction.read(.deviceState) {
@@ -193,7 +199,7 @@ public final class Device: Sendable {
     /// The device records as stored (one decode per storage generation; when another record
     /// changed — a keychain item, a baseline — they are re-read but decoded again only if
     /// their bytes changed).
-    private func storedSnapshot() throws -> Snapshot {
+    func storedSnapshot() throws -> Snapshot {
         let generation = try storage.generation
         let cached = cache.withLock { $0 }
         if cached.generation == generation, let snapshot = cached.snapshot {

@@ -113,12 +113,11 @@ extension Device {
     /// enrolled). Derived once per device state and app (``Snapshot/derivedKeys``): every input
     /// — secret, OS epoch, enrolled set — is part of that state.
     func biometryDomainState(appID: String, snapshot: Snapshot) -> Data? {
-        let memoKey = "domain-state\u{0}" + appID
-        if let memo = snapshot.derivedKeys.withLock({ $0[memoKey] }) { return memo.isEmpty ? nil : memo }
+        if let memo = snapshot.derivedKeys.domainStates.withLock({ $0[appID] }) { return memo.isEmpty ? nil : memo }
         let hash = DomainStateDerivation.biometryHash(
             key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
             identities: snapshot.state.identities)
-        snapshot.derivedKeys.withLock { $0[memoKey] = hash ?? Data() }
+        snapshot.derivedKeys.domainStates.withLock { $0[appID] = hash ?? Data() }
         return hash
     }
 }

@@ -11,7 +11,11 @@ struct EvaluationRun {
     let handle: EvaluationHandle
     let settings: EvaluationSettings
 
-    private var steps: [TraceStep] = []
+    private var steps: [TraceStep] = {
+        var steps: [TraceStep] = []
+        steps.reserveCapacity(6)
+        return steps
+    }()
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
     /// The device state at the moment of a biometric success, for the context's domain state.
     private(set) var capturedSnapshot: Device.Snapshot?
@@ -62,7 +66,7 @@ struct EvaluationRun {
                 throw fail(code, rule: .unavailableOnLinux)
             }
         }
-        if methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
+        if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
         }
         record(.finished(nil))
@@ -186,7 +190,13 @@ struct EvaluationRun {
                 try await handleCommon(action, on: prompt)
                 continue
             }
-            let current = try device.snapshot()
+            // The records as stored now (another process may have counted failures while this
+            // one scanned). The enrolled set recorded there is current for every change made
+            // through Touchstone; only a match on an identity it lacks asks the sensor again.
+            var current = try device.storedSnapshot()
+            if let name = matchedID, !current.state.identities.contains(where: { $0.id == name }) {
+                current = try device.snapshot()
+            }
             if let name = matchedID, current.state.identities.contains(where: { $0.id == name }) {
                 // Another evaluation (another process) may have locked biometry while this one
                 // was scanning: the count is read and reset in one transaction, so a match
@@ -200,6 +210,8 @@ struct EvaluationRun {
                     }
                 }
                 if !stillLocked {
+                    // The state matched against is the state the domain state is derived from.
+                    if capturedSnapshot == nil { capturedSnapshot = current }
                     var after = counts
                     after.biometricFailures = 0
                     record(.matched(name), rule: .matchResetsFailures, after: after)

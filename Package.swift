@@ -178,10 +178,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // touchstone-bench's allocation counter: malloc and friends forwarded to glibc, counted.
+        .target(name: "BenchAllocationCounter", path: "Benchmarks/BenchAllocationCounter"),
         .executableTarget(
             name: "TouchstoneBench",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins",
+                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -50,7 +50,15 @@ public final class ScriptedInteraction: Interaction {
 
     /// Appends one action.
     public func enqueue(_ action: UserAction) {
-        enqueue([action])
+        let waiter: CheckedContinuation<UserAction?, Never>? = state.withLock { state in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.queue.append(action)
+            return nil
+        }
+        waiter?.resume(returning: action)
     }
 
     /// The actions not yet consumed.

@@ -27,11 +27,10 @@ extension Device {
 
     /// Whether a passcode is set, given the stored `state`: a stored verifier, or the system's
     /// answer when the passcode is kept outside Touchstone.
-    func passcodeIsSet(_ state: DeviceState) -> Bool {
-        switch passcodeFactor.custody {
-        case .device: state.passcodeVerifier != nil
-        case let .external(_, isSet): isSet
-        }
+    func passcodeIsSet(_ state: borrowing DeviceState) -> Bool {
+        if passcodeKeptInStore { return state.passcodeVerifier != nil }
+        if case let .external(_, isSet) = passcodeFactor.custody { return isSet }
+        return state.passcodeVerifier != nil
     }
 
     /// Refuses to set or clear a passcode that the system keeps.

@@ -25,6 +25,9 @@ public final class Device: Sendable {
     public let passcodeFactor: any PasscodeFactor
     /// Whether ten wrong passcodes erase the device's data (REFERENCE §6).
     public let erasesDataAfterTenFailures: Bool
+    /// Whether the passcode factor keeps the passcode in the device's store (read once: a
+    /// factor's custody kind does not change; an external one is asked each time).
+    let passcodeKeptInStore: Bool
 
     /// The device records at one moment, decoded. A class so that passing it around the
     /// evaluation hot path costs one reference count, not one per field.
@@ -34,15 +37,30 @@ public final class Device: Sendable {
         let state: DeviceState
         let counters: DeviceCounters
         let secretKey: SymmetricKey
-        /// Values derived from ``secretKey`` and this state (the Secure Enclave's per-app sealing
-        /// keys, the keychain's enrolled-set hash), kept with the snapshot so that using a key or
-        /// an item does not run HKDF / HMAC again while the device records are unchanged.
-        let derivedKeys = Mutex<[String: Data]>([:])
+        /// Values derived from ``secretKey`` and ``state`` only (the Secure Enclave's per-app
+        /// sealing keys, the keychain's enrolled-set hash, each app's domain state), so that an
+        /// evaluation or a key use does not run HKDF / HMAC again while the state is unchanged.
+        /// Shared by the snapshots of one state (a counter change keeps it); a new state — an
+        /// enrollment change, an OS upgrade, a new passcode — starts an empty one, so a value
+        /// can never outlive the inputs it was derived from.
+        let derivedKeys: DerivedValues
 
-        init(state: DeviceState, counters: DeviceCounters, secretKey: SymmetricKey) {
+        init(state: DeviceState, counters: DeviceCounters, secretKey: SymmetricKey, derived: DerivedValues = DerivedValues()) {
             self.state = state
             self.counters = counters
             self.secretKey = secretKey
+            self.derivedKeys = derived
+        }
+    }
+
+    /// The memo of values derived from one device state (see ``Snapshot/derivedKeys``).
+    final class DerivedValues: Sendable {
+        private let values = Mutex<[String: Data]>([:])
+        /// Each app's `evaluatedPolicyDomainState` (empty data: nothing enrolled), by app id.
+        let domainStates = Mutex<[String: Data]>([:])
+
+        func withLock<R: Sendable>(_ body: (inout [String: Data]) throws -> R) rethrows -> R {
+            try values.withLock { try body(&$0) }
         }
     }
 
@@ -109,6 +127,7 @@ public final class Device: Sendable {
         self.random = random
         self.interaction = interaction
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
+        if case .device = passcodeFactor.custody { passcodeKeptInStore = true } else { passcodeKeptInStore = false }
         let sensorType = sensor?.biometryType ?? .none
         try storage.transaction { transaction in
             if let record = try transaction.read(.deviceState) {
@@ -180,7 +199,7 @@ public final class Device: Sendable {
     /// The device records as stored (one decode per storage generation; when another record
     /// changed — a keychain item, a baseline — they are re-read but decoded again only if
     /// their bytes changed).
-    private func storedSnapshot() throws -> Snapshot {
+    func storedSnapshot() throws -> Snapshot {
         let generation = try storage.generation
         let cached = cache.withLock { $0 }
         if cached.generation == generation, let snapshot = cached.snapshot {
@@ -193,7 +212,8 @@ public final class Device: Sendable {
         let snapshot: Snapshot
         if let previous = cached.snapshot, cached.stateBytes == stateRecord.value {
             snapshot = cached.countersBytes == countersBytes ? previous
-                : Snapshot(state: previous.state, counters: try decodeCounters(countersBytes), secretKey: previous.secretKey)
+                : Snapshot(state: previous.state, counters: try decodeCounters(countersBytes), secretKey: previous.secretKey,
+                           derived: previous.derivedKeys)
         } else {
             snapshot = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
         }
@@ -249,7 +269,10 @@ public final class Device: Sendable {
                 countersBytes = try RecordCoding.encode(counters)
                 transaction.put(Record(key: .deviceCounters, value: countersBytes ?? Data()))
             }
-            let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey)
+            // The state's derived values carry over when only the counters changed.
+            let known = cache.withLock { $0.snapshot }
+            let derived = known.flatMap { $0.state == state ? $0.derivedKeys : nil }
+            let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey, derived: derived ?? DerivedValues())
             // The generation after this commit is not known here: the next read re-reads the
             // records and, finding these bytes, skips decoding.
             return (result, Cache(generation: nil, snapshot: snapshot, stateBytes: stateBytes, countersBytes: countersBytes))

@@ -109,10 +109,15 @@ extension Device {
             stateHash: DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash]))
     }
 
-    /// The `evaluatedPolicyDomainState` value `appID` would capture now (nil when nothing is enrolled).
+    /// The `evaluatedPolicyDomainState` value `appID` would capture now (nil when nothing is
+    /// enrolled). Derived once per device state and app (``Snapshot/derivedKeys``): every input
+    /// — secret, OS epoch, enrolled set — is part of that state.
     func biometryDomainState(appID: String, snapshot: Snapshot) -> Data? {
-        DomainStateDerivation.biometryHash(
+        if let memo = snapshot.derivedKeys.domainStates.withLock({ $0[appID] }) { return memo.isEmpty ? nil : memo }
+        let hash = DomainStateDerivation.biometryHash(
             key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
             identities: snapshot.state.identities)
+        snapshot.derivedKeys.domainStates.withLock { $0[appID] = hash ?? Data() }
+        return hash
     }
 }

@@ -44,7 +44,12 @@ public final class AuthenticationContext: Sendable {
         var lastTrace: Trace?
         /// What successful evaluations on this context proved (opens keychain items, §8).
         /// What this context has proved (a set: repeating an evaluation adds nothing).
-        var accessGrants: Set<AccessGrant> = []
+        /// What evaluations on this context granted, each once.
+        var accessGrants: [AccessGrant] = []
+
+        mutating func grant(_ grant: AccessGrant) {
+            if !accessGrants.contains(grant) { accessGrants.append(grant) }
+        }
     }
 
     /// The authenticator (device + app) this context belongs to.
@@ -207,7 +212,7 @@ public final class AuthenticationContext: Sendable {
             let hash = captured.flatMap { device.biometryDomainState(appID: authenticator.appID, snapshot: $0) }
             state.withLock { state in
                 state.lastTrace = result.trace
-                _ = state.accessGrants.insert(AccessGrant(methods: Set(result.methods)))
+                state.grant(AccessGrant(methods: result.methods))
                 if let captured {
                     state.domainSnapshot = captured
                     state.evaluatedDomainState = hash

@@ -7,11 +7,17 @@ struct EvaluationRun {
     let device: Device
     let appID: String
     let policy: any Policy
+    /// The policy's rule, read once.
+    let rule: PolicyRule
     let reason: String
     let handle: EvaluationHandle
     let settings: EvaluationSettings
 
-    private var steps: [TraceStep] = []
+    private var steps: [TraceStep] = {
+        var steps: [TraceStep] = []
+        steps.reserveCapacity(6)
+        return steps
+    }()
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
     /// The device state at the moment of a biometric success, for the context's domain state.
     private(set) var capturedSnapshot: Device.Snapshot?
@@ -22,6 +28,7 @@ struct EvaluationRun {
         self.device = context.authenticator.device
         self.appID = context.authenticator.appID
         self.policy = policy
+        self.rule = policy.rule
         self.reason = reason
         self.handle = handle
         self.settings = settings
@@ -33,27 +40,30 @@ struct EvaluationRun {
         let snapshot = try device.snapshot()
         counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
         counts.passcodeFailures = snapshot.counters.passcodeFailures
-        if let problem = device.preflight(policy.rule, appID: appID, snapshot: snapshot) {
-            let rule: Rule
+        if let problem = device.preflight(rule, appID: appID, snapshot: snapshot) {
+            let decidedBy: Rule
             if snapshot.counters.isDisabled {
-                rule = .deviceDisabled
-            } else if case .unavailable = policy.rule.steps.first {
-                rule = .unavailableOnLinux
+                decidedBy = .deviceDisabled
+            } else if case .unavailable = rule.steps.first {
+                decidedBy = .unavailableOnLinux
             } else {
-                rule = .precedence
+                decidedBy = .precedence
             }
-            record(.checked(problem.code), rule: rule)
+            record(.checked(problem.code), rule: decidedBy)
             throw problem
         }
         record(.checked(nil))
         var methods: [AuthenticationMethod] = []
-        methods.reserveCapacity(policy.rule.steps.count)
-        for (index, step) in policy.rule.steps.enumerated() {
+        methods.reserveCapacity(rule.steps.count)
+        for (index, step) in rule.steps.enumerated() {
             switch step {
             case let .biometry(passcodeFallback, orCompanion):
                 // The first step sees the state just checked; later ones read it again.
+                // Preflight already ran the biometric checks on this snapshot for a first step
+                // with neither fallback.
                 methods.append(try await biometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
-                                                  snapshot: index == 0 ? snapshot : nil))
+                                                  snapshot: index == 0 ? snapshot : nil,
+                                                  checked: index == 0 && !passcodeFallback && !orCompanion))
             case .passcode:
                 methods.append(try await passcode())
             case .companion:
@@ -62,7 +72,7 @@ struct EvaluationRun {
                 throw fail(code, rule: .unavailableOnLinux)
             }
         }
-        if methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
+        if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
         }
         record(.finished(nil))
@@ -110,10 +120,10 @@ struct EvaluationRun {
     // MARK: Biometry
 
     private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
-                                   snapshot current: Device.Snapshot?) async throws -> AuthenticationMethod {
+                                   snapshot current: Device.Snapshot?, checked: Bool) async throws -> AuthenticationMethod {
         let snapshot = try current ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
-        if let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: policy.rule.requiresPasscodeSet) {
+        if !checked, let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
             if passcodeFallback {
                 record(.switchedToPasscode, rule: .passcodeWhenBiometryUnusable)
                 return try await passcode()
@@ -186,7 +196,13 @@ struct EvaluationRun {
                 try await handleCommon(action, on: prompt)
                 continue
             }
-            let current = try device.snapshot()
+            // The records as stored now (another process may have counted failures while this
+            // one scanned). The enrolled set recorded there is current for every change made
+            // through Touchstone; only a match on an identity it lacks asks the sensor again.
+            var current = try device.storedSnapshot()
+            if let name = matchedID, !current.state.identities.contains(where: { $0.id == name }) {
+                current = try device.snapshot()
+            }
             if let name = matchedID, current.state.identities.contains(where: { $0.id == name }) {
                 // Another evaluation (another process) may have locked biometry while this one
                 // was scanning: the count is read and reset in one transaction, so a match
@@ -200,6 +216,8 @@ struct EvaluationRun {
                     }
                 }
                 if !stillLocked {
+                    // The state matched against is the state the domain state is derived from.
+                    if capturedSnapshot == nil { capturedSnapshot = current }
                     var after = counts
                     after.biometricFailures = 0
                     record(.matched(name), rule: .matchResetsFailures, after: after)

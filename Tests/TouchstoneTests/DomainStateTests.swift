@@ -146,7 +146,7 @@ struct DomainStateTests {
 @Suite("Domain state memo")
 struct DomainStateMemoTests {
     /// The value a fresh evaluation captures now.
-    func captured(_ rig: Rig, app: Authenticator? = nil) async throws -> Data? {
+    func captured(_ rig: TestDevice, app: Authenticator? = nil) async throws -> Data? {
         let authenticator = app ?? rig.authenticator
         let context = authenticator.makeContext()
         rig.user.enqueue(.present("thumb"))
@@ -155,7 +155,7 @@ struct DomainStateMemoTests {
     }
 
     /// The value derived from scratch, bypassing every memo.
-    func derived(_ rig: Rig, appID: String) throws -> Data? {
+    func derived(_ rig: TestDevice, appID: String) throws -> Data? {
         let snapshot = try rig.device.snapshot(in: StorageTransaction(read: { try rig.device.storage.read($0) }))
         return DomainStateDerivation.biometryHash(key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
                                                   identities: snapshot.state.identities)
@@ -163,7 +163,7 @@ struct DomainStateMemoTests {
 
     @Test("the memoized domain state is never stale: each enrollment change, OS upgrade and app gets the value derived from scratch; counter changes keep it")
     func memoIsNeverStale() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let other = try AuthenticatorBuilder(registry: .builtIn, composition: {
             var composition = rig.authenticator.composition
             composition.app = "com.example.other"

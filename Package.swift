@@ -55,6 +55,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        // `swift package generate-documentation` (DocC catalog in Sources/Touchstone/Touchstone.docc).
+        // A command plugin: nothing of it is built by `swift build`.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Core: vocabulary, plugin protocols, registry, device model, evaluation engine.

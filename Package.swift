@@ -224,6 +224,11 @@ let package = Package(
             dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "TouchstoneTestingTests",
+            dependencies: ["TouchstoneTesting", "LocalAuthentication"],
+            swiftSettings: strictSettings
+        ),
         // Documentation that compiles: the DocC articles' code and the doc-comment examples,
         // built and run; a test checks every ```swift block of the docs appears here verbatim.
         .testTarget(

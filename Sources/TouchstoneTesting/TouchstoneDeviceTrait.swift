@@ -6,7 +6,9 @@ import LocalAuthentication
 /// A Swift Testing trait that gives each test (each case of a parameterized test, each test
 /// of a suite) a fresh ``TestDevice``, reachable as ``TestDevice/current``, and makes it the
 /// default device of `LAContext()` and `SecItem*` for the test's task (task-local, so tests
-/// running in parallel never share one).
+/// running in parallel never share one). A scripting mistake on the device (an outcome the
+/// dialog could not produce, a prompt with nothing queued), which app code sees only as a
+/// system cancel, is recorded as an issue of the test.
 ///
 /// ```swift
 /// @Test(.touchstoneDevice(enrolled: ["thumb"]))
@@ -36,6 +38,11 @@ public struct TouchstoneDeviceTrait: TestTrait, SuiteTrait, TestScoping {
             #if !canImport(Darwin)
             try await LocalAuthenticationSystem.withAuthenticator(device.authenticator) {
                 try await function()
+            }
+            // App code sees a scripting mistake as a system cancel and carries on; the test
+            // should not pass by accident.
+            for mistake in device.scriptingMistakes {
+                Issue.record("scripting mistake on this test's device: \(mistake)")
             }
             #else
             try await function()

@@ -90,9 +90,7 @@ extension Device {
     func domainState(appID: String, snapshot: Snapshot, includeBiometry: Bool = true) -> DomainState {
         let type = biometryType
         let biometry = DomainState.Biometry(
-            stateHash: includeBiometry ? DomainStateDerivation.biometryHash(
-                key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
-                identities: snapshot.state.identities, history: snapshot.state.enrollmentSequence) : nil,
+            stateHash: includeBiometry ? historyHash(appID: appID, snapshot: snapshot) : nil,
             biometryType: type)
         var hashes: [CompanionType: Data] = [:]
         if let companion, companion.isPaired {
@@ -107,6 +105,17 @@ extension Device {
         return DomainState(
             biometry: biometry, companion: companionPart,
             stateHash: DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash]))
+    }
+
+    /// The history-based biometry hash, derived once per device state and app (the enrollment
+    /// count and OS epoch are part of the state).
+    private func historyHash(appID: String, snapshot: Snapshot) -> Data? {
+        if let memo = snapshot.derivedKeys.historyHashes.withLock({ $0[appID] }) { return memo.isEmpty ? nil : memo }
+        let hash = DomainStateDerivation.biometryHash(
+            key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
+            identities: snapshot.state.identities, history: snapshot.state.enrollmentSequence)
+        snapshot.derivedKeys.historyHashes.withLock { $0[appID] = hash ?? Data() }
+        return hash
     }
 
     /// The `evaluatedPolicyDomainState` value `appID` would capture now (nil when nothing is

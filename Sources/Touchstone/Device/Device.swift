@@ -60,6 +60,8 @@ public final class Device: Sendable {
         let domainStates = Mutex<[String: Data]>([:])
         /// Each app's history-based `domainState.biometry.stateHash` (empty: nothing enrolled).
         let historyHashes = Mutex<[String: Data]>([:])
+        /// Each app's `domainState.stateHash` while no companion is paired and something is enrolled.
+        let combinedHashes = Mutex<[String: Data]>([:])
 
         func withLock<R: Sendable>(_ body: (inout [String: Data]) throws -> R) rethrows -> R {
             try values.withLock { try body(&$0) }

@@ -102,9 +102,19 @@ extension Device {
             key: snapshot.secretKey, parts: CompanionType.allCases.map { hashes[$0] })
         let companionPart = DomainState.Companion(
             stateHash: companionHash, availableCompanionTypes: Set(hashes.keys), hashes: hashes)
-        return DomainState(
-            biometry: biometry, companion: companionPart,
-            stateHash: DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash]))
+        // Without a companion the combined hash derives from the state alone: memoized with it.
+        let combined: Data?
+        if companionHash == nil, let biometryHash = biometry.stateHash {
+            if let memo = snapshot.derivedKeys.combinedHashes.withLock({ $0[appID] }) {
+                combined = memo
+            } else {
+                combined = DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometryHash, nil])
+                snapshot.derivedKeys.combinedHashes.withLock { $0[appID] = combined }
+            }
+        } else {
+            combined = DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash])
+        }
+        return DomainState(biometry: biometry, companion: companionPart, stateHash: combined)
     }
 
     /// The history-based biometry hash, derived once per device state and app (the enrollment

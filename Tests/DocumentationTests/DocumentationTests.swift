@@ -1,5 +1,5 @@
-// Documentation that compiles: every ```swift block of the DocC articles and of the doc
-// comments in Sources/ and Plugins/ must appear, line for line, in the compiled Swift files of
+// Documentation that compiles: every ```swift block of the DocC articles, of README.md and of
+// the doc comments in Sources/ and Plugins/ must appear, line for line, in the compiled Swift files of
 // this target (the articles' snippet files and DocCommentExamples.swift). A block changed in
 // the docs but not here, or here but not in the docs, fails this test; code that stops
 // compiling fails the build.
@@ -56,8 +56,11 @@ struct DocumentationTests {
         return blocks
     }
 
-    /// Whether `block` (trimmed lines) appears as consecutive lines of one compiled file.
+    /// Whether `block` (trimmed lines) appears as consecutive lines of one compiled file. Its
+    /// leading `import` lines (and the blank line after them) are left out: a compiled file
+    /// has its imports at the top.
     static func isCompiled(_ block: [String], in files: [[String]]) -> Bool {
+        let block = Array(block.drop { $0.hasPrefix("import ") || $0.isEmpty })
         guard !block.isEmpty else { return true }
         for lines in files where lines.count >= block.count {
             for start in 0 ... (lines.count - block.count) where Array(lines[start ..< start + block.count]) == block {
@@ -88,6 +91,17 @@ struct DocumentationTests {
             }
         }
         #expect(checked >= 6)
+    }
+
+    @Test("each ```swift block of README.md is compiled code of this target")
+    func readmeBlocksCompile() throws {
+        let compiled = try Self.compiledLines()
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = Self.swiftBlocks(in: readme, commentPrefix: nil)
+        #expect(blocks.count >= 5)
+        for block in blocks where !Self.isCompiled(block, in: compiled) {
+            Issue.record("README.md: this block is not in Tests/DocumentationTests/ReadmeSnippets.swift:\n\(block.joined(separator: "\n"))")
+        }
     }
 
     @Test("each ```swift block of a doc comment in Sources/ and Plugins/ is compiled code of this target")

@@ -7,7 +7,7 @@ extension TestDevice {
     }
 
     /// Evaluates `policy` with `actions` queued first, on a fresh context (or `context`).
-    /// Returns what satisfied it, or throws the ``AuthenticationError`` it ended with.
+    /// Returns what satisfied it, or throws the `AuthenticationError` it ended with.
     @discardableResult
     public func evaluate(
         _ policy: PolicyName, _ actions: [UserAction] = [], on context: AuthenticationContext? = nil,
@@ -42,7 +42,7 @@ extension TestDevice {
     }
 
     /// Reads the keychain item (`service`, `account`) as text, with `actions` queued for the
-    /// prompt its access control may show; the value or the ``KeychainError``.
+    /// prompt its access control may show; the value or the `KeychainError`.
     public func read(
         _ service: String, _ account: String, _ actions: [UserAction] = [],
         context: AuthenticationContext? = nil, reason: String = "Read"

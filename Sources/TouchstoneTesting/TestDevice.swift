@@ -2,7 +2,7 @@ import Foundation
 import TouchstoneBuiltins
 
 /// A simulated device for one test, in one line: an in-memory Touch ID device on a
-/// ``VirtualClock`` with a ``ScriptedInteraction`` for the person in front of it, a passcode
+/// `VirtualClock` with a `ScriptedInteraction` for the person in front of it, a passcode
 /// (`1234`) and one enrolled finger (`thumb`), seeded randomness and fast passcode hashing.
 ///
 /// ```swift
@@ -16,7 +16,7 @@ import TouchstoneBuiltins
 /// Every part stays reachable: ``authenticator`` (contexts, keychain, keys, change detection),
 /// ``device`` (enrollment, passcode, counters), ``user`` and ``clock``. For `LAContext` code, run
 /// the test under the ``Testing/Trait/touchstoneDevice(sensor:sensorOptions:passcode:enrolled:companion:storage:detector:eraseDataAfterTenFailedPasscodes:app:seed:)``
-/// trait, or inside ``asDefaultDevice(_:)``.
+/// trait, or inside ``asDefaultDevice(isolation:_:)``.
 public struct TestDevice: Sendable {
     /// The composed device and app.
     public let authenticator: Authenticator
@@ -73,8 +73,8 @@ public struct TestDevice: Sendable {
     }
 
     /// A device built from `composition` over `registry` (a registry with your own plugins, a
-    /// composition loaded from a file), always on a fresh ``VirtualClock`` and
-    /// ``ScriptedInteraction``. The composition's own passcode factor is kept (the convenience
+    /// composition loaded from a file), always on a fresh `VirtualClock` and
+    /// `ScriptedInteraction`. The composition's own passcode factor is kept (the convenience
     /// initializer picks fast hashing instead).
     ///
     /// ```swift
@@ -107,7 +107,7 @@ public struct TestDevice: Sendable {
 
     // MARK: The person and the clock
 
-    /// Queues what the person does at the next prompts, in order (see ``UserAction``).
+    /// Queues what the person does at the next prompts, in order (see `UserAction`).
     public func enqueue(_ actions: UserAction...) {
         user.enqueue(actions)
     }
@@ -123,7 +123,7 @@ public struct TestDevice: Sendable {
     }
 
     /// Waits, by yielding and never sleeping, until an evaluation is on screen with nothing
-    /// to answer it (set ``ScriptedInteraction/waitsForActions`` first). Then a test can cancel,
+    /// to answer it (set `ScriptedInteraction/waitsForActions` first). Then a test can cancel,
     /// invalidate or start a second evaluation against the open prompt.
     public func untilEvaluationIsOnScreen() async {
         while !user.isWaitingForAction { await Task.yield() }

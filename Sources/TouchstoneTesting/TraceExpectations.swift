@@ -1,13 +1,13 @@
 import Testing
 
-/// How an evaluation ended, for assertions on a ``Trace``.
+/// How an evaluation ended, for assertions on a `Trace`.
 public enum EvaluationOutcome: Sendable, Equatable, CustomStringConvertible {
     /// The evaluation succeeded.
     case succeeded
     /// The evaluation failed with this LAError code.
     case failed(AuthenticationError.Code)
     /// The evaluation stopped on a problem that is not an LAError (a scripting mistake, a
-    /// storage failure); the text is the trace's ``Trace/failure``.
+    /// storage failure); the text is the trace's `Trace/failure`.
     case stopped(String)
 
     public var description: String {
@@ -39,7 +39,7 @@ extension TestDevice {
 
     /// Checks the device's most recent evaluation and records a test issue for each
     /// difference: how it ended (`outcome`), the rule that ended it (`endedBy`, see
-    /// ``Trace/endingRule``) and rules that must have fired on the way (`applied`). Arguments
+    /// `Trace.endingRule`) and rules that must have fired on the way (`applied`). Arguments
     /// left nil or empty are not checked. Returns the trace, or nil (and an issue) when nothing
     /// was evaluated yet.
     ///

@@ -83,6 +83,13 @@ extension TestDevice {
         }
     }
 
+    /// Queues outcomes written as in `TOUCHSTONE_OUTCOMES` and the REPL (`"nomatch, thumb"`,
+    /// `"cancel"`, `"passcode:1234"`, `"wait:5m"`), so a scripted session can become a test.
+    /// Throws a `ConfigurationError` naming a word that is not an outcome.
+    public func enqueue(script: String) throws {
+        user.enqueue(try LocalAuthenticationSystem.parseOutcomes(script))
+    }
+
     /// The scripting mistakes reported on this device so far: outcomes the dialog could not
     /// produce, or a prompt with nothing queued. `LAContext` code sees these as a system cancel;
     /// a test should expect the list to be empty.

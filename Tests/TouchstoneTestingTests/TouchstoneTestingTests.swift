@@ -97,6 +97,14 @@ struct TestDeviceTests {
         }
     }
 
+    @Test("outcomes in the REPL's spelling")
+    func scriptSpelling() async throws {
+        let device = try TestDevice()
+        try device.enqueue(script: "nomatch, nomatch thumb")
+        #expect(try await device.outcome(.biometrics) == nil)
+        #expect(throws: ConfigurationError.self) { try device.enqueue(script: "thumb, wait:forever") }
+    }
+
     @Test("TestDevice.current outside the trait is a clear error")
     func currentWithoutTrait() {
         #expect(throws: TestDeviceError.noDeviceForThisTest) { try TestDevice.current }

@@ -129,6 +129,11 @@ public final class ScriptedInteraction: Interaction {
         }
     }
 
+    /// A script that does not fit the dialog: ``SimulationError/unexpectedOutcome(outcome:prompt:allowed:)``.
+    public func misfit(_ action: UserAction, on prompt: Prompt) -> any Error {
+        SimulationError.unexpectedOutcome(outcome: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+    }
+
     public func interrupt() {
         let waiter = state.withLock { state -> CheckedContinuation<UserAction?, Never>? in
             defer { state.waiter = nil }

@@ -171,9 +171,8 @@ struct EvaluationRun {
             case .noMatch where scanning:
                 matchedID = nil
             case .matched, .noMatch:
-                let outcome = if case let .matched(id) = reading { id } else { "nomatch" }
-                throw SimulationError.unexpectedOutcome(
-                    outcome: outcome, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+                let presented: UserAction = if case let .matched(id) = reading { .present(id) } else { .noMatch }
+                throw device.interaction.misfit(presented, on: prompt)
             case let .retry(reason):
                 record(.captureRetry(reason), rule: .retryNotCounted)
                 continue
@@ -360,8 +359,7 @@ struct EvaluationRun {
             clock.advance(by: duration)
             record(.waited(duration))
         default:
-            throw SimulationError.unexpectedOutcome(
-                outcome: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+            throw device.interaction.misfit(action, on: prompt)
         }
     }
 }

@@ -278,7 +278,7 @@ struct InteractionMisfitTests {
             try await authenticator.makeContext().evaluate(.biometrics, reason: "Unlock")
         }
 
-        let rig = try Rig()
+        let rig = try TestDevice()
         await #expect(throws: SimulationError.self) {
             try await rig.evaluate("biometrics", [.fallback])
         }

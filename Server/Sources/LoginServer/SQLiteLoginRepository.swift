@@ -194,13 +194,10 @@ public struct SQLiteLoginRepository: LoginRepository {
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO challenges (challenge_hash, device_id, expires_at)
-                    SELECT ?, device_id, ? FROM devices WHERE device_id = ? AND kind = 'key'
-                    """,
-                arguments: [Data(hash), expiresAt.millisecondsSince1970, deviceID]
-            )
+            try db.cachedStatement(sql: """
+                INSERT INTO challenges (challenge_hash, device_id, expires_at)
+                SELECT ?, device_id, ? FROM devices WHERE device_id = ? AND kind = 'key'
+                """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, deviceID])
             return db.changesCount == 1
         }
     }
@@ -214,6 +211,42 @@ public struct SQLiteLoginRepository: LoginRepository {
             guard db.changesCount == 1 else { return nil }
             return try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", arguments: [deviceID])
                 .flatMap(Self.device(from:))
+        }
+    }
+
+    public func loginCheck(deviceID: String, failureKey: String, since: Date) async throws
+        -> (device: DeviceRecord?, failures: Int, oldestFailure: Date?) {
+        try await writer.read { db in
+            let device = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?"), arguments: [deviceID]
+            ).flatMap(Self.device(from:))
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?"),
+                arguments: [failureKey, since.millisecondsSince1970]
+            )
+            let count: Int = row?[0] ?? 0
+            let oldest: Int64? = row?[1]
+            return (device, count, oldest.map { Date(millisecondsSince1970: $0) })
+        }
+    }
+
+    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
+        try await writer.write { db in
+            let nowMilliseconds = now.millisecondsSince1970
+            try db.cachedStatement(sql: "DELETE FROM challenges WHERE challenge_hash = ? AND device_id = ? AND expires_at > ?")
+                .execute(arguments: [Data(hash), deviceID, nowMilliseconds])
+            guard db.changesCount == 1,
+                  let profileID = try String.fetchOne(
+                      db.cachedStatement(sql: "SELECT profile_id FROM devices WHERE device_id = ?"), arguments: [deviceID]
+                  )
+            else { return nil }
+            try db.cachedStatement(sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?").execute(arguments: [nowMilliseconds, deviceID])
+            if shouldPrune() {
+                try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [nowMilliseconds])
+            }
+            try db.cachedStatement(sql: "INSERT INTO sessions (token_hash, profile_id, expires_at) VALUES (?, ?, ?)")
+                .execute(arguments: [Data(sessionTokenHash), profileID, sessionExpiresAt.millisecondsSince1970])
+            return profileID
         }
     }
 

@@ -144,7 +144,8 @@ let package = Package(
         example("Seed001Availability", dependencies: ["LocalAuthentication"]),
         example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication"]),
         example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
-        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
+        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), against
+        // touchstone-server over URLSession (FoundationNetworking: this executable only).
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
 
         // touchstone-bench's allocation counter: malloc and friends forwarded to glibc, counted.

@@ -157,7 +157,8 @@ let package = Package(
         example("Seed001Availability", dependencies: ["LocalAuthentication"]),
         example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication"]),
         example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
-        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
+        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), against
+        // touchstone-server over URLSession (FoundationNetworking: this executable only).
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
 
         // NotesLock: a notes app's lock screen (LocalAuthentication + a biometryCurrentSet

@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
+        .library(name: "TouchstoneCommands", targets: ["TouchstoneCommands"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
         .executable(name: "touchstone", targets: ["touchstone"]),
         .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
@@ -78,13 +79,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The headless command layer: the REPL's commands, tokenizer, session, outcome parsing,
+        // output model (text and JSON) and errors, with no terminal and no libedit. The REPL
+        // runs it at a terminal; `TOUCHSTONE_SETUP` (in `Security`) runs it before an app starts.
+        // It sits below `Security`, so commands that need the `LocalAuthentication` module
+        // (`right`) are registered by the REPL, above it.
+        .target(
+            name: "TouchstoneCommands",
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors"],
+            swiftSettings: strictSettings
+        ),
+
         // Apple's API names over the engine (Linux only: on Apple platforms the real
         // frameworks are used and these modules only re-export them). `Security` is the
         // keychain half (SecItem*, kSec*, errSec*, CF shapes); `LocalAuthentication` depends on
         // it and re-exports it, as Apple's framework does.
         .target(
             name: "Security",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "Touchstone", "TouchstoneBuiltins", "SimulatedSensors", "TouchstoneCommands",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -101,7 +116,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // The REPL: libedit shim, REPL library, executable.
+        // The REPL: libedit shim, REPL library (terminal, line editing, completion, the
+        // `right` commands, over the command layer), executable.
         .systemLibrary(
             name: "CLibEdit",
             path: "Sources/CLibEdit",
@@ -110,13 +126,13 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "SimulatedSensors", "CLibEdit", "LocalAuthentication"],
+            dependencies: ["TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "touchstone",
             dependencies: [
-                "TouchstoneREPL", "Touchstone", "TouchstoneBuiltins",
+                "TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -174,7 +190,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchstoneREPLTests",
-            dependencies: ["TouchstoneREPL", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
     ]

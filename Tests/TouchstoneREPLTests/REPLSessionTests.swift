@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Touchstone
 import TouchstoneBuiltins
+@testable import TouchstoneCommands
 @testable import TouchstoneREPL
 
 /// The REPL's commands run in-process, without a terminal.

@@ -30,10 +30,10 @@ public final class REPLSession {
     /// What the last command other than `expect` did.
     public internal(set) var previous: CommandRecord?
     /// The last signature `key sign` or `right sign` made (`key verify <name> <message> last` checks it).
-    public internal(set) var lastSignature: Data?
+    public package(set) var lastSignature: Data?
     /// Persisted rights loaded by `right authorize`, by identifier (their authorization lasts
     /// until `right deauthorize`, `context new` does not end it).
-    var rights: [String: AnyObject] = [:]
+    package var rights: [String: AnyObject] = [:]
 
     /// Where the virtual clock's time is kept, so a persistent device keeps its time across
     /// restarts.

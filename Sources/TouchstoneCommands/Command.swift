@@ -29,16 +29,24 @@ public struct CommandArguments: Sendable {
     public let command: REPLCommand
     /// The words after the command name.
     public let words: [String]
+    /// Whether each word was quoted (same indices as ``words``).
+    public let quoted: [Bool]
 
-    /// Creates arguments.
-    public init(command: REPLCommand, words: [String]) {
+    /// Creates arguments; `quoted` says which words were quoted (none when omitted).
+    public init(command: REPLCommand, words: [String], quoted: [Bool] = []) {
         self.command = command
         self.words = words
+        self.quoted = quoted
     }
 
     /// The word at `index`, or nil.
     public subscript(index: Int) -> String? {
         words.indices.contains(index) ? words[index] : nil
+    }
+
+    /// Whether the word at `index` was written in quotes.
+    public func isQuoted(_ index: Int) -> Bool {
+        quoted.indices.contains(index) && quoted[index]
     }
 
     /// The word at `index`, or a usage error saying `what` is missing.

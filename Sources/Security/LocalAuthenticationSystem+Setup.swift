@@ -19,8 +19,10 @@ extension LocalAuthenticationSystem {
     /// depends on this one).
     ///
     /// A command ending in an LAError does not stop the setup (`evaluate biometrics nomatch
-    /// nomatch nomatch` is there for its effect on the counters, not its result); outcomes left
-    /// over after an evaluation, and every other error, do.
+    /// nomatch nomatch` is there for its effect on the counters, not its result), nor does an
+    /// evaluation whose outcomes run out (`evaluate biometrics "Unlock notes" nomatch`: one
+    /// failure counted, then the prompt is left, as in a REPL script); outcomes left over
+    /// after an evaluation, and every other error, do.
     ///
     /// ```sh
     /// TOUCHSTONE_SETUP='passcode set 1234; enroll thumb; evaluate biometrics "Unlock notes" nomatch nomatch nomatch' ./MyApp
@@ -49,6 +51,13 @@ extension LocalAuthenticationSystem {
         "quit": "quit has nothing to leave here",
     ]
 
+    /// Whether `error` is how an attempt ended (an LAError, or a prompt left when the
+    /// outcomes ran out) rather than a mistake in the setup.
+    package static func isOutcomeOfAnAttempt(_ error: ErrorReport) -> Bool {
+        error.domain == AuthenticationError.domain
+            || (error.domain == "touchstone.simulation" && error.name == "noScriptedOutcome")
+    }
+
     private static func runSetup(lines: [String], on authenticator: Authenticator) async throws {
         // The session restores the device's virtual time and saves it after each command.
         let session = try REPLSession(authenticator: authenticator)
@@ -63,7 +72,7 @@ extension LocalAuthenticationSystem {
             }
             let record = await session.execute(line)
             guard let error = record.error else { continue }
-            if error.domain == AuthenticationError.domain { continue }
+            if isOutcomeOfAnAttempt(error) { continue }
             throw ConfigurationError.invalidSetting(
                 name: setupVariable, reason: "'\(record.input.isEmpty ? line : record.input)': \(error.text)")
         }

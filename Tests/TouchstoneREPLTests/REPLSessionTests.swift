@@ -138,6 +138,15 @@ import TouchstoneBuiltins
         #expect(await repl.execute("help greet").text.contains("says hello"))
     }
 
+    @Test func theREPLAddsItsRightCommandAboveTheHeadlessLayerInHelpOrder() {
+        #expect(CommandTable.standard().command(named: "right") == nil)
+        let names = CommandTable.repl().commands.map(\.name)
+        let right = names.firstIndex(of: "right")
+        #expect(right.map { names[$0 + 1] } == "clock")
+        #expect(names.last == "expect")
+        #expect(CommandTable.repl().command(named: "right")?.name == "right")
+    }
+
     @Test func quitEndsTheSession() async throws {
         #expect(try await session().execute("exit").quits)
     }

@@ -37,8 +37,7 @@ extension CommandTable {
                 completer: { session, previous in
                     switch previous.count {
                     case 0: return session.policyNames + session.allPolicyNames
-                    case 1: return []
-                    default: return session.outcomeWords
+                    default: return session.outcomeWords  // after the policy: a quoted reason or outcomes
                     }
                 },
                 redactor: { words in

@@ -44,6 +44,7 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
+        .library(name: "TouchstoneCommands", targets: ["TouchstoneCommands"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
         // The test kit: a simulated device in one line, scripted outcomes, the manual clock,
         // trace assertions and a Swift Testing trait (as swift-metrics' MetricsTestKit).
@@ -100,13 +101,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The headless command layer: the REPL's commands, tokenizer, session, outcome parsing,
+        // output model (text and JSON) and errors, with no terminal and no libedit. The REPL
+        // runs it at a terminal; `TOUCHSTONE_SETUP` (in `Security`) runs it before an app starts.
+        // It sits below `Security`, so commands that need the `LocalAuthentication` module
+        // (`right`) are registered by the REPL, above it.
+        .target(
+            name: "TouchstoneCommands",
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
+            swiftSettings: strictSettings
+        ),
+
         // Apple's API names over the engine (Linux only: on Apple platforms the real
         // frameworks are used and these modules only re-export them). `Security` is the
         // keychain half (SecItem*, kSec*, errSec*, CF shapes); `LocalAuthentication` depends on
         // it and re-exports it, as Apple's framework does.
         .target(
             name: "Security",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneCommands",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -123,7 +138,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // The REPL: libedit shim, REPL library, executable.
+        // The REPL: libedit shim, REPL library (terminal, line editing, completion, the
+        // `right` commands, over the command layer), executable.
         .systemLibrary(
             name: "CLibEdit",
             path: "Sources/CLibEdit",
@@ -132,13 +148,13 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "CLibEdit", "LocalAuthentication"],
+            dependencies: ["TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "touchstone",
             dependencies: [
-                "TouchstoneREPL", "Touchstone", "TouchstoneBuiltins",
+                "TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -235,14 +251,14 @@ let package = Package(
         .testTarget(
             name: "DocumentationTests",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins", "TouchstoneREPL", "TouchstoneTesting",
+                "Touchstone", "TouchstoneBuiltins", "TouchstoneCommands", "TouchstoneREPL", "TouchstoneTesting",
                 "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage",
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "TouchstoneREPLTests",
-            dependencies: ["TouchstoneREPL", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
     ]

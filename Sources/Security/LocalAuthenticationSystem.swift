@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Touchstone
 import TouchstoneBuiltins
+import TouchstoneCommands
 
 /// Which Touchstone device `LAContext()` and the `SecItem*` functions talk to: one
 /// process-wide default, in the spirit of swift-log's `LoggingSystem.bootstrap`.
@@ -13,7 +14,8 @@ import TouchstoneBuiltins
 /// 2. the authenticator passed to ``bootstrap(authenticator:)``;
 /// 3. otherwise, on first use, one built from the environment (``makeAuthenticator(environment:)``):
 ///    `TOUCHSTONE_CONFIG` names a composition file (storage, sensor, app id, seed...),
-///    `TOUCHSTONE_SETUP` changes the device first (enroll, passcode, clock...), and
+///    `TOUCHSTONE_SETUP` changes the device first with the REPL's commands (enroll, passcode,
+///    clock, keychain, evaluate... see ``runSetup(_:on:)``), and
 ///    `TOUCHSTONE_OUTCOMES` queues what the simulated user does at the prompts of this process.
 ///    Without `TOUCHSTONE_CONFIG` the device is a fresh in-memory Touch ID device with no
 ///    passcode and nothing enrolled.
@@ -43,8 +45,8 @@ import TouchstoneBuiltins
 public enum LocalAuthenticationSystem {
     /// `TOUCHSTONE_CONFIG`: path of a composition JSON file (``Composition/load(from:)``).
     public static let configurationVariable = "TOUCHSTONE_CONFIG"
-    /// `TOUCHSTONE_SETUP`: device commands run before the program's first context (see
-    /// ``runSetup(_:on:)``).
+    /// `TOUCHSTONE_SETUP`: `touchstone` REPL commands run on the device before the program's
+    /// first context (see ``runSetup(_:on:)``).
     public static let setupVariable = "TOUCHSTONE_SETUP"
     /// `TOUCHSTONE_OUTCOMES`: the simulated user's actions for this process, in order,
     /// separated by commas or spaces: an enrolled name, `nomatch`, `cancel`, `fallback`,
@@ -133,7 +135,7 @@ public enum LocalAuthenticationSystem {
     /// - The virtual clock continues from the time saved in the device's storage
     ///   (``Device/restoreVirtualTime()``), so time advanced by one step is still advanced in
     ///   the next, and is saved again after the setup script and after every evaluation.
-    /// - `TOUCHSTONE_SETUP`: device commands (``runSetup(_:on:)``).
+    /// - `TOUCHSTONE_SETUP`: REPL commands (``runSetup(_:on:)``).
     /// - `TOUCHSTONE_OUTCOMES`: queued on the device's ``ScriptedInteraction``. When the queue
     ///   runs dry, an evaluation ends with a ``TouchstoneError`` (`simulation`) instead of
     ///   waiting forever.
@@ -145,11 +147,9 @@ public enum LocalAuthenticationSystem {
         let outcomes = try parseOutcomes(environment[outcomesVariable] ?? "")
         let user = ScriptedInteraction()
         let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(interaction: user)
-        try authenticator.device.restoreVirtualTime()
-        if let script = environment[setupVariable] {
-            try runSetup(script, on: authenticator)
-        }
-        try authenticator.device.saveVirtualTime()
+        // Restores the saved virtual time even without a script (the command layer's session
+        // does, and saves it after each command).
+        try runSetup(environment[setupVariable] ?? "", on: authenticator)
         persistentClocks.withLock { $0.insert(authenticator.device) }
         user.enqueue(outcomes)
         return authenticator
@@ -234,15 +234,13 @@ public enum LocalAuthenticationSystem {
         }
     }
 
-    /// Parses `TOUCHSTONE_OUTCOMES`: actions separated by commas, semicolons or whitespace.
+    /// Parses `TOUCHSTONE_OUTCOMES`: actions separated by commas, semicolons or whitespace,
+    /// spelled as the REPL's outcomes (the command layer's ``Outcomes`` parser).
     public static func parseOutcomes(_ text: String) throws -> [UserAction] {
-        try text.split(whereSeparator: { $0 == "," || $0 == ";" || $0.isWhitespace }).map { word in
-            guard let action = UserAction(script: String(word)) else {
-                throw ConfigurationError.invalidSetting(
-                    name: outcomesVariable,
-                    reason: "'\(word)' is not an outcome; use an enrolled name, nomatch, cancel, fallback, passcode:<code>, systemcancel, invalidate, wait:<duration> or companion")
-            }
-            return action
+        do {
+            return try Outcomes.parse(list: text)
+        } catch {
+            throw ConfigurationError.invalidSetting(name: outcomesVariable, reason: error.description)
         }
     }
 }

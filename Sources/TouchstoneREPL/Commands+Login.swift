@@ -1,8 +1,18 @@
 import Foundation
 import Touchstone
+import TouchstoneCommands
 
 /// What the `login` commands remember in one REPL session: the server, the account signed in,
 /// its bearer token (never printed) and the device binding made by `login enable`.
+extension REPLSession {
+    /// The `login` commands' state, kept in the session's feature storage (the session belongs
+    /// to the headless command layer, below the REPL that adds these commands).
+    var login: LoginState {
+        get { featureState["login"] as? LoginState ?? LoginState() }
+        set { featureState["login"] = newValue }
+    }
+}
+
 struct LoginState {
     /// The server (`login server`, else `TOUCHSTONE_LOGIN_SERVER`, else `make server`'s address).
     var endpoint: LoginEndpoint?

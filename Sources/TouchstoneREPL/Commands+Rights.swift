@@ -1,6 +1,7 @@
 import Foundation
 import LocalAuthentication
 import Touchstone
+import TouchstoneCommands
 
 extension CommandTable {
     /// `right save|authorize|sign|secret|deauthorize|remove`: iOS 16's LARight / LARightStore

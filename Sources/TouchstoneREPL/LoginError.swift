@@ -49,3 +49,9 @@ public enum LoginError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension LoginError: ReportableError {
+    public var errorReport: ErrorReport {
+        ErrorReport(domain: "touchstone.login", code: code, name: name, message: description)
+    }
+}

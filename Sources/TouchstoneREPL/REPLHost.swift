@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Touchstone
+import TouchstoneCommands
 internal import CLibEdit
 
 /// How the REPL prints and when it stops.

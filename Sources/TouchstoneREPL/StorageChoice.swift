@@ -1,5 +1,6 @@
 import Foundation
 import Touchstone
+import TouchstoneCommands
 
 /// Where the REPL's device lives unless a configuration says otherwise.
 ///

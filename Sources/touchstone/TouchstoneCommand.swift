@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Touchstone
+import TouchstoneCommands
 import TouchstoneREPL
 
 /// The `touchstone` executable: the REPL, interactive on a terminal, a script runner otherwise.
@@ -66,7 +67,7 @@ struct TouchstoneCommand: AsyncParsableCommand {
 
         let session: REPLSession
         do {
-            session = try REPLSession(composition: composition)
+            session = try REPLSession(composition: composition, table: .repl())
         } catch let error as StorageError {
             // Not a usage mistake: the store itself is damaged or unreadable. No usage text,
             // exit status 1, and the next step to take.

@@ -1,4 +1,5 @@
 import Testing
+@testable import TouchstoneCommands
 @testable import TouchstoneREPL
 
 /// What TAB does to the line, decided without a terminal.

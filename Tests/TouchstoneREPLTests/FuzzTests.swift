@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Touchstone
 import TouchstoneBuiltins
+@testable import TouchstoneCommands
 @testable import TouchstoneREPL
 
 /// Seeded fuzzing of the REPL through the in-process session: lines built from the REPL's own

@@ -18,7 +18,7 @@ import TouchstoneBuiltins
         var composition = Composition()
         composition.seed = 1
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        return try REPLSession(composition: composition)
+        return try REPLSession(composition: composition, table: .repl())
     }
 
     @Test func serverURLsAreParsedAndOnlyPlainHTTPIsAccepted() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Touchstone
 import TouchstoneBuiltins
+@testable import TouchstoneCommands
 @testable import TouchstoneREPL
 
 /// The REPL's commands run in-process, without a terminal.
@@ -135,6 +136,16 @@ import TouchstoneBuiltins
         let repl = try REPLSession(composition: composition, table: table)
         #expect(await repl.execute("greet").text == "hello")
         #expect(await repl.execute("help greet").text.contains("says hello"))
+    }
+
+    @Test func theREPLAddsItsRightAndLoginCommandsAboveTheHeadlessLayerInHelpOrder() {
+        #expect(CommandTable.standard().command(named: "right") == nil)
+        #expect(CommandTable.standard().command(named: "login") == nil)
+        let names = CommandTable.repl().commands.map(\.name)
+        let right = names.firstIndex(of: "right")
+        #expect(right.map { Array(names[$0 + 1...$0 + 2]) } == ["login", "clock"])
+        #expect(names.last == "expect")
+        #expect(CommandTable.repl().command(named: "right")?.name == "right")
     }
 
     @Test func quitEndsTheSession() async throws {

@@ -1,9 +1,12 @@
 import Foundation
 import Touchstone
+import TouchstoneSimulation
 import TouchstoneBuiltins
 
-/// The state a REPL works on: the composition, the authenticator built from it, the current
-/// context, and what the previous command did (for `expect`).
+/// The state commands work on: the composition, the authenticator built from it, the current
+/// context, and what the previous command did (for `expect`). Headless: the REPL runs it at a
+/// terminal (installing an asker and a secret reader), `TOUCHSTONE_SETUP` runs it on the device
+/// an app is about to use (``init(authenticator:table:)``).
 ///
 /// ```swift
 /// let session = try REPLSession(composition: Composition())
@@ -11,6 +14,9 @@ import TouchstoneBuiltins
 /// print(record.ok)
 /// ```
 public final class REPLSession {
+    /// The reason an `evaluate` without a quoted reason shows on its prompt.
+    public static let defaultReason = "Touchstone"
+
     /// The plugins available to `use`.
     public let registry: PluginRegistry
     /// The commands.
@@ -22,34 +28,73 @@ public final class REPLSession {
     /// The current context (`context new` replaces it).
     public private(set) var context: AuthenticationContext
     /// The queue of scripted outcomes and the terminal asker.
-    public let interaction = REPLInteraction()
+    public let interaction: REPLInteraction
+    /// Whether outcomes queued on ``interaction`` reach the device (false when the session
+    /// wraps a device whose user is neither a ``REPLInteraction`` nor a ``ScriptedInteraction``).
+    public let drivesDevice: Bool
     /// Whether a person is at a terminal (the REPL may ask for outcomes and passcodes).
     public var isInteractive = false
+    /// Whether outcomes left over when a command's prompts end are an error (`TOUCHSTONE_SETUP`)
+    /// rather than a note (the REPL).
+    public var rejectsUnusedOutcomes = false
     /// Reads a secret without echo when interactive (set by the terminal host).
     public var readSecret: ((String) -> String?)?
     /// What the last command other than `expect` did.
     public internal(set) var previous: CommandRecord?
     /// The last signature `key sign` or `right sign` made (`key verify <name> <message> last` checks it).
-    public internal(set) var lastSignature: Data?
+    public package(set) var lastSignature: Data?
     /// Persisted rights loaded by `right authorize`, by identifier (their authorization lasts
     /// until `right deauthorize`, `context new` does not end it).
-    var rights: [String: AnyObject] = [:]
-    /// The `login` commands' server, session and device binding (in memory only).
-    var login = LoginState()
+    package var rights: [String: AnyObject] = [:]
+    /// What commands registered above this layer keep for the session, by feature (the REPL's
+    /// `login` commands keep their server, session and device binding here, in memory only).
+    package var featureState: [String: Any] = [:]
 
-    /// Where the virtual clock's time is kept, so a persistent device keeps its time across
-    /// restarts.
-    private var savedClock: Timestamp?
+    /// Keeps the virtual clock's time in the device's storage, so a persistent device keeps
+    /// its time across restarts.
+    private var time: VirtualTimeKeeper
 
     /// Creates a session on a device built from `composition`.
     public init(composition: Composition, registry: PluginRegistry = .builtIn, table: CommandTable = .standard()) throws {
         self.registry = registry
         self.table = table
+        let interaction = REPLInteraction()
+        self.interaction = interaction
+        drivesDevice = true
         builder = AuthenticatorBuilder(registry: registry, composition: composition)
         let built = try builder.build(interaction: interaction)
         authenticator = built
         context = built.makeContext()
-        try restoreClock()
+        time = try VirtualTimeKeeper(restoring: built.device)
+    }
+
+    /// Creates a session on an existing authenticator (its device, app, plugins and registry):
+    /// what `TOUCHSTONE_SETUP` does with the device an app is about to use. Outcomes that
+    /// commands queue go to the device's ``ScriptedInteraction`` (or ``REPLInteraction``);
+    /// virtual time restored from and saved to the device's storage as for any session.
+    ///
+    /// ```swift
+    /// let session = try REPLSession(authenticator: authenticator)
+    /// let record = await session.execute(#"evaluate biometrics "Unlock notes" nomatch"#)
+    /// ```
+    public init(authenticator: Authenticator, table: CommandTable = .standard()) throws {
+        registry = authenticator.registry
+        self.table = table
+        let user = authenticator.device.interaction
+        if let repl = user as? REPLInteraction {
+            interaction = repl
+            drivesDevice = true
+        } else if let script = user as? ScriptedInteraction {
+            interaction = REPLInteraction(script: script)
+            drivesDevice = true
+        } else {
+            interaction = REPLInteraction()
+            drivesDevice = false
+        }
+        builder = AuthenticatorBuilder(registry: authenticator.registry, composition: authenticator.composition)
+        self.authenticator = authenticator
+        context = authenticator.makeContext()
+        time = try VirtualTimeKeeper(restoring: authenticator.device)
     }
 
     /// The device.
@@ -90,48 +135,33 @@ public final class REPLSession {
     private func rebuild(with candidate: AuthenticatorBuilder, reusing: Bool) throws {
         let storageChanged = !reusing || candidate.composition.storage != builder.composition.storage
             || candidate.composition.seed != builder.composition.seed
-        let built = try candidate.build(reusing: reusing ? authenticator : nil, interaction: interaction)
+        let built = try candidate.build(reusing: reusing ? authenticator : nil, interaction: authenticator.device.interaction)
         builder = candidate
         authenticator = built
         context = built.makeContext()
         if storageChanged {
-            savedClock = nil
-            try restoreClock()
+            time = try VirtualTimeKeeper(restoring: built.device)
         }
     }
 
-    // MARK: Virtual time kept in storage
-
-    /// Moves a virtual clock to the time stored in the device's storage, if later. The record
-    /// is the simulation's (`Device.virtualTimeRecord`), so the REPL and programs using the
-    /// LocalAuthentication module on the same store share one device time.
+    /// Moves the virtual clock to the time stored in the device's storage, if later.
     func restoreClock() throws {
-        guard let clock = device.clock as? any ManualClock else { return }
-        try device.restoreVirtualTime()
-        savedClock = clock.now
-    }
-
-    /// Stores the virtual clock's time when it moved since last stored.
-    func persistClock() throws {
-        guard let clock = device.clock as? any ManualClock else { return }
-        let now = clock.now
-        guard now != savedClock else { return }
-        try device.saveVirtualTime()
-        savedClock = now
+        time = try VirtualTimeKeeper(restoring: device)
     }
 
     // MARK: Running lines
 
     /// Runs one line (already known not to be blank or a comment).
     public func execute(_ line: String) async -> CommandRecord {
-        let words: [String]
+        let tokens: [Tokenizer.Word]
         do {
-            words = try Tokenizer.split(line)
+            tokens = try Tokenizer.words(line)
         } catch {
             let record = CommandRecord(command: "", input: line, outcome: .failure(ErrorReport(error)), isExpectation: false)
             previous = record
             return record
         }
+        let words = tokens.map(\.text)
         guard let name = words.first else {
             return CommandRecord(command: "", input: "", outcome: .success(CommandOutput()), isExpectation: true)
         }
@@ -145,7 +175,8 @@ public final class REPLSession {
         let input = command.redactor(arguments).map { ([name] + $0).map(Tokenizer.quote).joined(separator: " ") } ?? line
         let outcome: CommandRecord.Outcome
         do {
-            outcome = .success(try await command.handler(self, CommandArguments(command: command, words: arguments)))
+            outcome = .success(try await command.handler(self, CommandArguments(
+                command: command, words: arguments, quoted: tokens.dropFirst().map(\.quoted))))
         } catch let quit as QuitRequest {
             _ = quit
             return CommandRecord(command: command.name, input: input, outcome: .success(CommandOutput()), isExpectation: false, quits: true)
@@ -153,7 +184,7 @@ public final class REPLSession {
             outcome = .failure(ErrorReport(error))
         }
         do {
-            try persistClock()
+            try time.save(device)
         } catch {
             // Keeping the time is best effort; the command's own outcome stands.
         }

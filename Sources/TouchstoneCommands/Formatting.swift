@@ -103,22 +103,22 @@ enum Format {
 
 extension REPLSession {
     /// Policy names for completion: short names and raw values.
-    var policyNames: [String] {
+    package var policyNames: [String] {
         authenticator.policies.flatMap { policy in policy.names.prefix(1) + (policy.rawValue.map { [String($0)] } ?? []) }
     }
 
     /// Every spelling of every policy, for completion after a prefix.
-    var allPolicyNames: [String] {
+    package var allPolicyNames: [String] {
         authenticator.policies.flatMap(\.names)
     }
 
     /// Enrolled identity names (empty when unreadable).
-    var enrolledNames: [String] {
+    package var enrolledNames: [String] {
         (try? device.enrolledNames()) ?? []
     }
 
     /// Outcome words for `evaluate` completion.
-    var outcomeWords: [String] {
+    package var outcomeWords: [String] {
         enrolledNames + ["nomatch", "cancel", "fallback", "passcode:", "systemcancel", "invalidate", "wait:", "companion"]
     }
 }

@@ -32,12 +32,12 @@ extension CommandTable {
                                "evaluate biometrics \"Sign in\" cancel"],
                 details: ["outcomes: <enrolled name> (that identity matches), nomatch, cancel, fallback, passcode:<code>,",
                           "systemcancel, invalidate, wait:<duration>, companion.",
+                          "The reason is the quoted word after the policy; without one the prompt says \"\(REPLSession.defaultReason)\".",
                           "On a terminal with no outcomes left the REPL asks for each one; in a script it is an error."],
                 completer: { session, previous in
                     switch previous.count {
                     case 0: return session.policyNames + session.allPolicyNames
-                    case 1: return []
-                    default: return session.outcomeWords
+                    default: return session.outcomeWords  // after the policy: a quoted reason or outcomes
                     }
                 },
                 redactor: { words in
@@ -46,8 +46,14 @@ extension CommandTable {
                 }
             ) { session, arguments in
                 let policy = try session.authenticator.policy(named: try arguments.required(0, "the policy"))
-                let reason = try arguments.required(1, "the reason (in quotes)")
-                return try await session.withScriptedOutcomes(arguments.words.dropFirst(2), arguments: arguments) { script in
+                // A quoted word after the policy is the reason; without one, every word is an
+                // outcome and the prompt shows the default reason (so TOUCHSTONE_SETUP's
+                // `evaluate biometrics nomatch nomatch nomatch` reads the same here).
+                _ = try arguments.required(1, "the reason (in quotes)")
+                let hasReason = arguments.isQuoted(1)
+                let reason = hasReason ? arguments.words[1] : REPLSession.defaultReason
+                let outcomeWords = arguments.words.dropFirst(hasReason ? 2 : 1)
+                return try await session.withScriptedOutcomes(outcomeWords, arguments: arguments) { script in
                     do {
                         let result = try await session.context.evaluate(policy, reason: reason)
                         let unused = script.pending

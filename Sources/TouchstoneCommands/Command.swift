@@ -29,16 +29,24 @@ public struct CommandArguments: Sendable {
     public let command: REPLCommand
     /// The words after the command name.
     public let words: [String]
+    /// Whether each word was quoted (same indices as ``words``).
+    public let quoted: [Bool]
 
-    /// Creates arguments.
-    public init(command: REPLCommand, words: [String]) {
+    /// Creates arguments; `quoted` says which words were quoted (none when omitted).
+    public init(command: REPLCommand, words: [String], quoted: [Bool] = []) {
         self.command = command
         self.words = words
+        self.quoted = quoted
     }
 
     /// The word at `index`, or nil.
     public subscript(index: Int) -> String? {
         words.indices.contains(index) ? words[index] : nil
+    }
+
+    /// Whether the word at `index` was written in quotes.
+    public func isQuoted(_ index: Int) -> Bool {
+        quoted.indices.contains(index) && quoted[index]
     }
 
     /// The word at `index`, or a usage error saying `what` is missing.
@@ -140,7 +148,9 @@ public struct CommandTable: Sendable {
     /// An empty table.
     public init() {}
 
-    /// Every built-in command. Features add theirs here, one line each.
+    /// Every built-in command of the headless layer. Features add theirs here, one line each
+    /// (a module above this one adds its own with ``register(_:)`` or
+    /// ``register(_:before:)``, as the REPL does for `right`).
     public static func standard() -> CommandTable {
         var table = CommandTable()
         table.register(metaCommands())
@@ -151,8 +161,6 @@ public struct CommandTable: Sendable {
         table.register(changeDetectionCommands())
         table.register(keychainCommands())
         table.register(keyCommands())
-        table.register(rightCommands())
-        table.register(loginCommands())
         table.register(timeCommands())
         table.register(expectationCommands())
         return table
@@ -170,6 +178,23 @@ public struct CommandTable: Sendable {
             for name in [command.name] + command.aliases {
                 index[name] = position
             }
+        }
+    }
+
+    /// Adds commands as ``register(_:)`` does, placing the new ones just before the command
+    /// called `name` in `help` order (at the end when there is none).
+    public mutating func register(_ new: [REPLCommand], before name: String) {
+        register(new)
+        guard let anchor = commands.firstIndex(where: { $0.name == name }) else { return }
+        let names = Set(new.map(\.name))
+        let moved = commands.filter { names.contains($0.name) }
+        var reordered = commands.filter { !names.contains($0.name) }
+        let position = reordered.firstIndex(where: { $0.name == name }) ?? anchor
+        reordered.insert(contentsOf: moved, at: position)
+        commands = reordered
+        index = [:]
+        for (position, command) in commands.enumerated() {
+            for alias in [command.name] + command.aliases { index[alias] = position }
         }
     }
 

@@ -88,8 +88,8 @@ public struct ErrorReport: Sendable, Equatable {
             let next = error.recovery ?? nextStep(for: error.code)
             return ErrorReport(domain: AuthenticationError.domain, code: error.code.rawValue, name: error.code.name,
                                message: next.map { "\(error.message) \($0)" } ?? error.message)
-        case let error as LoginError:
-            return ErrorReport(domain: "touchstone.login", code: error.code, name: error.name, message: error.description)
+        case let error as any ReportableError:
+            return error.errorReport
         case let error as REPLError:
             return ErrorReport(domain: "touchstone.repl", code: error.code, name: error.name, message: error.description)
         case let error as UsageError:
@@ -204,4 +204,11 @@ public struct AnnotatedError: Error, Sendable {
         self.base = base
         self.note = note
     }
+}
+
+/// An error of a command registered above this layer (the REPL's `login` commands) that
+/// reports itself: its domain, code, name and message, as every command error shows them.
+public protocol ReportableError: Error {
+    /// How the REPL shows this error (text and `--json`).
+    var errorReport: ErrorReport { get }
 }

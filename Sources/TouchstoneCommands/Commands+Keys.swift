@@ -157,7 +157,7 @@ extension CommandTable {
 
 extension Data {
     /// Bytes from hex (even length, 0-9 a-f A-F); nil otherwise.
-    init?(hexString: String) {
+    package init?(hexString: String) {
         let characters = Array(hexString.utf8)
         guard characters.count.isMultiple(of: 2) else { return nil }
         var bytes: [UInt8] = []

@@ -2,19 +2,22 @@ import Synchronization
 import Touchstone
 import TouchstoneSimulation
 
-/// The person in front of the REPL's device: outcomes queued by `evaluate` first; when the
-/// queue is empty, the terminal asks (interactive sessions) or the prompt fails with
+/// The person in front of a session's device: outcomes queued by `evaluate` first; when the
+/// queue is empty, the terminal asks (interactive REPL sessions, through an ``Asker`` the
+/// terminal host installs) or the prompt fails with
 /// ``SimulationError/noScriptedOutcome(prompt:allowed:)`` (scripts never hang).
 public final class REPLInteraction: Interaction {
     /// Asks the person at the terminal for the action on a prompt; nil cancels.
     public typealias Asker = @Sendable (Prompt) -> UserAction?
 
     /// The queue `evaluate` fills.
-    public let script = ScriptedInteraction()
+    public let script: ScriptedInteraction
     private let asker = Mutex<Asker?>(nil)
 
-    /// Creates an interaction with an empty queue and no terminal.
-    public init() {}
+    /// Creates an interaction over `script` (a new empty queue by default), with no terminal.
+    public init(script: ScriptedInteraction = ScriptedInteraction()) {
+        self.script = script
+    }
 
     /// Installs (or with nil removes) the terminal asker.
     public func setAsker(_ ask: Asker?) {

@@ -1,0 +1,90 @@
+import Touchstone
+import TouchstoneSimulation
+
+/// The simulated user's outcomes as scripts spell them (`thumb`, `nomatch`, `passcode:1234`,
+/// `wait:5m`...): the words after `evaluate`'s reason, `right authorize`'s words and
+/// `TOUCHSTONE_OUTCOMES`, parsed in this one place.
+///
+/// ```swift
+/// _ = try Outcomes.parse(["nomatch", "thumb"])          // [.noMatch, .present("thumb")]
+/// _ = try Outcomes.parse(list: "nomatch,passcode:1234")  // [.noMatch, .passcode("1234")]
+/// ```
+public enum Outcomes {
+    /// The spellings, as error messages list them.
+    public static let spellings = "a name, nomatch, cancel, fallback, passcode:<code>, systemcancel, invalidate, wait:<duration>, companion"
+
+    /// Parses each word as one outcome; throws an ``OutcomeError`` naming the first word that
+    /// is not one.
+    public static func parse<Words: Sequence<String>>(_ words: Words) throws(OutcomeError) -> [UserAction] {
+        var outcomes: [UserAction] = []
+        for word in words {
+            guard let action = UserAction(script: word) else { throw OutcomeError(word: word) }
+            outcomes.append(action)
+        }
+        return outcomes
+    }
+
+    /// Parses a list separated by commas, semicolons or whitespace (`TOUCHSTONE_OUTCOMES`).
+    public static func parse(list text: String) throws(OutcomeError) -> [UserAction] {
+        try parse(text.split(whereSeparator: { $0 == "," || $0 == ";" || $0.isWhitespace }).map(String.init))
+    }
+}
+
+/// A word that is not an outcome, and what would have been accepted.
+public struct OutcomeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The word as written.
+    public var word: String
+
+    /// Creates the error for `word`.
+    public init(word: String) {
+        self.word = word
+    }
+
+    public var description: String {
+        if word.lowercased().hasPrefix("wait:") {
+            return "'\(word)': wait takes a duration from \(Duration.compactRangeDescription), such as wait:5m"
+        }
+        return "'\(word)' is not an outcome (\(Outcomes.spellings))"
+    }
+}
+
+extension REPLSession {
+    /// Parses `words` as outcomes (`thumb`, `nomatch`, `passcode:1234`, ...), queues them for the
+    /// prompts `body` shows, and drops whatever is left when it returns: one command's outcomes
+    /// never leak into the next. `body` gets the queue, to report unused outcomes.
+    package func withScriptedOutcomes<T>(
+        _ words: ArraySlice<String>, arguments: CommandArguments,
+        _ body: (ScriptedInteraction) async throws -> T
+    ) async throws -> T {
+        let outcomes: [UserAction]
+        do {
+            outcomes = try Outcomes.parse(words)
+        } catch {
+            throw arguments.usageError(error.description)
+        }
+        guard outcomes.isEmpty || drivesDevice else {
+            throw REPLError.unavailable("outcomes cannot be queued: this device's user is not a scripted one")
+        }
+        let script = interaction.script
+        script.clear()
+        script.enqueue(outcomes)
+        defer { script.clear() }
+        guard rejectsUnusedOutcomes else { return try await body(script) }
+        let value: T
+        do {
+            value = try await body(script)
+        } catch {
+            try rejectUnused(script, arguments: arguments)
+            throw error
+        }
+        try rejectUnused(script, arguments: arguments)
+        return value
+    }
+
+    /// Throws a usage error when outcomes are left in `script`.
+    private func rejectUnused(_ script: ScriptedInteraction, arguments: CommandArguments) throws(REPLError) {
+        let unused = script.pending
+        guard !unused.isEmpty else { return }
+        throw arguments.usageError("\(unused.count) outcome(s) left over after the prompts ended: \(unused.map(\.description).joined(separator: " "))")
+    }
+}

@@ -68,6 +68,22 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
 
+        // Real Linux authenticators (issue 11): fprintd over sd-bus, the login password over PAM.
+        .systemLibrary(
+            name: "CSDBus",
+            path: "Sources/CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPAM",
+            path: "Sources/CPAM",
+            pkgConfig: "pam",
+            providers: [.apt(["libpam0g-dev"])]
+        ),
+        plugin("LinuxFprintd", extra: ["CSDBus"]),
+        plugin("LinuxPAM", extra: ["CPAM"]),
+
         // The one explicit list of built-in plugins.
         .target(
             name: "TouchstoneBuiltins",
@@ -169,6 +185,13 @@ let package = Package(
         .testTarget(
             name: "LocalAuthenticationTests",
             dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins"],
+            swiftSettings: strictSettings
+        ),
+        // Integration tests of the Linux authenticators against a private fprintd
+        // (scripts/fprint-testenv.sh, started by the tests) and PAM with pam_matrix.
+        .testTarget(
+            name: "LinuxAuthTests",
+            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone"],
             swiftSettings: strictSettings
         ),
         .testTarget(

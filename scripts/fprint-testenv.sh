@@ -10,6 +10,8 @@
 #   scripts/fprint-testenv.sh stop DIR                # ends the processes it started in DIR
 #
 #   start DIR --no-fprintd   the bus and polkit only (tests of "daemon absent")
+#   start DIR --watch PID    once process PID has ended, stop everything and delete DIR (tests
+#                            pass their own pid, so even a killed test run leaves nothing)
 #
 # Exports:
 #   DBUS_SYSTEM_BUS_ADDRESS        unix:path=DIR/bus (sd_bus_open_system honours it)
@@ -22,7 +24,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start DIR [--no-fprintd] | stop DIR | polkit DIR allow|deny" >&2
+  echo "usage: $0 start DIR [--no-fprintd] [--watch PID] | stop DIR | polkit DIR allow|deny" >&2
   exit 2
 }
 
@@ -52,7 +54,7 @@ fail() {
 }
 
 start() {
-  local dir=$1 with_fprintd=$2
+  local dir=$1 with_fprintd=$2 watch=$3
   [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import dbusmock' 2>/dev/null \
     || { echo "fprint-testenv: python3-dbusmock is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
   command -v dbus-daemon >/dev/null 2>&1 || { echo "fprint-testenv: dbus-daemon is missing (apt dbus)" >&2; exit 1; }
@@ -107,10 +109,22 @@ EOF
       net.reactivated.Fprint.Manager.GetDefaultDevice || fail "$dir" "fprintd did not offer the virtual device"
   fi
 
+  if [ -n "$watch" ]; then
+    setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.5; done; "$2" stop "$3"; rm -rf "$3"' \
+      watcher "$watch" "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" "$dir" </dev/null >/dev/null 2>&1 &
+  fi
+
   echo "fprint-testenv: private bus $address$([ "$with_fprintd" = 1 ] && echo ", fprintd with virtual_device") in $dir" >&2
   echo "export DBUS_SYSTEM_BUS_ADDRESS=$address"
   echo "export FP_VIRTUAL_DEVICE=$dir/virtual-device"
   echo "export TOUCHSTONE_FPRINT_TESTENV_DIR=$dir"
+}
+
+# Whether PID runs (a zombie waiting for its reaper counts as ended).
+alive() {
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
 }
 
 stop() {
@@ -120,7 +134,7 @@ stop() {
     pid=$(cat "$dir/$name.pid")
     rm -f "$dir/$name.pid"
     kill "$pid" 2>/dev/null || continue
-    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    for _ in $(seq 1 40); do alive "$pid" || break; sleep 0.05; done
     kill -9 "$pid" 2>/dev/null || true
   done
 }
@@ -135,7 +149,16 @@ polkit() {
 [ $# -ge 2 ] || usage
 case "$1" in
   start)
-    case "${3:-}" in "") start "$2" 1 ;; --no-fprintd) start "$2" 0 ;; *) usage ;; esac ;;
+    dir=$2 with_fprintd=1 watch=
+    shift 2
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --no-fprintd) with_fprintd=0; shift ;;
+        --watch) [ $# -ge 2 ] || usage; watch=$2; shift 2 ;;
+        *) usage ;;
+      esac
+    done
+    start "$dir" "$with_fprintd" "$watch" ;;
   stop) stop "$2" ;;
   polkit) [ $# -eq 3 ] || usage; polkit "$2" "$3" ;;
   *) usage ;;

@@ -32,7 +32,15 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Touchstone", targets: ["Touchstone"]),
+        .library(name: "TouchstoneSimulation", targets: ["TouchstoneSimulation"]),
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
+        // Each built-in plugin on its own, to register into a registry of your choosing.
+        .library(name: "StandardPolicies", targets: ["StandardPolicies"]),
+        .library(name: "MemoryStorage", targets: ["MemoryStorage"]),
+        .library(name: "SimulatedPasscode", targets: ["SimulatedPasscode"]),
+        .library(name: "ChangeDetectors", targets: ["ChangeDetectors"]),
+        .library(name: "SQLiteStorage", targets: ["SQLiteStorage"]),
+        .library(name: "EncryptedFileStorage", targets: ["EncryptedFileStorage"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
@@ -53,8 +61,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The simulation, beside the core (as NIOEmbedded is beside NIOCore): the manual clock,
+        // the scripted person, the simulated sensors and companion, virtual-time persistence
+        // and the OS upgrade.
+        .target(
+            name: "TouchstoneSimulation",
+            dependencies: ["Touchstone"],
+            swiftSettings: strictSettings
+        ),
+
         // Built-in plugins, each depending on the core only.
-        plugin("SimulatedSensors"),
         plugin("StandardPolicies"),
         plugin("MemoryStorage"),
         plugin("SimulatedPasscode", extra: [.product(name: "_CryptoExtras", package: "swift-crypto")]),
@@ -88,7 +104,7 @@ let package = Package(
         .target(
             name: "TouchstoneBuiltins",
             dependencies: [
-                "Touchstone", "SimulatedSensors", "StandardPolicies", "MemoryStorage",
+                "Touchstone", "TouchstoneSimulation", "StandardPolicies", "MemoryStorage",
                 "SimulatedPasscode", "ChangeDetectors", "SQLiteStorage", "EncryptedFileStorage",
             ],
             swiftSettings: strictSettings
@@ -100,7 +116,7 @@ let package = Package(
         // it and re-exports it, as Apple's framework does.
         .target(
             name: "Security",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -126,7 +142,7 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "CLibEdit", "LocalAuthentication"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -147,10 +163,12 @@ let package = Package(
         // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
 
+        // touchstone-bench's allocation counter: malloc and friends forwarded to glibc, counted.
+        .target(name: "BenchAllocationCounter", path: "Benchmarks/BenchAllocationCounter"),
         .executableTarget(
             name: "TouchstoneBench",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins",
+                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -164,13 +182,13 @@ let package = Package(
         .executableTarget(
             name: "StorageCrashChild",
             dependencies: ["Touchstone", "TouchstoneBuiltins"],
-            path: "Benchmarks/StorageCrashChild",
+            path: "Tests/Fixtures/StorageCrashChild",
             swiftSettings: strictSettings
         ),
 
         .testTarget(
             name: "TouchstoneTests",
-            dependencies: ["Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -180,6 +198,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

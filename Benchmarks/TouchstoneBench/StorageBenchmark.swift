@@ -187,6 +187,7 @@ private final class CountingStorage: StorageBackend {
     var location: String { inner.location }
     func read(_ key: RecordKey) throws -> Touchstone.Record? { try inner.read(key) }
     func list(namespace: String, prefix: String) throws -> [Touchstone.Record] { try inner.list(namespace: namespace, prefix: prefix) }
+    func namespaces() throws -> [String] { try inner.namespaces() }
     var generation: UInt64 { get throws { try inner.generation } }
 
     func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {

@@ -1,7 +1,9 @@
 // touchstone-bench: Touchstone's benchmarks. Each prints one metric per line as
 // `name value unit`, measures its baseline in the same run and prints the ratio.
 //
-//   swift run -c release touchstone-bench evaluate   # engine vs. HMAC + sensor floor
+//   swift run -c release touchstone-bench evaluate   # engine vs. HMAC + sensor floor and sensor-only
+//                                                    # floor, allocations, 1/2/4/8 concurrent devices
+//   swift run -c release touchstone-bench evaluate --concurrency 1,4   # only these task counts
 //   swift run -c release touchstone-bench repl       # REPL start-up and script throughput
 //   swift run -c release touchstone-bench storage    # keychain on each backend vs. raw GRDB, then open
 //                                                    # and write cost by store size vs. empty
@@ -12,7 +14,17 @@
 import Foundation
 
 let benchmarks = ["evaluate", "repl", "storage", "keys"]
-let requested = Array(CommandLine.arguments.dropFirst())
+var requested = Array(CommandLine.arguments.dropFirst())
+var concurrency = [1, 2, 4, 8]
+if let flag = requested.firstIndex(of: "--concurrency") {
+    let values = flag + 1 < requested.count ? requested[flag + 1].split(separator: ",").compactMap { Int($0) } : []
+    guard !values.isEmpty, values.allSatisfy({ (1...64).contains($0) }) else {
+        FileHandle.standardError.write(Data("--concurrency takes task counts from 1 to 64, such as 1,2,4,8\n".utf8))
+        exit(2)
+    }
+    concurrency = values
+    requested.removeSubrange(flag...min(flag + 1, requested.count - 1))
+}
 let selection = requested.isEmpty || requested == ["all"] ? benchmarks : requested
 
 #if DEBUG
@@ -25,9 +37,9 @@ do {
         case "evaluate":
             // TOUCHSTONE_BENCH_ITERATIONS shortens the run (for profilers such as callgrind).
             if let text = ProcessInfo.processInfo.environment["TOUCHSTONE_BENCH_ITERATIONS"], let count = Int(text), count > 0 {
-                try await runEvaluateBenchmark(iterations: count, rounds: 1)
+                try await runEvaluateBenchmark(iterations: count, rounds: 1, concurrency: concurrency)
             } else {
-                try await runEvaluateBenchmark()
+                try await runEvaluateBenchmark(concurrency: concurrency)
             }
         case "repl": try await runReplBenchmark()
         case "storage":

@@ -195,6 +195,13 @@ public final class EncryptedFileStorage: StorageBackend {
         }
     }
 
+    public func namespaces() throws -> [String] {
+        try state.withLock { state in
+            try refresh(&state, locked: false)
+            return state.records.namespaces
+        }
+    }
+
     public func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
         try state.withLock { state in
             guard flock(state.lockDescriptor, LOCK_EX) == 0 else {

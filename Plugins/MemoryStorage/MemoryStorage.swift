@@ -31,6 +31,10 @@ public final class MemoryStorage: StorageBackend {
         state.withLock { $0.records.records(in: namespace, prefix: prefix) }
     }
 
+    public func namespaces() throws -> [String] {
+        state.withLock { $0.records.namespaces }
+    }
+
     public func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
         try state.withLock { state in
             // The transaction's read snapshot is released when it returns, so applying the

@@ -200,6 +200,14 @@ public final class SQLiteStorage: StorageBackend {
         }
     }
 
+    public func namespaces() throws -> [String] {
+        try guarded {
+            try queue.inDatabase { db in
+                try String.fetchAll(db, sql: "SELECT DISTINCT namespace FROM records ORDER BY namespace")
+            }
+        }
+    }
+
     public func list(namespace: String, prefix: String) throws -> [Touchstone.Record] {
         try guarded {
             try queue.inDatabase { db in

@@ -40,7 +40,8 @@ public struct SimulatedPasscode: PasscodeFactor {
         return try JSONEncoder().encode(verifier)
     }
 
-    public func check(_ entry: String, against stored: Data) throws -> PasscodeCheck {
+    public func check(_ entry: String, against stored: Data?) throws -> PasscodeCheck {
+        guard let stored else { return PasscodeCheck(isCorrect: false, digest: nil) }
         let verifier: Verifier
         do {
             verifier = try JSONDecoder().decode(Verifier.self, from: stored)

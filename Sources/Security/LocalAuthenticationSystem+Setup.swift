@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import TouchstoneSimulation
 import Touchstone
 
 extension LocalAuthenticationSystem {
@@ -56,7 +57,10 @@ extension LocalAuthenticationSystem {
                         throw fail("unknown hardware state; use present, absent, disconnected, denied or not-paired")
                     }
                     guard let sensor = device.sensor else { throw fail("this device has no biometric sensor") }
-                    try sensor.setHardwareState(state)
+                    guard let control = sensor as? any SimulatedHardwareControl else {
+                        throw fail("the sensor \(type(of: sensor).descriptor.id) is real: its hardware state is what the hardware reports")
+                    }
+                    control.setHardwareState(state)
                 case "passcode":
                     switch try argument(0, "set, clear or enter").lowercased() {
                     case "set": try device.setPasscode(argument(1, "passcode"))
@@ -68,7 +72,7 @@ extension LocalAuthenticationSystem {
                     guard try argument(0, "advance").lowercased() == "advance" else { throw fail("use clock advance <duration>") }
                     let text = try argument(1, "duration")
                     guard let duration = Duration(compact: text) else { throw fail("'\(text)' is not a duration from \(Duration.compactRangeDescription), such as 90s, 5m or 1h") }
-                    guard let clock = device.clock as? VirtualClock else { throw fail("the device runs on the wall clock") }
+                    guard let clock = device.clock as? any ManualClock else { throw fail("the device runs on the wall clock") }
                     clock.advance(by: duration)
                 case "evaluate":
                     let policy = try authenticator.policy(named: argument(0, "policy"))

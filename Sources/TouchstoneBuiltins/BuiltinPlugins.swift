@@ -2,10 +2,10 @@ import ChangeDetectors
 import EncryptedFileStorage
 import MemoryStorage
 import SimulatedPasscode
-import SimulatedSensors
 import SQLiteStorage
 import StandardPolicies
 @_exported import Touchstone
+@_exported import TouchstoneSimulation
 
 extension PluginRegistry {
     /// Every plugin that ships with Touchstone, registered in one explicit list.
@@ -37,9 +37,15 @@ extension PluginRegistry {
             KeychainDetector.self,
         ]
         for plugin in plugins {
-            // Ids in this list are distinct by construction.
-            try? registry.register(plugin)
+            do {
+                try registry.register(plugin)
+            } catch {
+                // A programmer error in the list above, which no input can reach; a test
+                // registers the list once to prove it cannot happen.
+                preconditionFailure("the built-in plugin list registers \(plugin.descriptor.id) twice: \(error)")
+            }
         }
+        registry.simulation = .standard
         return registry
     }
 }

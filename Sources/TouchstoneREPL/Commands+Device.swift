@@ -1,3 +1,4 @@
+import TouchstoneSimulation
 import Touchstone
 
 extension CommandTable {
@@ -18,7 +19,7 @@ extension CommandTable {
                 let names = try device.enrolledNames()
                 let biometry = try device.biometryStatus()
                 let passcode = try device.passcodeStatus()
-                let clockKind = device.clock is VirtualClock ? "virtual" : "wall"
+                let clockKind = device.clock is any ManualClock ? "virtual" : "wall"
                 let sensorText = device.sensor == nil ? "none (no sensor)"
                     : "\(device.biometryType) (\(composition.sensor?.id ?? "?")), hardware \(hardware?.optionName ?? "?")"
                 return CommandOutput([
@@ -87,7 +88,10 @@ extension CommandTable {
                     guard let state = HardwareState(optionName: word) else {
                         throw arguments.usageError("unknown state '\(word)'; states: \(hardwareStates.joined(separator: ", "))")
                     }
-                    try sensor.setHardwareState(state)
+                    guard let control = sensor as? any SimulatedHardwareControl else {
+                        throw REPLError.unavailable("the sensor \(type(of: sensor).descriptor.id) is real: its hardware state is what the hardware reports")
+                    }
+                    control.setHardwareState(state)
                 }
                 let state = sensor.hardwareState(for: session.authenticator.appID)
                 return CommandOutput("sensor: \(state.optionName)", result: [("hardware", .string(state.optionName))])

@@ -169,6 +169,8 @@ public struct ErrorReport: Sendable, Equatable {
         case .notSimulated: (6, "notSimulated")
         case .tooManyIdentities: (7, "tooManyIdentities")
         case .passcodeRequiredToUnlock: (8, "passcodeRequiredToUnlock")
+        case .enrollmentNotSupported: (9, "enrollmentNotSupported")
+        case .passcodeKeptOutside: (10, "passcodeKeptOutside")
         }
     }
 

@@ -1,5 +1,6 @@
 import Synchronization
 import Touchstone
+import TouchstoneSimulation
 
 /// The person in front of the REPL's device: outcomes queued by `evaluate` first; when the
 /// queue is empty, the terminal asks (interactive sessions) or the prompt fails with

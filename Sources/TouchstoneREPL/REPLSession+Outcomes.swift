@@ -1,4 +1,5 @@
 import Touchstone
+import TouchstoneSimulation
 
 extension REPLSession {
     /// Parses `words` as outcomes (`thumb`, `nomatch`, `passcode:1234`, ...), queues them for the

@@ -70,14 +70,12 @@ public final class REPLSession {
         try rebuild(with: candidate, reusing: true)
     }
 
-    /// A fresh device with the same composition. A persistent store is erased first (device
-    /// records, keychain items and baselines), so the device really starts over.
+    /// A fresh device with the same composition. A persistent store is erased first (every
+    /// record but the virtual time: device records, the sensor's templates, keychain items,
+    /// keys, baselines), so the device really starts over.
     public func reset() throws {
         if builder.composition.storage.id != "storage.memory" {
-            let storage = device.storage
-            let namespaces = ["device", Keychain.namespace, "baseline.domain-state", "baseline.events"]
-            let doomed = try namespaces.flatMap { try storage.list(namespace: $0) }
-            try storage.commit(doomed.map { .delete($0.key) })
+            try device.eraseStore(keeping: [Device.virtualTimeRecord.namespace])
         }
         try rebuild(with: builder, reusing: false)
     }
@@ -103,17 +101,17 @@ public final class REPLSession {
     // MARK: Virtual time kept in storage
 
     /// Moves a virtual clock to the time stored in the device's storage, if later. The record
-    /// is the core's (``Device/virtualTimeRecord``), so the REPL and programs using the
+    /// is the simulation's (`Device.virtualTimeRecord`), so the REPL and programs using the
     /// LocalAuthentication module on the same store share one device time.
     func restoreClock() throws {
-        guard let clock = device.clock as? VirtualClock else { return }
+        guard let clock = device.clock as? any ManualClock else { return }
         try device.restoreVirtualTime()
         savedClock = clock.now
     }
 
     /// Stores the virtual clock's time when it moved since last stored.
     func persistClock() throws {
-        guard let clock = device.clock as? VirtualClock else { return }
+        guard let clock = device.clock as? any ManualClock else { return }
         let now = clock.now
         guard now != savedClock else { return }
         try device.saveVirtualTime()

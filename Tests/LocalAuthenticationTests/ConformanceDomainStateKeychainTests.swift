@@ -161,7 +161,7 @@ struct ConformanceDomainStateKeychainTests {
             var statuses = [Self.add(.biometryCurrentSet)]
             sim.user.enqueue(.present("thumb"))
             statuses.append(Self.read().0)
-            try? sim.device.enroll("index")
+            _ = try? sim.device.enroll("index")
             statuses.append(Self.read().0)
             return statuses
         }
@@ -170,7 +170,7 @@ struct ConformanceDomainStateKeychainTests {
         let any = try SimDevice()
         let anyStatuses = await any.keychain { () -> [OSStatus] in
             var statuses = [Self.add(.biometryAny)]
-            try? any.device.enroll("index")
+            _ = try? any.device.enroll("index")
             any.user.enqueue(.present("index"))
             statuses.append(Self.read().0)
             return statuses

@@ -234,7 +234,7 @@ struct ConformanceIssue10Tests {
             guard let current = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryCurrentSet, nil) else { return [] }
             let item: [String: Any] = [kSecAttrAccount as String: "marker", kSecAttrAccessControl as String: current]
             var results = [Self.add(item)]
-            try? sim.device.enroll("index")
+            _ = try? sim.device.enroll("index")
             results.append(Self.read([kSecAttrAccount as String: "marker"]).0)
             results.append(Self.add(item))
             results.append(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "marker"] as CFDictionary))

@@ -22,7 +22,7 @@ struct StorageContractTests {
         #expect(try store.read(Self.key) == nil)
     }
 
-    @Test("list returns one namespace's records with the prefix, sorted by name", arguments: Backend.allCases)
+    @Test("list returns one namespace's records with the prefix, sorted by name; namespaces lists those holding records", arguments: Backend.allCases)
     func listByPrefix(_ backend: Backend) throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
@@ -33,6 +33,9 @@ struct StorageContractTests {
         #expect(try store.list(namespace: "ns", prefix: "app/").map(\.key.name) == ["app/a", "app/b", "app/c"])
         #expect(try store.list(namespace: "ns").count == 5)
         #expect(try store.list(namespace: "none").isEmpty)
+        #expect(try store.namespaces() == ["elsewhere", "ns"])
+        try store.commit([.delete(RecordKey("elsewhere", "app/z"))])
+        #expect(try store.namespaces() == ["ns"])
     }
 
     @Test("a transaction that throws writes nothing", arguments: Backend.allCases)

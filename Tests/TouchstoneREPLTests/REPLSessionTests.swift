@@ -165,3 +165,29 @@ import TouchstoneBuiltins
         #expect(await repl.execute(#"expect contains "errSecItemNotFound (-25300)""#).ok)
     }
 }
+
+/// `reset` on a persistent store.
+@Suite struct REPLResetTests {
+    @Test("reset erases every record of a persistent store — the sensor's templates, keychain items, keys, baselines — and keeps the virtual time")
+    func resetErasesThePersistentStore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-reset-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var composition = Composition()
+        composition.seed = 1
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        composition.storage = PluginSelection("storage.sqlite", options: ["path": directory.appendingPathComponent("d.sqlite").path])
+        let repl = try REPLSession(composition: composition)
+        for line in ["passcode set 1234", "enroll thumb", "keychain add api alice s3cret access=biometryCurrentSet",
+                     "key create login access=biometryAny", "baseline save", "clock advance 5m"] {
+            #expect(await repl.execute(line).error == nil, "\(line)")
+        }
+        #expect(try Set(repl.device.storage.namespaces()).isSuperset(of: ["device", "sensor", "clock"]))
+        #expect(await repl.execute("reset").error == nil)
+        #expect(try repl.device.enrolledNames().isEmpty)
+        #expect(try !repl.device.isPasscodeSet)
+        #expect(try repl.device.storage.namespaces() == ["clock", "device"])
+        #expect(await repl.execute("keychain list").text.contains("alice") == false)
+        #expect(repl.device.clock.now == Timestamp.epoch.advanced(by: .seconds(300)))
+    }
+}

@@ -119,6 +119,7 @@ private final class MemoryStorageTwin: StorageBackend {
     var location: String { "twin" }
     func read(_ key: RecordKey) throws -> Record? { nil }
     func list(namespace: String, prefix: String) throws -> [Record] { [] }
+    func namespaces() throws -> [String] { [] }
     func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
         var transaction = StorageTransaction(read: { _ in nil })
         return try body(&transaction)

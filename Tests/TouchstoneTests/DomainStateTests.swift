@@ -141,3 +141,55 @@ struct DomainStateTests {
         #expect(after.domainState.biometry.stateHash != nil)
     }
 }
+
+@Suite("Domain state memo")
+struct DomainStateMemoTests {
+    /// The value a fresh evaluation captures now.
+    func captured(_ rig: Rig, app: Authenticator? = nil) async throws -> Data? {
+        let authenticator = app ?? rig.authenticator
+        let context = authenticator.makeContext()
+        rig.user.enqueue(.present("thumb"))
+        _ = try await context.evaluate(authenticator.policy(.biometrics), reason: "Unlock")
+        return context.evaluatedPolicyDomainState
+    }
+
+    /// The value derived from scratch, bypassing every memo.
+    func derived(_ rig: Rig, appID: String) throws -> Data? {
+        let snapshot = try rig.device.snapshot(in: StorageTransaction(read: { try rig.device.storage.read($0) }))
+        return DomainStateDerivation.biometryHash(key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
+                                                  identities: snapshot.state.identities)
+    }
+
+    @Test("the memoized domain state is never stale: each enrollment change, OS upgrade and app gets the value derived from scratch; counter changes keep it")
+    func memoIsNeverStale() async throws {
+        let rig = try Rig()
+        let other = try AuthenticatorBuilder(registry: .builtIn, composition: {
+            var composition = rig.authenticator.composition
+            composition.app = "com.example.other"
+            return composition
+        }()).build(reusing: rig.authenticator)
+        var seen: Set<Data> = []
+        func check(_ step: String) async throws {
+            let value = try #require(try await captured(rig), "\(step)")
+            #expect(value == (try derived(rig, appID: rig.authenticator.appID)), "\(step)")
+            let otherValue = try await captured(rig, app: other)
+            #expect(otherValue == (try derived(rig, appID: "com.example.other")), "\(step)")
+            #expect(otherValue != value, "\(step)")
+            seen.insert(value)
+        }
+        try await check("enrolled thumb")
+        let first = try #require(try await captured(rig))
+        rig.user.enqueue([.noMatch, .present("thumb")])
+        _ = try await rig.authenticator.makeContext().evaluate(.biometrics, reason: "Unlock")
+        #expect(try await captured(rig) == first, "a failed match (a counter change) keeps the value")
+        try rig.device.enroll("index")
+        try await check("enrolled index")
+        try rig.device.reenroll("index")
+        try await check("re-enrolled index")
+        try rig.device.unenroll("index")
+        #expect(try await captured(rig) == first, "back to the first set: the first value (set-based)")
+        try rig.device.simulateOSUpgrade()
+        try await check("after an OS upgrade")
+        #expect(seen.count == 4)
+    }
+}

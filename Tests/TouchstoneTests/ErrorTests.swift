@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Touchstone
+import TouchstoneSimulation
 import TouchstoneBuiltins
 
 /// REFERENCE §3: every LAError code the engine can produce, and the precedence rule.
@@ -100,7 +101,7 @@ struct ErrorTests {
         invalidated.invalidate()
         #expect(try all.canEvaluate("biometrics", on: invalidated) == .invalidContext)
         #expect(try all.canEvaluate("biometrics") == .biometryNotAvailable)
-        try all.device.sensor?.setHardwareState(.present)
+        (all.device.sensor as? any SimulatedHardwareControl)?.setHardwareState(.present)
         #expect(try all.canEvaluate("biometrics") == .biometryNotEnrolled)
         #expect(try all.canEvaluate("owner") == .passcodeNotSet)
         try all.device.enroll("thumb")

@@ -103,3 +103,21 @@ struct PolicyTests {
         #expect(try await rig.outcome("biometrics-and-passcode", [.present("thumb"), .cancel]) == .userCancel)
     }
 }
+
+@Suite("Typed policy names")
+struct PolicyNameTests {
+    @Test("each standard policy name resolves to its LAPolicy, and a context evaluates by name")
+    func namesResolve() async throws {
+        let rig = try Rig()
+        let expected: [(PolicyName, Int?)] = [(.biometrics, 1), (.deviceOwner, 2), (.companion, 3),
+                                              (.biometricsOrCompanion, 4), (.wristDetection, 5), (.biometricsAndPasscode, nil)]
+        for (name, rawValue) in expected {
+            #expect(try rig.authenticator.policy(name).rawValue == rawValue, "\(name)")
+        }
+        #expect(throws: ConfigurationError.self) { try rig.authenticator.policy("acme.nothing") }
+        let context = rig.authenticator.makeContext()
+        #expect(try context.canEvaluate(.biometrics) == nil)
+        rig.user.enqueue(.present("thumb"))
+        #expect(try await context.evaluate(.biometrics, reason: "Unlock").methods == [.biometry])
+    }
+}

@@ -59,6 +59,11 @@ public final class Authenticator: Sendable {
         })
     }
 
+    /// The policy `name` (``PolicyName/biometrics``, ``PolicyName/deviceOwner``, ...).
+    public func policy(_ name: PolicyName) throws -> any Policy {
+        try policy(named: name.rawValue)
+    }
+
     /// The policy with LAPolicy raw value `rawValue`.
     public func policy(rawValue: Int) throws -> any Policy {
         try policy(named: String(rawValue))

@@ -34,7 +34,8 @@ public struct AuthenticatorBuilder: Sendable {
     ///     kept when its storage selection is unchanged (the REPL swaps a sensor this way
     ///     without losing the device).
     ///   - clock: overrides the composition's clock.
-    ///   - interaction: the person in front of the device; a ``ScriptedInteraction`` by default.
+    ///   - interaction: the person in front of the device; by default the registry's
+    ///     ``PluginRegistry/simulation`` supplies a scripted one.
     public func build(
         reusing previous: Authenticator? = nil,
         clock: (any DeviceClock)? = nil,
@@ -45,13 +46,14 @@ public struct AuthenticatorBuilder: Sendable {
             throw ConfigurationError.invalidSetting(name: "app", reason: "'\(composition.app)' is not an app id such as com.example.app")
         }
         let keep = previous.flatMap { $0.composition.storage == composition.storage && $0.composition.seed == composition.seed ? $0 : nil }
-        let environment = PluginEnvironment(
-            clock: clock ?? keep?.device.clock ?? Self.makeClock(composition.clock),
+        let bare = PluginEnvironment(
+            clock: try clock ?? keep?.device.clock ?? makeClock(composition.clock),
             random: keep?.device.random ?? composition.seed.map { RandomSource(seed: $0) } ?? .system,
-            interaction: interaction ?? keep?.device.interaction ?? ScriptedInteraction())
+            interaction: try interaction ?? keep?.device.interaction ?? makeInteraction())
 
         let storage: any StorageBackend = try keep?.device.storage
-            ?? registry.make(composition.storage, kind: .storage, environment: environment)
+            ?? registry.make(composition.storage, kind: .storage, environment: bare)
+        let environment = bare.with(storage: storage)
         let sensor: (any BiometricSensor)? = try composition.sensor.map {
             try registry.make($0, kind: .sensor, environment: environment)
         }
@@ -72,10 +74,24 @@ public struct AuthenticatorBuilder: Sendable {
                              detector: detector, composition: composition, registry: registry)
     }
 
-    private static func makeClock(_ kind: Composition.ClockKind) -> any DeviceClock {
+    private func makeClock(_ kind: Composition.ClockKind) throws -> any DeviceClock {
         switch kind {
-        case .virtual: VirtualClock()
-        case .wall: WallClock()
+        case .wall:
+            return WallClock()
+        case .virtual:
+            guard let simulation = registry.simulation else {
+                throw ConfigurationError.invalidSetting(
+                    name: "clock", reason: "a virtual clock comes from the simulation module: use PluginRegistry.builtIn, set registry.simulation, or pass build(clock:)")
+            }
+            return simulation.makeManualClock()
         }
+    }
+
+    private func makeInteraction() throws -> any Interaction {
+        guard let simulation = registry.simulation else {
+            throw ConfigurationError.invalidSetting(
+                name: "interaction", reason: "no one answers prompts: pass build(interaction:), or use PluginRegistry.builtIn for a scripted person")
+        }
+        return simulation.makeInteraction()
     }
 }

@@ -18,7 +18,8 @@ import Foundation
 public struct Composition: Sendable, Equatable {
     /// Which clock the device runs on.
     public enum ClockKind: String, Sendable, Codable {
-        /// ``VirtualClock``: time moves only when advanced (simulation, tests, scripts).
+        /// A ``ManualClock`` from the simulation module: time moves only when advanced
+        /// (simulation, tests, scripts).
         case virtual
         /// ``WallClock``: real time.
         case wall

@@ -10,59 +10,62 @@ public struct EnrollmentChange: Sendable, Equatable {
 extension Device {
     /// The most identities one sensor holds: 10 (**our rule**: a hand has ten fingers, and
     /// fprintd stores ten; iOS itself takes 5 fingerprints or 2 Face ID appearances). Past it,
-    /// ``enroll(_:)`` throws ``UsageError/tooManyIdentities(limit:)``, which also keeps every
-    /// enrollment change a small, constant-size write.
+    /// ``enroll(_:progress:)`` throws ``UsageError/tooManyIdentities(limit:)``, which also keeps
+    /// every enrollment change a small, constant-size write.
     public static let maximumIdentities = 10
 
-    /// Names of the identities enrolled on the sensor, in enrollment order.
+    /// The identities enrolled on the sensor, in enrollment order, as the sensor reports them.
+    public func enrolledIdentities() throws -> [SensorIdentity] {
+        try snapshot().state.identities
+    }
+
+    /// The ids of the identities enrolled on the sensor, in enrollment order.
     public func enrolledNames() throws -> [String] {
-        try snapshot().state.templates(for: biometryType).map(\.name)
+        try enrolledIdentities().map(\.id)
     }
 
-    /// Enrolls a new identity under `name`: a fresh template. Enrolling changes every app's
-    /// domain state.
-    public func enroll(_ name: String) throws {
-        try validate(name)
-        let templateID = random.hex(16)
-        try changeEnrollment("enroll") { templates in
-            guard !templates.contains(where: { $0.name == name }) else { throw UsageError.alreadyEnrolled(name: name) }
-            guard templates.count < Self.maximumIdentities else { throw UsageError.tooManyIdentities(limit: Self.maximumIdentities) }
-            templates.append(EnrolledTemplate(name: name, templateID: templateID))
-        }
+    /// Enrolls a new identity `id` through the sensor (a fresh template), reporting each step
+    /// the sensor reports. Enrolling changes every app's domain state. Blocks until the sensor
+    /// is done; ``BiometricSensor/interrupt()`` cancels.
+    @discardableResult
+    public func enroll(_ id: String, progress: @escaping @Sendable (EnrollmentProgress) -> Void = { _ in }) throws -> SensorIdentity {
+        let sensor = try enrollingSensor("enroll")
+        try validate(id)
+        let current = try enrolledIdentities()
+        guard !current.contains(where: { $0.id == id }) else { throw UsageError.alreadyEnrolled(name: id) }
+        guard current.count < Self.maximumIdentities else { throw UsageError.tooManyIdentities(limit: Self.maximumIdentities) }
+        let identity = try sensor.enroll(id, replacing: false, progress: progress)
+        try recordSensorChange(sensor)
+        return identity
     }
 
-    /// Removes the identity enrolled under `name`.
-    public func unenroll(_ name: String) throws {
-        try changeEnrollment("unenroll") { templates in
-            guard let index = templates.firstIndex(where: { $0.name == name }) else { throw UsageError.notEnrolled(name: name) }
-            templates.remove(at: index)
-        }
+    /// Removes the identity `id` from the sensor.
+    public func unenroll(_ id: String) throws {
+        let sensor = try enrollingSensor("unenroll")
+        guard try enrolledIdentities().contains(where: { $0.id == id }) else { throw UsageError.notEnrolled(name: id) }
+        try sensor.remove(id)
+        try recordSensorChange(sensor)
     }
 
-    /// Replaces the template of `name` with a fresh one: the same finger enrolled again is a
-    /// different template, so domain states change.
-    public func reenroll(_ name: String) throws {
-        let templateID = random.hex(16)
-        try changeEnrollment("reenroll") { templates in
-            guard let index = templates.firstIndex(where: { $0.name == name }) else { throw UsageError.notEnrolled(name: name) }
-            templates[index].templateID = templateID
-        }
+    /// Enrolls the identity `id` again: the same finger enrolled again is a different
+    /// template (a new generation), so domain states change.
+    @discardableResult
+    public func reenroll(_ id: String, progress: @escaping @Sendable (EnrollmentProgress) -> Void = { _ in }) throws -> SensorIdentity {
+        let sensor = try enrollingSensor("reenroll")
+        guard try enrolledIdentities().contains(where: { $0.id == id }) else { throw UsageError.notEnrolled(name: id) }
+        let identity = try sensor.enroll(id, replacing: true, progress: progress)
+        try recordSensorChange(sensor)
+        return identity
     }
 
-    /// Applies `change` to the sensor's templates in one durable write, bumps the enrollment
-    /// sequence and publishes the event.
-    private func changeEnrollment(_ operation: String, _ change: (inout [EnrolledTemplate]) throws -> Void) throws {
-        try requireSensor(operation)
-        let type = biometryType
-        let now = clock.now
-        let event = try update { state, _ -> EnrollmentChange in
-            var templates = state.templates(for: type)
-            try change(&templates)
-            state.enrollments[type.description] = templates
-            state.enrollmentSequence += 1
-            return EnrollmentChange(sequence: state.enrollmentSequence, at: now)
+    /// Records the set the sensor reports after a change made through it. Another process may
+    /// have recorded it already; subscribers here still hear of the change.
+    private func recordSensorChange(_ sensor: any EnrollingSensor) throws {
+        let reported = try sensor.enrolledIdentities()
+        if try recordEnrolledSet(reported) == nil {
+            let state = try snapshot().state
+            publish(EnrollmentChange(sequence: state.enrollmentSequence, at: clock.now))
         }
-        publish(event)
     }
 
     /// Simulates unlocking the device with the identity `name` now, which opens the reuse
@@ -73,7 +76,7 @@ extension Device {
     /// rule), so no reuse window opens then.
     public func unlock(with name: String) throws {
         let snapshot = try snapshot()
-        guard snapshot.state.templates(for: biometryType).contains(where: { $0.name == name }) else {
+        guard snapshot.state.identities.contains(where: { $0.id == name }) else {
             throw UsageError.notEnrolled(name: name)
         }
         if let error = biometricProblem(appID: nil, snapshot: snapshot, requiresPasscodeSet: true) {
@@ -96,24 +99,27 @@ extension Device {
         subscribe(\.subscribers, buffering: .unbounded)
     }
 
-    private func publish(_ change: EnrollmentChange) {
+    func publish(_ change: EnrollmentChange) {
         let subscribers = activity.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield(change) }
     }
 
-    private func requireSensor(_ operation: String) throws {
-        guard sensor != nil else {
+    private func enrollingSensor(_ operation: String) throws -> any EnrollingSensor {
+        guard let sensor else {
             throw UsageError.notSimulated("\(operation) (this device has no biometric sensor)")
         }
+        guard let enrolling = sensor as? any EnrollingSensor else {
+            throw UsageError.enrollmentNotSupported(sensor: type(of: sensor).descriptor.id)
+        }
+        return enrolling
     }
 
-    private func validate(_ name: String) throws {
-        guard !name.isEmpty, name.utf8.count <= 64, !name.contains(where: { $0.isWhitespace || $0 == ":" }) else {
-            throw UsageError.invalidIdentityName(name)
+    /// Ids every sensor must accept: short, printable, no spaces or colons (they appear in
+    /// scripts and traces).
+    private func validate(_ id: String) throws {
+        guard !id.isEmpty, id.utf8.count <= 64, !id.contains(where: { $0.isWhitespace || $0 == ":" }) else {
+            throw UsageError.invalidIdentityName(id)
         }
-        let reserved = ["nomatch", "no-match", "mismatch", "cancel", "fallback", "systemcancel",
-                        "system-cancel", "invalidate", "companion", "approve"]
-        guard !reserved.contains(name.lowercased()) else { throw UsageError.invalidIdentityName(name) }
     }
 }
 

@@ -56,8 +56,8 @@ extension Device {
         let domain = domainState(appID: appID, snapshot: snapshot)
         var biometry: EnvironmentState.Biometry?
         if let sensor {
-            let enrolled = !snapshot.state.templates(for: sensor.biometryType).isEmpty
-            let lockedOut = snapshot.counters.consecutiveBiometricFailures >= sensor.biometryType.attemptRules.lockoutThreshold
+            let enrolled = !snapshot.state.identities.isEmpty
+            let lockedOut = sensor.biometryType.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures)
             let hardware = sensor.hardwareState(for: appID)
             biometry = EnvironmentState.Biometry(
                 biometryType: sensor.biometryType, isEnrolled: enrolled, isLockedOut: lockedOut,
@@ -71,7 +71,7 @@ extension Device {
                 type: companion.companionType, stateHash: domain.companion.stateHash(for: companion.companionType),
                 isUsable: companion.isReachable))
         }
-        return EnvironmentState(biometry: biometry, passcodeIsSet: snapshot.state.passcodeVerifier != nil, companions: companions)
+        return EnvironmentState(biometry: biometry, passcodeIsSet: passcodeIsSet(snapshot.state), companions: companions)
     }
 
     /// A stream with one element after every change of the device records made through this

@@ -35,7 +35,7 @@ extension Device {
 
     func lockState(_ snapshot: Snapshot) -> LockState {
         let counters = snapshot.counters
-        guard snapshot.state.passcodeVerifier != nil else {
+        guard passcodeIsSet(snapshot.state) else {
             return LockState(isLocked: false, unlockedSinceRestart: true, passcodeRequiredReason: nil)
         }
         return LockState(isLocked: counters.lockedAt != nil, unlockedSinceRestart: counters.restartedAt == nil,
@@ -63,7 +63,7 @@ extension Device {
     public func lock() throws {
         let now = clock.now
         try update { state, counters in
-            guard state.passcodeVerifier != nil, counters.lockedAt == nil else { return }
+            guard passcodeIsSet(state), counters.lockedAt == nil else { return }
             counters.lockedAt = now
         }
     }
@@ -74,7 +74,7 @@ extension Device {
         let now = clock.now
         try update { state, counters in
             counters.lastBiometricUnlock = nil
-            guard state.passcodeVerifier != nil else { return }
+            guard passcodeIsSet(state) else { return }
             counters.lockedAt = now
             counters.restartedAt = now
             counters.passcodeRequiredToUnlock = true
@@ -87,7 +87,7 @@ extension Device {
         let now = clock.now
         try update { state, counters in
             counters.lastBiometricUnlock = nil
-            guard state.passcodeVerifier != nil else { return }
+            guard passcodeIsSet(state) else { return }
             counters.lockedAt = now
             counters.passcodeRequiredToUnlock = true
         }

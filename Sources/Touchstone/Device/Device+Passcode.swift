@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// What happened to one passcode entry (lock screen or in-app prompt).
 public enum PasscodeEntryResult: Sendable, Equatable {
     /// Correct: the passcode failure count, the biometric failure count and any lockout are cleared.
@@ -19,12 +22,28 @@ public enum PasscodeEntryResult: Sendable, Equatable {
 extension Device {
     /// Whether a device passcode is set.
     public var isPasscodeSet: Bool {
-        get throws { try snapshot().state.passcodeVerifier != nil }
+        get throws { passcodeIsSet(try snapshot().state) }
+    }
+
+    /// Whether a passcode is set, given the stored `state`: a stored verifier, or the system's
+    /// answer when the passcode is kept outside Touchstone.
+    func passcodeIsSet(_ state: DeviceState) -> Bool {
+        if passcodeKeptInStore { return state.passcodeVerifier != nil }
+        if case let .external(_, isSet) = passcodeFactor.custody { return isSet }
+        return state.passcodeVerifier != nil
+    }
+
+    /// Refuses to set or clear a passcode that the system keeps.
+    private func requirePasscodeKeptHere() throws {
+        if case let .external(description, _) = passcodeFactor.custody {
+            throw UsageError.passcodeKeptOutside(description)
+        }
     }
 
     /// Sets (or changes) the device passcode. Only a salted slow hash is stored. Clears the
     /// passcode failure count and delays.
     public func setPasscode(_ passcode: String) throws {
+        try requirePasscodeKeptHere()
         guard !passcode.isEmpty else { throw UsageError.invalidPasscode(reason: "it is empty") }
         let verifier = try passcodeFactor.makeVerifier(for: passcode, random: random)
         try update { state, counters in
@@ -38,6 +57,7 @@ extension Device {
     /// Removes the device passcode (biometric and device-owner policies then report
     /// `passcodeNotSet`) and runs the registered removal hooks.
     public func clearPasscode() throws {
+        try requirePasscodeKeptHere()
         try update { state, counters in
             state.passcodeVerifier = nil
             counters.passcodeFailures = 0
@@ -62,12 +82,13 @@ extension Device {
     func submitPasscode(_ entry: String, unlocksDevice: Bool = false) throws -> PasscodeEntryResult {
         let snapshot = try snapshot()
         if snapshot.counters.isDisabled { return .deviceDisabled }
-        guard let verifier = snapshot.state.passcodeVerifier else { return .notSet }
+        guard passcodeIsSet(snapshot.state) else { return .notSet }
         let now = clock.now
         if let retryAt = snapshot.counters.passcodeRetryAt, now < retryAt {
             return .refused(remaining: now.duration(to: retryAt))
         }
-        let check = try passcodeFactor.check(entry, against: verifier)
+        let check = try passcodeFactor.check(entry, against: snapshot.state.passcodeVerifier)
+        let digest = check.digest ?? entryDigest(entry, key: snapshot.secretKey)
         let erase = erasesDataAfterTenFailures
         let result = try update { state, counters -> PasscodeEntryResult in
             if counters.isDisabled { return .deviceDisabled }
@@ -85,16 +106,17 @@ extension Device {
                 }
                 return .accepted
             }
-            if counters.lastWrongPasscodeDigest == check.digest {
+            if counters.lastWrongPasscodeDigest == digest {
                 return .repeatedNotCounted(failures: counters.passcodeFailures)
             }
             counters.passcodeFailures += 1
-            counters.lastWrongPasscodeDigest = check.digest
+            counters.lastWrongPasscodeDigest = digest
             guard let delay = PasscodeLadder.delay(afterFailures: counters.passcodeFailures) else {
                 counters.isDisabled = true
                 counters.passcodeRetryAt = nil
                 if erase {
-                    state.enrollments = [:]
+                    state.legacyEnrollments = nil
+                    state.enrolled = []
                     state.enrollmentSequence += 1
                     state.passcodeVerifier = nil
                     counters = DeviceCounters()
@@ -105,9 +127,21 @@ extension Device {
             return .rejected(failures: counters.passcodeFailures, delay: delay)
         }
         if case .disabledNow(erased: true) = result {
+            // The sensor's identities go with the data (its own store; the recorded set is
+            // already empty).
+            try (sensor as? any EnrollingSensor)?.removeAll()
             let hooks = activity.withLock { $0.passcodeRemovalHooks }
             for hook in hooks { try hook() }
         }
         return result
+    }
+
+    /// A digest of a wrong entry for factors that leave it to the core: HMAC-SHA256 under the
+    /// device secret, so the entry itself is never stored.
+    private func entryDigest(_ entry: String, key: SymmetricKey) -> Data {
+        var hmac = HMAC<SHA256>(key: key)
+        hmac.update(data: Array("passcode-entry\u{0}".utf8))
+        hmac.update(data: Array(entry.utf8))
+        return Data(hmac.finalize())
     }
 }

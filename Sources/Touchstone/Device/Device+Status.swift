@@ -46,7 +46,7 @@ extension Device {
         let snapshot = try snapshot()
         return BiometryStatus(
             biometryType: biometryType,
-            enrolledCount: snapshot.state.templates(for: biometryType).count,
+            enrolledCount: snapshot.state.identities.count,
             consecutiveFailures: snapshot.counters.consecutiveBiometricFailures,
             lockoutThreshold: biometryType.attemptRules.lockoutThreshold)
     }
@@ -60,7 +60,7 @@ extension Device {
             remaining = now.duration(to: retryAt)
         }
         return PasscodeStatus(
-            isSet: snapshot.state.passcodeVerifier != nil,
+            isSet: passcodeIsSet(snapshot.state),
             failures: snapshot.counters.passcodeFailures,
             delayRemaining: remaining,
             nextDelay: PasscodeLadder.delay(afterFailures: snapshot.counters.passcodeFailures + 1),
@@ -93,13 +93,13 @@ extension Device {
         // Apple's LAContext.h order for biometric policies: not available → not enrolled →
         // locked out, and passcodeNotSet only "when biometry is available, enrolled and not
         // locked out" (REFERENCE §3).
-        if snapshot.state.templates(for: sensor.biometryType).isEmpty {
+        if snapshot.state.identities.isEmpty {
             return AuthenticationError(.biometryNotEnrolled, recovery: "Enroll an identity in the device's settings.")
         }
-        if snapshot.counters.consecutiveBiometricFailures >= sensor.biometryType.attemptRules.lockoutThreshold {
+        if sensor.biometryType.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) {
             return AuthenticationError(.biometryLockout, recovery: "Enter the device passcode to unlock biometry.")
         }
-        if requiresPasscodeSet, snapshot.state.passcodeVerifier == nil {
+        if requiresPasscodeSet, !passcodeIsSet(snapshot.state) {
             return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
         }
         return nil

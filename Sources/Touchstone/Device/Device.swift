@@ -25,6 +25,9 @@ public final class Device: Sendable {
     public let passcodeFactor: any PasscodeFactor
     /// Whether ten wrong passcodes erase the device's data (REFERENCE §6).
     public let erasesDataAfterTenFailures: Bool
+    /// Whether the passcode factor keeps the passcode in the device's store (read once: a
+    /// factor's custody kind does not change; an external one is asked each time).
+    let passcodeKeptInStore: Bool
 
     /// The device records at one moment, decoded. A class so that passing it around the
     /// evaluation hot path costs one reference count, not one per field.
@@ -34,15 +37,30 @@ public final class Device: Sendable {
         let state: DeviceState
         let counters: DeviceCounters
         let secretKey: SymmetricKey
-        /// Values derived from ``secretKey`` and this state (the Secure Enclave's per-app sealing
-        /// keys, the keychain's enrolled-set hash), kept with the snapshot so that using a key or
-        /// an item does not run HKDF / HMAC again while the device records are unchanged.
-        let derivedKeys = Mutex<[String: Data]>([:])
+        /// Values derived from ``secretKey`` and ``state`` only (the Secure Enclave's per-app
+        /// sealing keys, the keychain's enrolled-set hash, each app's domain state), so that an
+        /// evaluation or a key use does not run HKDF / HMAC again while the state is unchanged.
+        /// Shared by the snapshots of one state (a counter change keeps it); a new state — an
+        /// enrollment change, an OS upgrade, a new passcode — starts an empty one, so a value
+        /// can never outlive the inputs it was derived from.
+        let derivedKeys: DerivedValues
 
-        init(state: DeviceState, counters: DeviceCounters, secretKey: SymmetricKey) {
+        init(state: DeviceState, counters: DeviceCounters, secretKey: SymmetricKey, derived: DerivedValues = DerivedValues()) {
             self.state = state
             self.counters = counters
             self.secretKey = secretKey
+            self.derivedKeys = derived
+        }
+    }
+
+    /// The memo of values derived from one device state (see ``Snapshot/derivedKeys``).
+    final class DerivedValues: Sendable {
+        private let values = Mutex<[String: Data]>([:])
+        /// Each app's `evaluatedPolicyDomainState` (empty data: nothing enrolled), by app id.
+        let domainStates = Mutex<[String: Data]>([:])
+
+        func withLock<R: Sendable>(_ body: (inout [String: Data]) throws -> R) rethrows -> R {
+            try values.withLock { try body(&$0) }
         }
     }
 
@@ -109,8 +127,15 @@ public final class Device: Sendable {
         self.random = random
         self.interaction = interaction
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
+        if case .device = passcodeFactor.custody { passcodeKeptInStore = true } else { passcodeKeptInStore = false }
+        let sensorType = sensor?.biometryType ?? .none
         try storage.transaction { transaction in
-            if try transaction.read(.deviceState) == nil {
+            if let record = try transaction.read(.deviceState) {
+                var state = try RecordCoding.decode(DeviceState.self, from: record)
+                if Self.migrate(&state, sensorType: sensorType) {
+                    transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
+                }
+            } else {
                 let state = DeviceState(secret: random.bytes(32))
                 transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
             }
@@ -122,12 +147,59 @@ public final class Device: Sendable {
         onPasscodeRemoval { [storage] in try Keychain.deletePasscodeBoundItems(in: storage) }
     }
 
+    /// Brings a stored state up to ``DeviceState/currentSchema``; true when it changed.
+    ///
+    /// Round 1 (no schema): the core kept the templates itself, per modality. The templates of
+    /// the composed sensor's modality become the recorded enrolled set (ids = names,
+    /// generations = template ids, so domain-state values stay as they were); the simulated
+    /// sensors adopt the same templates from the untouched legacy field.
+    static func migrate(_ state: inout DeviceState, sensorType: BiometryType) -> Bool {
+        guard (state.schema ?? 1) < DeviceState.currentSchema else { return false }
+        if state.enrolled == nil {
+            state.enrolled = (state.legacyEnrollments?[sensorType.description] ?? []).map {
+                SensorIdentity(id: $0.name, generation: $0.templateID)
+            }
+        }
+        state.schema = DeviceState.currentSchema
+        return true
+    }
+
     // MARK: Reading and writing device records
 
-    /// The current state and counters. Decoded once per storage generation; when another
-    /// record changed (a keychain item, a baseline) the device records are re-read but decoded
-    /// again only if their bytes changed.
+    /// The current state and counters, with the enrolled set as the sensor reports it now.
+    ///
+    /// The sensor owns its identities: when its report differs from the set the core recorded
+    /// (an enrollment here, in another process, or outside Touchstone), the change is recorded
+    /// first — the enrollment sequence moves on and subscribers hear of it. A sensor that cannot
+    /// answer (a daemon gone) leaves the recorded set in force; its hardware state and capture
+    /// report the problem.
     func snapshot() throws -> Snapshot {
+        let stored = try storedSnapshot()
+        guard let sensor, let reported = try? sensor.enrolledIdentities(),
+              reported != stored.state.identities else { return stored }
+        return try recordEnrolledSet(reported) ?? storedSnapshot()
+    }
+
+    /// Records `reported` as the enrolled set when it differs from the recorded one; returns
+    /// the snapshot written (nil when another writer had recorded it already).
+    @discardableResult
+    func recordEnrolledSet(_ reported: [SensorIdentity]) throws -> Snapshot? {
+        let now = clock.now
+        let change = try update { state, _ -> EnrollmentChange? in
+            guard state.identities != reported else { return nil }
+            state.enrolled = reported
+            state.enrollmentSequence += 1
+            return EnrollmentChange(sequence: state.enrollmentSequence, at: now)
+        }
+        guard let change else { return nil }
+        publish(change)
+        return cache.withLock { $0.snapshot }
+    }
+
+    /// The device records as stored (one decode per storage generation; when another record
+    /// changed — a keychain item, a baseline — they are re-read but decoded again only if
+    /// their bytes changed).
+    func storedSnapshot() throws -> Snapshot {
         let generation = try storage.generation
         let cached = cache.withLock { $0 }
         if cached.generation == generation, let snapshot = cached.snapshot {
@@ -140,7 +212,8 @@ public final class Device: Sendable {
         let snapshot: Snapshot
         if let previous = cached.snapshot, cached.stateBytes == stateRecord.value {
             snapshot = cached.countersBytes == countersBytes ? previous
-                : Snapshot(state: previous.state, counters: try decodeCounters(countersBytes), secretKey: previous.secretKey)
+                : Snapshot(state: previous.state, counters: try decodeCounters(countersBytes), secretKey: previous.secretKey,
+                           derived: previous.derivedKeys)
         } else {
             snapshot = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
         }
@@ -192,10 +265,14 @@ public final class Device: Sendable {
                 transaction.put(Record(key: .deviceState, value: stateBytes))
             }
             if counters != current.counters {
+                counters.schema = DeviceCounters.currentSchema
                 countersBytes = try RecordCoding.encode(counters)
                 transaction.put(Record(key: .deviceCounters, value: countersBytes ?? Data()))
             }
-            let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey)
+            // The state's derived values carry over when only the counters changed.
+            let known = cache.withLock { $0.snapshot }
+            let derived = known.flatMap { $0.state == state ? $0.derivedKeys : nil }
+            let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey, derived: derived ?? DerivedValues())
             // The generation after this commit is not known here: the next read re-reads the
             // records and, finding these bytes, skips decoding.
             return (result, Cache(generation: nil, snapshot: snapshot, stateBytes: stateBytes, countersBytes: countersBytes))
@@ -216,15 +293,26 @@ public final class Device: Sendable {
     /// The biometry type of the sensor (`.none` without one).
     public var biometryType: BiometryType { sensor?.biometryType ?? .none }
 
-    /// The current OS epoch (bumped by ``simulateOSUpgrade()``).
+    /// The current OS epoch (moved on by the simulation's OS upgrade).
     public var osEpoch: Int {
         get throws { try snapshot().state.osEpoch }
     }
 
-    /// Simulates an OS upgrade: domain-state values of every app change although nothing was
-    /// enrolled or removed (Apple warns this can happen).
-    public func simulateOSUpgrade() throws {
+    /// Moves the OS epoch on: every app's domain-state values change although nothing was
+    /// enrolled or removed. The simulation's OS upgrade calls it.
+    package func bumpOSEpoch() throws {
         try update { state, _ in state.osEpoch += 1 }
+    }
+
+    /// Erases everything the device keeps in its store — device records, the sensor's and
+    /// other plugins' records, keychain items, keys, baselines — in one transaction, except the
+    /// namespaces in `keeping` (the REPL keeps `clock`, so virtual time never goes back). The
+    /// next ``AuthenticatorBuilder/build(reusing:clock:interaction:)`` makes a fresh device.
+    public func eraseStore(keeping: Set<String> = []) throws {
+        let doomed = try storage.namespaces().filter { !keeping.contains($0) }
+            .flatMap { try storage.list(namespace: $0) }
+        try storage.commit(doomed.map { .delete($0.key) })
+        cache.withLock { $0 = Cache() }
     }
 
     /// Registers work to run when the passcode is removed (the keychain deletes its

@@ -1,30 +1,50 @@
 import Foundation
 
-/// One enrolled identity: a name people use and a template id that is fresh for every
-/// enrollment (re-enrolling the same finger yields a different template).
-public struct EnrolledTemplate: Sendable, Codable, Equatable {
-    /// The name given at enrollment (`thumb`, `alice-face`).
-    public var name: String
-    /// The random template id.
-    public var templateID: String
+/// A round-1 enrollment record: the core kept the templates itself then. Read only to migrate
+/// (``DeviceState/legacyEnrollments``); nothing writes it any more.
+struct LegacyTemplate: Sendable, Codable, Equatable {
+    var name: String
+    var templateID: String
 }
 
 /// The device's persistent identity and enrollment state (record `device/state`).
 struct DeviceState: Codable, Equatable, Sendable {
+    /// The layout of this record: absent in round-1 stores (schema 1), ``currentSchema`` since
+    /// sensors own their identities.
+    var schema: Int?
     /// The per-device secret that keys domain-state hashes.
     var secret: Data
     /// Bumped by each simulated OS upgrade.
     var osEpoch: Int = 1
-    /// Enrolled templates per modality (keyed by `BiometryType.description`).
-    var enrollments: [String: [EnrolledTemplate]] = [:]
+    /// The enrolled identities as the sensor last reported them: the core's record of the
+    /// enrolled set, from which domain state is derived and against which a new report is
+    /// compared (a difference is an enrollment change, even one made outside Touchstone).
+    /// Nil in round-1 records.
+    var enrolled: [SensorIdentity]?
+    /// Round-1 templates per modality (keyed by `BiometryType.description`): kept as stored so
+    /// that simulated sensors can adopt them; never written by the core.
+    var legacyEnrollments: [String: [LegacyTemplate]]?
     /// Increases with every enrollment change (any modality).
     var enrollmentSequence: Int = 0
     /// The passcode factor's verifier (a salted slow hash), nil when no passcode is set.
     var passcodeVerifier: Data?
 
-    func templates(for type: BiometryType) -> [EnrolledTemplate] {
-        enrollments[type.description] ?? []
+    /// The schema this version writes.
+    static let currentSchema = 2
+
+    private enum CodingKeys: String, CodingKey {
+        case schema, secret, osEpoch, enrolled, enrollmentSequence, passcodeVerifier
+        case legacyEnrollments = "enrollments"
     }
+
+    init(secret: Data) {
+        self.schema = Self.currentSchema
+        self.secret = secret
+        self.enrolled = []
+    }
+
+    /// The enrolled set as the core last recorded it.
+    var identities: [SensorIdentity] { enrolled ?? [] }
 }
 
 /// The device-wide counters and deadlines (record `device/counters`).
@@ -32,6 +52,10 @@ struct DeviceState: Codable, Equatable, Sendable {
 /// They live in storage, not in memory, so that restarting the process never resets a
 /// lockout or a passcode delay. Each change is one durable commit.
 public struct DeviceCounters: Codable, Equatable, Sendable {
+    /// The layout of this record: absent in round-1 stores, ``currentSchema`` since then.
+    var schema: Int? = DeviceCounters.currentSchema
+    /// The schema this version writes.
+    static let currentSchema = 2
     /// Consecutive failed biometric matches, across evaluations, contexts and apps.
     public var consecutiveBiometricFailures: Int = 0
     /// Consecutive wrong passcodes (lock screen and in-app share it).

@@ -41,23 +41,24 @@ public struct DomainState: Sendable, Equatable {
 }
 
 /// How domain-state values are derived: HMAC-SHA256 keyed by the device secret over the app
-/// id, the OS epoch and the *set* of enrolled template ids (sorted, so only the resulting set
+/// id, the OS epoch and the *set* of enrolled identity generations (the template ids the sensor
+/// reports) (sorted, so only the resulting set
 /// matters: add a finger and remove it again and the value is back where it was — the old
 /// `evaluatedPolicyDomainState`, REFERENCE §7). The iOS 18 `domainState.biometry.stateHash` is
 /// history-based instead: `history` (the device's enrollment-change count) is mixed in, so
 /// adding a finger and removing it again gives a new value. Different apps get unrelated
 /// values; an OS upgrade changes them all.
 enum DomainStateDerivation {
-    static func biometryHash(key: SymmetricKey, appID: String, osEpoch: Int, templates: [EnrolledTemplate],
+    static func biometryHash(key: SymmetricKey, appID: String, osEpoch: Int, identities: [SensorIdentity],
                              history: Int? = nil) -> Data? {
-        guard !templates.isEmpty else { return nil }
+        guard !identities.isEmpty else { return nil }
         var hmac = HMAC<SHA256>(key: key)
         if let history {
             hmac.update(data: Array("biometry-history\u{0}\(appID)\u{0}\(osEpoch)\u{0}\(history)".utf8))
         } else {
             hmac.update(data: Array("biometry\u{0}\(appID)\u{0}\(osEpoch)".utf8))
         }
-        let ids = templates.count == 1 ? [templates[0].templateID] : templates.map(\.templateID).sorted()
+        let ids = identities.count == 1 ? [identities[0].generation] : identities.map(\.generation).sorted()
         for id in ids {
             hmac.update(data: [0])
             hmac.update(data: Array(id.utf8))
@@ -91,7 +92,7 @@ extension Device {
         let biometry = DomainState.Biometry(
             stateHash: includeBiometry ? DomainStateDerivation.biometryHash(
                 key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
-                templates: snapshot.state.templates(for: type), history: snapshot.state.enrollmentSequence) : nil,
+                identities: snapshot.state.identities, history: snapshot.state.enrollmentSequence) : nil,
             biometryType: type)
         var hashes: [CompanionType: Data] = [:]
         if let companion, companion.isPaired {
@@ -108,10 +109,15 @@ extension Device {
             stateHash: DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash]))
     }
 
-    /// The `evaluatedPolicyDomainState` value `appID` would capture now (nil when nothing is enrolled).
+    /// The `evaluatedPolicyDomainState` value `appID` would capture now (nil when nothing is
+    /// enrolled). Derived once per device state and app (``Snapshot/derivedKeys``): every input
+    /// — secret, OS epoch, enrolled set — is part of that state.
     func biometryDomainState(appID: String, snapshot: Snapshot) -> Data? {
-        DomainStateDerivation.biometryHash(
+        if let memo = snapshot.derivedKeys.domainStates.withLock({ $0[appID] }) { return memo.isEmpty ? nil : memo }
+        let hash = DomainStateDerivation.biometryHash(
             key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
-            templates: snapshot.state.templates(for: biometryType))
+            identities: snapshot.state.identities)
+        snapshot.derivedKeys.domainStates.withLock { $0[appID] = hash ?? Data() }
+        return hash
     }
 }

@@ -64,6 +64,12 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A lock-screen biometric unlock was refused: the device wants its passcode first
     /// (after a restart or a remote lock, 48 hours without an unlock, or the 156 h / 4 h rule).
     case passcodeRequiredToUnlock(reason: String)
+    /// The sensor does not enroll or remove identities through Touchstone (a reader whose
+    /// system manages its prints).
+    case enrollmentNotSupported(sensor: String)
+    /// The passcode is kept outside Touchstone (the user's login password through PAM): it
+    /// cannot be set or cleared here. The text says where it is kept.
+    case passcodeKeptOutside(String)
 
     public var description: String {
         switch self {
@@ -83,6 +89,10 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the sensor holds at most \(limit) identities; remove one first (unenroll NAME)"
         case let .passcodeRequiredToUnlock(reason):
             return "the device needs its passcode to unlock (\(reason)); enter it first (passcode enter CODE)"
+        case let .enrollmentNotSupported(sensor):
+            return "the sensor \(sensor) does not enroll or remove identities through Touchstone; use the system's own tool"
+        case let .passcodeKeptOutside(custodian):
+            return "the passcode is \(custodian); it cannot be set or cleared here"
         }
     }
 }

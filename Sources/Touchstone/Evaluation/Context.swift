@@ -44,7 +44,12 @@ public final class AuthenticationContext: Sendable {
         var lastTrace: Trace?
         /// What successful evaluations on this context proved (opens keychain items, §8).
         /// What this context has proved (a set: repeating an evaluation adds nothing).
-        var accessGrants: Set<AccessGrant> = []
+        /// What evaluations on this context granted, each once.
+        var accessGrants: [AccessGrant] = []
+
+        mutating func grant(_ grant: AccessGrant) {
+            if !accessGrants.contains(grant) { accessGrants.append(grant) }
+        }
     }
 
     /// The authenticator (device + app) this context belongs to.
@@ -175,6 +180,11 @@ public final class AuthenticationContext: Sendable {
         try canEvaluate(authenticator.policy(named: name))
     }
 
+    /// Checks the policy `name` (``PolicyName/biometrics``, ...) without prompting.
+    public func canEvaluate(_ name: PolicyName) throws -> AuthenticationError? {
+        try canEvaluate(authenticator.policy(name))
+    }
+
     /// Runs `policy`: shows the prompts it needs, consumes the user's actions and returns what
     /// satisfied it, or throws an ``AuthenticationError`` (or ``UsageError`` for an empty
     /// reason, ``SimulationError`` when a script does not fit the prompt).
@@ -202,7 +212,7 @@ public final class AuthenticationContext: Sendable {
             let hash = captured.flatMap { device.biometryDomainState(appID: authenticator.appID, snapshot: $0) }
             state.withLock { state in
                 state.lastTrace = result.trace
-                _ = state.accessGrants.insert(AccessGrant(methods: Set(result.methods)))
+                state.grant(AccessGrant(methods: result.methods))
                 if let captured {
                     state.domainSnapshot = captured
                     state.evaluatedDomainState = hash
@@ -222,6 +232,16 @@ public final class AuthenticationContext: Sendable {
     @discardableResult
     public func evaluate(policyNamed name: String, reason: String) async throws -> EvaluationResult {
         try await evaluate(authenticator.policy(named: name), reason: reason)
+    }
+
+    /// Evaluates the policy `name`:
+    ///
+    /// ```swift
+    /// let result = try await context.evaluate(.biometrics, reason: "Unlock your notes")
+    /// ```
+    @discardableResult
+    public func evaluate(_ name: PolicyName, reason: String) async throws -> EvaluationResult {
+        try await evaluate(authenticator.policy(name), reason: reason)
     }
 
     /// Completion-handler form of ``evaluate(_:reason:)``: `reply` runs on another task.

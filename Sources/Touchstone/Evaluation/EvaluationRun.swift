@@ -11,7 +11,11 @@ struct EvaluationRun {
     let handle: EvaluationHandle
     let settings: EvaluationSettings
 
-    private var steps: [TraceStep] = []
+    private var steps: [TraceStep] = {
+        var steps: [TraceStep] = []
+        steps.reserveCapacity(6)
+        return steps
+    }()
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
     /// The device state at the moment of a biometric success, for the context's domain state.
     private(set) var capturedSnapshot: Device.Snapshot?
@@ -62,7 +66,7 @@ struct EvaluationRun {
                 throw fail(code, rule: .unavailableOnLinux)
             }
         }
-        if methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
+        if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
         }
         record(.finished(nil))
@@ -154,16 +158,22 @@ struct EvaluationRun {
             }
             let reading = try await sensor.capture(prompt)
             try checkInterrupted()
-            var presentedName: String?
+            var matchedID: String?
             switch reading {
-            case let .identity(name) where scanning:
-                presentedName = name
+            case let .matched(id) where scanning:
+                matchedID = id
             case .noMatch where scanning:
-                presentedName = nil
-            case .identity, .noMatch:
-                let outcome = if case let .identity(name) = reading { name } else { "nomatch" }
+                matchedID = nil
+            case .matched, .noMatch:
+                let outcome = if case let .matched(id) = reading { id } else { "nomatch" }
                 throw SimulationError.unexpectedOutcome(
                     outcome: outcome, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+            case let .retry(reason):
+                record(.captureRetry(reason), rule: .retryNotCounted)
+                continue
+            case let .unavailable(state):
+                throw fail(sensor.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
+                           rule: .sensorLostDuringCapture)
             case let .action(action):
                 record(.action(action))
                 if action == .approveOnCompanion, companionUsable {
@@ -180,20 +190,28 @@ struct EvaluationRun {
                 try await handleCommon(action, on: prompt)
                 continue
             }
-            let current = try device.snapshot()
-            if let name = presentedName, current.state.templates(for: sensor.biometryType).contains(where: { $0.name == name }) {
+            // The records as stored now (another process may have counted failures while this
+            // one scanned). The enrolled set recorded there is current for every change made
+            // through Touchstone; only a match on an identity it lacks asks the sensor again.
+            var current = try device.storedSnapshot()
+            if let name = matchedID, !current.state.identities.contains(where: { $0.id == name }) {
+                current = try device.snapshot()
+            }
+            if let name = matchedID, current.state.identities.contains(where: { $0.id == name }) {
                 // Another evaluation (another process) may have locked biometry while this one
                 // was scanning: the count is read and reset in one transaction, so a match
                 // never slips past a lockout.
-                var stillLocked = current.counters.consecutiveBiometricFailures >= rules.lockoutThreshold
+                var stillLocked = rules.isLockedOut(after: current.counters.consecutiveBiometricFailures)
                 if !stillLocked, current.counters.consecutiveBiometricFailures != 0 {
                     stillLocked = try device.update { _, counters -> Bool in
-                        guard counters.consecutiveBiometricFailures < rules.lockoutThreshold else { return true }
+                        guard !rules.isLockedOut(after: counters.consecutiveBiometricFailures) else { return true }
                         counters.consecutiveBiometricFailures = 0
                         return false
                     }
                 }
                 if !stillLocked {
+                    // The state matched against is the state the domain state is derived from.
+                    if capturedSnapshot == nil { capturedSnapshot = current }
                     var after = counts
                     after.biometricFailures = 0
                     record(.matched(name), rule: .matchResetsFailures, after: after)
@@ -204,7 +222,7 @@ struct EvaluationRun {
             failures += 1
             let consecutive = try device.update { _, counters -> Int in
                 // Locked out meanwhile by another evaluation: nothing more to count.
-                if counters.consecutiveBiometricFailures < rules.lockoutThreshold {
+                if !rules.isLockedOut(after: counters.consecutiveBiometricFailures) {
                     counters.consecutiveBiometricFailures += 1
                 }
                 return counters.consecutiveBiometricFailures
@@ -212,7 +230,7 @@ struct EvaluationRun {
             var after = counts
             after.evaluationFailures = failures
             after.biometricFailures = consecutive
-            if consecutive >= rules.lockoutThreshold {
+            if rules.isLockedOut(after: consecutive) {
                 record(.notMatched, rule: .fiveFailuresLockOut, after: after)
                 if passcodeFallback {
                     record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
@@ -254,7 +272,7 @@ struct EvaluationRun {
     private mutating func passcode() async throws -> AuthenticationMethod {
         let snapshot = try device.snapshot()
         if snapshot.counters.isDisabled { throw fail(.authenticationFailed, rule: .deviceDisabled) }
-        guard snapshot.state.passcodeVerifier != nil else { throw fail(.passcodeNotSet, rule: .precedence) }
+        guard device.passcodeIsSet(snapshot.state) else { throw fail(.passcodeNotSet, rule: .precedence) }
         if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
         let prompt = Prompt(kind: .passcode, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
                             biometryType: device.biometryType, failuresSoFar: 0,
@@ -330,7 +348,7 @@ struct EvaluationRun {
             context.markInvalidated()
             throw fail(.appCancel, rule: .invalidateCancels)
         case let .wait(duration):
-            guard let clock = device.clock as? VirtualClock else {
+            guard let clock = device.clock as? any ManualClock else {
                 throw UsageError.notSimulated("wait:\(duration.compactDescription) (the device runs on the wall clock)")
             }
             clock.advance(by: duration)
@@ -356,7 +374,7 @@ extension Device {
         if snapshot.counters.isDisabled {
             return AuthenticationError(.authenticationFailed, message: "The device is disabled after too many wrong passcodes.")
         }
-        let passcodeMissing = snapshot.state.passcodeVerifier == nil
+        let passcodeMissing = !passcodeIsSet(snapshot.state)
         for step in rule.steps {
             switch step {
             case let .unavailable(code):

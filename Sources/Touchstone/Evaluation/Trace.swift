@@ -26,6 +26,8 @@ public enum Rule: String, Sendable, CaseIterable, CustomStringConvertible {
     case invalidateCancels = "context.invalidate-app-cancel"
     case companionApproval = "companion.approval"
     case unavailableOnLinux = "policy.unavailable-on-linux"
+    case retryNotCounted = "biometry.retry-not-counted"
+    case sensorLostDuringCapture = "biometry.sensor-lost-during-capture"
 
     /// One sentence stating the rule.
     public var summary: String {
@@ -55,6 +57,8 @@ public enum Rule: String, Sendable, CaseIterable, CustomStringConvertible {
         case .invalidateCancels: "invalidate() during an evaluation ends it with appCancel"
         case .companionApproval: "approval on a paired, reachable companion satisfies the step"
         case .unavailableOnLinux: "wrist detection is watch-only: biometryNotAvailable on Linux"
+        case .retryNotCounted: "an unusable capture (finger moved, swipe too short) is not a failed match: the prompt stays up (our rule)"
+        case .sensorLostDuringCapture: "a sensor that goes away during a capture ends the evaluation: biometryNotAvailable, or biometryDisconnected for a removable one (our rule)"
         }
     }
 
@@ -87,6 +91,8 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
     case matched(String)
     /// The presented identity matched nothing.
     case notMatched
+    /// The capture was unusable; not counted (the sensor's reason).
+    case captureRetry(String)
     /// A correct passcode.
     case passcodeAccepted
     /// A wrong passcode; the delay it started.
@@ -117,6 +123,7 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
         case let .action(action): "user: \(action)"
         case let .matched(name): "match: \(name)"
         case .notMatched: "no match"
+        case let .captureRetry(reason): "capture not usable (\(reason)): not counted, scan again"
         case .passcodeAccepted: "passcode accepted"
         case let .passcodeRejected(delay): delay > .zero ? "passcode rejected; next attempt in \(delay.compactDescription)" : "passcode rejected"
         case .passcodeRepeated: "same wrong passcode again: not counted"

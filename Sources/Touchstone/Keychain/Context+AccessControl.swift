@@ -1,7 +1,9 @@
 /// What one successful evaluation on a context proved: the factors it used and, for
 /// ``AuthenticationContext/evaluateAccessControl(_:operation:reason:)``, the operation.
-struct AccessGrant: Sendable, Hashable {
-    var methods: Set<AuthenticationMethod>
+struct AccessGrant: Sendable, Equatable {
+    /// The methods that satisfied the evaluation, in order (a set only when checked against
+    /// access-control flags, off the evaluation's hot path).
+    var methods: [AuthenticationMethod]
     var operation: AccessControlOperation?
 }
 
@@ -54,11 +56,11 @@ extension AuthenticationContext {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
         if isInvalidated { throw AuthenticationError(.invalidContext) }
         guard let rule = accessControl.flags.policyRule else {
-            state.withLock { _ = $0.accessGrants.insert(AccessGrant(methods: [], operation: operation)) }
+            state.withLock { $0.grant(AccessGrant(methods: [], operation: operation)) }
             return []
         }
         let result = try await evaluate(AccessControlPolicy(flags: accessControl.flags, rule: rule), reason: reason)
-        state.withLock { _ = $0.accessGrants.insert(AccessGrant(methods: Set(result.methods), operation: operation)) }
+        state.withLock { $0.grant(AccessGrant(methods: result.methods, operation: operation)) }
         return result.methods
     }
 
@@ -67,7 +69,7 @@ extension AuthenticationContext {
     /// required factors).
     func hasGrant(for flags: AccessControlFlags) -> Bool {
         state.withLock { state in
-            state.accessGrants.contains { flags.isSatisfied(by: $0.methods) && !$0.methods.isEmpty }
+            state.accessGrants.contains { !$0.methods.isEmpty && flags.isSatisfied(by: Set($0.methods)) }
         }
     }
 }

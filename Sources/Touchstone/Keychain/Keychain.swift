@@ -170,7 +170,7 @@ public struct Keychain: Sendable {
     func protectionBinding(_ access: AccessControl) throws -> (setHash: Data?, sequence: Int?) {
         let snapshot = try device.snapshot()
         try checkDataProtection(access.accessibility, snapshot: snapshot)
-        if access.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
+        if access.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) {
             throw KeychainError(.notAvailable, message: "whenPasscodeSetThisDeviceOnly items need a device passcode",
                                 authenticationCode: .passcodeNotSet)
         }
@@ -318,7 +318,7 @@ public struct Keychain: Sendable {
             return try records.compactMap { record -> KeychainItemInfo? in
                 let item = try StoredItem.decode(record)
                 if let service, item.service != service { return nil }
-                if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil { return nil }
+                if item.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) { return nil }
                 return KeychainItemInfo(
                     itemClass: item.itemClass, service: item.service, account: item.account,
                     accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot),
@@ -365,7 +365,10 @@ public struct Keychain: Sendable {
         let snapshot = try device.snapshot()
         try checkDataProtection(item.accessibility, snapshot: snapshot)
         if item.accessibility == .whenPasscodeSetThisDeviceOnly || item.flags.contains(.biometryCurrentSet) {
-            if item.accessibility == .whenPasscodeSetThisDeviceOnly, snapshot.state.passcodeVerifier == nil {
+            if item.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) {
+                // The item is gone for every caller whether or not this lazy delete lands: a
+                // failed delete (a read-only or busy store) is retried by the next access, and
+                // the answer stays itemNotFound rather than the storage error.
                 if let key { try? device.storage.commit([.delete(key)]) }
                 throw KeychainError(.itemNotFound, message: "the item was deleted when the device passcode was removed")
             }
@@ -418,7 +421,7 @@ public struct Keychain: Sendable {
     /// change still counts: on iOS it lingers until deleted, so adding it again is
     /// errSecDuplicateItem (REFERENCE §9).
     private func isDeletedWithPasscode(_ item: StoredItem, snapshot: Device.Snapshot) -> Bool {
-        item.accessibility == .whenPasscodeSetThisDeviceOnly && snapshot.state.passcodeVerifier == nil
+        item.accessibility == .whenPasscodeSetThisDeviceOnly && !device.passcodeIsSet(snapshot.state)
     }
 
     /// A device-wide hash of the enrolled set (independent of apps and OS upgrades); nil when
@@ -430,7 +433,7 @@ public struct Keychain: Sendable {
         if let cached = snapshot.derivedKeys.withLock({ $0[cacheKey] }) { return cached.isEmpty ? nil : cached }
         let hash = DomainStateDerivation.biometryHash(
             key: snapshot.secretKey, appID: "\u{0}keychain.current-set", osEpoch: 0,
-            templates: snapshot.state.templates(for: device.biometryType))
+            identities: snapshot.state.identities)
         snapshot.derivedKeys.withLock { $0[cacheKey] = hash ?? Data() }
         return hash
     }

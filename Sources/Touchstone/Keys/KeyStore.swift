@@ -117,7 +117,7 @@ public struct KeyStore: Sendable {
                 .map(Self.decode)
                 .filter { key in
                     (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)
-                        && !(key.accessibility == .whenPasscodeSetThisDeviceOnly && snapshot.state.passcodeVerifier == nil)
+                        && !(key.accessibility == .whenPasscodeSetThisDeviceOnly && !device.passcodeIsSet(snapshot.state))
                         && (includingInvalidated || !keychain.isInvalidated(key, snapshot: snapshot))
                 }
                 .sorted { ($0.creationDate, $0.id) < ($1.creationDate, $1.id) }

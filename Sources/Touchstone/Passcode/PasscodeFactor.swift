@@ -5,11 +5,12 @@ public struct PasscodeCheck: Sendable, Equatable {
     /// Whether the entry is the device passcode.
     public var isCorrect: Bool
     /// A salted digest of the entry, used only to recognise the same wrong passcode typed twice
-    /// in a row (which does not count again). Never the passcode itself.
-    public var digest: Data
+    /// in a row (which does not count again). Never the passcode itself. Nil lets the core
+    /// key one itself (HMAC-SHA256 under the device secret).
+    public var digest: Data?
 
     /// Creates a check result.
-    public init(isCorrect: Bool, digest: Data) {
+    public init(isCorrect: Bool, digest: Data?) {
         self.isCorrect = isCorrect
         self.digest = digest
     }
@@ -22,37 +23,30 @@ public struct PasscodeCheck: Sendable, Equatable {
 /// only answers "is this the passcode". The simulated factor stores a salted slow hash; a real
 /// one may ask the operating system.
 public protocol PasscodeFactor: Plugin {
+    /// Who keeps the passcode: Touchstone (a verifier in the device's store) or the system.
+    var custody: PasscodeCustody { get }
+
     /// Makes the verifier to store for `passcode` (a salted slow hash; never the passcode).
+    /// Called only when ``custody`` is ``PasscodeCustody/device``.
     func makeVerifier(for passcode: String, random: RandomSource) throws -> Data
 
-    /// Checks `entry` against `verifier`.
-    func check(_ entry: String, against verifier: Data) throws -> PasscodeCheck
+    /// Checks `entry`: against the stored `verifier` (``PasscodeCustody/device``; never nil
+    /// then), or with the system that keeps the passcode (`verifier` is nil).
+    func check(_ entry: String, against verifier: Data?) throws -> PasscodeCheck
 }
 
-/// The escalating delays after wrong device passcodes (REFERENCE §6).
-///
-/// | failed attempts | delay before the next attempt |
-/// |---|---|
-/// | 1–4 | none |
-/// | 5 | 1 minute |
-/// | 6 | 5 minutes |
-/// | 7, 8 | 15 minutes |
-/// | 9 | 1 hour |
-/// | 10 | the device is disabled |
-public enum PasscodeLadder {
-    /// Failed attempts after which the device is disabled.
-    public static let disableAfterFailures = 10
+extension PasscodeFactor {
+    /// Touchstone keeps the passcode, unless a factor says otherwise.
+    public var custody: PasscodeCustody { .device }
+}
 
-    /// The delay imposed after the `failures`-th consecutive wrong passcode, or nil when that
-    /// many failures disable the device.
-    public static func delay(afterFailures failures: Int) -> Duration? {
-        switch failures {
-        case ..<5: .zero
-        case 5: .seconds(60)
-        case 6: .seconds(5 * 60)
-        case 7, 8: .seconds(15 * 60)
-        case 9: .seconds(60 * 60)
-        default: nil
-        }
-    }
+/// Who keeps the device passcode.
+public enum PasscodeCustody: Sendable, Equatable {
+    /// Touchstone keeps a verifier in the device's store; the passcode is set and cleared
+    /// through Touchstone.
+    case device
+    /// The system keeps it (the user's login password through PAM). `description` says where,
+    /// for people ("the login password of alice (PAM service touchstone)"); `isSet` whether
+    /// there is one now. Setting and clearing it through Touchstone are refused.
+    case external(description: String, isSet: Bool)
 }

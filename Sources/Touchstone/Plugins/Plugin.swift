@@ -156,12 +156,23 @@ public struct PluginEnvironment: Sendable {
     public let random: RandomSource
     /// The person in front of the device (scripted in simulation).
     public let interaction: any Interaction
+    /// The device's store, for plugins that keep records of their own there (the simulated
+    /// sensors keep their enrolled templates in it). Nil while the storage plugin itself is
+    /// being created, and for plugins made outside a device.
+    public let storage: (any StorageBackend)?
 
     /// Creates an environment.
-    public init(clock: any DeviceClock, random: RandomSource, interaction: any Interaction) {
+    public init(clock: any DeviceClock, random: RandomSource, interaction: any Interaction,
+                storage: (any StorageBackend)? = nil) {
         self.clock = clock
         self.random = random
         self.interaction = interaction
+        self.storage = storage
+    }
+
+    /// This environment with `storage` as the device's store.
+    public func with(storage: any StorageBackend) -> PluginEnvironment {
+        PluginEnvironment(clock: clock, random: random, interaction: interaction, storage: storage)
     }
 }
 

@@ -11,6 +11,9 @@
 public struct PluginRegistry: Sendable {
     private var types: [String: any Plugin.Type] = [:]
     private var order: [String] = []
+    /// Where compositions get their simulated parts (the manual clock of `"clock": "virtual"`
+    /// and the scripted person), when the simulation module is registered. `builtIn` sets it.
+    public var simulation: SimulationSupport?
 
     /// An empty registry.
     public init() {}
@@ -163,5 +166,22 @@ private struct OptionText: Decodable {
         } else {
             text = try container.decode(String.self)
         }
+    }
+}
+
+/// What the simulation module lends a composition: a manual clock for `"clock": "virtual"` and
+/// the scripted person who answers prompts. The core knows neither type, as swift-nio's core
+/// does not know its embedded event loop.
+public struct SimulationSupport: Sendable {
+    /// Makes a fresh manual clock (at the epoch).
+    public var makeManualClock: @Sendable () -> any ManualClock
+    /// Makes a fresh scripted person (an empty queue).
+    public var makeInteraction: @Sendable () -> any Interaction
+
+    /// Creates the support from its two factories.
+    public init(makeManualClock: @escaping @Sendable () -> any ManualClock,
+                makeInteraction: @escaping @Sendable () -> any Interaction) {
+        self.makeManualClock = makeManualClock
+        self.makeInteraction = makeInteraction
     }
 }

@@ -54,3 +54,35 @@ extension Policy {
     /// The short name (the first of ``names``).
     public var name: String { names.first ?? Self.descriptor.id }
 }
+
+/// The name of a policy, typed: what ``Authenticator/policy(_:)`` and
+/// ``AuthenticationContext/evaluate(_:reason:)-(PolicyName,_)`` take. The standard policies have constants; a
+/// policy plugin of your own is named by a string literal (`"acme.two-readers"`). Text from a
+/// file or the REPL goes through ``Authenticator/policy(named:)``, which also accepts Apple's
+/// full names and raw values.
+public struct PolicyName: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The name as a policy answers to it.
+    public let rawValue: String
+
+    /// A policy name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A policy name from a literal.
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public var description: String { rawValue }
+
+    /// LAPolicy 1: biometry (no passcode fallback).
+    public static let biometrics: PolicyName = "biometrics"
+    /// LAPolicy 2: biometry, then the device passcode.
+    public static let deviceOwner: PolicyName = "owner"
+    /// LAPolicy 3: a paired companion (watch or Mac).
+    public static let companion: PolicyName = "companion"
+    /// LAPolicy 4: biometry or a companion.
+    public static let biometricsOrCompanion: PolicyName = "biometrics-or-companion"
+    /// LAPolicy 5: watch wrist detection (not available on Linux).
+    public static let wristDetection: PolicyName = "wrist"
+    /// Touchstone's two-factor composition: biometry and then the passcode.
+    public static let biometricsAndPasscode: PolicyName = "biometrics-and-passcode"
+}
+

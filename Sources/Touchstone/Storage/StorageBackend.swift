@@ -97,6 +97,9 @@ public protocol StorageBackend: Plugin, AnyObject {
     /// Every record of `namespace` whose name starts with `prefix`, sorted by name.
     func list(namespace: String, prefix: String) throws -> [Record]
 
+    /// The namespaces that hold at least one record, sorted.
+    func namespaces() throws -> [String]
+
     /// Runs `body` as one atomic, durable read-modify-write transaction.
     func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T
 
@@ -143,6 +146,11 @@ extension Dictionary where Key == RecordKey, Value == Record {
             case let .delete(key): removeValue(forKey: key)
             }
         }
+    }
+
+    /// The namespaces that hold at least one record, sorted.
+    public var namespaces: [String] {
+        Set(keys.map(\.namespace)).sorted()
     }
 
     /// The records of `namespace` whose names start with `prefix`, sorted by name.

@@ -2,7 +2,7 @@
 ///
 /// Touchstone needs instants it can *store*: a lockout deadline written before a crash must
 /// mean the same moment after the restart. `ContinuousClock.Instant` cannot be persisted, so
-/// both of Touchstone's clocks (``VirtualClock`` and ``WallClock``) use this instant type.
+/// every ``DeviceClock`` (``WallClock`` and the simulation module's `VirtualClock`) uses this instant type.
 /// It is a plain `InstantProtocol` value; all arithmetic is in `Swift.Duration`.
 public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvertible {
     /// The span since the Unix epoch, always within ±``Timestamp/limit``.
@@ -18,7 +18,7 @@ public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvert
         self.sinceEpoch = min(max(sinceEpoch, .zero - Self.limit), Self.limit)
     }
 
-    /// The Unix epoch itself: the start of every ``VirtualClock`` unless told otherwise.
+    /// The Unix epoch itself: the start of every manual clock unless told otherwise.
     public static let epoch = Timestamp(sinceEpoch: .zero)
 
     /// The latest instant device time can reach (``limit`` after the epoch).

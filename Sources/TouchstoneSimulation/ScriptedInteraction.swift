@@ -1,0 +1,124 @@
+import Synchronization
+import Touchstone
+
+/// A scripted user: actions are queued ahead of time and consumed in order.
+///
+/// By default an empty queue is an error (``SimulationError/noScriptedOutcome(prompt:allowed:)``), so a
+/// script never hangs. With `waitsForActions` the prompt instead waits until
+/// ``enqueue(_:)`` supplies an action or the evaluation is interrupted, which lets tests keep
+/// an evaluation "on screen" while they start another one.
+///
+/// ```swift
+/// let user = ScriptedInteraction()
+/// user.enqueue([.noMatch, .present("thumb")])
+/// ```
+public final class ScriptedInteraction: Interaction {
+    private struct State {
+        var queue: [UserAction] = []
+        var head = 0
+        var waiter: CheckedContinuation<UserAction?, Never>?
+        var waitsForActions = false
+        var lastPrompt: Prompt?
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty script.
+    public init() {}
+
+    /// When true, a prompt with an empty queue waits for ``enqueue(_:)`` instead of failing.
+    public var waitsForActions: Bool {
+        get { state.withLock { $0.waitsForActions } }
+        set { state.withLock { $0.waitsForActions = newValue } }
+    }
+
+    /// Appends actions to the queue (and hands the first to a waiting prompt).
+    public func enqueue(_ actions: [UserAction]) {
+        var remaining = actions[...]
+        let handoff: (CheckedContinuation<UserAction?, Never>, UserAction)? = state.withLock { state in
+            if let waiter = state.waiter, let first = remaining.first {
+                state.waiter = nil
+                remaining = remaining.dropFirst()
+                state.queue.append(contentsOf: remaining)
+                return (waiter, first)
+            }
+            state.queue.append(contentsOf: remaining)
+            return nil
+        }
+        if let (waiter, action) = handoff { waiter.resume(returning: action) }
+    }
+
+    /// Appends one action.
+    public func enqueue(_ action: UserAction) {
+        enqueue([action])
+    }
+
+    /// The actions not yet consumed.
+    public var pending: [UserAction] {
+        state.withLock { Array($0.queue[$0.head...]) }
+    }
+
+    /// The last prompt shown to this user (its kind, buttons and reason), for tests that check
+    /// what the dialog offered; nil before the first.
+    public var lastPrompt: Prompt? {
+        state.withLock { $0.lastPrompt }
+    }
+
+    /// Drops every queued action.
+    public func clear() {
+        state.withLock { state in
+            state.queue.removeAll(keepingCapacity: true)
+            state.head = 0
+        }
+    }
+
+    public func nextAction(for prompt: Prompt) async throws -> UserAction {
+        enum Next { case action(UserAction), wait, fail }
+        let next: Next = state.withLock { state in
+            state.lastPrompt = prompt
+            if state.head < state.queue.count {
+                let action = state.queue[state.head]
+                state.head += 1
+                if state.head == state.queue.count {
+                    state.queue.removeAll(keepingCapacity: true)
+                    state.head = 0
+                }
+                return .action(action)
+            }
+            return state.waitsForActions ? .wait : .fail
+        }
+        switch next {
+        case let .action(action):
+            return action
+        case .fail:
+            throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+        case .wait:
+            let action = await withCheckedContinuation { (continuation: CheckedContinuation<UserAction?, Never>) in
+                let resumeNow: UserAction?? = state.withLock { state in
+                    if state.head < state.queue.count {
+                        let action = state.queue[state.head]
+                        state.head += 1
+                        return .some(action)
+                    }
+                    if prompt.isInterrupted() { return .some(nil) }
+                    if let previous = state.waiter {
+                        previous.resume(returning: nil)
+                    }
+                    state.waiter = continuation
+                    return .none
+                }
+                if case let .some(action) = resumeNow { continuation.resume(returning: action) }
+            }
+            // nil: the prompt was interrupted; the engine reads the interruption reason.
+            return action ?? .systemCancel
+        }
+    }
+
+    public func interrupt() {
+        let waiter = state.withLock { state -> CheckedContinuation<UserAction?, Never>? in
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+}

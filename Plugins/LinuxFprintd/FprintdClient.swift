@@ -31,6 +31,11 @@ public enum FprintdError: Error, Sendable, Equatable, CustomStringConvertible {
     case daemon(name: String, message: String)
     /// The bus connection failed while talking (a local sd-bus failure).
     case bus(operation: String, reason: String)
+    /// An enrollment ended without a print (`enroll-failed`, `enroll-data-full`,
+    /// `enroll-duplicate`, ...: fprintd's result).
+    case enrollmentFailed(String)
+    /// An enrollment did not finish within its time.
+    case timedOut(operation: String)
 
     /// Maps a D-Bus error reply.
     init(busError name: String?, message: String, operation: String) {
@@ -77,6 +82,12 @@ public enum FprintdError: Error, Sendable, Equatable, CustomStringConvertible {
             "fprintd failed (\(name)): \(message)"
         case .bus(let operation, let reason):
             "D-Bus \(operation) failed: \(reason)"
+        case .enrollmentFailed(let result):
+            result == "enroll-duplicate"
+                ? "the finger is already enrolled as another finger (enroll-duplicate)"
+                : "the enrollment failed (\(result))"
+        case .timedOut(let operation):
+            "the reader was not touched in time (\(operation))"
         }
     }
 }
@@ -159,35 +170,35 @@ public struct FprintdClient: Sendable {
     // MARK: - Queries (no claim)
 
     /// The object paths of every reader fprintd knows.
-    public func devices() async throws -> [String] {
-        try await run { bus, _ in
+    public func devices(interrupt: FprintdInterrupt?) throws -> [String] {
+        try perform(interrupt) { bus, _ in
             try bus.call(Fprintd.managerPath, Fprintd.managerInterface, "GetDevices").objectPaths()
         }
     }
 
     /// The default reader's object path (``FprintdError/noDevice(reason:)`` when none).
-    public func defaultDevice() async throws -> String {
-        try await run { bus, _ in try resolveDevice(bus) }
+    public func defaultDevice(interrupt: FprintdInterrupt?) throws -> String {
+        try perform(interrupt) { bus, _ in try resolveDevice(bus) }
     }
 
     /// The reader's name (fprintd's `name` property).
-    public func deviceName() async throws -> String {
-        try await run { bus, _ in
+    public func deviceName(interrupt: FprintdInterrupt?) throws -> String {
+        try perform(interrupt) { bus, _ in
             try bus.property(try resolveDevice(bus), Fprintd.deviceInterface, "name").variantString()
         }
     }
 
     /// The reader's number of enrollment stages (`num-enroll-stages`).
-    public func enrollStages() async throws -> Int {
-        try await run { bus, _ in
+    public func enrollStages(interrupt: FprintdInterrupt?) throws -> Int {
+        try perform(interrupt) { bus, _ in
             Int(try bus.property(try resolveDevice(bus), Fprintd.deviceInterface, "num-enroll-stages").variantInt32())
         }
     }
 
     /// The user's enrolled fingers (fprintd's names, e.g. `right-index-finger`); empty when
     /// none (fprintd's `NoEnrolledPrints`).
-    public func enrolledFingers() async throws -> [String] {
-        try await run { bus, _ in try listFingers(bus, device: try resolveDevice(bus)) }
+    public func enrolledFingers(interrupt: FprintdInterrupt?) throws -> [String] {
+        try perform(interrupt) { bus, _ in try listFingers(bus, device: try resolveDevice(bus)) }
     }
 
     // MARK: - Operations (claimed for their length)
@@ -195,9 +206,9 @@ public struct FprintdClient: Sendable {
     /// Verifies the presented finger against every enrolled one (`VerifyStart("any")`) and
     /// returns the first result; waits at most `timeout`, then stops. Signals after the stop
     /// are ignored. Throws ``FprintdError/noEnrolledPrints`` when nothing is enrolled and
-    /// `CancellationError` when the calling task is cancelled (after `VerifyStop`).
-    public func verify(timeout: Duration) async throws -> FprintdVerifyResult {
-        try await run { bus, cancel in
+    /// `CancellationError` once `interrupt` fires (after `VerifyStop`). Blocks the calling thread.
+    public func verify(timeout: Duration, interrupt: FprintdInterrupt?) throws -> FprintdVerifyResult {
+        try perform(interrupt) { bus, cancel in
             let device = try resolveDevice(bus)
             return try claimed(bus, device: device) {
                 let collector = SignalCollector()
@@ -233,7 +244,7 @@ public struct FprintdClient: Sendable {
                         }
                         return Self.verifyResult(signal.result, finger: selected)
                     }
-                    if cancel.isCancelled { throw CancellationError() }
+                    if cancel.isInterrupted { throw CancellationError() }
                     let remaining = deadline - ContinuousClock.now
                     if remaining <= .zero { return .timedOut }
                     try bus.pump(wait: min(remaining, pollInterval))
@@ -245,9 +256,10 @@ public struct FprintdClient: Sendable {
     /// Enrolls `finger` (`EnrollStart`), reporting every stage and retry to `onEvent` (called
     /// on the operation's thread); waits at most `timeout`, then stops.
     public func enroll(
-        finger: String, timeout: Duration, onEvent: @escaping @Sendable (FprintdEnrollEvent) -> Void = { _ in }
-    ) async throws -> FprintdEnrollResult {
-        try await run { bus, cancel in
+        finger: String, timeout: Duration, interrupt: FprintdInterrupt?,
+        onEvent: @escaping @Sendable (FprintdEnrollEvent) -> Void = { _ in }
+    ) throws -> FprintdEnrollResult {
+        try perform(interrupt) { bus, cancel in
             let device = try resolveDevice(bus)
             let stages = Int((try? bus.property(device, Fprintd.deviceInterface, "num-enroll-stages").variantInt32()) ?? 0)
             return try claimed(bus, device: device) {
@@ -277,7 +289,7 @@ public struct FprintdClient: Sendable {
                         }
                         if signal.done { return .failed(signal.result) }
                     }
-                    if cancel.isCancelled { throw CancellationError() }
+                    if cancel.isInterrupted { throw CancellationError() }
                     let remaining = deadline - ContinuousClock.now
                     if remaining <= .zero { return .timedOut }
                     try bus.pump(wait: min(remaining, pollInterval))
@@ -287,11 +299,24 @@ public struct FprintdClient: Sendable {
     }
 
     /// Deletes the user's print of `finger` (`DeleteEnrolledFinger`, claimed).
-    public func deleteFinger(_ finger: String) async throws {
-        try await run { bus, _ in
+    public func deleteFinger(_ finger: String, interrupt: FprintdInterrupt?) throws {
+        try perform(interrupt) { bus, _ in
             let device = try resolveDevice(bus)
             _ = try claimed(bus, device: device) {
                 _ = try bus.call(device, Fprintd.deviceInterface, "DeleteEnrolledFinger", [finger])
+            }
+        }
+    }
+
+    /// Deletes every print of the user (`DeleteEnrolledFingers2`, claimed); nothing enrolled
+    /// is not an error.
+    public func deleteAllFingers(interrupt: FprintdInterrupt?) throws {
+        try perform(interrupt) { bus, _ in
+            let device = try resolveDevice(bus)
+            try claimed(bus, device: device) {
+                do {
+                    _ = try bus.call(device, Fprintd.deviceInterface, "DeleteEnrolledFingers2")
+                } catch FprintdError.noEnrolledPrints {}
             }
         }
     }
@@ -329,33 +354,95 @@ public struct FprintdClient: Sendable {
         return try body()
     }
 
-    /// Runs `body` with a fresh connection on a thread of its own; cancelling the calling task
-    /// sets the flag `body` polls.
-    private func run<T: Sendable>(_ body: @escaping @Sendable (BusConnection, CancelFlag) throws -> T) async throws -> T {
-        let flag = CancelFlag()
-        let address = busAddress
-        let callTimeout = callTimeout
+    /// Runs `body` with a fresh connection on the calling thread (closed when it returns).
+    private func perform<T>(_ interrupt: FprintdInterrupt?, _ body: (BusConnection, FprintdInterrupt) throws -> T) throws -> T {
+        let interrupt = interrupt ?? FprintdInterrupt()
+        if interrupt.isInterrupted { throw CancellationError() }
+        let bus = try BusConnection(address: busAddress, callTimeout: callTimeout)
+        return try body(bus, interrupt)
+    }
+
+    /// Runs the blocking `body` on a thread of its own; cancelling the calling task fires the
+    /// interrupt `body` is given.
+    private func onThread<T: Sendable>(_ body: @escaping @Sendable (FprintdInterrupt) throws -> T) async throws -> T {
+        let interrupt = FprintdInterrupt()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 let thread = Thread {
-                    continuation.resume(with: Result {
-                        if flag.isCancelled { throw CancellationError() }
-                        let bus = try BusConnection(address: address, callTimeout: callTimeout)
-                        return try body(bus, flag)
-                    })
+                    continuation.resume(with: Result { try body(interrupt) })
                 }
                 thread.name = "touchstone.fprintd"
                 thread.start()
             }
         } onCancel: {
-            flag.cancel()
+            interrupt.interrupt()
         }
     }
 }
 
-/// Set when the task that started an operation is cancelled.
-final class CancelFlag: Sendable {
+extension FprintdClient {
+    // MARK: - The same operations for async callers (each on a thread of its own)
+
+    /// The object paths of every reader fprintd knows.
+    public func devices() async throws -> [String] {
+        try await onThread { try devices(interrupt: $0) }
+    }
+
+    /// The default reader's object path (``FprintdError/noDevice(reason:)`` when none).
+    public func defaultDevice() async throws -> String {
+        try await onThread { try defaultDevice(interrupt: $0) }
+    }
+
+    /// The reader's name (fprintd's `name` property).
+    public func deviceName() async throws -> String {
+        try await onThread { try deviceName(interrupt: $0) }
+    }
+
+    /// The reader's number of enrollment stages (`num-enroll-stages`).
+    public func enrollStages() async throws -> Int {
+        try await onThread { try enrollStages(interrupt: $0) }
+    }
+
+    /// The user's enrolled fingers; empty when none.
+    public func enrolledFingers() async throws -> [String] {
+        try await onThread { try enrolledFingers(interrupt: $0) }
+    }
+
+    /// ``verify(timeout:interrupt:)``; cancelling the task stops it (`CancellationError`).
+    public func verify(timeout: Duration) async throws -> FprintdVerifyResult {
+        try await onThread { try verify(timeout: timeout, interrupt: $0) }
+    }
+
+    /// ``enroll(finger:timeout:interrupt:onEvent:)``; cancelling the task stops it.
+    public func enroll(
+        finger: String, timeout: Duration, onEvent: @escaping @Sendable (FprintdEnrollEvent) -> Void = { _ in }
+    ) async throws -> FprintdEnrollResult {
+        try await onThread { try enroll(finger: finger, timeout: timeout, interrupt: $0, onEvent: onEvent) }
+    }
+
+    /// Deletes the user's print of `finger`.
+    public func deleteFinger(_ finger: String) async throws {
+        try await onThread { try deleteFinger(finger, interrupt: $0) }
+    }
+
+    /// Deletes every print of the user.
+    public func deleteAllFingers() async throws {
+        try await onThread { try deleteAllFingers(interrupt: $0) }
+    }
+}
+
+/// Interrupts a blocking fprintd operation from another thread: the operation notices within
+/// ``FprintdClient/pollInterval``, stops (`VerifyStop` / `EnrollStop`), releases the reader and
+/// throws `CancellationError`. One per operation.
+public final class FprintdInterrupt: Sendable {
     private let value = Atomic<Bool>(false)
-    var isCancelled: Bool { value.load(ordering: .acquiring) }
-    func cancel() { value.store(true, ordering: .releasing) }
+
+    /// Creates an interrupt that has not fired.
+    public init() {}
+
+    /// Whether ``interrupt()`` was called.
+    public var isInterrupted: Bool { value.load(ordering: .acquiring) }
+
+    /// Asks the operation to stop.
+    public func interrupt() { value.store(true, ordering: .releasing) }
 }

@@ -41,6 +41,8 @@ let package = Package(
         .library(name: "ChangeDetectors", targets: ["ChangeDetectors"]),
         .library(name: "SQLiteStorage", targets: ["SQLiteStorage"]),
         .library(name: "EncryptedFileStorage", targets: ["EncryptedFileStorage"]),
+        .library(name: "LinuxFprintd", targets: ["LinuxFprintd"]),
+        .library(name: "LinuxPAM", targets: ["LinuxPAM"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
@@ -106,6 +108,7 @@ let package = Package(
             dependencies: [
                 "Touchstone", "TouchstoneSimulation", "StandardPolicies", "MemoryStorage",
                 "SimulatedPasscode", "ChangeDetectors", "SQLiteStorage", "EncryptedFileStorage",
+                "LinuxFprintd", "LinuxPAM",
             ],
             swiftSettings: strictSettings
         ),
@@ -210,7 +213,7 @@ let package = Package(
         // (scripts/fprint-testenv.sh, started by the tests) and PAM with pam_matrix.
         .testTarget(
             name: "LinuxAuthTests",
-            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone"],
+            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -2,31 +2,37 @@ import Foundation
 import LinuxPAM
 import Testing
 
+/// Writes a private PAM service directory with a service `touchstone-test` that checks
+/// passwords against a pam_matrix passdb (user `alice`, password `correct horse`).
+func makePAMConfdir() throws -> String {
+    let modules = try runTool("/usr/bin/pkg-config", ["--variable=modules", "pam_wrapper"])
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+    let module = "\(modules)/pam_matrix.so"
+    guard FileManager.default.fileExists(atPath: module) else {
+        throw EnvironmentFailure(description: "pam_matrix.so not found at \(module) (apt libpam-wrapper; scripts/install-deps.sh)")
+    }
+    let confdir = FileManager.default.temporaryDirectory
+        .appendingPathComponent("touchstone-pam-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: confdir, withIntermediateDirectories: true)
+    let passdb = "\(confdir)/passdb"
+    try "alice:correct horse:touchstone-test\n".write(toFile: passdb, atomically: true, encoding: .utf8)
+    try """
+        auth required \(module) passdb=\(passdb)
+        account required \(module) passdb=\(passdb)
+
+        """.write(toFile: "\(confdir)/touchstone-test", atomically: true, encoding: .utf8)
+    try "auth required pam_deny.so\naccount required pam_deny.so\n"
+        .write(toFile: "\(confdir)/other", atomically: true, encoding: .utf8)
+    return confdir
+}
+
 /// The PAM checker against pam_matrix (libpam-wrapper) in a private service directory: no
 /// root, nothing of the system's PAM touched.
 final class PAMCheckerTests {
     let confdir: String
 
-    /// Writes a service `touchstone-test` that checks passwords against a pam_matrix passdb.
     init() throws {
-        let modules = try runTool("/usr/bin/pkg-config", ["--variable=modules", "pam_wrapper"])
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let module = "\(modules)/pam_matrix.so"
-        guard FileManager.default.fileExists(atPath: module) else {
-            throw EnvironmentFailure(description: "pam_matrix.so not found at \(module) (apt libpam-wrapper; scripts/install-deps.sh)")
-        }
-        confdir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("touchstone-pam-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: confdir, withIntermediateDirectories: true)
-        let passdb = "\(confdir)/passdb"
-        try "alice:correct horse:touchstone-test\n".write(toFile: passdb, atomically: true, encoding: .utf8)
-        try """
-            auth required \(module) passdb=\(passdb)
-            account required \(module) passdb=\(passdb)
-
-            """.write(toFile: "\(confdir)/touchstone-test", atomically: true, encoding: .utf8)
-        try "auth required pam_deny.so\naccount required pam_deny.so\n"
-            .write(toFile: "\(confdir)/other", atomically: true, encoding: .utf8)
+        confdir = try makePAMConfdir()
     }
 
     deinit {

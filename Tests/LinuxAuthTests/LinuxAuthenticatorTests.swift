@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+import LinuxFprintd
+import LinuxPAM
+import Testing
+import TouchstoneBuiltins
+
+/// The REFERENCE §5/§6 story through the authenticator, with `linux.fprintd` on a private
+/// fprintd (its own, so it runs beside the client suite) and `linux.pam` on pam_matrix.
+@Suite(.serialized)
+final class LinuxAuthenticatorTests {
+    static let environment: Result<FprintTestEnvironment, EnvironmentFailure> = {
+        do { return .success(try FprintTestEnvironment.start()) } catch let failure as EnvironmentFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(EnvironmentFailure(description: "\(error)"))
+        }
+    }()
+
+    let environment: FprintTestEnvironment
+    let confdir: String
+    let authenticator: Authenticator
+    let player: FingerPlayer
+    var device: Device { authenticator.device }
+
+    /// A device composed of linux.fprintd + linux.pam, with no prints on the reader.
+    init() async throws {
+        environment = try Self.environment.get()
+        confdir = try makePAMConfdir()
+        let client = FprintdClient(busAddress: environment.busAddress)
+        try await client.deleteAllFingers()
+        var composition = Composition()
+        composition.seed = 11
+        composition.sensor = PluginSelection("linux.fprintd", options: ["bus": environment.busAddress, "scan-timeout": "5s"])
+        composition.passcode = PluginSelection("linux.pam", options: ["service": "touchstone-test", "user": "alice", "confdir": confdir])
+        authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition)
+            .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+        player = try FingerPlayer(environment)
+    }
+
+    deinit {
+        player.stop()
+        try? FileManager.default.removeItem(atPath: confdir)
+    }
+
+    /// Enrolls `finger` through the device, scanning `print` at every stage.
+    @discardableResult
+    private func enroll(_ finger: String, print: String) throws -> [EnrollmentProgress] {
+        player.queue([Array(repeating: "SCAN \(print)", count: 5)])
+        let steps = Mutex<[EnrollmentProgress]>([])
+        try device.enroll(finger) { step in steps.withLock { $0.append(step) } }
+        return steps.withLock { $0 }
+    }
+
+    /// A biometrics-only evaluation in which the finger scans `prints`, one per capture; the
+    /// error code, or nil on success.
+    private func evaluate(_ prints: [String], context: AuthenticationContext? = nil) async throws -> AuthenticationError.Code? {
+        player.queue(prints.map { ["SCAN \($0)"] })
+        do {
+            _ = try await (context ?? authenticator.makeContext()).evaluate(authenticator.policy(named: "biometrics"), reason: "Unlock")
+            return nil
+        } catch let error as AuthenticationError {
+            return error.code
+        }
+    }
+
+    @Test func enrollThroughTheDeviceReportsStagesAndMatches() async throws {
+        let steps = try enroll("right-index-finger", print: "print-a")
+        #expect(steps.map(\.result) == Array(repeating: "enroll-stage-passed", count: 4) + ["enroll-completed"])
+        #expect(steps.last?.stage == 5 && steps.last?.stages == 5)
+        #expect(try device.enrolledNames() == ["right-index-finger"])
+        #expect(try await evaluate(["print-a"]) == nil)
+        #expect(player.leftover.queued == 0 && player.leftover.failure == nil)
+    }
+
+    @Test func threeFailuresEndATouchIDEvaluationFiveLockAndThePAMPasswordClears() async throws {
+        try enroll("right-index-finger", print: "print-a")
+        #expect(try await evaluate(["print-x", "print-x", "print-x"]) == .authenticationFailed)
+        #expect(try device.counters.consecutiveBiometricFailures == 3)
+        #expect(try await evaluate(["print-x", "print-x"]) == .biometryLockout)
+        #expect(try device.biometryStatus().isLockedOut)
+        // The login password through PAM: a wrong one counts on the ladder, the right one clears.
+        #expect(try device.enterPasscode("battery staple") == .rejected(failures: 1, delay: .zero))
+        #expect(try device.enterPasscode("correct horse") == .accepted)
+        #expect(try !device.biometryStatus().isLockedOut)
+        #expect(try await evaluate(["print-a"]) == nil)
+        #expect(player.leftover.failure == nil)
+    }
+
+    @Test func aRetryIsNotAFailedAttempt() async throws {
+        try enroll("left-thumb", print: "print-a")
+        player.queue([["RETRY 1"], ["SCAN print-a"]])
+        _ = try await authenticator.makeContext().evaluate(authenticator.policy(named: "biometrics"), reason: "Unlock")
+        #expect(try device.counters.consecutiveBiometricFailures == 0)
+    }
+
+    @Test func enrollingASecondFingerChangesTheDomainState() async throws {
+        try enroll("right-index-finger", print: "print-a")
+        let before = authenticator.makeContext()
+        #expect(try await evaluate(["print-a"], context: before) == nil)
+        try enroll("left-index-finger", print: "print-b")
+        // libfprint's virtual_device cannot identify: fprintd's "any" then verifies the first
+        // enrolled finger only, so the match uses print-a.
+        let after = authenticator.makeContext()
+        #expect(try await evaluate(["print-a"], context: after) == nil)
+        #expect(before.evaluatedPolicyDomainState != nil)
+        #expect(before.evaluatedPolicyDomainState != after.evaluatedPolicyDomainState)
+    }
+
+    @Test func thePAMPasscodeIsTheLoginPassword() throws {
+        #expect(try device.isPasscodeSet)
+        #expect(throws: UsageError.self) { try device.setPasscode("0000") }
+        #expect(throws: UsageError.self) { try device.clearPasscode() }
+        do {
+            try device.setPasscode("0000")
+        } catch {
+            #expect("\(error)".contains("login password of alice"))
+        }
+    }
+
+    @Test func noFingerWithinTheScanTimeoutIsASystemCancel() async throws {
+        try enroll("right-index-finger", print: "print-a")
+        var composition = Composition()
+        composition.sensor = PluginSelection("linux.fprintd", options: ["bus": environment.busAddress, "scan-timeout": "1s"])
+        composition.passcode = PluginSelection("linux.pam", options: ["service": "touchstone-test", "user": "alice", "confdir": confdir])
+        let quick = try AuthenticatorBuilder(registry: .builtIn, composition: composition)
+            .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+        do {
+            _ = try await quick.makeContext().evaluate(quick.policy(named: "biometrics"), reason: "Unlock")
+            Issue.record("an evaluation without a finger succeeded")
+        } catch let error as AuthenticationError {
+            #expect(error.code == .systemCancel)
+        }
+        #expect(try quick.device.counters.consecutiveBiometricFailures == 0)
+    }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Drives Examples/LinuxLogin/virtual-reader.touchstone through the touchstone REPL against a
+# private fprintd with libfprint's virtual reader (scripts/fprint-testenv.sh) and PAM with
+# pam_matrix in a private service directory: enroll, match, 3 failures, lockout after 5, the
+# login password clearing it, a domain-state change. Exit status: the REPL's (1 when an
+# `expect` fails). `make test` runs it after `swift test`.
+#   TOUCHSTONE=path/to/touchstone scripts/linux-auth-demo.sh   (default: build it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+touchstone=${TOUCHSTONE:-}
+if [ -z "$touchstone" ]; then
+  ${SWIFT:-swift} build --product touchstone -q
+  touchstone=$(${SWIFT:-swift} build --show-bin-path)/touchstone
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/touchstone-linux-demo.XXXXXX")
+player=
+cleanup() {
+  [ -n "$player" ] && kill "$player" 2>/dev/null || true
+  scripts/fprint-testenv.sh stop "$dir/env"
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+eval "$(scripts/fprint-testenv.sh start "$dir/env")"
+modules=$(pkg-config --variable=modules pam_wrapper)
+mkdir -p "$dir/pam"
+echo "alice:hunter22:touchstone-test" >"$dir/pam/passdb"
+printf 'auth required %s/pam_matrix.so passdb=%s\naccount required %s/pam_matrix.so passdb=%s\n' \
+  "$modules" "$dir/pam/passdb" "$modules" "$dir/pam/passdb" >"$dir/pam/touchstone-test"
+sed -e "s|@BUS@|$DBUS_SYSTEM_BUS_ADDRESS|" -e "s|@PAMDIR@|$dir/pam|" \
+  Examples/LinuxLogin/virtual-reader.touchstone >"$dir/demo.touchstone"
+enroll_a="SCAN a,SCAN a,SCAN a,SCAN a,SCAN a"
+enroll_b="SCAN b,SCAN b,SCAN b,SCAN b,SCAN b"
+/usr/bin/python3 scripts/fprint-play.py "$DBUS_SYSTEM_BUS_ADDRESS" "$FP_VIRTUAL_DEVICE" \
+  "$enroll_a" "SCAN a" "SCAN x" "SCAN x" "SCAN x" "SCAN x" "SCAN x" "SCAN a" "$enroll_b" &
+player=$!
+"$touchstone" --memory --echo "$dir/demo.touchstone"

@@ -110,6 +110,9 @@ public final class LinuxFprintdSensor: EnrollingSensor {
             } onCancel: {
                 interrupt.interrupt()
             }
+        } catch is CancellationError where !Task.isCancelled {
+            // interrupt(): the core reads why (appCancel, systemCancel) once the capture returns.
+            return .action(.systemCancel)
         } catch let error as FprintdError {
             switch error {
             case .busUnavailable, .daemonUnavailable, .noDevice, .permissionDenied, .deviceBusy, .noEnrolledPrints:

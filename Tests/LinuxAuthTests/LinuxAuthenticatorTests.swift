@@ -133,4 +133,103 @@ final class LinuxAuthenticatorTests {
         }
         #expect(try quick.device.counters.consecutiveBiometricFailures == 0)
     }
+
+    @Test func aBiometryCurrentSetItemIsInvalidatedByASecondFinger() async throws {
+        try enroll("right-index-finger", print: "print-a")
+        try authenticator.keychain.add(Data("s3cret".utf8), service: "api", account: "alice",
+                                       accessControl: AccessControl(flags: [.biometryCurrentSet]))
+        player.queue([["SCAN print-a"]])
+        #expect(try await authenticator.keychain.read(service: "api", account: "alice") == Data("s3cret".utf8))
+        try enroll("left-index-finger", print: "print-b")
+        player.queue([["SCAN print-a"]])
+        await #expect(throws: KeychainError.self) {
+            _ = try await authenticator.keychain.read(service: "api", account: "alice")
+        }
+    }
+
+    @Test func invalidatingTheContextStopsTheScanWithoutCounting() async throws {
+        try enroll("right-index-finger", print: "print-a")
+        let context = authenticator.makeContext()
+        let policy = try authenticator.policy(named: "biometrics")
+        let evaluation = Task { try await context.evaluate(policy, reason: "Unlock") }
+        // The reader's socket answers once fprintd has the reader open: the scan is waiting.
+        try environment.reader.send("SET_SCAN_TYPE swipe")
+        let invalidated = ContinuousClock.now
+        context.invalidate()
+        do {
+            _ = try await evaluation.value
+            Issue.record("an invalidated evaluation succeeded")
+        } catch let error as AuthenticationError {
+            #expect([.appCancel, .systemCancel, .invalidContext].contains(error.code))
+        }
+        #expect(ContinuousClock.now - invalidated < .seconds(2))
+        #expect(try device.counters.consecutiveBiometricFailures == 0)
+        // The reader was released: the next evaluation scans.
+        #expect(try await evaluate(["print-a"]) == nil)
+    }
+
+    @Test func fiveFailuresLockBiometryForEveryProcessOnTheStore() async throws {
+        try enroll("right-index-finger", print: "print-a")
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-linux-\(UUID().uuidString).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        }
+        func process() throws -> Authenticator {
+            var composition = Composition()
+            composition.sensor = PluginSelection("linux.fprintd", options: ["bus": environment.busAddress, "scan-timeout": "5s"])
+            composition.passcode = PluginSelection("linux.pam", options: ["service": "touchstone-test", "user": "alice", "confdir": confdir])
+            composition.storage = PluginSelection("storage.sqlite", options: ["path": store])
+            return try AuthenticatorBuilder(registry: .builtIn, composition: composition)
+                .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+        }
+        let first = try process(), second = try process()
+        func evaluate(_ authenticator: Authenticator, _ prints: [String]) async throws -> AuthenticationError.Code? {
+            player.queue(prints.map { ["SCAN \($0)"] })
+            do {
+                _ = try await authenticator.makeContext().evaluate(authenticator.policy(named: "biometrics"), reason: "Unlock")
+                return nil
+            } catch let error as AuthenticationError {
+                return error.code
+            }
+        }
+        #expect(try await evaluate(first, ["print-x", "print-x", "print-x"]) == .authenticationFailed)
+        #expect(try await evaluate(second, ["print-x", "print-x"]) == .biometryLockout)
+        #expect(try first.device.biometryStatus().isLockedOut)
+        #expect(try first.device.enterPasscode("correct horse") == .accepted)
+        #expect(try !second.device.biometryStatus().isLockedOut)
+    }
+
+    @Test func anUnpluggedReaderIsBiometryNotAvailable() async throws {
+        let own = try FprintTestEnvironment.start()
+        defer { own.stop() }
+        var composition = Composition()
+        composition.sensor = PluginSelection("linux.fprintd", options: ["bus": own.busAddress, "scan-timeout": "5s"])
+        composition.passcode = PluginSelection("linux.pam", options: ["service": "touchstone-test", "user": "alice", "confdir": confdir])
+        let unplugged = try AuthenticatorBuilder(registry: .builtIn, composition: composition)
+            .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+        let ownPlayer = try FingerPlayer(own)
+        defer { ownPlayer.stop() }
+        ownPlayer.queue([Array(repeating: "SCAN print-a", count: 5), ["UNPLUG"]])
+        try unplugged.device.enroll("right-index-finger")
+        do {
+            _ = try await unplugged.makeContext().evaluate(unplugged.policy(named: "biometrics"), reason: "Unlock")
+            Issue.record("an evaluation on an unplugged reader succeeded")
+        } catch let error as AuthenticationError {
+            #expect(error.code == .biometryNotAvailable)
+        }
+        // The reader is gone for fprintd now: canEvaluate says so too.
+        #expect(try unplugged.makeContext().canEvaluate(unplugged.policy(named: "biometrics"))?.code == .biometryNotAvailable)
+    }
+
+    @Test func noDaemonIsBiometryNotAvailable() throws {
+        let bare = try FprintTestEnvironment.start(withFprintd: false)
+        defer { bare.stop() }
+        var composition = Composition()
+        composition.sensor = PluginSelection("linux.fprintd", options: ["bus": bare.busAddress])
+        composition.passcode = PluginSelection("linux.pam", options: ["service": "touchstone-test", "user": "alice", "confdir": confdir])
+        let lonely = try AuthenticatorBuilder(registry: .builtIn, composition: composition)
+            .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+        #expect(try lonely.makeContext().canEvaluate(lonely.policy(named: "biometrics"))?.code == .biometryNotAvailable)
+        #expect(throws: FprintdError.self) { try lonely.device.enroll("right-index-finger") }
+    }
 }

@@ -165,6 +165,14 @@ let package = Package(
         example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
         // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
+        // Issue 11: a real fingerprint (fprintd) with the login password (PAM) as fallback.
+        .executableTarget(
+            name: "LinuxLogin",
+            dependencies: ["LocalAuthentication", "Touchstone", "TouchstoneBuiltins"],
+            path: "Examples/LinuxLogin",
+            exclude: ["pam.d", "virtual-reader.touchstone", "README.md"],
+            swiftSettings: strictSettings
+        ),
 
         // touchstone-bench's allocation counter: malloc and friends forwarded to glibc, counted.
         .target(name: "BenchAllocationCounter", path: "Benchmarks/BenchAllocationCounter"),

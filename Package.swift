@@ -124,7 +124,7 @@ let package = Package(
         ),
         .target(
             name: "LocalAuthentication",
-            dependencies: ["Security", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["Security", "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
             swiftSettings: strictSettings
         ),
         // CryptoKit's `SecureEnclave` keys over the simulated Secure Enclave; re-exports
@@ -132,7 +132,7 @@ let package = Package(
         // `condition: .when(platforms: [.linux])`).
         .target(
             name: "CryptoKit",
-            dependencies: ["LocalAuthentication", "Security", "Touchstone", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
 

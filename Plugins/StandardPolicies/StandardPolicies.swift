@@ -7,11 +7,9 @@ public struct BiometricsPolicy: Policy {
         id: "policy.biometrics", kind: .policy,
         summary: "LAPolicy 1, deviceOwnerAuthenticationWithBiometrics: biometrics only")
     public init(options: PluginOptions, environment: PluginEnvironment) {}
-    public var rawValue: Int? { 1 }
-    public var names: [String] { ["biometrics", "deviceOwnerAuthenticationWithBiometrics"] }
-    public var rule: PolicyRule {
-        PolicyRule(steps: [.biometry(passcodeFallback: false, orCompanion: false)], requiresPasscodeSet: true)
-    }
+    public let rawValue: Int? = 1
+    public let names: [String] = ["biometrics", "deviceOwnerAuthenticationWithBiometrics"]
+    public let rule = PolicyRule(steps: [.biometry(passcodeFallback: false, orCompanion: false)], requiresPasscodeSet: true)
 }
 
 /// LAPolicy.deviceOwnerAuthentication (2): biometrics first, the device passcode as fallback;
@@ -21,11 +19,9 @@ public struct DeviceOwnerPolicy: Policy {
         id: "policy.owner", kind: .policy,
         summary: "LAPolicy 2, deviceOwnerAuthentication: biometrics, then the device passcode")
     public init(options: PluginOptions, environment: PluginEnvironment) {}
-    public var rawValue: Int? { 2 }
-    public var names: [String] { ["owner", "deviceOwnerAuthentication", "device-owner"] }
-    public var rule: PolicyRule {
-        PolicyRule(steps: [.biometry(passcodeFallback: true, orCompanion: false)], requiresPasscodeSet: true)
-    }
+    public let rawValue: Int? = 2
+    public let names: [String] = ["owner", "deviceOwnerAuthentication", "device-owner"]
+    public let rule = PolicyRule(steps: [.biometry(passcodeFallback: true, orCompanion: false)], requiresPasscodeSet: true)
 }
 
 /// LAPolicy.deviceOwnerAuthenticationWithCompanion (3): approval on a paired companion.
@@ -34,9 +30,9 @@ public struct CompanionPolicy: Policy {
         id: "policy.companion", kind: .policy,
         summary: "LAPolicy 3, deviceOwnerAuthenticationWithCompanion: a paired watch or Mac")
     public init(options: PluginOptions, environment: PluginEnvironment) {}
-    public var rawValue: Int? { 3 }
-    public var names: [String] { ["companion", "deviceOwnerAuthenticationWithCompanion"] }
-    public var rule: PolicyRule { PolicyRule(steps: [.companion], requiresPasscodeSet: false) }
+    public let rawValue: Int? = 3
+    public let names: [String] = ["companion", "deviceOwnerAuthenticationWithCompanion"]
+    public let rule = PolicyRule(steps: [.companion], requiresPasscodeSet: false)
 }
 
 /// LAPolicy.deviceOwnerAuthenticationWithBiometricsOrCompanion (4): either.
@@ -45,11 +41,9 @@ public struct BiometricsOrCompanionPolicy: Policy {
         id: "policy.biometrics-or-companion", kind: .policy,
         summary: "LAPolicy 4, deviceOwnerAuthenticationWithBiometricsOrCompanion: either")
     public init(options: PluginOptions, environment: PluginEnvironment) {}
-    public var rawValue: Int? { 4 }
-    public var names: [String] { ["biometrics-or-companion", "deviceOwnerAuthenticationWithBiometricsOrCompanion"] }
-    public var rule: PolicyRule {
-        PolicyRule(steps: [.biometry(passcodeFallback: false, orCompanion: true)], requiresPasscodeSet: true)
-    }
+    public let rawValue: Int? = 4
+    public let names: [String] = ["biometrics-or-companion", "deviceOwnerAuthenticationWithBiometricsOrCompanion"]
+    public let rule = PolicyRule(steps: [.biometry(passcodeFallback: false, orCompanion: true)], requiresPasscodeSet: true)
 }
 
 /// LAPolicy.deviceOwnerAuthenticationWithWristDetection (5): watch-only, so
@@ -59,9 +53,9 @@ public struct WristDetectionPolicy: Policy {
         id: "policy.wrist", kind: .policy,
         summary: "LAPolicy 5, deviceOwnerAuthenticationWithWristDetection: watch-only, biometryNotAvailable on Linux")
     public init(options: PluginOptions, environment: PluginEnvironment) {}
-    public var rawValue: Int? { 5 }
-    public var names: [String] { ["wrist", "deviceOwnerAuthenticationWithWristDetection"] }
-    public var rule: PolicyRule { PolicyRule(steps: [.unavailable(.biometryNotAvailable)], requiresPasscodeSet: false) }
+    public let rawValue: Int? = 5
+    public let names: [String] = ["wrist", "deviceOwnerAuthenticationWithWristDetection"]
+    public let rule = PolicyRule(steps: [.unavailable(.biometryNotAvailable)], requiresPasscodeSet: false)
 }
 
 /// A custom composition: a biometric match AND the device passcode, in that order.
@@ -70,9 +64,7 @@ public struct BiometricsAndPasscodePolicy: Policy {
         id: "policy.biometrics-and-passcode", kind: .policy,
         summary: "custom: a biometric match and then the device passcode (two factors)")
     public init(options: PluginOptions, environment: PluginEnvironment) {}
-    public var rawValue: Int? { nil }
-    public var names: [String] { ["biometrics-and-passcode"] }
-    public var rule: PolicyRule {
-        PolicyRule(steps: [.biometry(passcodeFallback: false, orCompanion: false), .passcode], requiresPasscodeSet: true)
-    }
+    public let rawValue: Int? = nil
+    public let names: [String] = ["biometrics-and-passcode"]
+    public let rule = PolicyRule(steps: [.biometry(passcodeFallback: false, orCompanion: false), .passcode], requiresPasscodeSet: true)
 }

@@ -4,6 +4,7 @@ import Foundation
 import LocalAuthentication
 import Security
 import Touchstone
+import TouchstoneSimulation
 
 /// CryptoKit's Secure Enclave keys over Touchstone's simulated Secure Enclave, so iOS code that
 /// writes `import CryptoKit` and `SecureEnclave.P256.Signing.PrivateKey(...)` compiles and runs

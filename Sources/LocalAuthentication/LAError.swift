@@ -2,6 +2,7 @@
 import Foundation
 import Security
 import Touchstone
+import TouchstoneSimulation
 
 /// The error domain of `LAError`: `"com.apple.LocalAuthentication"`, as on Apple platforms.
 public let LAErrorDomain: String = "com.apple.LocalAuthentication"

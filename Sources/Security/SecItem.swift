@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Touchstone
+import TouchstoneSimulation
 
 /// Adds a keychain item described by `attributes` (`kSecClass`, `kSecAttrService` /
 /// `kSecAttrServer`, `kSecAttrAccount` — `String` or `Data` —, `kSecValueData`,

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import Touchstone
+import TouchstoneSimulation
 
 /// A key (`SecKey`): a Secure Enclave private key of a Touchstone device, or a P-256 public key.
 ///

@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Touchstone
+import TouchstoneSimulation
 
 /// A Touchstone problem that is not an authentication outcome, reported where Apple's framework
 /// would crash or where the simulation itself cannot go on: an empty `localizedReason`, a

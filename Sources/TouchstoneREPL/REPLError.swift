@@ -1,4 +1,5 @@
 import Touchstone
+import TouchstoneSimulation
 
 /// A problem with what was typed: an unknown command, a missing or malformed argument, a
 /// failed `expect`. Every case says what would have been accepted.

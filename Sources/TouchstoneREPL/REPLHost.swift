@@ -55,7 +55,7 @@ public final class REPLHost {
         var number = 0
         for raw in lines {
             number += 1
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingBlanks()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let record = await session.execute(line)
             if options.echo && !options.json { emit("> " + record.input) }
@@ -123,7 +123,7 @@ public final class REPLHost {
             case .endOfFile:
                 break loop
             case let .line(raw):
-                let line = raw.trimmingCharacters(in: .whitespaces)
+                let line = raw.trimmingBlanks()
                 if line.isEmpty || line.hasPrefix("#") { continue loop }
                 let record = await session.execute(line)
                 if !record.containsSecret && !line.lowercased().contains("passcode:") {
@@ -266,7 +266,7 @@ final class TerminalAsker: @unchecked Sendable {
             case .interrupted, .endOfFile:
                 return .cancel
             case let .line(text):
-                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                let trimmed = text.trimmingBlanks()
                 if trimmed.lowercased() == "passcode" || trimmed.lowercased().hasPrefix("passcode:") {
                     print("  (type passcodes only at the passcode prompt, where they are not echoed)")
                     continue
@@ -285,5 +285,19 @@ final class TerminalAsker: @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing blanks (spaces, tabs and other space separators,
+    /// as `CharacterSet.whitespaces`), in native Swift: Foundation's `trimmingCharacters`
+    /// bridges through NSString, which cost more than running a script line.
+    func trimmingBlanks() -> String {
+        func isBlank(_ character: Character) -> Bool {
+            character == " " || character == "\t"
+                || character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .spaceSeparator }
+        }
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

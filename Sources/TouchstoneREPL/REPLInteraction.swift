@@ -31,4 +31,8 @@ public final class REPLInteraction: Interaction {
     public func interrupt() {
         script.interrupt()
     }
+
+    public func misfit(_ action: UserAction, on prompt: Prompt) -> any Error {
+        script.misfit(action, on: prompt)
+    }
 }

@@ -50,7 +50,15 @@ public final class ScriptedInteraction: Interaction {
 
     /// Appends one action.
     public func enqueue(_ action: UserAction) {
-        enqueue([action])
+        let waiter: CheckedContinuation<UserAction?, Never>? = state.withLock { state in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.queue.append(action)
+            return nil
+        }
+        waiter?.resume(returning: action)
     }
 
     /// The actions not yet consumed.
@@ -112,6 +120,11 @@ public final class ScriptedInteraction: Interaction {
             // nil: the prompt was interrupted; the engine reads the interruption reason.
             return action ?? .systemCancel
         }
+    }
+
+    /// A script that does not fit the dialog: ``SimulationError/unexpectedOutcome(outcome:prompt:allowed:)``.
+    public func misfit(_ action: UserAction, on prompt: Prompt) -> any Error {
+        SimulationError.unexpectedOutcome(outcome: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
     }
 
     public func interrupt() {

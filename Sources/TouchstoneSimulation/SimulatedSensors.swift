@@ -73,8 +73,9 @@ final class SimulatedTemplates: Sendable {
     private let modality: String
     private let random: RandomSource
     private let memory = Mutex<[SensorIdentity]>([])
-    /// The decoded list and the storage generation it is current for.
-    private let cache = Mutex<(generation: UInt64, identities: [SensorIdentity])?>(nil)
+    /// The decoded list, the storage generation it is known current for, and the record's
+    /// bytes it was decoded from (another record's write changes the generation, not these).
+    private let cache = Mutex<(generation: UInt64, bytes: Data?, identities: [SensorIdentity])?>(nil)
 
     init(storage: (any StorageBackend)?, modality: BiometryType, random: RandomSource) {
         self.storage = storage
@@ -87,9 +88,15 @@ final class SimulatedTemplates: Sendable {
     func identities() throws -> [SensorIdentity] {
         guard let storage else { return memory.withLock { $0 } }
         let generation = try storage.generation
-        if let cached = cache.withLock({ $0 }), cached.generation == generation { return cached.identities }
-        let identities = try read(storage.read)
-        cache.withLock { $0 = (generation, identities) }
+        let cached = cache.withLock { $0 }
+        if let cached, cached.generation == generation { return cached.identities }
+        let record = try storage.read(key)
+        if let cached, let record, cached.bytes == record.value {
+            cache.withLock { $0 = (generation, record.value, cached.identities) }
+            return cached.identities
+        }
+        let identities = try read { $0 == key ? record : try storage.read($0) }
+        cache.withLock { $0 = (generation, record?.value, identities) }
         return identities
     }
 

@@ -146,11 +146,16 @@ struct DomainStateTests {
 struct DomainStateMemoTests {
     /// The value a fresh evaluation captures now.
     func captured(_ rig: Rig, app: Authenticator? = nil) async throws -> Data? {
+        try await evaluated(rig, app: app).evaluatedPolicyDomainState
+    }
+
+    /// A context after a successful evaluation.
+    func evaluated(_ rig: Rig, app: Authenticator? = nil) async throws -> AuthenticationContext {
         let authenticator = app ?? rig.authenticator
         let context = authenticator.makeContext()
         rig.user.enqueue(.present("thumb"))
         _ = try await context.evaluate(authenticator.policy(.biometrics), reason: "Unlock")
-        return context.evaluatedPolicyDomainState
+        return context
     }
 
     /// The value derived from scratch, bypassing every memo.
@@ -172,6 +177,14 @@ struct DomainStateMemoTests {
         func check(_ step: String) async throws {
             let value = try #require(try await captured(rig), "\(step)")
             #expect(value == (try derived(rig, appID: rig.authenticator.appID)), "\(step)")
+            // The history-based hash and the combined one, memoized too.
+            let snapshot = try rig.device.snapshot(in: StorageTransaction(read: { try rig.device.storage.read($0) }))
+            let history = DomainStateDerivation.biometryHash(
+                key: snapshot.secretKey, appID: rig.authenticator.appID, osEpoch: snapshot.state.osEpoch,
+                identities: snapshot.state.identities, history: snapshot.state.enrollmentSequence)
+            let domainState = try await evaluated(rig).domainState
+            #expect(domainState.biometry.stateHash == history, "\(step)")
+            #expect(domainState.stateHash == DomainStateDerivation.combined(key: snapshot.secretKey, parts: [history, nil]), "\(step)")
             let otherValue = try await captured(rig, app: other)
             #expect(otherValue == (try derived(rig, appID: "com.example.other")), "\(step)")
             #expect(otherValue != value, "\(step)")

@@ -253,3 +253,31 @@ struct ExternalPasscodeTests {
         #expect(try rig.device.passcodeStatus().failures == 0)
     }
 }
+
+@Suite("Interactions other than the scripted one")
+struct InteractionMisfitTests {
+    /// A person who presses the fallback button whatever the dialog shows.
+    struct AlwaysFallback: Interaction {
+        func nextAction(for prompt: Prompt) async throws -> UserAction { .fallback }
+        func interrupt() {}
+    }
+
+    @Test("an action the dialog does not offer is InteractionError.actionNotOffered for a non-scripted person, a SimulationError for a script")
+    func anActionNotOfferedIsReportedByTheInteraction() async throws {
+        var composition = Composition()
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition)
+            .build(interaction: AlwaysFallback())
+        try authenticator.device.setPasscode("1234")
+        try authenticator.device.enroll("thumb")
+        await #expect(throws: InteractionError.actionNotOffered(
+            action: "fallback", prompt: "biometric", allowed: ["<enrolled name>", "nomatch", "cancel", "systemcancel", "invalidate", "wait:<duration>"])) {
+            try await authenticator.makeContext().evaluate(.biometrics, reason: "Unlock")
+        }
+
+        let rig = try Rig()
+        await #expect(throws: SimulationError.self) {
+            try await rig.evaluate("biometrics", [.fallback])
+        }
+    }
+}

@@ -27,7 +27,7 @@ extension Device {
 
     /// Whether a passcode is set, given the stored `state`: a stored verifier, or the system's
     /// answer when the passcode is kept outside Touchstone.
-    func passcodeIsSet(_ state: DeviceState) -> Bool {
+    func passcodeIsSet(_ state: borrowing DeviceState) -> Bool {
         if passcodeKeptInStore { return state.passcodeVerifier != nil }
         if case let .external(_, isSet) = passcodeFactor.custody { return isSet }
         return state.passcodeVerifier != nil

@@ -58,6 +58,10 @@ public final class Device: Sendable {
         private let values = Mutex<[String: Data]>([:])
         /// Each app's `evaluatedPolicyDomainState` (empty data: nothing enrolled), by app id.
         let domainStates = Mutex<[String: Data]>([:])
+        /// Each app's history-based `domainState.biometry.stateHash` (empty: nothing enrolled).
+        let historyHashes = Mutex<[String: Data]>([:])
+        /// Each app's `domainState.stateHash` while no companion is paired and something is enrolled.
+        let combinedHashes = Mutex<[String: Data]>([:])
 
         func withLock<R: Sendable>(_ body: (inout [String: Data]) throws -> R) rethrows -> R {
             try values.withLock { try body(&$0) }
@@ -253,7 +257,17 @@ public final class Device: Sendable {
                 throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
             }
             var countersBytes = try transaction.read(.deviceCounters)?.value
-            let current = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
+            // The records as stored now, decoded only when their bytes differ from the last
+            // ones decoded (another writer changed them).
+            let known = cache.withLock { $0 }
+            let current: Snapshot
+            if let cached = known.snapshot, known.stateBytes == stateRecord.value {
+                current = known.countersBytes == countersBytes ? cached
+                    : Snapshot(state: cached.state, counters: try decodeCounters(countersBytes), secretKey: cached.secretKey,
+                               derived: cached.derivedKeys)
+            } else {
+                current = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
+            }
             var state = current.state
             var counters = current.counters
             previousState = current.state
@@ -270,9 +284,8 @@ public final class Device: Sendable {
                 transaction.put(Record(key: .deviceCounters, value: countersBytes ?? Data()))
             }
             // The state's derived values carry over when only the counters changed.
-            let known = cache.withLock { $0.snapshot }
-            let derived = known.flatMap { $0.state == state ? $0.derivedKeys : nil }
-            let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey, derived: derived ?? DerivedValues())
+            let derived = stateBytes == stateRecord.value ? current.derivedKeys : DerivedValues()
+            let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey, derived: derived)
             // The generation after this commit is not known here: the next read re-reads the
             // records and, finding these bytes, skips decoding.
             return (result, Cache(generation: nil, snapshot: snapshot, stateBytes: stateBytes, countersBytes: countersBytes))

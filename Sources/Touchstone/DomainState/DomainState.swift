@@ -90,9 +90,7 @@ extension Device {
     func domainState(appID: String, snapshot: Snapshot, includeBiometry: Bool = true) -> DomainState {
         let type = biometryType
         let biometry = DomainState.Biometry(
-            stateHash: includeBiometry ? DomainStateDerivation.biometryHash(
-                key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
-                identities: snapshot.state.identities, history: snapshot.state.enrollmentSequence) : nil,
+            stateHash: includeBiometry ? historyHash(appID: appID, snapshot: snapshot) : nil,
             biometryType: type)
         var hashes: [CompanionType: Data] = [:]
         if let companion, companion.isPaired {
@@ -104,9 +102,30 @@ extension Device {
             key: snapshot.secretKey, parts: CompanionType.allCases.map { hashes[$0] })
         let companionPart = DomainState.Companion(
             stateHash: companionHash, availableCompanionTypes: Set(hashes.keys), hashes: hashes)
-        return DomainState(
-            biometry: biometry, companion: companionPart,
-            stateHash: DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash]))
+        // Without a companion the combined hash derives from the state alone: memoized with it.
+        let combined: Data?
+        if companionHash == nil, let biometryHash = biometry.stateHash {
+            if let memo = snapshot.derivedKeys.combinedHashes.withLock({ $0[appID] }) {
+                combined = memo
+            } else {
+                combined = DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometryHash, nil])
+                snapshot.derivedKeys.combinedHashes.withLock { $0[appID] = combined }
+            }
+        } else {
+            combined = DomainStateDerivation.combined(key: snapshot.secretKey, parts: [biometry.stateHash, companionHash])
+        }
+        return DomainState(biometry: biometry, companion: companionPart, stateHash: combined)
+    }
+
+    /// The history-based biometry hash, derived once per device state and app (the enrollment
+    /// count and OS epoch are part of the state).
+    private func historyHash(appID: String, snapshot: Snapshot) -> Data? {
+        if let memo = snapshot.derivedKeys.historyHashes.withLock({ $0[appID] }) { return memo.isEmpty ? nil : memo }
+        let hash = DomainStateDerivation.biometryHash(
+            key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
+            identities: snapshot.state.identities, history: snapshot.state.enrollmentSequence)
+        snapshot.derivedKeys.historyHashes.withLock { $0[appID] = hash ?? Data() }
+        return hash
     }
 
     /// The `evaluatedPolicyDomainState` value `appID` would capture now (nil when nothing is

@@ -187,7 +187,8 @@ public final class AuthenticationContext: Sendable {
 
     /// Runs `policy`: shows the prompts it needs, consumes the user's actions and returns what
     /// satisfied it, or throws an ``AuthenticationError`` (or ``UsageError`` for an empty
-    /// reason, ``SimulationError`` when a script does not fit the prompt).
+    /// reason, the interaction's misfit error — a scripted person's `SimulationError` — when
+    /// an action does not fit the prompt).
     @discardableResult
     public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }

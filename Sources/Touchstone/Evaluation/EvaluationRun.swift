@@ -7,6 +7,8 @@ struct EvaluationRun {
     let device: Device
     let appID: String
     let policy: any Policy
+    /// The policy's rule, read once.
+    let rule: PolicyRule
     let reason: String
     let handle: EvaluationHandle
     let settings: EvaluationSettings
@@ -26,6 +28,7 @@ struct EvaluationRun {
         self.device = context.authenticator.device
         self.appID = context.authenticator.appID
         self.policy = policy
+        self.rule = policy.rule
         self.reason = reason
         self.handle = handle
         self.settings = settings
@@ -37,27 +40,30 @@ struct EvaluationRun {
         let snapshot = try device.snapshot()
         counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
         counts.passcodeFailures = snapshot.counters.passcodeFailures
-        if let problem = device.preflight(policy.rule, appID: appID, snapshot: snapshot) {
-            let rule: Rule
+        if let problem = device.preflight(rule, appID: appID, snapshot: snapshot) {
+            let decidedBy: Rule
             if snapshot.counters.isDisabled {
-                rule = .deviceDisabled
-            } else if case .unavailable = policy.rule.steps.first {
-                rule = .unavailableOnLinux
+                decidedBy = .deviceDisabled
+            } else if case .unavailable = rule.steps.first {
+                decidedBy = .unavailableOnLinux
             } else {
-                rule = .precedence
+                decidedBy = .precedence
             }
-            record(.checked(problem.code), rule: rule)
+            record(.checked(problem.code), rule: decidedBy)
             throw problem
         }
         record(.checked(nil))
         var methods: [AuthenticationMethod] = []
-        methods.reserveCapacity(policy.rule.steps.count)
-        for (index, step) in policy.rule.steps.enumerated() {
+        methods.reserveCapacity(rule.steps.count)
+        for (index, step) in rule.steps.enumerated() {
             switch step {
             case let .biometry(passcodeFallback, orCompanion):
                 // The first step sees the state just checked; later ones read it again.
+                // Preflight already ran the biometric checks on this snapshot for a first step
+                // with neither fallback.
                 methods.append(try await biometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
-                                                  snapshot: index == 0 ? snapshot : nil))
+                                                  snapshot: index == 0 ? snapshot : nil,
+                                                  checked: index == 0 && !passcodeFallback && !orCompanion))
             case .passcode:
                 methods.append(try await passcode())
             case .companion:
@@ -114,10 +120,10 @@ struct EvaluationRun {
     // MARK: Biometry
 
     private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
-                                   snapshot current: Device.Snapshot?) async throws -> AuthenticationMethod {
+                                   snapshot current: Device.Snapshot?, checked: Bool) async throws -> AuthenticationMethod {
         let snapshot = try current ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
-        if let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: policy.rule.requiresPasscodeSet) {
+        if !checked, let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
             if passcodeFallback {
                 record(.switchedToPasscode, rule: .passcodeWhenBiometryUnusable)
                 return try await passcode()
@@ -165,9 +171,8 @@ struct EvaluationRun {
             case .noMatch where scanning:
                 matchedID = nil
             case .matched, .noMatch:
-                let outcome = if case let .matched(id) = reading { id } else { "nomatch" }
-                throw SimulationError.unexpectedOutcome(
-                    outcome: outcome, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+                let presented: UserAction = if case let .matched(id) = reading { .present(id) } else { .noMatch }
+                throw device.interaction.misfit(presented, on: prompt)
             case let .retry(reason):
                 record(.captureRetry(reason), rule: .retryNotCounted)
                 continue
@@ -354,8 +359,7 @@ struct EvaluationRun {
             clock.advance(by: duration)
             record(.waited(duration))
         default:
-            throw SimulationError.unexpectedOutcome(
-                outcome: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+            throw device.interaction.misfit(action, on: prompt)
         }
     }
 }

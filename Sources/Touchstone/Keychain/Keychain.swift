@@ -83,7 +83,7 @@ public struct KeychainItemInfo: Sendable, Equatable, CustomStringConvertible {
 /// ```
 ///
 /// Errors are ``KeychainError`` (with the `OSStatus` and LAError codes), except
-/// ``SimulationError`` when a scripted user has no outcome for a prompt and ``UsageError`` for
+/// the simulation's `SimulationError` when a scripted user has no outcome for a prompt and ``UsageError`` for
 /// an empty reason. Values never appear in errors, traces or descriptions.
 ///
 /// Rules (our rules where Apple documents none):

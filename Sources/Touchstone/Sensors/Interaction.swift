@@ -143,4 +143,29 @@ public protocol Interaction: Sendable {
     /// Abandons a pending ``nextAction(for:)`` (the evaluation was cancelled); it must return
     /// or throw promptly.
     func interrupt()
+
+    /// The error for an action of this person's that `prompt` does not offer (a finger on a
+    /// dialog that stopped scanning, a fallback without the button). By default
+    /// ``InteractionError/actionNotOffered(action:prompt:allowed:)``; a scripted person reports
+    /// it as a mistake in the script.
+    func misfit(_ action: UserAction, on prompt: Prompt) -> any Error
+}
+
+extension Interaction {
+    public func misfit(_ action: UserAction, on prompt: Prompt) -> any Error {
+        InteractionError.actionNotOffered(action: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
+    }
+}
+
+/// The person in front of the device did something the dialog on screen does not offer.
+public enum InteractionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `action` is not possible on the `prompt` dialog, which offers `allowed`.
+    case actionNotOffered(action: String, prompt: String, allowed: [String])
+
+    public var description: String {
+        switch self {
+        case let .actionNotOffered(action, prompt, allowed):
+            return "'\(action)' is not possible on the \(prompt) prompt; it offers: \(allowed.joined(separator: ", "))"
+        }
+    }
 }

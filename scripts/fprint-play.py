@@ -7,8 +7,10 @@ Watches the bus (dbus-monitor) for the Device methods VerifyStart and EnrollStar
 it sends the next STEP's commands to the reader's socket. A STEP is a comma-separated list of
 virtual-device commands ("SCAN print-a", "RETRY 1", "UNPLUG"). Commands must be sent after the
 claim: the socket accepts them only while the reader is open, and a queue left at release is
-lost. Exits when every step was played.
+lost. Exits when every step was played. With FPRINT_PLAY_READY=FILE it creates FILE once
+dbus-monitor listens, so a caller can wait for that before starting the operations.
 """
+import os
 import socket
 import subprocess
 import sys
@@ -39,8 +41,13 @@ def main():
     monitor = subprocess.Popen(
         ["dbus-monitor", "--address", address, "type='method_call',interface='net.reactivated.Fprint.Device'"],
         stdout=subprocess.PIPE, text=True)
+    ready = os.environ.get("FPRINT_PLAY_READY")
     try:
         for line in monitor.stdout:
+            if ready:
+                # dbus-monitor's first lines (NameAcquired/NameLost) come once it is a monitor.
+                open(ready, "w").close()
+                ready = None
             if not steps:
                 break
             if "member=VerifyStart" in line or "member=EnrollStart" in line:

@@ -30,7 +30,9 @@ sed -e "s|@BUS@|$DBUS_SYSTEM_BUS_ADDRESS|" -e "s|@PAMDIR@|$dir/pam|" \
   Examples/LinuxLogin/virtual-reader.touchstone >"$dir/demo.touchstone"
 enroll_a="SCAN a,SCAN a,SCAN a,SCAN a,SCAN a"
 enroll_b="SCAN b,SCAN b,SCAN b,SCAN b,SCAN b"
-/usr/bin/python3 scripts/fprint-play.py "$DBUS_SYSTEM_BUS_ADDRESS" "$FP_VIRTUAL_DEVICE" \
+FPRINT_PLAY_READY="$dir/player-ready" /usr/bin/python3 scripts/fprint-play.py "$DBUS_SYSTEM_BUS_ADDRESS" "$FP_VIRTUAL_DEVICE" \
   "$enroll_a" "SCAN a" "SCAN x" "SCAN x" "SCAN x" "SCAN x" "SCAN x" "SCAN a" "$enroll_b" &
 player=$!
+for _ in $(seq 1 200); do [ -e "$dir/player-ready" ] && break; sleep 0.025; done
+[ -e "$dir/player-ready" ] || { echo "linux-auth-demo: the finger player did not start" >&2; exit 1; }
 "$touchstone" --memory --echo "$dir/demo.touchstone"

@@ -1,3 +1,4 @@
+import Synchronization
 import TouchstoneSimulation
 import Touchstone
 
@@ -52,8 +53,14 @@ extension CommandTable {
             ) { session, arguments in
                 try arguments.expectAtMost(1)
                 let name = try arguments.required(0, "the identity name")
-                try session.device.enroll(name)
-                return CommandOutput("enrolled \(name) (\(Format.list(try session.device.enrolledNames())))",
+                let steps = Mutex<[EnrollmentProgress]>([])
+                try session.device.enroll(name) { step in steps.withLock { $0.append(step) } }
+                // A real reader reports its stages (fprintd: 5 touches); a one-step enrollment
+                // (the simulated sensors) prints only the result.
+                let stages = steps.withLock { $0 }.filter { ($0.stages ?? 1) > 1 || $0.stage == nil }.map { step in
+                    if let stage = step.stage, let count = step.stages { "  stage \(stage)/\(count): \(step.result)" } else { "  \(step.result)" }
+                }
+                return CommandOutput((stages + ["enrolled \(name) (\(Format.list(try session.device.enrolledNames())))"]).joined(separator: "\n"),
                                      result: [("name", .string(name)), ("enrolled", .strings(try session.device.enrolledNames()))])
             },
             REPLCommand(

@@ -2,8 +2,10 @@
 # Drives Examples/LinuxLogin/virtual-reader.touchstone through the touchstone REPL against a
 # private fprintd with libfprint's virtual reader (scripts/fprint-testenv.sh) and PAM with
 # pam_matrix in a private service directory: enroll, match, 3 failures, lockout after 5, the
-# login password clearing it, a domain-state change. Exit status: the REPL's (1 when an
-# `expect` fails). `make test` runs it after `swift test`.
+# login password clearing it, a domain-state change; then the lockout across processes: three
+# REPL processes on one SQLite store (3 failures in the first, the 5th failure in the second
+# locks, the login password in the third clears it). Exit status: non-zero when an `expect`
+# fails. `make test` runs it after `swift test`.
 #   TOUCHSTONE=path/to/touchstone scripts/linux-auth-demo.sh   (default: build it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,3 +38,25 @@ player=$!
 for _ in $(seq 1 200); do [ -e "$dir/player-ready" ] && break; sleep 0.025; done
 [ -e "$dir/player-ready" ] || { echo "linux-auth-demo: the finger player did not start" >&2; exit 1; }
 "$touchstone" --memory --echo "$dir/demo.touchstone"
+kill "$player" 2>/dev/null || true
+wait "$player" 2>/dev/null || true
+player=
+
+# Across processes: the consecutive-failure count lives in the shared store.
+cat >"$dir/device.json" <<JSON
+{
+  "sensor": {"id": "linux.fprintd", "options": {"bus": "$DBUS_SYSTEM_BUS_ADDRESS", "scan-timeout": "5s"}},
+  "passcode": {"id": "linux.pam", "options": {"service": "touchstone-test", "user": "alice", "confdir": "$dir/pam"}},
+  "storage": {"id": "storage.sqlite", "options": {"path": "$dir/device.sqlite"}}
+}
+JSON
+FPRINT_PLAY_READY="$dir/player-ready-2" /usr/bin/python3 scripts/fprint-play.py "$DBUS_SYSTEM_BUS_ADDRESS" "$FP_VIRTUAL_DEVICE" \
+  "SCAN x" "SCAN x" "SCAN x" "SCAN x" "SCAN x" "SCAN a" &
+player=$!
+for _ in $(seq 1 200); do [ -e "$dir/player-ready-2" ] && break; sleep 0.025; done
+printf 'evaluate biometrics "Unlock"\nexpect error authenticationFailed\n' \
+  | "$touchstone" --config "$dir/device.json" --echo
+printf 'evaluate biometrics "Unlock"\nexpect error biometryLockout\n' \
+  | "$touchstone" --config "$dir/device.json" --echo
+printf 'status\nexpect contains "locked out"\npasscode enter hunter22\nevaluate biometrics "Unlock"\nexpect ok\n' \
+  | "$touchstone" --config "$dir/device.json" --echo

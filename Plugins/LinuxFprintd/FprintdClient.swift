@@ -216,7 +216,7 @@ public struct FprintdClient: Sendable {
                     try bus.subscribe(path: device, member: "VerifyStatus", collector: collector),
                     try bus.subscribe(path: device, member: "VerifyFingerSelected", collector: collector),
                 ]
-                defer { withExtendedLifetime(subscriptions) {} }
+                defer { withExtendedLifetime((subscriptions, collector)) {} }
                 try bus.call(device, Fprintd.deviceInterface, "VerifyStart", ["any"])
                 defer { _ = try? bus.call(device, Fprintd.deviceInterface, "VerifyStop") }
                 var selected: String?
@@ -265,7 +265,7 @@ public struct FprintdClient: Sendable {
             return try claimed(bus, device: device) {
                 let collector = SignalCollector()
                 let subscription = try bus.subscribe(path: device, member: "EnrollStatus", collector: collector)
-                defer { withExtendedLifetime(subscription) {} }
+                defer { withExtendedLifetime((subscription, collector)) {} }
                 try bus.call(device, Fprintd.deviceInterface, "EnrollStart", [finger])
                 defer { _ = try? bus.call(device, Fprintd.deviceInterface, "EnrollStop") }
                 var passed = 0

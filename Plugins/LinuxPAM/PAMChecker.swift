@@ -55,13 +55,29 @@ public struct PAMChecker: Sendable {
 
     /// The name of the user running this process ("" when the password database has none).
     public static var currentUser: String {
-        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "" }
-        return String(cString: name)
+        passwordEntry { entry, buffer, count, result in getpwuid_r(geteuid(), entry, buffer, count, result) } ?? ""
     }
 
-    /// Whether the system's password database knows ``user`` (`getpwnam`).
+    /// Whether the system's password database knows ``user`` (`getpwnam_r`).
     public var userExists: Bool {
-        user.withCString { getpwnam($0) } != nil
+        user.withCString { name in
+            Self.passwordEntry { entry, buffer, count, result in getpwnam_r(name, entry, buffer, count, result) }
+        } != nil
+    }
+
+    /// The user name of the entry `lookup` finds (the reentrant getpw*_r calls), or nil.
+    private static func passwordEntry(
+        _ lookup: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int, UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> Int32
+    ) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        // The entry's strings live in `buffer`: read the name before leaving it.
+        return buffer.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let base = buffer.baseAddress, lookup(&entry, base, buffer.count, &result) == 0,
+                  result != nil, let name = entry.pw_name else { return nil }
+            return String(cString: name)
+        }
     }
 
     /// The service file PAM will read, or nil when there is none.

@@ -18,7 +18,9 @@ import Touchstone
 /// - `verify-disconnected`, `verify-unknown-error`, no reader, no daemon → the sensor is gone
 ///   (`biometryNotAvailable`).
 /// - No press within `scan-timeout` → `systemCancel` (fprintd has no timeout of its own).
-/// - ``interrupt()`` or a cancelled task → `VerifyStop`, never a failed attempt.
+/// - ``interrupt()`` or a cancelled task → `VerifyStop`, never a failed attempt: `appCancel`
+///   after `invalidate`, `userCancel` when nothing in the core asked for it (Ctrl-C in the
+///   REPL).
 ///
 /// Domain state: each finger's generation is kept in the device's store (record
 /// `sensor/linux.fprintd`) and renewed when the finger is enrolled through Touchstone. A finger
@@ -111,8 +113,10 @@ public final class LinuxFprintdSensor: EnrollingSensor {
                 interrupt.interrupt()
             }
         } catch is CancellationError where !Task.isCancelled {
-            // interrupt(): the core reads why (appCancel, systemCancel) once the capture returns.
-            return .action(.systemCancel)
+            // interrupt(): when the core interrupted the evaluation (invalidate, another
+            // evaluation) it reports why once the capture returns; otherwise the person
+            // cancelled at the reader (Ctrl-C in the REPL): userCancel.
+            return .action(.cancel)
         } catch let error as FprintdError {
             switch error {
             case .busUnavailable, .daemonUnavailable, .noDevice, .permissionDenied, .deviceBusy, .noEnrolledPrints:

@@ -232,4 +232,29 @@ final class LinuxAuthenticatorTests {
         #expect(try lonely.makeContext().canEvaluate(lonely.policy(named: "biometrics"))?.code == .biometryNotAvailable)
         #expect(throws: FprintdError.self) { try lonely.device.enroll("right-index-finger") }
     }
+
+    @Test func ctrlCInTheREPLCancelsARealCapture() throws {
+        try enroll("right-index-finger", print: "print-a")
+        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        var directory = me.deletingLastPathComponent()
+        var binary: String?
+        for _ in 0..<4 where binary == nil {
+            let candidate = directory.appendingPathComponent("touchstone").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { binary = candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let touchstone = try #require(binary, "the touchstone binary is built beside the tests")
+        let steps: [[String: Any]] = [
+            ["expect": "touchstone>"],
+            ["send": "use sensor linux.fprintd bus=\(environment.busAddress) scan-timeout=20s\r"], ["expect": "device kept"],
+            ["send": "passcode set 1234\r"], ["expect": "touchstone>"],
+            ["send": "evaluate biometrics \"Unlock\"\r"], ["expect": "touch the sensor (Ctrl-C cancels)"],
+            ["key": "ctrl-c"], ["expect": "userCancel (-2)", "timeout": 3],
+            ["send": "status\r"], ["expect": "0 of 5 consecutive failures"],
+            ["send": "quit\r"], ["exit": 0],
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
+        let script = repositoryRoot.appendingPathComponent("Tests/pty/pty_session.py").path
+        _ = try runTool("/usr/bin/python3", [script, "--quiet", "--steps", json, "--", touchstone, "--memory"])
+    }
 }

@@ -32,7 +32,7 @@ import Touchstone
 /// Options: `device` (`default` or a D-Bus object path), `user` (whose prints; default the
 /// caller), `scan-timeout` (default 30s), `bus` (a D-Bus address; default the system bus, or
 /// `DBUS_SYSTEM_BUS_ADDRESS`).
-public final class LinuxFprintdSensor: EnrollingSensor {
+public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible {
     /// The plugin's id `linux.fprintd` and options.
     public static let descriptor = PluginDescriptor(
         id: "linux.fprintd", kind: .sensor,
@@ -78,9 +78,22 @@ public final class LinuxFprintdSensor: EnrollingSensor {
         }
     }
 
-    /// The reader's name, for `device` and `status`.
+    /// The reader's name (fprintd's `name` property).
     public func readerName() throws -> String {
         try client.deviceName(interrupt: nil)
+    }
+
+    /// The reader as the REPL's `device` shows it: its name and fprintd object path, or why
+    /// fprintd cannot say.
+    public var description: String {
+        do {
+            let path = try client.defaultDevice(interrupt: nil)
+            return "\(try client.deviceName(interrupt: nil)) (fprintd \(path))"
+        } catch let error as FprintdError {
+            return "unavailable: \(error.description)"
+        } catch {
+            return "unavailable: \(error)"
+        }
     }
 
     /// fprintd's enrolled fingers for the user, each with its generation.

@@ -23,7 +23,9 @@ extension CommandTable {
                 let clockKind = device.clock is any ManualClock ? "virtual" : "wall"
                 let sensorText = device.sensor == nil ? "none (no sensor)"
                     : "\(device.biometryType) (\(composition.sensor?.id ?? "?")), hardware \(hardware?.optionName ?? "?")"
-                return CommandOutput([
+                // A real reader describes itself (linux.fprintd: its name and D-Bus path).
+                let reader = (device.sensor as? any CustomStringConvertible)?.description
+                return CommandOutput((reader.map { ["reader: \($0)"] } ?? []) + [
                     "biometry: \(sensorText)",
                     "enrolled: \(Format.list(names))",
                     "passcode: \(passcode.isSet ? "set" : "not set")",
@@ -44,7 +46,7 @@ extension CommandTable {
                     ("clockKind", .string(clockKind)),
                     ("app", .string(session.authenticator.appID)),
                     ("storage", .string(composition.storage.id)),
-                ])
+                ] + (reader.map { [("reader", JSONValue.string($0))] } ?? []))
             },
             REPLCommand(
                 name: "enroll", summary: "enroll a new identity (finger, face, iris) under a name",

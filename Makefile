@@ -7,10 +7,11 @@
 #   make bench   run all benchmarks in release mode
 #   make example run the ChangeDetection example
 #   make server  start touchstone-server (the fingerprint-login server) on 127.0.0.1:8080
+#   make docs    build the DocC documentation of the Touchstone module (offline; swift-docc-plugin)
 
 SWIFT ?= swift
 
-.PHONY: deps run test bench example server
+.PHONY: deps run test bench example server docs
 
 deps:
 	@scripts/install-deps.sh
@@ -32,3 +33,6 @@ example: deps
 
 server: deps
 	$(SWIFT) run --package-path Server touchstone-server $(ARGS)
+
+docs:
+	$(SWIFT) package --disable-sandbox generate-documentation --target Touchstone

@@ -47,6 +47,9 @@ let package = Package(
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
+        // The test kit: a simulated device in one line, scripted outcomes, the manual clock,
+        // trace assertions and a Swift Testing trait (as swift-metrics' MetricsTestKit).
+        .library(name: "TouchstoneTesting", targets: ["TouchstoneTesting"]),
         .executable(name: "touchstone", targets: ["touchstone"]),
         .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
     ],
@@ -54,6 +57,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        // `swift package generate-documentation` (DocC catalog in Sources/Touchstone/Touchstone.docc).
+        // A command plugin: nothing of it is built by `swift build`.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Core: vocabulary, plugin protocols, registry, device model, evaluation engine.
@@ -157,13 +163,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The test kit, for app developers' tests and ours.
+        .target(
+            name: "TouchstoneTesting",
+            dependencies: ["Touchstone", "TouchstoneSimulation", "TouchstoneBuiltins", "LocalAuthentication", "Security"],
+            swiftSettings: strictSettings
+        ),
+
         example("ChangeDetection", dependencies: ["Touchstone", "TouchstoneBuiltins"]),
         // Seed ports: iOS code against Apple's API names (only the import lines differ).
         example("Seed000TouchIDManager", dependencies: ["LocalAuthentication"]),
         example("Seed001Availability", dependencies: ["LocalAuthentication"]),
         example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication"]),
         example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
-        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), stub server.
+        // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), against
+        // touchstone-server over URLSession (FoundationNetworking: this executable only).
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
         // Issue 11: a real fingerprint (fprintd) with the login password (PAM) as fallback.
         .executableTarget(
@@ -171,6 +185,27 @@ let package = Package(
             dependencies: ["LocalAuthentication", "Touchstone", "TouchstoneBuiltins"],
             path: "Examples/LinuxLogin",
             exclude: ["pam.d", "virtual-reader.touchstone", "README.md"],
+            swiftSettings: strictSettings
+        ),
+
+        // NotesLock: a notes app's lock screen (LocalAuthentication + a biometryCurrentSet
+        // keychain item), its command-line driver, and its tests written with TouchstoneTesting.
+        .target(
+            name: "NotesLock",
+            dependencies: ["LocalAuthentication"],
+            path: "Examples/NotesLock/NotesLock",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "NotesLockApp",
+            dependencies: ["NotesLock"],
+            path: "Examples/NotesLock/App",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NotesLockTests",
+            dependencies: ["NotesLock", "LocalAuthentication", "TouchstoneTesting"],
+            path: "Examples/NotesLock/Tests",
             swiftSettings: strictSettings
         ),
 
@@ -199,13 +234,13 @@ let package = Package(
 
         .testTarget(
             name: "TouchstoneTests",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins", "SQLiteStorage", "EncryptedFileStorage", "StorageCrashChild",
+                "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting", "SQLiteStorage", "EncryptedFileStorage", "StorageCrashChild",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -214,7 +249,22 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TouchstoneTestingTests",
+            dependencies: ["TouchstoneTesting", "LocalAuthentication"],
+            swiftSettings: strictSettings
+        ),
+        // Documentation that compiles: the DocC articles' code and the doc-comment examples,
+        // built and run; a test checks every ```swift block of the docs appears here verbatim.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "Touchstone", "TouchstoneBuiltins", "TouchstoneREPL", "TouchstoneTesting",
+                "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage",
+            ],
             swiftSettings: strictSettings
         ),
         // Integration tests of the Linux authenticators against a private fprintd

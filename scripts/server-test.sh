@@ -10,7 +10,9 @@ SWIFT=${SWIFT:-swift}
 scripts/install-deps.sh
 
 eval "$(scripts/postgres-testenv.sh start)"
-trap 'scripts/postgres-testenv.sh stop "$TOUCHSTONE_TEST_POSTGRES_DIR"' EXIT
+# shellcheck source=scripts/login-server-lib.sh
+. scripts/login-server-lib.sh
+trap 'stop_login_server || true; scripts/postgres-testenv.sh stop "$TOUCHSTONE_TEST_POSTGRES_DIR"' EXIT
 
 # Build first (no time limit: a clean build takes minutes), then test under one: a hung test
 # must not hang CI (TERM after 10 minutes, KILL 10 s later).
@@ -46,3 +48,30 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 echo "server-test: touchstone-server answered /health and exited 0 on SIGTERM"
+
+# Seed 003 in the REPL against a real server (a fresh SQLite database).
+"$SWIFT" build --product touchstone -q
+touchstone="$("$SWIFT" build --show-bin-path)/touchstone"
+if ! start_login_server "$bin"; then
+  echo "server-test: touchstone-server did not start for the fingerprint-login transcript" >&2
+  exit 1
+fi
+script=fingerprint-login.touchstone
+expected=Tests/ServerTranscripts/fingerprint-login.expected
+read -r -a flags <<<"$(sed -n 's/^# args://p' "Tests/ServerTranscripts/$script" | head -1)"
+run_status=0
+output=$(cd Tests/ServerTranscripts && TOUCHSTONE_LOGIN_SERVER="$LOGIN_SERVER_URL" "$touchstone" "${flags[@]}" "$script" 2>&1) || run_status=$?
+actual=$(printf '%s\n[exit %s]\n' "$output" "$run_status" | sed -E \
+  -e "s#$LOGIN_SERVER_URL#http://127.0.0.1:<port>#g" \
+  -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<id>/g')
+stop_login_server
+if [ "${UPDATE_TRANSCRIPTS:-}" = "1" ]; then
+  printf '%s\n' "$actual" > "$expected"
+elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
+  echo "server-test: the REPL's fingerprint-login transcript differs from $expected (UPDATE_TRANSCRIPTS=1 rewrites it)" >&2
+  exit 1
+fi
+echo "server-test: the REPL's fingerprint-login story matches $expected"
+
+# The same story as an app: Examples/FingerprintLogin over URLSession.
+SWIFT="$SWIFT" scripts/login-demo.sh --check

@@ -1,94 +1,189 @@
-// FingerprintLogin — seed 003 (《IOS指纹登录》) end to end, in its strong form (REFERENCE §11):
+// FingerprintLogin — seed 003 (《IOS指纹登录》) end to end, in its strong form (REFERENCE §11),
+// against touchstone-server (Server/, docs/SERVER.md) over HTTP:
 // after a password login the user enables fingerprint login; the device makes a Secure Enclave
-// key with biometryCurrentSet and a long random device token (kept in a biometryCurrentSet
-// keychain item, as the seed stores its ProfileTouchID), and the server binds
-// (profile, token, public key). Later a fingerprint unlocks both; the device signs the server's
-// challenge and the server, which keeps only public keys, verifies it. An enrollment change
-// makes the key unusable: the app falls back to the password and binds again. A second variant
-// does the same with iOS 16's LARightStore.
+// key with biometryCurrentSet and the server binds its public key to the account
+// (POST /v1/devices). Later a fingerprint unlocks the key; the device signs the server's
+// challenge (POST /v1/challenges) and the server, which keeps only public keys, verifies it
+// (POST /v1/logins). An enrollment change makes the key unusable: the app falls back to the
+// password and binds a new key, replacing the old binding. A second variant does the same with
+// iOS 16's LARightStore.
 //
-// App code (`LoginApp`, `RightsLoginApp`) is iOS code: only `import LocalAuthentication`. The
-// server is a stub verifier in this file (`StubServer`, state in a JSON file) until the login
-// server (Server/) exists. One step per run, against the device TOUCHSTONE_CONFIG names
-// (TOUCHSTONE_SETUP / TOUCHSTONE_OUTCOMES as for the seed ports, Examples/SEEDS.md):
+// App code (`LoginApp`, `RightsLoginApp`, `LoginServer`) is iOS code: `import
+// LocalAuthentication` and URLSession (FoundationNetworking on Linux). One step per run,
+// against the device TOUCHSTONE_CONFIG names (TOUCHSTONE_SETUP / TOUCHSTONE_OUTCOMES as for
+// the seed ports, Examples/SEEDS.md); the first argument is the server's URL:
 //
-//   FingerprintLogin enable alice secret        # password login, then enable (one fingerprint)
-//   FingerprintLogin login                      # fingerprint login (one fingerprint)
-//   FingerprintLogin enable-right alice secret  # the same with LARightStore
-//   FingerprintLogin login-right
+//   FingerprintLogin http://127.0.0.1:8080 register alice 'correct horse'
+//   FingerprintLogin http://127.0.0.1:8080 enable alice 'correct horse'   # password, then one fingerprint
+//   FingerprintLogin http://127.0.0.1:8080 login                          # fingerprint login
+//   FingerprintLogin http://127.0.0.1:8080 enable-right alice 'correct horse'  # the same with LARightStore
+//   FingerprintLogin http://127.0.0.1:8080 login-right
 //
-// The server's state is kept in $FINGERPRINT_SERVER_STATE, else next to TOUCHSTONE_CONFIG.
+// scripts/login-demo.sh starts a server on a free loopback port and runs the whole story.
+// Output lines are deterministic (no IDs, tokens or times); exit status 0 whatever the login
+// result, 64 for a usage error, 69 when the server cannot be reached.
 
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LocalAuthentication
 
-// MARK: - The stub server (keeps only public keys)
+// MARK: - The server's HTTP API (docs/SERVER.md)
 
-struct StubServer {
-    struct Device: Codable { var profile: String; var publicKey: Data }
-    struct State: Codable {
-        var passwords = ["alice": "secret", "bob": "hunter2"]
-        var devices: [String: Device] = [:]  // device token → binding (one profile may have many devices)
-    }
+/// A failed request: the server's `{"error","message"}`, or no answer at all.
+enum ServerError: Error {
+    case http(status: Int, code: String, message: String)
+    case unreachable(String)
 
-    let file: URL
-    var state: State
-
-    init() {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["FINGERPRINT_SERVER_STATE"] {
-            file = URL(fileURLWithPath: path)
-        } else if let config = environment["TOUCHSTONE_CONFIG"] {
-            file = URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent("fingerprint-server.json")
-        } else {
-            file = URL(fileURLWithPath: "fingerprint-server.json")
+    var text: String {
+        switch self {
+        case let .http(status, code, message): "\(code) (HTTP \(status)): \(message)"
+        case let .unreachable(reason): "server unreachable: \(reason)"
         }
-        state = (try? JSONDecoder().decode(State.self, from: Data(contentsOf: file))) ?? State()
-    }
-
-    func save() { try? JSONEncoder().encode(state).write(to: file) }
-
-    func passwordLogin(_ profile: String, _ password: String) -> Bool { state.passwords[profile] == password }
-
-    mutating func bind(profile: String, token: String, publicKey: Data) {
-        state.devices = state.devices.filter { $0.value.profile != profile || $0.key == token }
-        state.devices[token] = Device(profile: profile, publicKey: publicKey)
-        save()
-    }
-
-    /// A fresh challenge (random, per login).
-    func challenge() -> Data { Data((0..<32).map { _ in UInt8.random(in: 0 ... 255) }) }
-
-    /// The profile the token belongs to, when the signature over the challenge verifies with
-    /// the device's public key.
-    func verify(token: String, challenge: Data, signature: Data) -> String? {
-        guard let device = state.devices[token] else { return nil }
-        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
-                                         kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
-        guard let key = SecKeyCreateWithData(device.publicKey as CFData, attributes as CFDictionary, nil),
-              SecKeyVerifySignature(key, .ecdsaSignatureMessageX962SHA256, challenge as CFData, signature as CFData, nil)
-        else { return nil }
-        return device.profile
     }
 }
 
-// MARK: - The app: Secure Enclave key + device token
+struct LoginServer {
+    let base: URL
+
+    /// POSTs (or DELETEs) JSON and returns the JSON object answered (empty for 204).
+    func call(_ method: String, _ path: String, _ body: [String: String]? = nil, bearer: String? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: base.appendingPathComponent(path))
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw ServerError.unreachable("\(base.absoluteString) (\((error as NSError).localizedDescription))")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        guard (200 ..< 300).contains(status) else {
+            throw ServerError.http(status: status, code: object["error"] as? String ?? "http_\(status)",
+                                   message: object["message"] as? String ?? "")
+        }
+        return object
+    }
+
+    func register(_ username: String, _ password: String) async throws {
+        _ = try await call("POST", "v1/accounts", ["username": username, "password": password])
+    }
+
+    /// A password login: the session token and the profile.
+    func passwordLogin(_ username: String, _ password: String) async throws -> (token: String, profileID: String) {
+        let answer = try await call("POST", "v1/sessions", ["username": username, "password": password])
+        return (answer["token"] as? String ?? "", answer["profileID"] as? String ?? "")
+    }
+
+    /// Binds a public key (65-byte X9.63) to the session's account; the device's ID.
+    func bind(publicKey: Data, name: String, token: String) async throws -> String {
+        let answer = try await call("POST", "v1/devices", ["kind": "key", "publicKey": publicKey.base64EncodedString(), "name": name], bearer: token)
+        return answer["deviceID"] as? String ?? ""
+    }
+
+    /// Forgets a binding (an unknown one is fine: it is gone either way).
+    func unbind(deviceID: String, token: String) async throws {
+        do {
+            _ = try await call("DELETE", "v1/devices/\(deviceID)", bearer: token)
+        } catch ServerError.http(status: 404, _, _) {}
+    }
+
+    /// A fresh challenge for the device (32 random bytes, valid 60 s, usable once).
+    func challenge(deviceID: String) async throws -> Data {
+        let answer = try await call("POST", "v1/challenges", ["deviceID": deviceID])
+        return Data(base64Encoded: answer["challenge"] as? String ?? "") ?? Data()
+    }
+
+    /// The signature login: the profile signed in.
+    func login(deviceID: String, challenge: Data, signature: Data) async throws -> String {
+        let answer = try await call("POST", "v1/logins", ["deviceID": deviceID, "challenge": challenge.base64EncodedString(),
+                                                          "signature": signature.base64EncodedString()])
+        return answer["profileID"] as? String ?? ""
+    }
+}
+
+// MARK: - What the app remembers (not secret): the binding, in a plain keychain item
+
+struct Binding: Codable {
+    var username: String
+    var profileID: String
+    var deviceID: String
+
+    static let service = "com.example.fingerprint-login"
+
+    static func load(_ account: String) -> Binding? {
+        var result: CFTypeRef?
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                    kSecAttrAccount as String: account, kSecReturnData as String: true]
+        guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let data = result as? Data else { return nil }
+        return try? JSONDecoder().decode(Binding.self, from: data)
+    }
+
+    func save(_ account: String) {
+        Self.remove(account)
+        guard let data = try? JSONEncoder().encode(self) else { return }
+        let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.service,
+                                   kSecAttrAccount as String: account, kSecValueData as String: data,
+                                   kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
+        _ = SecItemAdd(item as CFDictionary, nil)
+    }
+
+    static func remove(_ account: String) {
+        SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                       kSecAttrAccount as String: account] as CFDictionary)
+    }
+}
+
+// MARK: - The app: Secure Enclave key
 
 final class LoginApp {
-    static let keyTag = "com.example.fingerprint-login.key".data(using: .utf8)!
-    static let tokenService = "com.example.fingerprint-login"
-    var server = StubServer()
+    static let keyTag = Data("com.example.fingerprint-login.key".utf8)
+    let server: LoginServer
 
-    func enable(profile: String, password: String) async {
-        guard server.passwordLogin(profile, password) else { return print("password login: wrong password") }
-        print("password login: ok profile=\(profile)")
+    init(server: LoginServer) { self.server = server }
+
+    func register(_ username: String, _ password: String) async {
+        do {
+            try await server.register(username, password)
+            print("register: ok user=\(username)")
+        } catch {
+            print("register: \(describe(error))")
+        }
+    }
+
+    func enable(username: String, password: String) async {
+        let session: (token: String, profileID: String)
+        do {
+            session = try await server.passwordLogin(username, password)
+        } catch {
+            return print("password login: \(describe(error))")
+        }
+        print("password login: ok user=\(username)")
         let context = LAContext()
         do {
             try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Enable fingerprint login")
         } catch {
             return print("enable: not enabled (\(describe(error)))")
         }
-        clearLocalState()
+        // A new key replaces the old one (and its binding): after an enrollment change the old
+        // one cannot sign any more.
+        if let old = Binding.load("binding") {
+            do {
+                try await server.unbind(deviceID: old.deviceID, token: session.token)
+            } catch {
+                return print("enable: the old binding could not be removed (\(describe(error)))")
+            }
+            Binding.remove("binding")
+        }
+        SecItemDelete([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.keyTag] as CFDictionary)
         guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
                                                            [.privateKeyUsage, .biometryCurrentSet], nil) else { return print("enable: no access control") }
         let attributes: [String: Any] = [
@@ -103,55 +198,48 @@ final class LoginApp {
               let publicBytes = SecKeyCopyExternalRepresentation(publicKey, &error) as Data? else {
             return print("enable: key creation failed (\(error.map { describe($0.takeRetainedValue()) } ?? "?"))")
         }
-        // The seed's ProfileTouchID: long and random, stored under biometryCurrentSet.
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0 ... 255)) }.joined()
-        let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.tokenService,
-                                   kSecAttrAccount as String: "device-token", kSecValueData as String: Data(token.utf8),
-                                   kSecAttrAccessControl as String: access]
-        let status = SecItemAdd(item as CFDictionary, nil)
-        guard status == errSecSuccess else { return print("enable: token not stored (OSStatus \(status))") }
-        server.bind(profile: profile, token: token, publicKey: publicBytes)
-        print("enable: bound this device to \(profile) (public key \(publicBytes.count) bytes)")
+        do {
+            let deviceID = try await server.bind(publicKey: publicBytes, name: "FingerprintLogin example", token: session.token)
+            Binding(username: username, profileID: session.profileID, deviceID: deviceID).save("binding")
+            print("enable: bound this device to \(username) (public key \(publicBytes.count) bytes)")
+        } catch {
+            SecItemDelete([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.keyTag] as CFDictionary)
+            print("enable: not bound (\(describe(error)))")
+        }
     }
 
     func login() async {
+        guard let binding = Binding.load("binding") else {
+            return print("login: fingerprint login is off: sign in with your password and enable it")
+        }
         let context = LAContext()
-        context.localizedReason = "Sign in with your fingerprint"
         do {
             try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in with your fingerprint")
         } catch {
             return print("login: cancelled or failed (\(describe(error)))")
         }
-        // The evaluated context opens the token and the key without a second prompt.
-        var result: CFTypeRef?
-        let tokenQuery: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.tokenService,
-                                         kSecAttrAccount as String: "device-token", kSecReturnData as String: true,
-                                         kSecUseAuthenticationContext as String: context]
+        // The evaluated context opens the key without a second prompt.
         let keyQuery: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.keyTag,
                                        kSecReturnRef as String: true, kSecUseAuthenticationContext as String: context]
         var keyResult: CFTypeRef?
-        guard SecItemCopyMatching(tokenQuery as CFDictionary, &result) == errSecSuccess,
-              let token = (result as? Data).flatMap({ String(data: $0, encoding: .utf8) }),
-              SecItemCopyMatching(keyQuery as CFDictionary, &keyResult) == errSecSuccess,
-              let key = keyResult as? SecKey else {
-            clearLocalState()
+        let status = SecItemCopyMatching(keyQuery as CFDictionary, &keyResult)
+        guard status == errSecSuccess, let key = keyResult as? SecKey else {
+            // The key is invalidated (enrollment change) or gone: the binding stays until the
+            // next enable replaces it.
             return print("login: fingerprint login is off or biometry changed: sign in with your password and enable it again")
         }
-        let challenge = server.challenge()
-        var error: Unmanaged<CFError>?
-        guard let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, challenge as CFData, &error) as Data? else {
-            return print("login: signing failed (\(error.map { describe($0.takeRetainedValue()) } ?? "?"))")
+        do {
+            let challenge = try await server.challenge(deviceID: binding.deviceID)
+            var error: Unmanaged<CFError>?
+            guard let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, challenge as CFData, &error) as Data? else {
+                return print("login: signing failed (\(error.map { describe($0.takeRetainedValue()) } ?? "?"))")
+            }
+            let profileID = try await server.login(deviceID: binding.deviceID, challenge: challenge, signature: signature)
+            let who = profileID == binding.profileID ? binding.username : "another profile"
+            print("login: ok user=\(who) (the server verified the challenge signature)")
+        } catch {
+            print("login: refused (\(describe(error)))")
         }
-        if let profile = server.verify(token: token, challenge: challenge, signature: signature) {
-            print("login: ok profile=\(profile) (challenge signature verified)")
-        } else {
-            print("login: the server refused the signature")
-        }
-    }
-
-    func clearLocalState() {
-        SecItemDelete([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.keyTag] as CFDictionary)
-        SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.tokenService] as CFDictionary)
     }
 }
 
@@ -159,19 +247,31 @@ final class LoginApp {
 
 final class RightsLoginApp {
     static let identifier = "com.example.fingerprint-login.right"
-    var server = StubServer()
+    let server: LoginServer
 
-    func enable(profile: String, password: String) async {
-        guard server.passwordLogin(profile, password) else { return print("password login: wrong password") }
-        print("password login: ok profile=\(profile)")
+    init(server: LoginServer) { self.server = server }
+
+    func enable(username: String, password: String) async {
+        let session: (token: String, profileID: String)
+        do {
+            session = try await server.passwordLogin(username, password)
+        } catch {
+            return print("password login: \(describe(error))")
+        }
+        print("password login: ok user=\(username)")
         let right = LARight(requirement: .biometryCurrentSet)
         do {
             try await right.authorize(localizedReason: "Enable fingerprint login")
-            let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0 ... 255)) }.joined()
-            let persisted = try await LARightStore.shared.saveRight(right, identifier: Self.identifier, secret: Data(token.utf8))
+            if let old = Binding.load("binding-right") {
+                try await server.unbind(deviceID: old.deviceID, token: session.token)
+                Binding.remove("binding-right")
+            }
+            try? await LARightStore.shared.removeRight(forIdentifier: Self.identifier)
+            let persisted = try await LARightStore.shared.saveRight(right, identifier: Self.identifier)
             let publicKey = try await persisted.key.publicKey.bytes
-            server.bind(profile: profile, token: token, publicKey: publicKey)
-            print("enable-right: bound this device to \(profile) (public key \(publicKey.count) bytes)")
+            let deviceID = try await server.bind(publicKey: publicKey, name: "FingerprintLogin example (LARight)", token: session.token)
+            Binding(username: username, profileID: session.profileID, deviceID: deviceID).save("binding-right")
+            print("enable-right: bound this device to \(username) (public key \(publicKey.count) bytes)")
         } catch {
             print("enable-right: not enabled (\(describe(error)))")
         }
@@ -179,22 +279,21 @@ final class RightsLoginApp {
 
     func login() async {
         let right: LAPersistedRight
+        guard let binding = Binding.load("binding-right") else {
+            return print("login-right: fingerprint login is off: sign in with your password and enable it")
+        }
         do {
             right = try await LARightStore.shared.right(forIdentifier: Self.identifier)
         } catch {
-            try? await LARightStore.shared.removeRight(forIdentifier: Self.identifier)
             return print("login-right: fingerprint login is off or biometry changed: sign in with your password and enable it again")
         }
         do {
             try await right.authorize(localizedReason: "Sign in with your fingerprint")
-            let token = String(decoding: try await right.secret.rawData, as: UTF8.self)
-            let challenge = server.challenge()
+            let challenge = try await server.challenge(deviceID: binding.deviceID)
             let signature = try await right.key.sign(challenge, algorithm: .ecdsaSignatureMessageX962SHA256)
-            if let profile = server.verify(token: token, challenge: challenge, signature: signature) {
-                print("login-right: ok profile=\(profile) (challenge signature verified)")
-            } else {
-                print("login-right: the server refused the signature")
-            }
+            let profileID = try await server.login(deviceID: binding.deviceID, challenge: challenge, signature: signature)
+            let who = profileID == binding.profileID ? binding.username : "another profile"
+            print("login-right: ok user=\(who) (the server verified the challenge signature)")
         } catch {
             print("login-right: cancelled or failed (\(describe(error)))")
         }
@@ -202,6 +301,7 @@ final class RightsLoginApp {
 }
 
 func describe(_ error: any Error) -> String {
+    if let error = error as? ServerError { return error.text }
     let nsError = error as NSError
     if nsError.domain == LAErrorDomain, let code = LAError.Code(rawValue: nsError.code) { return "LAError \(code) (\(nsError.code))" }
     return "\(nsError.domain) \(nsError.code)"
@@ -210,12 +310,30 @@ func describe(_ error: any Error) -> String {
 // MARK: - [driver]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "enable" where arguments.count == 3: await LoginApp().enable(profile: arguments[1], password: arguments[2])
-case "login" where arguments.count == 1: await LoginApp().login()
-case "enable-right" where arguments.count == 3: await RightsLoginApp().enable(profile: arguments[1], password: arguments[2])
-case "login-right" where arguments.count == 1: await RightsLoginApp().login()
-default:
-    FileHandle.standardError.write(Data("usage: FingerprintLogin enable <profile> <password> | login | enable-right <profile> <password> | login-right\n".utf8))
+let usage = "usage: FingerprintLogin <server-url> register <user> <password> | enable <user> <password> | login"
+    + " | enable-right <user> <password> | login-right\n"
+guard arguments.count >= 2, let base = URL(string: arguments[0]), ["http", "https"].contains(base.scheme ?? ""), base.host != nil else {
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
+}
+let step = Array(arguments.dropFirst())
+let valid: [String: Int] = ["register": 3, "enable": 3, "login": 1, "enable-right": 3, "login-right": 1]
+guard let name = step.first, valid[name] == step.count else {
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(64)
+}
+let server = LoginServer(base: base)
+// Not app code: a clear exit status when no server answers, so a script fails loudly.
+do {
+    _ = try await server.call("GET", "health")
+} catch {
+    FileHandle.standardError.write(Data("FingerprintLogin: \(describe(error))\n".utf8))
+    exit(69)
+}
+switch name {
+case "register": await LoginApp(server: server).register(step[1], step[2])
+case "enable": await LoginApp(server: server).enable(username: step[1], password: step[2])
+case "login": await LoginApp(server: server).login()
+case "enable-right": await RightsLoginApp(server: server).enable(username: step[1], password: step[2])
+default: await RightsLoginApp(server: server).login()
 }

@@ -11,15 +11,13 @@ import TouchstoneSimulation
 /// on Linux. The module re-exports swift-crypto (`P256`, `SHA256`, ...), which has CryptoKit's
 /// names but no `SecureEnclave`.
 ///
+/// With `import CryptoKit` and `import LocalAuthentication`:
 /// ```swift
-/// import CryptoKit
-/// import LocalAuthentication
-///
 /// let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
 ///                                              [.privateKeyUsage, .biometryCurrentSet], nil)!
 /// let key = try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
 /// let signature = try key.signature(for: challenge)            // Touch ID prompt
-/// key.publicKey.isValidSignature(signature, for: challenge)     // true
+/// print(key.publicKey.isValidSignature(signature, for: challenge))     // true
 /// ```
 ///
 /// Touchstone rules: keys live on the default device (``LocalAuthenticationSystem``) or the

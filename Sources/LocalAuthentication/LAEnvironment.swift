@@ -13,7 +13,9 @@ import Touchstone
 ///     func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState) {
 ///         if environment.state.biometry?.isEnrolled != oldState.biometry?.isEnrolled { reload() }
 ///     }
+///     func reload() { /* show the new state */ }
 /// }
+/// let settings = BiometrySettings()
 /// LAEnvironment.currentUser.addObserver(settings)
 /// ```
 public protocol LAEnvironmentObserver: AnyObject {

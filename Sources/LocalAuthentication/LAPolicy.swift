@@ -4,7 +4,7 @@
 /// ```swift
 /// let context = LAContext()
 /// var error: NSError?
-/// if context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) { ... }
+/// if context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) { /* offer biometric sign-in */ }
 /// ```
 public enum LAPolicy: Int, Sendable, Hashable, CaseIterable {
     /// Biometrics only; the fallback button ends the evaluation with `LAError.userFallback`.

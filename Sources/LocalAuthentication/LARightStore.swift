@@ -9,7 +9,7 @@ import Touchstone
 ///
 /// ```swift
 /// let right = LARight(requirement: .biometryCurrentSet)
-/// let persisted = try await LARightStore.shared.saveRight(right, identifier: "login", secret: token)
+/// let persisted = try await LARightStore.shared.saveRight(right, identifier: "login", secret: serverToken)
 /// // later, maybe in another process:
 /// let login = try await LARightStore.shared.right(forIdentifier: "login")
 /// try await login.authorize(localizedReason: "Sign in")

@@ -18,11 +18,8 @@ import TouchstoneBuiltins
 ///    Without `TOUCHSTONE_CONFIG` the device is a fresh in-memory Touch ID device with no
 ///    passcode and nothing enrolled.
 ///
-/// In code:
+/// In code (with `import LocalAuthentication` and `import TouchstoneBuiltins`):
 /// ```swift
-/// import LocalAuthentication
-/// import TouchstoneBuiltins
-///
 /// var builder = AuthenticatorBuilder(registry: .builtIn)
 /// try builder.use(.sensor, "sim.faceid")
 /// let user = ScriptedInteraction()

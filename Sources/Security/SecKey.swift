@@ -25,7 +25,7 @@ import TouchstoneSimulation
 ///                                     kSecAttrApplicationTag as String: Data("com.example.login".utf8),
 ///                                     kSecAttrAccessControl as String: access]]
 /// var error: Unmanaged<CFError>?
-/// guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else { throw error!.takeRetainedValue() as Error }
+/// guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else { throw error!.takeRetainedValue() as any Error }
 /// let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, challenge as CFData, &error)
 /// ```
 public final class SecKey: Sendable, Hashable, CustomStringConvertible {

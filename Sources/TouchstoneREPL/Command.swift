@@ -152,6 +152,7 @@ public struct CommandTable: Sendable {
         table.register(keychainCommands())
         table.register(keyCommands())
         table.register(rightCommands())
+        table.register(loginCommands())
         table.register(timeCommands())
         table.register(expectationCommands())
         return table

@@ -88,6 +88,8 @@ public struct ErrorReport: Sendable, Equatable {
             let next = error.recovery ?? nextStep(for: error.code)
             return ErrorReport(domain: AuthenticationError.domain, code: error.code.rawValue, name: error.code.name,
                                message: next.map { "\(error.message) \($0)" } ?? error.message)
+        case let error as LoginError:
+            return ErrorReport(domain: "touchstone.login", code: error.code, name: error.name, message: error.description)
         case let error as REPLError:
             return ErrorReport(domain: "touchstone.repl", code: error.code, name: error.name, message: error.description)
         case let error as UsageError:

@@ -34,6 +34,8 @@ public final class REPLSession {
     /// Persisted rights loaded by `right authorize`, by identifier (their authorization lasts
     /// until `right deauthorize`, `context new` does not end it).
     var rights: [String: AnyObject] = [:]
+    /// The `login` commands' server, session and device binding (in memory only).
+    var login = LoginState()
 
     /// Where the virtual clock's time is kept, so a persistent device keeps its time across
     /// restarts.

@@ -72,6 +72,13 @@ public final class ScriptedInteraction: Interaction {
         state.withLock { $0.lastPrompt }
     }
 
+    /// Whether a prompt is waiting for ``enqueue(_:)`` right now (only with
+    /// ``waitsForActions``): the evaluation is on screen and nothing has answered it yet.
+    /// Tests poll this (yielding, never sleeping) before they act on the open prompt.
+    public var isWaitingForAction: Bool {
+        state.withLock { $0.waiter != nil }
+    }
+
     /// Drops every queued action.
     public func clear() {
         state.withLock { state in

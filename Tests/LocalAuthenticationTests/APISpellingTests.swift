@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// The forms Apple-platform client code uses compile and behave the same here.
@@ -64,8 +65,8 @@ struct APISpellingTests {
 
     @Test("canEvaluatePolicy takes &error or nil; the NSError is in LAErrorDomain")
     func errorPointer() throws {
-        let sim = try SimDevice(enrolled: [])
-        let context = sim.context()
+        let sim = try TestDevice(enrolled: [])
+        let context = sim.makeLAContext()
         var error: NSError?
         #expect(!context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
         #expect(error?.domain == LAErrorDomain)
@@ -76,24 +77,24 @@ struct APISpellingTests {
 
     @Test("an empty localizedReason is a TouchstoneError (Apple crashes), in both forms")
     func emptyReason() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         do {
-            _ = try await sim.context().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "")
+            _ = try await sim.makeLAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "")
             Issue.record("expected an error")
         } catch let error as TouchstoneError {
             #expect(error.code == .programmerError)
             #expect(error.message.contains("localizedReason"))
             #expect((error as NSError).domain == "Touchstone")
         }
-        let reply = await sim.evaluateWithReply(.deviceOwnerAuthenticationWithBiometrics, [], reason: "")
+        let reply = await sim.evaluatePolicyWithReply(.deviceOwnerAuthenticationWithBiometrics, [], reason: "")
         #expect(!reply.success)
         #expect((reply.error as? TouchstoneError)?.code == .programmerError)
     }
 
     @Test("replies arrive on a background queue")
     func replyQueue() async throws {
-        let sim = try SimDevice()
-        let reply = await sim.evaluateWithReply(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")])
+        let sim = try TestDevice()
+        let reply = await sim.evaluatePolicyWithReply(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")])
         #expect(reply.success)
         #expect(reply.error == nil)
         #expect(!reply.onMainThread)
@@ -101,9 +102,9 @@ struct APISpellingTests {
 
     @Test("a dry outcome queue is a scripting mistake reported to the script author; the app sees LAError.systemCancel, never a foreign error or a hang")
     func dryQueue() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         do {
-            _ = try await sim.context().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+            _ = try await sim.makeLAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
             Issue.record("expected an error")
         } catch let error as LAError {
             #expect(error.code == .systemCancel)
@@ -115,8 +116,8 @@ struct APISpellingTests {
 
     @Test("CoreFoundation spellings: as CFDictionary, kSecClass as String, CFTypeRef result, kCFBooleanTrue!")
     func coreFoundationSpellings() async throws {
-        let sim = try SimDevice()
-        let (add, copy, data, attributes) = await sim.keychain { () -> (OSStatus, OSStatus, Data?, [String: String]) in
+        let sim = try TestDevice()
+        let (add, copy, data, attributes) = await sim.blocking { () -> (OSStatus, OSStatus, Data?, [String: String]) in
             let item: [String: Any] = [
                 kSecClass as String: kSecClassGenericPassword,
                 kSecAttrService as String: "svc",

@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// Apple's constants and the CoreFoundation shapes real iOS code spells out (issue 10 §2).
@@ -46,11 +47,11 @@ struct AppleSymbolTests {
 
     @Test("maxBiometryFailures is accepted and has no effect")
     func maxBiometryFailures() async throws {
-        let sim = try SimDevice()
-        let context = sim.context()
+        let sim = try TestDevice()
+        let context = sim.makeLAContext()
         context.maxBiometryFailures = 1
         #expect(context.maxBiometryFailures == 1)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .noMatch], on: context)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .noMatch], on: context)
                 == .authenticationFailed)
     }
 
@@ -89,8 +90,8 @@ struct AppleSymbolTests {
 
     @Test("CF shapes: [String?: AnyObject] and [String: Data] as CFDictionary, kSec* as AnyObject, [CFString: Any], CFTypeRef out-parameters")
     func coreFoundationShapes() async throws {
-        let sim = try SimDevice()
-        let (statuses, data, all) = await sim.keychain { () -> ([OSStatus], Data?, Int) in
+        let sim = try TestDevice()
+        let (statuses, data, all) = await sim.blocking { () -> ([OSStatus], Data?, Int) in
             let legacy: [String?: AnyObject] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "a" as AnyObject,
                                                 kSecValueData as String: Data("v".utf8) as AnyObject]
             let constant: AnyObject = kSecAttrAccessibleWhenUnlocked
@@ -115,8 +116,8 @@ struct AppleSymbolTests {
 
     @Test("a kSec* constant finds its entry in an [AnyHashable: Any] result, as NSString does on Apple platforms")
     func anyHashableLookups() async throws {
-        let sim = try SimDevice()
-        let found = await sim.keychain { () -> [Bool] in
+        let sim = try TestDevice()
+        let found = await sim.blocking { () -> [Bool] in
             _ = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data("k".utf8)] as CFDictionary, nil)
             var result: AnyObject?
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecReturnAttributes as String: kCFBooleanTrue!,

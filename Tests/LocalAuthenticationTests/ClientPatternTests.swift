@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// The client files under `Clients/` — our own code in the style of the biometric and keychain
@@ -12,7 +13,7 @@ struct ClientPatternTests {
     // MARK: A biometric wrapper switching on kLAError*
 
     /// Nil on success, else the wrapper's failure.
-    func gate(_ sim: SimDevice, _ actions: [UserAction]) async -> BiometricGateFailure? {
+    func gate(_ sim: TestDevice, _ actions: [UserAction]) async -> BiometricGateFailure? {
         sim.user.enqueue(actions)
         let authenticator = sim.authenticator
         return await withCheckedContinuation { continuation in
@@ -29,7 +30,7 @@ struct ClientPatternTests {
 
     @Test("biometric wrapper: success, cancel, fallback, three failures, lockout, all through kLAError* constants")
     func biometricWrapper() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         #expect(LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { BiometricGate().canAuthenticate() } == nil)
         #expect(LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { BiometricGate().biometryName() } == "Touch ID")
         #expect(await gate(sim, [.present("thumb")]) == nil)
@@ -43,13 +44,13 @@ struct ClientPatternTests {
 
     @Test("biometric wrapper: not enrolled, no passcode, no hardware map to the wrapper's permission cases")
     func biometricWrapperPermissions() throws {
-        func answer(_ sim: SimDevice) -> BiometricGateFailure? {
+        func answer(_ sim: TestDevice) -> BiometricGateFailure? {
             LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { BiometricGate().canAuthenticate() }
         }
-        #expect(try answer(SimDevice(enrolled: [])) == .notEnrolled)
-        #expect(try answer(SimDevice(passcode: nil)) == .passcodeNotSet)
-        #expect(try answer(SimDevice(sensorOptions: ["hardware": "absent"])) == .notAvailable)
-        let faceID = try SimDevice(sensor: "sim.faceid", enrolled: ["face"])
+        #expect(try answer(TestDevice(enrolled: [])) == .notEnrolled)
+        #expect(try answer(TestDevice(passcode: nil)) == .passcodeNotSet)
+        #expect(try answer(TestDevice(sensorOptions: ["hardware": "absent"])) == .notAvailable)
+        let faceID = try TestDevice(sensor: "sim.faceid", enrolled: ["face"])
         #expect(LocalAuthenticationSystem.withAuthenticator(faceID.authenticator) { BiometricGate().biometryName() } == "Face ID")
     }
 
@@ -57,31 +58,31 @@ struct ClientPatternTests {
 
     @Test("the same thrown LAError is caught as NSError, as LAError and by LAError.userCancel")
     func catchingStyles() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.enqueue([.cancel])
-        #expect(await signInCatchingNSError(sim.context()) == .stay)
+        #expect(await signInCatchingNSError(sim.makeLAContext()) == .stay)
         sim.user.enqueue([.cancel])
-        #expect(await signInCatchingLAError(sim.context()) == .stay)
+        #expect(await signInCatchingLAError(sim.makeLAContext()) == .stay)
         sim.user.enqueue([.noMatch, .fallback])
-        #expect(await signInCatchingNSError(sim.context()) == .showPassword)
+        #expect(await signInCatchingNSError(sim.makeLAContext()) == .showPassword)
         sim.user.enqueue([.noMatch, .fallback])
-        #expect(await signInCatchingLAError(sim.context()) == .showPassword)
+        #expect(await signInCatchingLAError(sim.makeLAContext()) == .showPassword)
         sim.user.enqueue([.systemCancel])
-        #expect(await signInCatchingNSError(sim.context()) == .stay)
+        #expect(await signInCatchingNSError(sim.makeLAContext()) == .stay)
         sim.user.enqueue([.present("thumb")])
-        #expect(await signInCatchingLAError(sim.context()) == .signedIn, "a match resets the consecutive failures")
+        #expect(await signInCatchingLAError(sim.makeLAContext()) == .signedIn, "a match resets the consecutive failures")
         sim.user.enqueue(.failures(3))
-        #expect(await signInCatchingNSError(sim.context()) == .showMessage(-1))
+        #expect(await signInCatchingNSError(sim.makeLAContext()) == .showMessage(-1))
         sim.user.enqueue(.failures(2))
-        #expect(await signInCatchingLAError(sim.context()) == .unlockWithPasscode)
-        #expect(await signInCatchingNSError(sim.context()) == .unlockWithPasscode)
+        #expect(await signInCatchingLAError(sim.makeLAContext()) == .unlockWithPasscode)
+        #expect(await signInCatchingNSError(sim.makeLAContext()) == .unlockWithPasscode)
     }
 
     @Test("the reply form's error is an LAError and an NSError with the same code")
     func replyForm() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.enqueue([.cancel])
-        let context = sim.context()
+        let context = sim.makeLAContext()
         let (step, code) = await withCheckedContinuation { continuation in
             signInWithReply(context) { continuation.resume(returning: ($0, $1)) }
         }
@@ -91,9 +92,9 @@ struct ClientPatternTests {
 
     @Test("an app cancel (invalidate during the prompt) reaches the NSError catcher as appCancel")
     func appCancelAsNSError() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.waitsForActions = true
-        let context = sim.context()
+        let context = sim.makeLAContext()
         async let step = signInCatchingNSError(context)
         await sim.untilEvaluationIsOnScreen()
         context.invalidate()
@@ -104,8 +105,8 @@ struct ClientPatternTests {
 
     @Test("legacy keychain wrapper: Data accounts, [String?: AnyObject] queries, overwrite through errSecDuplicateItem")
     func legacyWrapper() async throws {
-        let sim = try SimDevice()
-        let results = await sim.keychain { () -> [String?] in
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [String?] in
             let wrapper = LegacyKeychainWrapper(serviceName: "com.example.notes")
             return [
                 "\(wrapper.set("s3cret", forKey: "token"))",
@@ -124,8 +125,8 @@ struct ClientPatternTests {
 
     @Test("legacy keychain wrapper: the access group is stored and matched")
     func legacyWrapperAccessGroup() async throws {
-        let sim = try SimDevice()
-        let results = await sim.keychain { () -> [String?] in
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [String?] in
             let shared = LegacyKeychainWrapper(serviceName: "svc", accessGroup: "TEAM.shared")
             let own = LegacyKeychainWrapper(serviceName: "svc")
             let explicitDefault = LegacyKeychainWrapper(serviceName: "svc", accessGroup: "com.example.app")
@@ -142,8 +143,8 @@ struct ClientPatternTests {
 
     @Test("KeychainAccess-style set: SecItemUpdate with kSecAttrAccessible, label, comment and synchronizable overwrites")
     func overwrite() async throws {
-        let sim = try SimDevice()
-        let (values, attributes) = await sim.keychain { () -> ([String?], [String: String]) in
+        let sim = try TestDevice()
+        let (values, attributes) = await sim.blocking { () -> ([String?], [String: String]) in
             var store = OverwritingKeychain(service: "com.example.api")
             var values: [String?] = []
             do throws(KeychainStoreError) {
@@ -167,9 +168,9 @@ struct ClientPatternTests {
 
     @Test("KeychainAccess-style set with userPresence: the overwrite re-protects after satisfying the current access control")
     func overwriteProtected() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.enqueue([.present("thumb")])
-        let (first, second, read) = await sim.keychain { () -> (OSStatus, OSStatus, String?) in
+        let (first, second, read) = await sim.blocking { () -> (OSStatus, OSStatus, String?) in
             var store = OverwritingKeychain(service: "vault")
             store.accessibility = kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String
             store.accessControlFlags = .userPresence
@@ -193,8 +194,8 @@ struct ClientPatternTests {
 
     @Test("KeychainAccess-style store with biometryCurrentSet after an enrollment change: get is nil, set is errSecDuplicateItem until removeAll (the iOS trap)")
     func overwriteAfterEnrollmentChange() async throws {
-        let sim = try SimDevice()
-        let results = await sim.keychain { () -> [String] in
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [String] in
             var store = OverwritingKeychain(service: "bio")
             store.accessibility = kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String
             store.accessControlFlags = .biometryCurrentSet
@@ -223,8 +224,8 @@ struct ClientPatternTests {
 
     @Test("internet passwords: server, protocol, authentication type, port, path; all matches with attributes and data")
     func internetPasswords() async throws {
-        let sim = try SimDevice()
-        let (saves, logins, removed, after) = await sim.keychain { () -> ([OSStatus], [WebCredential], OSStatus, Int) in
+        let sim = try TestDevice()
+        let (saves, logins, removed, after) = await sim.blocking { () -> ([OSStatus], [WebCredential], OSStatus, Int) in
             let store = WebCredentialStore()
             let saves = [
                 store.save(server: "example.com", account: "alice", password: "a-pass"),

@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// REFERENCE §7 (domain state) and §9 (keychain items and access control), row by row,
@@ -9,8 +10,8 @@ import Touchstone
 @Suite("Conformance §7, §9: domain state, keychain")
 struct ConformanceDomainStateKeychainTests {
     /// The domain state a fresh context captures through canEvaluatePolicy (biometrics).
-    func currentState(_ sim: SimDevice) -> Data? {
-        let context = sim.context()
+    func currentState(_ sim: TestDevice) -> Data? {
+        let context = sim.makeLAContext()
         _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
         return context.evaluatedPolicyDomainState
     }
@@ -19,22 +20,22 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§7 nil until canEvaluatePolicy succeeds for a biometric policy or a biometric evaluation succeeds")
     func nilUntilCaptured() async throws {
-        let sim = try SimDevice()
-        let context = sim.context()
+        let sim = try TestDevice()
+        let context = sim.makeLAContext()
         #expect(context.evaluatedPolicyDomainState == nil)
         _ = context.canEvaluatePolicy(.deviceOwnerAuthentication, error: nil)
         #expect(context.evaluatedPolicyDomainState == nil)
         _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
         #expect(context.evaluatedPolicyDomainState != nil)
-        let evaluated = sim.context()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")], on: evaluated) == nil)
+        let evaluated = sim.makeLAContext()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")], on: evaluated) == nil)
         #expect(evaluated.evaluatedPolicyDomainState == context.evaluatedPolicyDomainState)
     }
 
     @Test("§7 a context keeps the value it captured until it evaluates again")
     func capturedValueStays() throws {
-        let sim = try SimDevice()
-        let context = sim.context()
+        let sim = try TestDevice()
+        let context = sim.makeLAContext()
         _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
         let before = context.evaluatedPolicyDomainState
         try sim.device.enroll("index")
@@ -45,7 +46,7 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§7 changes with the enrolled set and depends only on the resulting set")
     func dependsOnSet() throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let original = currentState(sim)
         try sim.device.enroll("index")
         let added = currentState(sim)
@@ -58,7 +59,7 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§7 differs between apps; an OS upgrade changes it")
     func perAppAndUpgrade() throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let mine = currentState(sim)
         let other = LAContext(authenticator: sim.authenticator.forApp("com.example.other"))
         _ = other.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
@@ -70,8 +71,8 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§7 domainState: biometry.stateHash (nil when nothing enrolled), biometryType, companion, stateHash")
     func newerAPI() throws {
-        let sim = try SimDevice(companion: ["type": "watch"])
-        let fresh = sim.context()
+        let sim = try TestDevice(companion: ["type": "watch"])
+        let fresh = sim.makeLAContext()
         #expect(fresh.domainState.stateHash == nil)
         #expect(fresh.domainState.biometry.stateHash == nil)
         _ = fresh.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
@@ -85,8 +86,8 @@ struct ConformanceDomainStateKeychainTests {
         #expect(state.companion.stateHash(for: .mac) == nil)
         #expect(state.stateHash != nil)
 
-        let empty = try SimDevice(enrolled: [])
-        let context = empty.context()
+        let empty = try TestDevice(enrolled: [])
+        let context = empty.makeLAContext()
         _ = context.canEvaluatePolicy(.deviceOwnerAuthentication, error: nil)
         #expect(context.domainState.biometry.stateHash == nil)
         #expect(context.domainState.biometry.biometryType == .touchID)
@@ -156,8 +157,8 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 biometryCurrentSet: invalidated by an enrollment change (errSecItemNotFound); biometryAny survives")
     func currentSetInvalidated() async throws {
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             var statuses = [Self.add(.biometryCurrentSet)]
             sim.user.enqueue(.present("thumb"))
             statuses.append(Self.read().0)
@@ -167,8 +168,8 @@ struct ConformanceDomainStateKeychainTests {
         }
         #expect(statuses == [errSecSuccess, errSecSuccess, errSecItemNotFound])
 
-        let any = try SimDevice()
-        let anyStatuses = await any.keychain { () -> [OSStatus] in
+        let any = try TestDevice()
+        let anyStatuses = await any.blocking { () -> [OSStatus] in
             var statuses = [Self.add(.biometryAny)]
             _ = try? any.device.enroll("index")
             any.user.enqueue(.present("index"))
@@ -180,15 +181,15 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 a read refused because biometry is locked out is errSecAuthFailed; cancel is errSecUserCanceled")
     func lockoutAndCancel() async throws {
-        let sim = try SimDevice()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        let statuses = await sim.blocking { () -> [OSStatus] in
             [Self.add(.biometryAny), Self.read().0]
         }
         #expect(statuses == [errSecSuccess, errSecAuthFailed])
-        let other = try SimDevice()
-        let cancelled = await other.keychain { () -> OSStatus in
+        let other = try TestDevice()
+        let cancelled = await other.blocking { () -> OSStatus in
             _ = Self.add(.userPresence)
             other.user.enqueue(.cancel)
             return Self.read().0
@@ -198,10 +199,10 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 whenPasscodeSetThisDeviceOnly: not storable without a passcode; removing it deletes the item")
     func passcodeBound() async throws {
-        let none = try SimDevice(passcode: nil)
-        #expect(await none.keychain { Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly) } == errSecNotAvailable)
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let none = try TestDevice(passcode: nil)
+        #expect(await none.blocking { Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly) } == errSecNotAvailable)
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             var statuses = [Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly), Self.read().0]
             try? sim.device.clearPasscode()
             statuses.append(Self.read().0)
@@ -212,8 +213,8 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 duplicates, update, delete, not found")
     func crud() async throws {
-        let sim = try SimDevice()
-        let results = await sim.keychain { () -> [String] in
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [String] in
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
                                         kSecAttrAccount as String: "a"]
             return [
@@ -232,8 +233,8 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 userPresence: biometry or the passcode; devicePasscode: the passcode alone")
     func userPresenceAndPasscode() async throws {
-        let sim = try SimDevice()
-        let values = await sim.keychain { () -> [String?] in
+        let sim = try TestDevice()
+        let values = await sim.blocking { () -> [String?] in
             _ = Self.add(.userPresence)
             sim.user.enqueue([.noMatch, .fallback, .passcode("1234")])
             let first = Self.read().1
@@ -242,8 +243,8 @@ struct ConformanceDomainStateKeychainTests {
             return [first, second]
         }
         #expect(values == ["v", "v"])
-        let passcodeOnly = try SimDevice()
-        let value = await passcodeOnly.keychain { () -> String? in
+        let passcodeOnly = try TestDevice()
+        let value = await passcodeOnly.blocking { () -> String? in
             _ = Self.add(.devicePasscode)
             passcodeOnly.user.enqueue(.passcode("1234"))
             return Self.read().1
@@ -253,8 +254,8 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 applicationPassword: an extra encryption factor; the wrong password is errSecAuthFailed")
     func applicationPassword() async throws {
-        let sim = try SimDevice()
-        let results = await sim.keychain { () -> [String] in
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [String] in
             let writer = LAContext()
             writer.setCredential(Data("123456".utf8), type: .applicationPassword)
             let noCredential = Self.add(.applicationPassword)
@@ -271,8 +272,8 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 kSecUseAuthenticationUIFail and UISkip never prompt")
     func authenticationUI() async throws {
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             _ = Self.add(.userPresence)
             var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
                                         kSecReturnData as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]
@@ -287,8 +288,8 @@ struct ConformanceDomainStateKeychainTests {
 
     @Test("§9 kSecMatchLimitAll returns every matching item; attributes never need authentication")
     func matchAll() async throws {
-        let sim = try SimDevice()
-        let accounts = await sim.keychain { () -> [String] in
+        let sim = try TestDevice()
+        let accounts = await sim.blocking { () -> [String] in
             for account in ["b", "a", "c"] {
                 let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil)
                 SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "multi",

@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// The REFERENCE rules updated from Apple's headers (§3, §5, §7, §8, §9), each tested through
@@ -12,10 +13,10 @@ struct ConformanceIssue10Tests {
 
     @Test("§3 an LAError thrown by evaluatePolicy is caught as NSError, as LAError, by LAError.userCancel, and bridges back from NSError")
     func laErrorIsAnNSError() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.enqueue([.cancel])
         do {
-            try await sim.context().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+            try await sim.makeLAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
             Issue.record("expected userCancel")
         } catch let error as NSError {
             #expect(error.domain == LAErrorDomain)
@@ -25,7 +26,7 @@ struct ConformanceIssue10Tests {
         }
         sim.user.enqueue([.cancel])
         do {
-            try await sim.context().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+            try await sim.makeLAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
         } catch {
             let thrown: Any = error
             #expect((thrown as? NSError)?.code == -2, "error as? NSError")
@@ -34,7 +35,7 @@ struct ConformanceIssue10Tests {
             #expect(LAError.userCancel ~= error)
         }
         var canError: NSError?
-        _ = try SimDevice(enrolled: []).context().canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &canError)
+        _ = try TestDevice(enrolled: []).makeLAContext().canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &canError)
         let fromPointer: Any? = canError
         #expect((fromPointer as? LAError)?.code == .biometryNotEnrolled)
         #expect(LAError(_nsError: NSError(domain: LAErrorDomain, code: -8)).code == .biometryLockout)
@@ -53,32 +54,32 @@ struct ConformanceIssue10Tests {
 
     @Test("§5 Face ID: no fallback button after the first failure, only after the second")
     func faceIDFallbackAfterSecondFailure() async throws {
-        let sim = try SimDevice(sensor: "sim.faceid", enrolled: ["face"])
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .systemCancel)
+        let sim = try TestDevice(sensor: "sim.faceid", enrolled: ["face"])
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .systemCancel)
         #expect(sim.scriptingMistakes.count == 1)
         #expect(sim.scriptingMistakes.first?.contains("outcome 'fallback' is not possible on the biometric (try again) prompt") == true)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("face")]) == nil)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .fallback]) == .userFallback)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.present("face")]) == nil)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .fallback]) == .userFallback)
         #expect(sim.user.lastPrompt?.fallbackButton == "Enter Password")
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .cancel]) == .userCancel)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .cancel]) == .userCancel)
     }
 
     @Test("§5 Optic ID behaves like Face ID: fallback only after the second failure")
     func opticIDLikeFaceID() async throws {
-        let sim = try SimDevice(sensor: "sim.opticid", enrolled: ["iris"])
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .systemCancel)
+        let sim = try TestDevice(sensor: "sim.opticid", enrolled: ["iris"])
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .systemCancel)
         #expect(sim.scriptingMistakes.count == 1)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("iris")]) == nil)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .fallback]) == .userFallback)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.present("iris")]) == nil)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .noMatch, .fallback]) == .userFallback)
     }
 
     @Test("§5 localizedCancelTitle nil or empty shows the default Cancel")
     func emptyCancelTitleShowsCancel() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         for title in [nil, "", "Not now"] as [String?] {
-            let context = sim.context()
+            let context = sim.makeLAContext()
             context.localizedCancelTitle = title
-            #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.cancel], on: context) == .userCancel)
+            #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.cancel], on: context) == .userCancel)
             #expect(sim.user.lastPrompt?.cancelButton == (title == "Not now" ? "Not now" : "Cancel"))
         }
     }
@@ -87,13 +88,13 @@ struct ConformanceIssue10Tests {
 
     @Test("§7 domainState.biometry.stateHash is history-based: add a finger and remove it again gives a new hash; evaluatedPolicyDomainState is result-based")
     func stateHashByHistory() throws {
-        let sim = try SimDevice()
-        let before = sim.context()
-        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: before) == nil)
+        let sim = try TestDevice()
+        let before = sim.makeLAContext()
+        #expect(sim.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, on: before) == nil)
         try sim.device.enroll("index")
         try sim.device.unenroll("index")
-        let after = sim.context()
-        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: after) == nil)
+        let after = sim.makeLAContext()
+        #expect(sim.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, on: after) == nil)
         #expect(after.evaluatedPolicyDomainState == before.evaluatedPolicyDomainState)
         #expect(after.domainState.biometry.stateHash != before.domainState.biometry.stateHash)
         #expect(after.domainState.stateHash != before.domainState.stateHash)
@@ -101,15 +102,15 @@ struct ConformanceIssue10Tests {
 
     @Test("§7 domainState is not readable when evaluatedPolicyDomainState is not")
     func domainStateOnlyWithEvaluatedPolicyDomainState() throws {
-        let locked = try SimDevice(enrolled: [])
-        let context = locked.context()
-        #expect(locked.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -7)
+        let locked = try TestDevice(enrolled: [])
+        let context = locked.makeLAContext()
+        #expect(locked.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, on: context) == -7)
         #expect(context.evaluatedPolicyDomainState == nil)
         #expect(context.domainState.biometry.stateHash == nil)
         #expect(context.domainState.stateHash == nil)
-        let passcodeOnly = try SimDevice()
-        let owner = passcodeOnly.context()
-        #expect(passcodeOnly.can(.deviceOwnerAuthentication, on: owner) == nil)
+        let passcodeOnly = try TestDevice()
+        let owner = passcodeOnly.makeLAContext()
+        #expect(passcodeOnly.canEvaluatePolicy(.deviceOwnerAuthentication, on: owner) == nil)
         #expect(owner.evaluatedPolicyDomainState == nil)
         #expect(owner.domainState.biometry.stateHash == nil, "a device-owner check reveals no biometric state")
     }
@@ -118,8 +119,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§8 releasing the last reference to a context invalidates it")
     func releasingTheLastReferenceInvalidates() async throws {
-        let sim = try SimDevice()
-        var context: LAContext? = sim.context()
+        let sim = try TestDevice()
+        var context: LAContext? = sim.makeLAContext()
         let engine = try #require(context?.touchstoneContext)
         #expect(!engine.isInvalidated)
         context = nil
@@ -151,7 +152,7 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 kSecAttrAccount and kSecAttrService may be String or Data, matched bytewise")
     func dataAccountsMatchBytewise() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         @Sendable func returnedAccount(_ account: Data) -> Data? {
             let attributes = Self.read([kSecAttrAccount as String: account], data: false).1 as? [String: Any]
             return attributes?[kSecAttrAccount as String] as? Data
@@ -161,7 +162,7 @@ struct ConformanceIssue10Tests {
                                        kSecAttrAccount as String: "x"]
             return SecItemAdd(item as CFDictionary, nil)
         }
-        let results = await sim.keychain { () -> [String] in
+        let results = await sim.blocking { () -> [String] in
             let binary = Data([0xff, 0x00, 0x41])
             return [
                 "\(Self.add([kSecAttrAccount as String: Data("bob".utf8)]))",
@@ -176,7 +177,7 @@ struct ConformanceIssue10Tests {
             ]
         }
         #expect(results == ["0", "0", "-25299", "0", "0", "-25300", "true", "0", "0"])
-        let generic = await sim.keychain { () -> [OSStatus] in
+        let generic = await sim.blocking { () -> [OSStatus] in
             [Self.add([kSecAttrAccount as String: "g", kSecAttrGeneric as String: Data("tag".utf8), kSecAttrLabel as String: "L"]),
              Self.read([kSecAttrGeneric as String: "tag"]).0, Self.read([kSecAttrLabel as String: Data("L".utf8)]).0,
              Self.read([kSecAttrGeneric as String: Data("other".utf8)]).0]
@@ -186,8 +187,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 SecItemUpdate may rename an item: a Data account renamed to a String one is returned as a String")
     func updateRenames() async throws {
-        let sim = try SimDevice()
-        let (statuses, account) = await sim.keychain { () -> ([OSStatus], String?) in
+        let sim = try TestDevice()
+        let (statuses, account) = await sim.blocking { () -> ([OSStatus], String?) in
             let old: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data("old".utf8)]
             let statuses = [Self.add([kSecAttrAccount as String: Data("old".utf8)]),
                             SecItemUpdate(old as CFDictionary, [kSecAttrAccount as String: "new"] as CFDictionary),
@@ -201,8 +202,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 SecItemUpdate may change kSecAttrAccessible and kSecAttrAccessControl; re-protecting needs the current access control")
     func updateReprotects() async throws {
-        let sim = try SimDevice()
-        let results = await sim.keychain { () -> [String] in
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [String] in
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
                                         kSecAttrAccount as String: "a"]
             guard let presence = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil) else { return [] }
@@ -229,8 +230,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 an invalidated biometryCurrentSet item still exists: adding it again is errSecDuplicateItem until it is deleted")
     func invalidatedItemLingers() async throws {
-        let sim = try SimDevice()
-        let results = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [OSStatus] in
             guard let current = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryCurrentSet, nil) else { return [] }
             let item: [String: Any] = [kSecAttrAccount as String: "marker", kSecAttrAccessControl as String: current]
             var results = [Self.add(item)]
@@ -246,8 +247,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 data-protection classes follow the device lock state: errSecInteractionNotAllowed (-25308) while locked or before the first unlock")
     func dataProtectionThroughSecItem() async throws {
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             var statuses = [Self.add([kSecAttrAccount as String: "u", kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]),
                             Self.add([kSecAttrAccount as String: "f", kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock])]
             try? sim.device.lock()
@@ -264,8 +265,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§8 kSecUseNoAuthenticationUI true never prompts: a protected read is errSecInteractionNotAllowed")
     func noAuthenticationUI() async throws {
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             guard let any = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) else { return [] }
             return [Self.add([kSecAttrAccount as String: "p", kSecAttrAccessControl as String: any]),
                     Self.read([kSecAttrAccount as String: "p", kSecUseNoAuthenticationUI as String: true]).0]
@@ -276,8 +277,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 a scripting mistake at a keychain prompt is errSecUserCanceled for the app and reported to the script author")
     func keychainScriptingMistake() async throws {
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             guard let any = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) else { return [] }
             return [Self.add([kSecAttrAccount as String: "p", kSecAttrAccessControl as String: any]),
                     Self.read([kSecAttrAccount as String: "p"]).0]
@@ -288,8 +289,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§10 kSecClassKey without a key: nothing found, nothing to delete; importing bytes and updating are errSecUnimplemented")
     func keyQueriesWithoutKeys() async throws {
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             let key: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("tag".utf8)]
             var result: CFTypeRef?
             return [SecItemAdd(key as CFDictionary, nil), SecItemCopyMatching(key as CFDictionary, &result),
@@ -300,8 +301,8 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 kSecAttrSynchronizable: absent matches only items that do not synchronize; kSecAttrSynchronizableAny matches all")
     func synchronizableMatching() async throws {
-        let sim = try SimDevice()
-        let counts = await sim.keychain { () -> [Int] in
+        let sim = try TestDevice()
+        let counts = await sim.blocking { () -> [Int] in
             _ = Self.add([kSecAttrAccount as String: "local"])
             _ = Self.add([kSecAttrAccount as String: "synced", kSecAttrSynchronizable as String: true])
             func count(_ sync: Any?) -> Int {
@@ -316,7 +317,7 @@ struct ConformanceIssue10Tests {
 
     @Test("§9 kSecReturnAttributes returns creation and modification dates on the device clock, and the stored descriptive attributes")
     func datesAndAttributes() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let start = sim.clock.now.foundationDateForTest
         struct Seen: Sendable {
             var created, modified: Date?
@@ -325,7 +326,7 @@ struct ConformanceIssue10Tests {
             var invisible: Bool?
             var type: Int?
         }
-        let seen = await sim.keychain { () -> Seen in
+        let seen = await sim.blocking { () -> Seen in
             _ = Self.add([kSecAttrAccount as String: "a", kSecAttrLabel as String: "Label", kSecAttrComment as String: "note",
                           kSecAttrGeneric as String: Data([1, 2]), kSecAttrIsInvisible as String: true, kSecAttrType as String: 42])
             sim.clock.advance(by: .seconds(60))

@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// REFERENCE §10's Secure Enclave keys through Apple's `SecKey` API (never the core API), one
@@ -58,9 +59,9 @@ struct ConformanceKeyTests {
 
     @Test("§10 a Secure Enclave key signs after Touch ID; the 65-byte public key verifies the DER signature")
     func signAndVerify() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.enqueue([.present("thumb")])
-        let (ok, der, external, attributesOK) = await sim.keychain { () -> (Bool, Data, Data, Bool) in
+        let (ok, der, external, attributesOK) = await sim.blocking { () -> (Bool, Data, Data, Bool) in
             guard let key = Self.makeKey().0, let signature = try? Self.sign(key).get() else { return (false, Data(), Data(), false) }
             var error: Unmanaged<CFError>?
             let external = SecKeyCopyExternalRepresentation(SecKeyCopyPublicKey(key)!, &error) as Data? ?? Data()
@@ -80,8 +81,8 @@ struct ConformanceKeyTests {
 
     @Test("§10 a Secure Enclave private key cannot be exported; a public key round-trips through SecKeyCreateWithData")
     func exportRules() async throws {
-        let sim = try SimDevice()
-        let (refused, roundTrip) = await sim.keychain { () -> (Bool, Bool) in
+        let sim = try TestDevice()
+        let (refused, roundTrip) = await sim.blocking { () -> (Bool, Bool) in
             guard let key = Self.makeKey([.privateKeyUsage]).0 else { return (false, false) }
             var error: Unmanaged<CFError>?
             let refused = SecKeyCopyExternalRepresentation(key, &error) == nil && error != nil
@@ -104,8 +105,8 @@ struct ConformanceKeyTests {
 
     @Test("§10 only 256-bit EC keys in the Secure Enclave: RSA or 384 bits is errSecParam, no token errSecUnimplemented")
     func creationParameters() async throws {
-        let sim = try SimDevice()
-        let codes = await sim.keychain { () -> [Int] in
+        let sim = try TestDevice()
+        let codes = await sim.blocking { () -> [Int] in
             func create(_ attributes: [String: Any]) -> Int {
                 var error: Unmanaged<CFError>?
                 if SecKeyCreateRandomKey(attributes as CFDictionary, &error) != nil { return 0 }
@@ -123,9 +124,9 @@ struct ConformanceKeyTests {
 
     @Test("§10 a cancelled signing prompt fails with LAError -2 in the CFError (observed on iOS)")
     func cancel() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.enqueue([.cancel])
-        let failure = await sim.keychain { () -> (String, Int)? in
+        let failure = await sim.blocking { () -> (String, Int)? in
             guard let key = Self.makeKey().0 else { return nil }
             return Self.code(Self.sign(key))
         }
@@ -134,10 +135,10 @@ struct ConformanceKeyTests {
 
     @Test("§10 under biometric lockout signing fails with LAError biometryLockout (-8)")
     func lockout() async throws {
-        let sim = try SimDevice()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
-        let failure = await sim.keychain { () -> (String, Int)? in
+        let sim = try TestDevice()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        let failure = await sim.blocking { () -> (String, Int)? in
             guard let key = Self.makeKey([.privateKeyUsage, .biometryAny]).0 else { return nil }
             return Self.code(Self.sign(key))
         }
@@ -146,10 +147,10 @@ struct ConformanceKeyTests {
 
     @Test("§10 interactionNotAllowed on the key's context: errSecInteractionNotAllowed, no prompt")
     func interactionNotAllowed() async throws {
-        let sim = try SimDevice()
-        let context = sim.context()
+        let sim = try TestDevice()
+        let context = sim.makeLAContext()
         context.interactionNotAllowed = true
-        let failure = await sim.keychain { () -> (String, Int)? in
+        let failure = await sim.blocking { () -> (String, Int)? in
             guard Self.makeKey().0 != nil, let key = Self.find(context: context) else { return nil }
             return Self.code(Self.sign(key))
         }
@@ -158,8 +159,8 @@ struct ConformanceKeyTests {
 
     @Test("§10 kSecUseAuthenticationUIFail on the key query: signing that needs the user is errSecInteractionNotAllowed")
     func authenticationUIFail() async throws {
-        let sim = try SimDevice()
-        let failure = await sim.keychain { () -> (String, Int)? in
+        let sim = try TestDevice()
+        let failure = await sim.blocking { () -> (String, Int)? in
             guard Self.makeKey().0 != nil else { return nil }
             var result: CFTypeRef?
             let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
@@ -173,12 +174,12 @@ struct ConformanceKeyTests {
 
     @Test("§10 a context that already evaluated signs without a second prompt")
     func evaluatedContext() async throws {
-        let sim = try SimDevice()
-        let context = sim.context()
+        let sim = try TestDevice()
+        let context = sim.makeLAContext()
         sim.user.enqueue([.present("thumb")])
         let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .biometryCurrentSet], nil)!
         #expect(try await context.evaluateAccessControl(access, operation: .useKeySign, localizedReason: "Sign in"))
-        let signed = await sim.keychain { () -> Int in
+        let signed = await sim.blocking { () -> Int in
             guard Self.makeKey().0 != nil, let key = Self.find(context: context) else { return 0 }
             return [Self.sign(key), Self.sign(key)].filter { (try? $0.get()) != nil }.count
         }
@@ -188,10 +189,10 @@ struct ConformanceKeyTests {
 
     @Test("§10 a biometryCurrentSet key is unusable after an enrollment change: the key is no longer found, a held ref fails")
     func enrollmentChange() async throws {
-        let sim = try SimDevice()
-        let held = await sim.keychain { Self.makeKey().0 }
+        let sim = try TestDevice()
+        let held = await sim.blocking { Self.makeKey().0 }
         try sim.device.enroll("index")
-        let (found, failure) = await sim.keychain { () -> (Bool, (String, Int)?) in
+        let (found, failure) = await sim.blocking { () -> (Bool, (String, Int)?) in
             (Self.find() != nil, held.flatMap { Self.code(Self.sign($0)) })
         }
         #expect(!found)
@@ -201,17 +202,17 @@ struct ConformanceKeyTests {
 
     @Test("§10 removing the passcode deletes whenPasscodeSetThisDeviceOnly keys")
     func passcodeRemoval() async throws {
-        let sim = try SimDevice()
-        _ = await sim.keychain { Self.makeKey(accessible: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly).0 }
-        #expect(await sim.keychain { Self.find() != nil })
+        let sim = try TestDevice()
+        _ = await sim.blocking { Self.makeKey(accessible: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly).0 }
+        #expect(await sim.blocking { Self.find() != nil })
         try sim.device.clearPasscode()
-        #expect(await sim.keychain { Self.find() == nil })
+        #expect(await sim.blocking { Self.find() == nil })
     }
 
     @Test("§10 SecItemAdd stores an ephemeral key; SecItemDelete by tag removes it; kSecReturnAttributes describes it")
     func itemCalls() async throws {
-        let sim = try SimDevice()
-        let statuses = await sim.keychain { () -> [OSStatus] in
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
             guard let key = Self.makeKey([.privateKeyUsage], permanent: false).0 else { return [] }
             let before: OSStatus = Self.find() == nil ? errSecItemNotFound : errSecSuccess
             let added = SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: key,
@@ -231,9 +232,9 @@ struct ConformanceKeyTests {
 
     @Test("§10 ECIES: SecKeyCreateEncryptedData's bytes (ephemeral key || ciphertext || tag) open with the key after Touch ID")
     func eciesRoundTrip() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         sim.user.enqueue([.present("thumb")])
-        let (ciphertext, plaintext) = await sim.keychain { () -> (Data, Data?) in
+        let (ciphertext, plaintext) = await sim.blocking { () -> (Data, Data?) in
             guard let key = Self.makeKey().0, let publicKey = SecKeyCopyPublicKey(key) else { return (Data(), nil) }
             let algorithm: SecKeyAlgorithm = .eciesEncryptionCofactorVariableIVX963SHA256AESGCM
             guard SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm),
@@ -247,8 +248,8 @@ struct ConformanceKeyTests {
 
     @Test("§10 SecKeyCopyKeyExchangeResult: both sides derive the same secret")
     func keyExchange() async throws {
-        let sim = try SimDevice(enrolled: [])
-        let same = await sim.keychain { () -> Bool in
+        let sim = try TestDevice(enrolled: [])
+        let same = await sim.blocking { () -> Bool in
             guard let mine = Self.makeKey([.privateKeyUsage]).0, let theirs = Self.makeKey([.privateKeyUsage], permanent: false).0 else { return false }
             let parameters = [kSecKeyKeyExchangeParameterRequestedSize as String: 32] as CFDictionary
             let a = SecKeyCopyKeyExchangeResult(mine, .ecdhKeyExchangeStandardX963SHA256, SecKeyCopyPublicKey(theirs)!, parameters, nil) as Data?
@@ -260,16 +261,16 @@ struct ConformanceKeyTests {
 
     @Test("§10 client: an app creates a Secure Enclave key, signs a challenge after Touch ID, the server verifies")
     func clientEnclaveSigner() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let signer = EnclaveSigner(account: "alice")
-        let publicKey = try await sim.keychain { Result { try signer.enable() } }.get()
+        let publicKey = try await sim.blocking { Result { try signer.enable() } }.get()
         sim.user.enqueue([.present("thumb")])
-        let signature = try await sim.keychain { signer.sign(challenge: Self.challenge) }.get()
+        let signature = try await sim.blocking { signer.sign(challenge: Self.challenge) }.get()
         #expect(EnclaveSigner.serverVerifies(publicKey: publicKey, challenge: Self.challenge, signature: signature))
         sim.user.enqueue([.cancel])
-        #expect(await sim.keychain { signer.sign(challenge: Self.challenge) } == .failure(.cancelled))
+        #expect(await sim.blocking { signer.sign(challenge: Self.challenge) } == .failure(.cancelled))
         try sim.device.enroll("index")
-        #expect(await sim.keychain { signer.sign(challenge: Self.challenge) } == .failure(.noKey))
+        #expect(await sim.blocking { signer.sign(challenge: Self.challenge) } == .failure(.noKey))
         #expect(sim.scriptingMistakes.isEmpty)
     }
 }

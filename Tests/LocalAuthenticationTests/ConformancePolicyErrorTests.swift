@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// REFERENCE §2 (policies), §3 (errors) and §4 (biometry types), row by row, through the
@@ -21,53 +22,53 @@ struct ConformancePolicyErrorTests {
 
     @Test("§2 policy 1: biometrics only; the fallback button ends with userFallback")
     func biometricsOnly() async throws {
-        let sim = try SimDevice()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")]) == nil)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .userFallback)
+        let sim = try TestDevice()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.present("thumb")]) == nil)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .userFallback)
     }
 
     @Test("§2 policy 2: biometrics, then the passcode as fallback")
     func deviceOwner() async throws {
-        let sim = try SimDevice()
-        #expect(try await sim.evaluate(.deviceOwnerAuthentication, [.present("thumb")]) == nil)
-        #expect(try await sim.evaluate(.deviceOwnerAuthentication, [.noMatch, .fallback, .passcode("1234")]) == nil)
+        let sim = try TestDevice()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthentication, [.present("thumb")]) == nil)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthentication, [.noMatch, .fallback, .passcode("1234")]) == nil)
     }
 
     @Test("§2 policy 2: the passcode alone when biometry is missing, not enrolled or locked out")
     func deviceOwnerPasscodeAlone() async throws {
-        let missing = try SimDevice(sensor: nil, enrolled: [])
-        #expect(missing.can(.deviceOwnerAuthentication) == nil)
-        #expect(try await missing.evaluate(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
-        let notEnrolled = try SimDevice(enrolled: [])
-        #expect(try await notEnrolled.evaluate(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
-        let locked = try SimDevice()
-        _ = try await locked.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3))
-        _ = try await locked.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2))
-        #expect(try await locked.evaluate(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
+        let missing = try TestDevice(sensor: nil, enrolled: [])
+        #expect(missing.canEvaluatePolicy(.deviceOwnerAuthentication) == nil)
+        #expect(try await missing.evaluatePolicy(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
+        let notEnrolled = try TestDevice(enrolled: [])
+        #expect(try await notEnrolled.evaluatePolicy(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
+        let locked = try TestDevice()
+        _ = try await locked.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3))
+        _ = try await locked.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(2))
+        #expect(try await locked.evaluatePolicy(.deviceOwnerAuthentication, [.passcode("1234")]) == nil)
     }
 
     @Test("§2 policy 3: a paired companion; none paired is companionNotAvailable")
     func companion() async throws {
-        let paired = try SimDevice(companion: [:])
-        #expect(paired.can(.deviceOwnerAuthenticationWithCompanion) == nil)
-        #expect(try await paired.evaluate(.deviceOwnerAuthenticationWithCompanion, [.approveOnCompanion]) == nil)
-        let none = try SimDevice()
-        #expect(none.can(.deviceOwnerAuthenticationWithCompanion) == LAError.companionNotAvailable.rawValue)
-        #expect(try await none.evaluate(.deviceOwnerAuthenticationWithCompanion, []) == .companionNotAvailable)
+        let paired = try TestDevice(companion: [:])
+        #expect(paired.canEvaluatePolicy(.deviceOwnerAuthenticationWithCompanion) == nil)
+        #expect(try await paired.evaluatePolicy(.deviceOwnerAuthenticationWithCompanion, [.approveOnCompanion]) == nil)
+        let none = try TestDevice()
+        #expect(none.canEvaluatePolicy(.deviceOwnerAuthenticationWithCompanion) == LAError.companionNotAvailable.rawValue)
+        #expect(try await none.evaluatePolicy(.deviceOwnerAuthenticationWithCompanion, []) == .companionNotAvailable)
     }
 
     @Test("§2 policy 4: biometrics or the companion")
     func biometricsOrCompanion() async throws {
-        let sim = try SimDevice(companion: [:])
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometricsOrCompanion, [.present("thumb")]) == nil)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometricsOrCompanion, [.approveOnCompanion]) == nil)
+        let sim = try TestDevice(companion: [:])
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometricsOrCompanion, [.present("thumb")]) == nil)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometricsOrCompanion, [.approveOnCompanion]) == nil)
     }
 
     @Test("§2 policy 5: wrist detection is biometryNotAvailable on Linux")
     func wristDetection() async throws {
-        let sim = try SimDevice()
-        #expect(sim.can(.deviceOwnerAuthenticationWithWristDetection) == LAError.biometryNotAvailable.rawValue)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithWristDetection, []) == .biometryNotAvailable)
+        let sim = try TestDevice()
+        #expect(sim.canEvaluatePolicy(.deviceOwnerAuthenticationWithWristDetection) == LAError.biometryNotAvailable.rawValue)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithWristDetection, []) == .biometryNotAvailable)
     }
 
     // MARK: §3 Errors
@@ -95,83 +96,83 @@ struct ConformancePolicyErrorTests {
 
     @Test("§3 authenticationFailed: three failed Touch ID matches in one evaluation")
     func authenticationFailed() async throws {
-        let sim = try SimDevice()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        let sim = try TestDevice()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
     }
 
     @Test("§3 userCancel, userFallback, systemCancel from the user's and system's actions")
     func userActions() async throws {
-        let sim = try SimDevice()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.cancel]) == .userCancel)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .userFallback)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.systemCancel]) == .systemCancel)
+        let sim = try TestDevice()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.cancel]) == .userCancel)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.noMatch, .fallback]) == .userFallback)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.systemCancel]) == .systemCancel)
     }
 
     @Test("§3 passcodeNotSet: no passcode, for biometric policies too")
     func passcodeNotSet() throws {
-        let sim = try SimDevice(passcode: nil)
-        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics) == -5)
-        #expect(sim.can(.deviceOwnerAuthentication) == -5)
+        let sim = try TestDevice(passcode: nil)
+        #expect(sim.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -5)
+        #expect(sim.canEvaluatePolicy(.deviceOwnerAuthentication) == -5)
     }
 
     @Test("§3 biometryNotAvailable: no hardware, hardware absent, disconnected or not permitted")
     func biometryNotAvailable() throws {
-        #expect(try SimDevice(sensor: nil, enrolled: []).can(.deviceOwnerAuthenticationWithBiometrics) == -6)
+        #expect(try TestDevice(sensor: nil, enrolled: []).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -6)
         for state in ["absent", "disconnected", "denied"] {
-            #expect(try SimDevice(sensorOptions: ["hardware": state]).can(.deviceOwnerAuthenticationWithBiometrics) == -6)
+            #expect(try TestDevice(sensorOptions: ["hardware": state]).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -6)
         }
     }
 
     @Test("§3 biometryNotEnrolled: hardware present, nothing enrolled")
     func biometryNotEnrolled() throws {
-        #expect(try SimDevice(enrolled: []).can(.deviceOwnerAuthenticationWithBiometrics) == -7)
+        #expect(try TestDevice(enrolled: []).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -7)
     }
 
     @Test("§3 biometryLockout: after five consecutive failures, in canEvaluatePolicy too")
     func biometryLockout() async throws {
-        let sim = try SimDevice()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
-        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics) == -8)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, []) == .biometryLockout)
+        let sim = try TestDevice()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        #expect(sim.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -8)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, []) == .biometryLockout)
     }
 
     @Test("§3 appCancel: invalidate() during an evaluation; invalidContext afterwards")
     func appCancelAndInvalidContext() async throws {
-        let sim = try SimDevice()
-        let context = sim.context()
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [.invalidate], on: context) == .appCancel)
-        #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -10)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [], on: context) == .invalidContext)
+        let sim = try TestDevice()
+        let context = sim.makeLAContext()
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [.invalidate], on: context) == .appCancel)
+        #expect(sim.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, on: context) == -10)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [], on: context) == .invalidContext)
     }
 
     @Test("§3 biometryNotPaired / biometryDisconnected: removable sensors (macOS)")
     func removableSensor() throws {
-        #expect(try SimDevice(sensorOptions: ["removable": "true", "hardware": "not-paired"]).can(.deviceOwnerAuthenticationWithBiometrics) == -12)
-        #expect(try SimDevice(sensorOptions: ["removable": "true", "hardware": "disconnected"]).can(.deviceOwnerAuthenticationWithBiometrics) == -13)
+        #expect(try TestDevice(sensorOptions: ["removable": "true", "hardware": "not-paired"]).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -12)
+        #expect(try TestDevice(sensorOptions: ["removable": "true", "hardware": "disconnected"]).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -13)
     }
 
     @Test("§3 notInteractive: interactionNotAllowed")
     func notInteractive() async throws {
-        let sim = try SimDevice()
-        let context = sim.context()
+        let sim = try TestDevice()
+        let context = sim.makeLAContext()
         context.interactionNotAllowed = true
         #expect(context.interactionNotAllowed)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, [], on: context) == .notInteractive)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, [], on: context) == .notInteractive)
     }
 
     @Test("§3 precedence (LAContext.h): biometric policies not available → not enrolled → locked out → passcodeNotSet; device-owner: passcodeNotSet first")
     func precedence() throws {
-        let nothing = try SimDevice(sensorOptions: ["hardware": "absent"], passcode: nil, enrolled: [])
-        let context = nothing.context()
+        let nothing = try TestDevice(sensorOptions: ["hardware": "absent"], passcode: nil, enrolled: [])
+        let context = nothing.makeLAContext()
         context.invalidate()
-        #expect(nothing.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -10)
-        #expect(nothing.can(.deviceOwnerAuthenticationWithBiometrics) == -6)
-        #expect(nothing.can(.deviceOwnerAuthentication) == -5)
-        let unenrolled = try SimDevice(passcode: nil, enrolled: [])
-        #expect(unenrolled.can(.deviceOwnerAuthenticationWithBiometrics) == -7)
-        #expect(unenrolled.can(.deviceOwnerAuthentication) == -5)
-        #expect(try SimDevice(passcode: nil).can(.deviceOwnerAuthenticationWithBiometrics) == -5)
+        #expect(nothing.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, on: context) == -10)
+        #expect(nothing.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -6)
+        #expect(nothing.canEvaluatePolicy(.deviceOwnerAuthentication) == -5)
+        let unenrolled = try TestDevice(passcode: nil, enrolled: [])
+        #expect(unenrolled.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -7)
+        #expect(unenrolled.canEvaluatePolicy(.deviceOwnerAuthentication) == -5)
+        #expect(try TestDevice(passcode: nil).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics) == -5)
     }
 
     @Test("§3 the error categories apps act on (seed 004)")
@@ -208,15 +209,15 @@ struct ConformancePolicyErrorTests {
     @Test("§4 biometryType is .none before canEvaluatePolicy, filled by it whatever it returns")
     func biometryTypeFilled() throws {
         for (sensor, type) in [("sim.touchid", LABiometryType.touchID), ("sim.faceid", .faceID), ("sim.opticid", .opticID)] {
-            let sim = try SimDevice(sensor: sensor, enrolled: [])
-            let context = sim.context()
+            let sim = try TestDevice(sensor: sensor, enrolled: [])
+            let context = sim.makeLAContext()
             #expect(context.biometryType == .none)
-            #expect(sim.can(.deviceOwnerAuthenticationWithBiometrics, on: context) == -7)
+            #expect(sim.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, on: context) == -7)
             #expect(context.biometryType == type)
         }
-        let absent = try SimDevice(sensorOptions: ["hardware": "absent"])
-        let context = absent.context()
-        _ = absent.can(.deviceOwnerAuthenticationWithBiometrics, on: context)
+        let absent = try TestDevice(sensorOptions: ["hardware": "absent"])
+        let context = absent.makeLAContext()
+        _ = absent.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, on: context)
         #expect(context.biometryType == .none)
     }
 }

@@ -3,6 +3,7 @@ import CryptoKit
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// CryptoKit's `SecureEnclave.P256.Signing.PrivateKey` as iOS code uses it (`import CryptoKit`).
@@ -12,10 +13,10 @@ struct CryptoKitSecureEnclaveTests {
 
     @Test("a key made with biometryCurrentSet signs after Touch ID; its public key verifies; dataRepresentation restores it")
     func signVerifyRestore() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let challenge = challenge
         sim.user.enqueue([.present("thumb"), .present("thumb")])
-        let results = await sim.keychain { () -> [Bool] in
+        let results = await sim.blocking { () -> [Bool] in
             do {
                 #expect(SecureEnclave.isAvailable)
                 let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
@@ -38,15 +39,15 @@ struct CryptoKitSecureEnclaveTests {
 
     @Test("a cancelled prompt throws LAError.userCancel; after an enrollment change the key throws a CryptoKit error")
     func cancelAndInvalidation() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let challenge = challenge
-        let blob = await sim.keychain { () -> Data in
+        let blob = await sim.blocking { () -> Data in
             let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
                                                          [.privateKeyUsage, .biometryCurrentSet], nil)!
             return (try? SecureEnclave.P256.Signing.PrivateKey(accessControl: access).dataRepresentation) ?? Data()
         }
         sim.user.enqueue([.cancel])
-        let cancelled = await sim.keychain { () -> Bool in
+        let cancelled = await sim.blocking { () -> Bool in
             do {
                 _ = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: blob).signature(for: challenge)
                 return false
@@ -58,7 +59,7 @@ struct CryptoKitSecureEnclaveTests {
         }
         #expect(cancelled)
         try sim.device.enroll("index")
-        let invalidated = await sim.keychain { () -> Bool in
+        let invalidated = await sim.blocking { () -> Bool in
             do {
                 _ = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: blob).signature(for: challenge)
                 return false
@@ -75,11 +76,11 @@ struct CryptoKitSecureEnclaveTests {
 
     @Test("a dataRepresentation does not open on another device")
     func otherDevice() async throws {
-        let first = try SimDevice()
-        let blob = await first.keychain { (try? SecureEnclave.P256.Signing.PrivateKey().dataRepresentation) ?? Data() }
-        let second = try SimDevice(seed: 8)  // another device secret (the same seed would be a clone)
+        let first = try TestDevice()
+        let blob = await first.blocking { (try? SecureEnclave.P256.Signing.PrivateKey().dataRepresentation) ?? Data() }
+        let second = try TestDevice(seed: 8)  // another device secret (the same seed would be a clone)
         let challenge = challenge
-        let opened = await second.keychain { () -> Bool in
+        let opened = await second.blocking { () -> Bool in
             (try? SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: blob).signature(for: challenge)) != nil
         }
         #expect(!blob.isEmpty && !opened)

@@ -2,38 +2,32 @@
 import Foundation
 import Testing
 
-/// `Examples/FingerprintLogin` (seed 003's strong form) run step by step as separate processes
-/// on one SQLite device, as a CI script would.
-@Suite("Example: fingerprint login with a Secure Enclave key and with LARightStore")
+/// `Examples/FingerprintLogin` (seed 003's strong form) without a server: how it is called and
+/// how it fails. The story itself (register, password, enable, fingerprint login, enrollment
+/// change → refused → password → re-bind, and the LARightStore variant) runs against a real
+/// touchstone-server in scripts/login-demo.sh --check, which scripts/server-test.sh runs.
+@Suite("Example: fingerprint login (without a server)")
 struct FingerprintLoginExampleTests {
-    let ready = "passcode set 1234; enroll thumb"
-
-    @Test("enable, log in by fingerprint, enrollment change → password fallback, re-bind, log in again")
-    func secureEnclaveFlow() throws {
+    @Test("a missing server URL or step is a usage error (64)")
+    func usage() throws {
         let app = try SeedHarness("FingerprintLogin")
         defer { app.remove() }
-        #expect(try app.run("enable", "alice", "secret", setup: ready, outcomes: "thumb")
-            == ["password login: ok profile=alice", "enable: bound this device to alice (public key 65 bytes)"])
-        #expect(try app.run("login", outcomes: "thumb") == ["login: ok profile=alice (challenge signature verified)"])
-        #expect(try app.run("login", outcomes: "cancel") == ["login: cancelled or failed (LAError userCancel (-2))"])
-        #expect(try app.run("login", setup: "enroll index", outcomes: "thumb")
-            == ["login: fingerprint login is off or biometry changed: sign in with your password and enable it again"])
-        #expect(try app.run("enable", "alice", "secret", outcomes: "index").last == "enable: bound this device to alice (public key 65 bytes)")
-        #expect(try app.run("login", outcomes: "index") == ["login: ok profile=alice (challenge signature verified)"])
+        for arguments in [[], ["login"], ["not a url", "login"], ["http://127.0.0.1:9", "frobnicate"]] {
+            let (status, _, errors) = try app.execute(arguments)
+            #expect(status == 64, "\(arguments)")
+            #expect(errors.contains("usage: FingerprintLogin <server-url>"), "\(arguments)")
+        }
     }
 
-    @Test("the LARightStore variant: enable, log in, enrollment change kills the right, re-bind")
-    func rightsFlow() throws {
+    @Test("a server that does not answer is named, with exit status 69")
+    func unreachable() throws {
         let app = try SeedHarness("FingerprintLogin")
         defer { app.remove() }
-        #expect(try app.run("enable-right", "bob", "hunter2", setup: ready, outcomes: "thumb").last
-            == "enable-right: bound this device to bob (public key 65 bytes)")
-        #expect(try app.run("login-right", outcomes: "thumb") == ["login-right: ok profile=bob (challenge signature verified)"])
-        #expect(try app.run("login-right", setup: "enroll index")
-            == ["login-right: fingerprint login is off or biometry changed: sign in with your password and enable it again"])
-        #expect(try app.run("enable-right", "bob", "wrong") == ["password login: wrong password"])
-        #expect(try app.run("enable-right", "bob", "hunter2", outcomes: "thumb").last == "enable-right: bound this device to bob (public key 65 bytes)")
-        #expect(try app.run("login-right", outcomes: "thumb") == ["login-right: ok profile=bob (challenge signature verified)"])
+        // Port 9 (discard) on loopback: nothing listens there on a development machine or in CI.
+        let (status, lines, errors) = try app.execute(["http://127.0.0.1:9", "login"], setup: "passcode set 1234; enroll thumb")
+        #expect(status == 69)
+        #expect(lines.isEmpty)
+        #expect(errors.contains("FingerprintLogin: server unreachable: http://127.0.0.1:9"))
     }
 }
 #endif

@@ -3,6 +3,7 @@ import Foundation
 import LocalAuthentication
 import Synchronization
 import Testing
+import TouchstoneTesting
 import Touchstone
 
 /// Records the environment's changes and lets a test wait for the next one.
@@ -48,7 +49,7 @@ final class EnvironmentRecorder: NSObject, LAEnvironmentObserver, @unchecked Sen
 struct LAEnvironmentTests {
     @Test("state: biometry (type, enrolled, locked out, history-based stateHash), user password, companions, allMechanisms")
     func state() async throws {
-        let sim = try SimDevice(companion: ["type": "watch"])
+        let sim = try TestDevice(companion: ["type": "watch"])
         let environment = LAEnvironment(authenticator: sim.authenticator)
         let state = environment.state
         let biometry = try #require(state.biometry)
@@ -59,16 +60,16 @@ struct LAEnvironmentTests {
         #expect(state.userPassword?.isSet == true)
         #expect(state.companions.map(\.type) == [.watch])
         #expect(state.allMechanisms.count == 3)
-        let context = sim.context()
+        let context = sim.makeLAContext()
         _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
         #expect(biometry.stateHash == context.domainState.biometry.stateHash, "the same history-based hash as domainState")
 
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
         #expect(environment.state.biometry?.isLockedOut == true)
         #expect(environment.state.biometry?.isUsable == false)
 
-        let bare = try SimDevice(sensor: nil, passcode: nil, enrolled: [])
+        let bare = try TestDevice(sensor: nil, passcode: nil, enrolled: [])
         let none = LAEnvironment(authenticator: bare.authenticator).state
         #expect(none.biometry == nil)
         #expect(none.userPassword?.isSet == false)
@@ -77,7 +78,7 @@ struct LAEnvironmentTests {
 
     @Test("observers hear about enrollment, lockout and passcode changes, with the old state")
     func observers() async throws {
-        let sim = try SimDevice(enrolled: [])
+        let sim = try TestDevice(enrolled: [])
         let environment = LAEnvironment(authenticator: sim.authenticator)
         let recorder = EnvironmentRecorder()
         environment.addObserver(recorder)
@@ -87,8 +88,8 @@ struct LAEnvironmentTests {
         #expect(enrolled.old.biometry?.isEnrolled == false)
         #expect(enrolled.new.biometry?.isEnrolled == true)
 
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
-        #expect(try await sim.evaluate(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
         var lockout = await recorder.change(2)
         var seen = 2
         while lockout.new.biometry?.isLockedOut != true {
@@ -113,7 +114,7 @@ struct LAEnvironmentTests {
 
     @Test("LAEnvironment.currentUser is the default device's, the same object each time")
     func currentUser() throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
             #expect(LAEnvironment.currentUser === LAEnvironment.currentUser)
             #expect(LAEnvironment.currentUser.state.biometry?.isEnrolled == true)

@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -11,7 +12,7 @@ struct LARightTests {
     let challenge = Data("challenge-7".utf8)
 
     /// Runs `body` with `sim`'s device as the task's default device.
-    func on<T: Sendable>(_ sim: SimDevice, _ body: @Sendable () async throws -> T) async throws -> T {
+    func on<T: Sendable>(_ sim: TestDevice, _ body: @Sendable () async throws -> T) async throws -> T {
         try await LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { try await body() }
     }
 
@@ -29,7 +30,7 @@ struct LARightTests {
 
     @Test("authorize runs the requirement's evaluation and moves the state to authorized; deauthorize ends it")
     func authorizeAndDeauthorize() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let right = try await on(sim) { LARight(requirement: .biometry(fallback: .devicePasscode)) }
         #expect(right.state == .unknown)
         sim.user.enqueue([.present("thumb")])
@@ -44,7 +45,7 @@ struct LARightTests {
 
     @Test("checkCanAuthorize reports what would stop an authorization, without prompting")
     func checkCanAuthorize() async throws {
-        let sim = try SimDevice(enrolled: [])
+        let sim = try TestDevice(enrolled: [])
         let right = try await on(sim) { LARight(requirement: .biometry) }
         #expect(await code { try await right.checkCanAuthorize() } == .biometryNotEnrolled)
         try sim.device.enroll("thumb")
@@ -54,7 +55,7 @@ struct LARightTests {
 
     @Test("a persisted right's key signs only while authorized, without a second prompt; the public key verifies")
     func persistedKeySigns() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let persisted = try await on(sim) {
             try await LARightStore.shared.saveRight(LARight(requirement: .biometryCurrentSet), identifier: "login")
         }
@@ -74,7 +75,7 @@ struct LARightTests {
 
     @Test("a secret saved with a right opens only while the right is authorized")
     func secret() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let token = Data("device-token-abc".utf8)
         let persisted = try await on(sim) {
             try await LARightStore.shared.saveRight(LARight(), identifier: "token", secret: token)
@@ -91,7 +92,7 @@ struct LARightTests {
 
     @Test("a biometryCurrentSet right dies with an enrollment change")
     func enrollmentChange() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         let persisted = try await on(sim) {
             try await LARightStore.shared.saveRight(LARight(requirement: .biometryCurrentSet), identifier: "login")
         }
@@ -105,7 +106,7 @@ struct LARightTests {
 
     @Test("rights are removed by identifier, by object, or all at once")
     func removal() async throws {
-        let sim = try SimDevice()
+        let sim = try TestDevice()
         try await on(sim) {
             let store = LARightStore.shared
             let a = try await store.saveRight(LARight(), identifier: "a")

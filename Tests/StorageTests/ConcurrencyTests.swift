@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -11,7 +12,7 @@ struct ConcurrencyTests {
     func parallelKeychain(_ backend: Backend) async throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let rig = try StorageRig(backend, directory: directory)
+        let rig = try TestDevice(storage: backend.selection(in: directory))
         let keychain = rig.keychain
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<16 {
@@ -53,7 +54,7 @@ struct ConcurrencyTests {
     func parallelEvaluations(_ backend: Backend) async throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let rig = try StorageRig(backend, directory: directory)
+        let rig = try TestDevice(storage: backend.selection(in: directory))
         try rig.keychain.add("secret", service: "s", account: "a", accessControl: AccessControl(flags: .biometryAny))
         let context = rig.authenticator.makeContext()
         rig.user.enqueue(.present("thumb"))

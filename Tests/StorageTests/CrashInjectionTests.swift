@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -20,7 +21,7 @@ struct CrashInjectionTests {
         try #require(ChildProcess.executable != nil, "the StorageCrashChild helper is built with the tests")
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try StorageRig(backend, directory: directory)   // device with passcode and one identity
+        _ = try TestDevice(storage: backend.selection(in: directory))   // device with passcode and one identity
         var acknowledged = Acknowledged()
         var generator = SystemRandomNumberGenerator()
         let deadline = ContinuousClock.now + .seconds(9)
@@ -45,7 +46,7 @@ struct CrashInjectionTests {
             }
             // Reopen and check.
             do {
-                let rig = try StorageRig(backend, directory: directory)
+                let rig = try TestDevice(storage: backend.selection(in: directory))
                 let stored = try rig.device.storage.read(RecordKey("crash", "counter"))
                     .flatMap { Int(String(decoding: $0.value, as: UTF8.self)) } ?? 0
                 if stored < acknowledged.counter { failures.append("run \(runs): counter \(stored) < acknowledged \(acknowledged.counter)") }
@@ -67,7 +68,7 @@ struct CrashInjectionTests {
         #expect(acknowledged.counter > 0, "the child made progress")
         // Spot-check a value.
         if let last = acknowledged.items.last {
-            let rig = try StorageRig(backend, directory: directory)
+            let rig = try TestDevice(storage: backend.selection(in: directory))
             #expect(await rig.read("crash", "item-\(last)") == .success("v\(last)"))
         }
     }
@@ -77,7 +78,7 @@ struct CrashInjectionTests {
         try #require(ChildProcess.executable != nil)
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try StorageRig(.sqlite, directory: directory)
+        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory))
         let count = 150
         let children = try (0..<2).map { _ in
             try ChildProcess.start(["increment", String(count)] + ChildProcess.storageArguments(.sqlite, directory))
@@ -94,7 +95,7 @@ struct CrashInjectionTests {
         try #require(ChildProcess.executable != nil)
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try StorageRig(.encrypted, directory: directory)
+        _ = try TestDevice(storage: Backend.encrypted.selection(in: directory))
         let count = 60
         let children = try (0..<2).map { _ in
             try ChildProcess.start(["increment", String(count)] + ChildProcess.storageArguments(.encrypted, directory))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -80,7 +81,7 @@ struct InputFuzzTests {
         defer { removeTemporaryDirectory(directory) }
         let file = try #require(backend.file(in: directory))
         do {
-            let rig = try StorageRig(backend, directory: directory)
+            let rig = try TestDevice(storage: backend.selection(in: directory))
             for index in 0..<20 { try rig.keychain.add("v\(index)", service: "s", account: "a\(index)") }
         }
         let original = try Data(contentsOf: file)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -15,7 +16,7 @@ struct KeyStoreTests {
     }
 
     /// Signs with `actions` queued; the DER signature or the keychain error.
-    func sign(_ rig: StorageRig, _ key: EnclaveKey, _ actions: [UserAction], context: AuthenticationContext? = nil,
+    func sign(_ rig: TestDevice, _ key: EnclaveKey, _ actions: [UserAction], context: AuthenticationContext? = nil,
               message: Data? = nil) async -> Result<Data, KeychainError> {
         rig.user.enqueue(actions)
         do {
@@ -30,7 +31,7 @@ struct KeyStoreTests {
 
     @Test("a signature made after a fingerprint verifies with the exported public key")
     func signatureVerifies() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access(.biometryCurrentSet), tag: Data("login".utf8))
         #expect(key.publicKeyData.count == 65 && key.publicKeyData.first == 0x04)
         let der = try await sign(rig, key, [.present("thumb")]).get()
@@ -42,7 +43,7 @@ struct KeyStoreTests {
 
     @Test("a tampered message does not verify")
     func tamperedMessageFails() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access(.biometryAny))
         let der = try await sign(rig, key, [.present("thumb")]).get()
         let signature = try P256.Signing.ECDSASignature(derRepresentation: der)
@@ -51,7 +52,7 @@ struct KeyStoreTests {
 
     @Test("signatures are DER: SEQUENCE of two INTEGERs, at most 72 bytes")
     func derFormat() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access([]))
         let der = try await sign(rig, key, []).get()
         #expect(der.first == 0x30)
@@ -65,7 +66,7 @@ struct KeyStoreTests {
 
     @Test("a cancelled prompt is errSecUserCanceled with LAError userCancel, and nothing is signed")
     func cancel() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access(.biometryCurrentSet))
         let result = await sign(rig, key, [.cancel])
         #expect(result.kind == .cancelled)
@@ -74,7 +75,7 @@ struct KeyStoreTests {
 
     @Test("under lockout a biometric key cannot sign: errSecAuthFailed (lockedOut)")
     func lockout() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access(.biometryAny))
         #expect(await sign(rig, key, Array(repeating: .noMatch, count: 3)).kind == .authenticationFailed)
         #expect(await sign(rig, key, Array(repeating: .noMatch, count: 2)).kind == .lockedOut)
@@ -85,7 +86,7 @@ struct KeyStoreTests {
 
     @Test("interactionNotAllowed: signing that needs the user is errSecInteractionNotAllowed")
     func interactionNotAllowed() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access(.biometryAny))
         let context = rig.authenticator.makeContext()
         context.interactionNotAllowed = true
@@ -94,7 +95,7 @@ struct KeyStoreTests {
 
     @Test("a context that already evaluated signs without a second prompt")
     func evaluatedContextSignsWithoutPrompt() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access(.biometryCurrentSet))
         let context = rig.authenticator.makeContext()
         rig.user.enqueue([.present("thumb")])
@@ -109,7 +110,7 @@ struct KeyStoreTests {
 
     @Test("a biometryCurrentSet key is unusable after an enrollment change, even if undone")
     func currentSetKeyAfterEnrollmentChange() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let keys = rig.authenticator.keys
         let key = try keys.create(accessControl: access(.biometryCurrentSet), tag: Data("login".utf8))
         let anyKey = try keys.create(accessControl: access(.biometryAny), tag: Data("any".utf8))
@@ -128,7 +129,7 @@ struct KeyStoreTests {
 
     @Test("removing the passcode deletes whenPasscodeSetThisDeviceOnly keys")
     func passcodeRemovalDeletesKeys() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let keys = rig.authenticator.keys
         let key = try keys.create(accessControl: access(.biometryAny, .whenPasscodeSetThisDeviceOnly), tag: Data("bound".utf8))
         _ = try keys.create(accessControl: access(.biometryAny), tag: Data("kept".utf8))
@@ -148,7 +149,7 @@ struct KeyStoreTests {
         defer { removeTemporaryDirectory(directory) }
         let publicKey: Data
         do {
-            let rig = try StorageRig(.sqlite, directory: directory)
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
             let key = try rig.authenticator.keys.create(accessControl: access(.biometryCurrentSet), tag: Data("login".utf8), label: "Login")
             publicKey = key.publicKeyData
             // The private scalar is nowhere in the record in clear.
@@ -156,7 +157,7 @@ struct KeyStoreTests {
             #expect(record.value.count > 0)
             #expect(!String(decoding: record.value, as: UTF8.self).contains("rawRepresentation"))
         }
-        let reopened = try StorageRig(.sqlite, directory: directory)
+        let reopened = try TestDevice(storage: Backend.sqlite.selection(in: directory))
         let key = try #require(try reopened.authenticator.keys.keys(tag: Data("login".utf8)).first)
         #expect(key.publicKeyData == publicKey && key.label == "Login")
         let der = try await sign(reopened, key, [.present("thumb")]).get()
@@ -165,7 +166,7 @@ struct KeyStoreTests {
 
     @Test("a deleted key cannot sign; ephemeral keys are never stored")
     func deletionAndEphemeral() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let keys = rig.authenticator.keys
         let key = try keys.create(accessControl: access([]), tag: Data("t".utf8))
         try keys.delete(key)
@@ -178,7 +179,7 @@ struct KeyStoreTests {
 
     @Test("ECIES round-trip and Apple's byte layout: ephemeral key || ciphertext || tag, X9.63 KDF")
     func eciesRoundTripAndFormat() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let key = try rig.authenticator.keys.create(accessControl: access(.biometryAny))
         let plaintext = Data("device-token-0123456789".utf8)
         let box = try ECIES.seal(plaintext, to: key.publicKeyData)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -29,7 +30,7 @@ struct KeychainRuleTests {
         #expect(throws: KeychainError(.invalidParameter, message: "access-control flags cannot combine 'or' with 'and'")) {
             try AccessControl(flags: [.biometryAny, .or, .and, .devicePasscode])
         }
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         do {
             try rig.keychain.add("v", service: "s", account: "a", accessControl: AccessControl(flags: [.biometryAny, .or, .and]))
             Issue.record("accepted or+and")
@@ -40,7 +41,7 @@ struct KeychainRuleTests {
 
     @Test("an unprotected item reads back without a prompt; a second add is errSecDuplicateItem")
     func plainItem() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("token-1", service: "api", account: "alice")
         #expect(await rig.read("api", "alice") == .success("token-1"))
         #expect(throws: KeychainError.self) { try rig.keychain.add("x", service: "api", account: "alice") }
@@ -52,7 +53,7 @@ struct KeychainRuleTests {
 
     @Test("biometryAny: reading runs a biometric evaluation; a match opens the item")
     func biometryAnyPrompts() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
         #expect(await rig.read("api", "alice", [.present("thumb")]) == .success("secret"))
         #expect(rig.device.lastTrace?.policy == "access-control(biometryAny)")
@@ -61,7 +62,7 @@ struct KeychainRuleTests {
 
     @Test("user cancel is errSecUserCanceled (-128) with LAError userCancel")
     func cancelIsUserCanceled() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
         let result = await rig.read("api", "alice", [.cancel])
         #expect(result.status == -128)
@@ -70,7 +71,7 @@ struct KeychainRuleTests {
 
     @Test("biometryCurrentSet survives nothing: after an enrollment change reads are errSecItemNotFound, 'invalidated by an enrollment change'")
     func currentSetInvalidatedByEnrollmentChange() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryCurrentSet))
         #expect(await rig.read("api", "alice", [.present("thumb")]) == .success("secret"))
         try rig.device.enroll("index")
@@ -93,7 +94,7 @@ struct KeychainRuleTests {
 
     @Test("biometryAny survives enrollment changes")
     func biometryAnySurvivesChanges() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
         try rig.device.enroll("index")
         try rig.device.unenroll("thumb")
@@ -102,7 +103,7 @@ struct KeychainRuleTests {
 
     @Test("userPresence survives enrollment changes and accepts the passcode")
     func userPresenceAcceptsPasscode() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.userPresence))
         try rig.device.reenroll("thumb")
         #expect(await rig.read("api", "alice", [.noMatch, .fallback, .passcode("1234")]) == .success("secret"))
@@ -110,7 +111,7 @@ struct KeychainRuleTests {
 
     @Test("devicePasscode asks for the passcode only")
     func devicePasscodeOnly() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.devicePasscode))
         #expect(await rig.read("api", "alice", [.passcode("1234")]) == .success("secret"))
         #expect(rig.device.lastTrace?.steps.contains { $0.event == .prompt(.biometric, fallbackButton: nil) } == false)
@@ -119,7 +120,7 @@ struct KeychainRuleTests {
 
     @Test("a read refused because biometry is locked out is errSecAuthFailed (-25293)")
     func lockoutIsAuthFailed() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
         rig.user.enqueue(Array(repeating: .noMatch, count: 3))
         _ = try? await rig.authenticator.makeContext().evaluate(rig.authenticator.policy(named: "biometrics"), reason: "x")
@@ -134,7 +135,7 @@ struct KeychainRuleTests {
 
     @Test("interactionNotAllowed makes a read that needs the user errSecInteractionNotAllowed (-25308)")
     func interactionNotAllowed() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
         let context = rig.authenticator.makeContext()
         context.interactionNotAllowed = true
@@ -146,7 +147,7 @@ struct KeychainRuleTests {
 
     @Test("the reuse window opens a biometric item without a new scan")
     func reuseWindowHonoured() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("secret", service: "api", account: "alice", accessControl: access(.biometryAny))
         try rig.device.unlock(with: "thumb")
         let context = rig.authenticator.makeContext()
@@ -160,7 +161,7 @@ struct KeychainRuleTests {
 
     @Test("evaluateAccessControl once, then matching items open on that context without asking")
     func evaluateAccessControlGrants() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let acl = try access(.biometryCurrentSet, .whenUnlockedThisDeviceOnly)
         try rig.keychain.add("one", service: "api", account: "alice", accessControl: acl)
         try rig.keychain.add("two", service: "api", account: "bob", accessControl: acl)
@@ -179,7 +180,7 @@ struct KeychainRuleTests {
 
     @Test("or: biometry or passcode accepts either; and: both are required")
     func orAndCombinations() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("either", service: "s", account: "or", accessControl: access([.biometryAny, .or, .devicePasscode]))
         try rig.keychain.add("both", service: "s", account: "and", accessControl: access([.biometryAny, .and, .devicePasscode]))
         #expect(await rig.read("s", "or", [.noMatch, .fallback, .passcode("1234")]) == .success("either"))
@@ -189,7 +190,7 @@ struct KeychainRuleTests {
 
     @Test("whenPasscodeSetThisDeviceOnly cannot be stored without a passcode (errSecNotAvailable -25291)")
     func passcodeSetNeedsPasscode() throws {
-        let rig = try StorageRig(passcode: nil)
+        let rig = try TestDevice(passcode: nil)
         do {
             try rig.keychain.add("v", service: "s", account: "a", accessControl: access([], .whenPasscodeSetThisDeviceOnly))
             Issue.record("stored without a passcode")
@@ -200,7 +201,7 @@ struct KeychainRuleTests {
 
     @Test("removing the passcode deletes whenPasscodeSetThisDeviceOnly items and only those")
     func passcodeRemovalDeletesItems() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("bound", service: "s", account: "bound", accessControl: access([], .whenPasscodeSetThisDeviceOnly))
         try rig.keychain.add("kept", service: "s", account: "kept")
         try rig.device.clearPasscode()
@@ -211,7 +212,7 @@ struct KeychainRuleTests {
 
     @Test("applicationPassword: the value is sealed with the context's credential; missing or wrong is errSecAuthFailed")
     func applicationPassword() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         let context = rig.authenticator.makeContext()
         _ = context.setCredential(Data("app-pass".utf8), type: .applicationPassword)
         try rig.keychain.add("sealed-value", service: "s", account: "a", accessControl: access(.applicationPassword), context: context)
@@ -236,7 +237,7 @@ struct KeychainRuleTests {
 
     @Test("update keeps the protection and prompts; delete never prompts")
     func updateAndDelete() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("v1", service: "s", account: "a", accessControl: access(.biometryAny))
         rig.user.enqueue(.present("thumb"))
         try await rig.keychain.update("v2", service: "s", account: "a")
@@ -248,7 +249,7 @@ struct KeychainRuleTests {
 
     @Test("items are per app: another app on the device does not see them")
     func itemsArePerApp() async throws {
-        let rig = try StorageRig()
+        let rig = try TestDevice()
         try rig.keychain.add("mine", service: "s", account: "a")
         let other = rig.authenticator.forApp("com.example.other").keychain
         #expect(try other.items().isEmpty)
@@ -257,7 +258,7 @@ struct KeychainRuleTests {
 
     @Test("the keychain change detector: marker invalidated by an enrollment change reads 'changed' (seed 002)")
     func keychainDetector() throws {
-        let rig = try StorageRig(detector: "detector.keychain")
+        let rig = try TestDevice(detector: "detector.keychain")
         #expect(try rig.authenticator.checkForChange() == .notEnabled)
         try rig.authenticator.saveBaseline()
         #expect(try rig.authenticator.checkForChange() == .unchanged)

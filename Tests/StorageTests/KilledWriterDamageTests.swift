@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 @testable import SQLiteStorage
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -25,7 +26,7 @@ struct KilledWriterDamageTests {
     /// A store in `directory` whose writer was SIGKILLed after at least `acknowledged` commits,
     /// with its `-wal` left behind.
     static func killedWriterStore(_ directory: URL, acknowledged: Int = 40) throws {
-        _ = try StorageRig(.sqlite, directory: directory)
+        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory))
         let (process, pipe) = try ChildProcess.start(["stream"] + ChildProcess.storageArguments(.sqlite, directory))
         var seen = 0
         let reader = pipe.fileHandleForReading
@@ -118,7 +119,7 @@ struct KilledWriterDamageTests {
         defer { removeTemporaryDirectory(directory) }
         let file = try #require(Backend.sqlite.file(in: directory))
         do {
-            let rig = try StorageRig(.sqlite, directory: directory)
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
             try rig.keychain.add("first-value", service: "s", account: "a")
             try rig.keychain.add("second-value", service: "s", account: "b")
         }

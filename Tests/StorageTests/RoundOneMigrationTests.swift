@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -14,9 +15,9 @@ struct RoundOneMigrationTests {
     static let evaluatedPolicyDomainState = "27c773aadb0e295b315003bb449485b2517ddad9651fa410b7753079839f0a72"
     static let biometryStateHash = "9bf28595d405196715931c5e6d20a56e7456845d5d4c1f58bf8484f2ec7195eb"
 
-    func openCopy(in directory: URL) throws -> StorageRig {
+    func openCopy(in directory: URL) throws -> TestDevice {
         try FileManager.default.copyItem(at: Self.fixture, to: directory.appendingPathComponent("device.sqlite"))
-        return try StorageRig(.sqlite, directory: directory, passcode: nil, enrolled: [], app: "com.example.notes")
+        return try TestDevice(passcode: nil, enrolled: [], storage: Backend.sqlite.selection(in: directory), app: "com.example.notes")
     }
 
     @Test("schema version: a round-1 store opens with its enrolled set, domain states, keychain item, key and baseline as they were")
@@ -62,7 +63,7 @@ struct RoundOneMigrationTests {
         #expect(afterChange.kind == .invalidated, "\(afterChange)")
 
         // Reopened: the sensor's record is the source now, in the same order.
-        let reopened = try StorageRig(.sqlite, directory: directory, passcode: nil, enrolled: [], app: "com.example.notes")
+        let reopened = try TestDevice(passcode: nil, enrolled: [], storage: Backend.sqlite.selection(in: directory), app: "com.example.notes")
         #expect(try reopened.device.enrolledNames() == ["thumb", "index", "ring"])
         #expect(try reopened.device.enrollmentSequence() == 3)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -12,7 +13,7 @@ struct SecretTests {
         let secret = "VALUE-7f3c9a"
         let passcode = "271828"
         let applicationPassword = "APP-PASS-5e1d"
-        let rig = try StorageRig(passcode: passcode)
+        let rig = try TestDevice(passcode: passcode)
         var texts: [String] = []
         try rig.keychain.add(secret, service: "s", account: "plain")
         try rig.keychain.add(secret, service: "s", account: "bio", accessControl: AccessControl(flags: .biometryCurrentSet))
@@ -45,7 +46,7 @@ struct SecretTests {
     func encryptedFileIsOpaque() throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let rig = try StorageRig(.encrypted, directory: directory)
+        let rig = try TestDevice(storage: Backend.encrypted.selection(in: directory))
         try rig.keychain.add("VISIBLE-SECRET", service: "bank", account: "alice")
         let bytes = try Data(contentsOf: try #require(Backend.encrypted.file(in: directory)))
         let text = String(decoding: bytes, as: UTF8.self)

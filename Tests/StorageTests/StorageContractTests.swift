@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -110,7 +111,7 @@ struct StorageContractTests {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
         do {
-            let rig = try StorageRig(backend, directory: directory)
+            let rig = try TestDevice(storage: backend.selection(in: directory))
             rig.user.enqueue(Array(repeating: .noMatch, count: 3))
             _ = try? await rig.authenticator.makeContext().evaluate(rig.authenticator.policy(named: "biometrics"), reason: "x")
             rig.user.enqueue(Array(repeating: .noMatch, count: 2))
@@ -118,7 +119,7 @@ struct StorageContractTests {
             #expect(try rig.device.biometryStatus().isLockedOut)
             try rig.keychain.add("persisted", service: "s", account: "a")
         }
-        let reopened = try StorageRig(backend, directory: directory)
+        let reopened = try TestDevice(storage: backend.selection(in: directory))
         #expect(try reopened.device.biometryStatus().isLockedOut)
         #expect(try reopened.device.enrolledNames() == ["thumb"])
         #expect(await reopened.read("s", "a") == .success("persisted"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -26,10 +27,15 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         options(in: directory)["path"].map { URL(fileURLWithPath: $0) }
     }
 
+    /// The storage selection of a store in `directory`, for `TestDevice(storage:)`.
+    func selection(in directory: URL) -> PluginSelection {
+        PluginSelection(rawValue, options: options(in: directory))
+    }
+
     /// Opens the store in `directory` through the registry, as a composition would.
     func open(in directory: URL) throws -> any StorageBackend {
         let environment = PluginEnvironment(clock: VirtualClock(), random: RandomSource(seed: 1), interaction: ScriptedInteraction())
-        return try PluginRegistry.builtIn.make(PluginSelection(rawValue, options: options(in: directory)), kind: .storage,
+        return try PluginRegistry.builtIn.make(selection(in: directory), kind: .storage,
                                                environment: environment)
     }
 }
@@ -43,52 +49,6 @@ func makeTemporaryDirectory() throws -> URL {
 
 func removeTemporaryDirectory(_ url: URL) {
     try? FileManager.default.removeItem(at: url)
-}
-
-/// A simulated device on `backend` in `directory`: virtual clock, scripted user, fast passcode.
-struct StorageRig {
-    let authenticator: Authenticator
-    let user: ScriptedInteraction
-    let clock: VirtualClock
-    var device: Device { authenticator.device }
-    var keychain: Keychain { authenticator.keychain }
-
-    init(_ backend: Backend = .memory, directory: URL? = nil, passcode: String? = "1234", enrolled: [String] = ["thumb"],
-         app: String = "com.example.app", detector: String = "detector.domain-state", sensor: String? = "sim.touchid") throws {
-        var composition = Composition()
-        composition.app = app
-        composition.seed = 7
-        composition.sensor = sensor.map { PluginSelection($0) }
-        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        composition.detector = PluginSelection(detector)
-        if let directory {
-            composition.storage = PluginSelection(backend.rawValue, options: backend.options(in: directory))
-        }
-        let user = ScriptedInteraction()
-        let clock = VirtualClock()
-        authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(clock: clock, interaction: user)
-        self.user = user
-        self.clock = clock
-        if let passcode, try !authenticator.device.isPasscodeSet { try authenticator.device.setPasscode(passcode) }
-        for name in enrolled where try !authenticator.device.enrolledNames().contains(name) {
-            try authenticator.device.enroll(name)
-        }
-    }
-
-    /// Reads an item with `actions` queued for the prompt; returns the value or the error.
-    func read(_ service: String, _ account: String, _ actions: [UserAction] = [], context: AuthenticationContext? = nil)
-        async -> Result<String, KeychainError>
-    {
-        user.enqueue(actions)
-        do {
-            return .success(try await keychain.readString(service: service, account: account, context: context, reason: "Read"))
-        } catch let error as KeychainError {
-            return .failure(error)
-        } catch {
-            Issue.record("unexpected error \(error)")
-            return .failure(KeychainError(.storageFailure, message: "\(error)"))
-        }
-    }
 }
 
 extension Result where Failure == KeychainError {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -48,7 +49,7 @@ struct TamperingTests {
     /// Writes a device with a keychain item, closes it, and returns the store file's bytes.
     func prepare(_ backend: Backend, _ directory: URL) async throws -> Data {
         do {
-            let rig = try StorageRig(backend, directory: directory)
+            let rig = try TestDevice(storage: backend.selection(in: directory))
             try rig.keychain.add("tamper-secret", service: "s", account: "a")
             try rig.device.storage.commit([.put(Record(key: RecordKey("t", "x"), value: Data("payload".utf8)))])
         }
@@ -63,7 +64,7 @@ struct TamperingTests {
         let damaged = damage.apply(to: try await prepare(.encrypted, directory))
         try damaged.write(to: file)
         do {
-            _ = try StorageRig(.encrypted, directory: directory)
+            _ = try TestDevice(storage: Backend.encrypted.selection(in: directory))
             Issue.record("a damaged store opened")
         } catch let error as StorageError {
             guard case let .corruptStore(path, reason) = error else { Issue.record("unexpected \(error)"); return }

@@ -1,4 +1,5 @@
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -7,7 +8,7 @@ import TouchstoneBuiltins
 struct AttemptTests {
     @Test("biometry type is none before can-evaluate and filled whatever it returns")
     func biometryTypeFilledByCanEvaluate() throws {
-        let rig = try Rig(sensor: "sim.faceid", enrolled: [])
+        let rig = try TestDevice(sensor: "sim.faceid", enrolled: [])
         let context = rig.authenticator.makeContext()
         #expect(context.biometryType == .none)
         #expect(try rig.canEvaluate("biometrics", on: context) == .biometryNotEnrolled)
@@ -20,7 +21,7 @@ struct AttemptTests {
         #expect(BiometryType.touchID.rawValue == 1)
         #expect(BiometryType.faceID.rawValue == 2)
         #expect(BiometryType.opticID.rawValue == 4)
-        let iris = try Rig(sensor: "sim.opticid")
+        let iris = try TestDevice(sensor: "sim.opticid")
         let context = iris.authenticator.makeContext()
         _ = try iris.canEvaluate("biometrics", on: context)
         #expect(context.biometryType == .opticID)
@@ -28,7 +29,7 @@ struct AttemptTests {
 
     @Test("the fallback button appears after the first failed match")
     func fallbackAfterFirstFailure() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         await #expect(throws: SimulationError.self) {
             try await rig.evaluate("biometrics", [.fallback])
         }
@@ -40,7 +41,7 @@ struct AttemptTests {
 
     @Test("an empty fallback title hides the button; nil shows the default")
     func emptyFallbackTitleHidesButton() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let hidden = rig.authenticator.makeContext()
         hidden.localizedFallbackTitle = ""
         await #expect(throws: SimulationError.self) {
@@ -55,7 +56,7 @@ struct AttemptTests {
 
     @Test("Touch ID: three failed matches end a biometrics-only evaluation with authenticationFailed")
     func threeFailuresEnd() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         #expect(try await rig.outcome("biometrics", .failures(3)) == .authenticationFailed)
         #expect(rig.device.lastTrace?.rules.last == .touchIDThreeFailuresEnd)
         #expect(try rig.device.biometryStatus().consecutiveFailures == 3)
@@ -63,7 +64,7 @@ struct AttemptTests {
 
     @Test("Touch ID: under device-owner the third failure switches to the passcode")
     func threeFailuresSwitchToPasscode() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let result = try await rig.evaluate("owner", .failures(3) + [.passcode("1234")])
         #expect(result.methods == [.passcode])
         #expect(result.trace.rules.contains(.passcodeAfterBiometricLimit))
@@ -71,7 +72,7 @@ struct AttemptTests {
 
     @Test("five consecutive failures lock biometry device-wide (seed 000: three, then two)")
     func fiveFailuresLockOut() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         #expect(try await rig.outcome("biometrics", .failures(3)) == .authenticationFailed)
         #expect(try await rig.outcome("biometrics", .failures(2)) == .biometryLockout)
         #expect(try rig.canEvaluate("biometrics") == .biometryLockout)
@@ -85,7 +86,7 @@ struct AttemptTests {
 
     @Test("the fifth failure under device-owner switches to the passcode, which clears the lockout")
     func fifthFailureUnderOwner() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         _ = try await rig.outcome("biometrics", .failures(3))
         let result = try await rig.evaluate("owner", .failures(2) + [.passcode("1234")])
         #expect(result.methods == [.passcode])
@@ -96,7 +97,7 @@ struct AttemptTests {
 
     @Test("lockout recovery (seed 000): biometrics-only hits lockout, device-owner's passcode unlocks biometry")
     func lockoutRecoveryFlow() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         _ = try await rig.outcome("biometrics", .failures(3))
         #expect(try await rig.outcome("biometrics", .failures(2)) == .biometryLockout)
         #expect(try await rig.outcome("biometrics", []) == .biometryLockout)
@@ -106,7 +107,7 @@ struct AttemptTests {
 
     @Test("a successful match resets the consecutive-failure count")
     func matchResetsCount() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         _ = try await rig.evaluate("biometrics", .failures(2) + [.present("thumb")])
         #expect(try rig.device.biometryStatus().consecutiveFailures == 0)
         #expect(try await rig.outcome("biometrics", .failures(3)) == .authenticationFailed)
@@ -115,17 +116,17 @@ struct AttemptTests {
 
     @Test("an identity that is not enrolled does not match")
     func unenrolledIdentityDoesNotMatch() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         #expect(try await rig.outcome("biometrics", [.present("index"), .present("index"), .present("index")]) == .authenticationFailed)
     }
 
     @Test("Face ID: after two failures scanning stops; only Cancel and fallback remain")
     func faceIDTwoFailures() async throws {
-        let rig = try Rig(sensor: "sim.faceid", enrolled: ["alice"])
+        let rig = try TestDevice(sensor: "sim.faceid", enrolled: ["alice"])
         #expect(try await rig.outcome("biometrics", .failures(2) + [.cancel]) == .userCancel)
         #expect(try await rig.outcome("biometrics", .failures(2) + [.fallback]) == .userFallback)
         // Four consecutive failures so far; a fresh device shows the stopped scan.
-        let fresh = try Rig(sensor: "sim.faceid", enrolled: ["alice"])
+        let fresh = try TestDevice(sensor: "sim.faceid", enrolled: ["alice"])
         await #expect {
             try await fresh.evaluate("biometrics", .failures(2) + [.present("alice")])
         } throws: { error in
@@ -137,7 +138,7 @@ struct AttemptTests {
 
     @Test("Face ID: after the first failure the user is offered Try Again")
     func faceIDTryAgain() async throws {
-        let rig = try Rig(sensor: "sim.faceid", enrolled: ["alice"])
+        let rig = try TestDevice(sensor: "sim.faceid", enrolled: ["alice"])
         let result = try await rig.evaluate("biometrics", [.noMatch, .present("alice")])
         #expect(result.methods == [.biometry])
         let kinds = result.trace.steps.compactMap { step -> Prompt.Kind? in
@@ -145,14 +146,14 @@ struct AttemptTests {
         }
         #expect(kinds == [.biometric, .biometricTryAgain])
         // Touch ID has no such step: the dialog simply scans again.
-        let touch = try Rig()
+        let touch = try TestDevice()
         let touchResult = try await touch.evaluate("biometrics", [.noMatch, .present("thumb")])
         #expect(!touchResult.trace.steps.contains { if case .prompt(.biometricTryAgain, _) = $0.event { true } else { false } })
     }
 
     @Test("Face ID never ends with authenticationFailed; under device-owner two failures switch to the passcode")
     func faceIDUnderOwner() async throws {
-        let rig = try Rig(sensor: "sim.faceid", enrolled: ["alice"])
+        let rig = try TestDevice(sensor: "sim.faceid", enrolled: ["alice"])
         let result = try await rig.evaluate("owner", .failures(2) + [.passcode("1234")])
         #expect(result.methods == [.passcode])
         #expect(!result.trace.steps.contains { $0.event == .finished(.authenticationFailed) })
@@ -160,7 +161,7 @@ struct AttemptTests {
 
     @Test("Face ID: five consecutive failures lock out as for Touch ID")
     func faceIDLockout() async throws {
-        let rig = try Rig(sensor: "sim.faceid", enrolled: ["alice"])
+        let rig = try TestDevice(sensor: "sim.faceid", enrolled: ["alice"])
         #expect(try await rig.outcome("biometrics", .failures(2) + [.cancel]) == .userCancel)
         #expect(try await rig.outcome("biometrics", .failures(2) + [.cancel]) == .userCancel)
         #expect(try await rig.outcome("biometrics", .failures(1)) == .biometryLockout)
@@ -168,7 +169,7 @@ struct AttemptTests {
 
     @Test("Optic ID behaves like Face ID (our rule)")
     func opticIDLikeFaceID() async throws {
-        let rig = try Rig(sensor: "sim.opticid", enrolled: ["eye"])
+        let rig = try TestDevice(sensor: "sim.opticid", enrolled: ["eye"])
         #expect(try await rig.outcome("biometrics", .failures(2) + [.cancel]) == .userCancel)
     }
 }

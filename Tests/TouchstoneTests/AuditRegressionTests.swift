@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -8,7 +9,7 @@ import TouchstoneBuiltins
 struct AuditRegressionTests {
     @Test("a biometryCurrentSet item stays invalidated after a finger is added and removed again (§9)")
     func currentSetInvalidationIsPermanent() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let keychain = rig.authenticator.keychain
         try keychain.add(Data("v".utf8), service: "cs", account: "a",
                          accessControl: try AccessControl(flags: [.biometryCurrentSet]))
@@ -24,7 +25,7 @@ struct AuditRegressionTests {
 
     @Test("can-evaluate of policy 4 through a companion does not reveal the biometric domain state while locked out (§7)")
     func policy4DoesNotLeakDomainStateUnderLockout() async throws {
-        let rig = try Rig(companion: [:])
+        let rig = try TestDevice(companion: [:])
         _ = try await rig.outcome("biometrics", .failures(3))
         _ = try await rig.outcome("biometrics", .failures(2))
         let context = rig.authenticator.makeContext()
@@ -34,13 +35,13 @@ struct AuditRegressionTests {
 
     @Test("policy 4 still needs a device passcode when a companion stands in (§6)")
     func policy4NeedsPasscode() throws {
-        let rig = try Rig(passcode: nil, companion: [:])
+        let rig = try TestDevice(passcode: nil, companion: [:])
         #expect(try rig.canEvaluate("biometrics-or-companion") == .passcodeNotSet)
     }
 
     @Test("a lock-screen passcode unlock closes the biometric reuse window (§8)")
     func passcodeUnlockClosesReuseWindow() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.device.unlock(with: "thumb")
         rig.clock.advance(by: .seconds(10))
         #expect(try rig.device.enterPasscode("1234") == .accepted)
@@ -51,7 +52,7 @@ struct AuditRegressionTests {
 
     @Test("an in-app passcode (device-owner) does not close the reuse window")
     func inAppPasscodeKeepsReuseWindow() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.device.unlock(with: "thumb")
         _ = try await rig.evaluate("owner", [.noMatch, .fallback, .passcode("1234")])
         let context = rig.authenticator.makeContext()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -8,12 +9,12 @@ import TouchstoneBuiltins
 struct ChangeDetectionTests {
     @Test("no stored baseline: not enabled")
     func notEnabled() throws {
-        #expect(try Rig().authenticator.checkForChange(account: "alice") == .notEnabled)
+        #expect(try TestDevice().authenticator.checkForChange(account: "alice") == .notEnabled)
     }
 
     @Test("unchanged, then changed after a finger is added; re-baselining makes it unchanged")
     func changedAfterEnrollment() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.authenticator.saveBaseline(account: "alice")
         #expect(try rig.authenticator.checkForChange(account: "alice") == .unchanged)
         try rig.device.enroll("index")
@@ -26,7 +27,7 @@ struct ChangeDetectionTests {
 
     @Test("while biometry is locked out the verdict is unknown, not changed (seed 000)")
     func unknownWhileLockedOut() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.authenticator.saveBaseline(account: "alice")
         _ = try await rig.outcome("biometrics", .failures(3))
         _ = try await rig.outcome("biometrics", .failures(2))
@@ -37,7 +38,7 @@ struct ChangeDetectionTests {
 
     @Test("removing every identity reads as changed")
     func allRemovedIsChanged() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.authenticator.saveBaseline(account: "alice")
         try rig.device.unenroll("thumb")
         #expect(try rig.authenticator.checkForChange(account: "alice") == .changed)
@@ -45,7 +46,7 @@ struct ChangeDetectionTests {
 
     @Test("baselines are kept per app and per account")
     func perAppAndAccount() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let other = rig.authenticator.forApp("com.example.other")
         try rig.authenticator.saveBaseline(account: "alice")
         #expect(try other.checkForChange(account: "alice") == .notEnabled)
@@ -57,7 +58,7 @@ struct ChangeDetectionTests {
 
     @Test("saving a baseline when nothing can be read throws the reason")
     func saveWithoutState() throws {
-        let rig = try Rig(enrolled: [])
+        let rig = try TestDevice(enrolled: [])
         #expect(throws: AuthenticationError(.biometryNotEnrolled, recovery: "Enroll an identity in the device's settings.")) {
             try rig.authenticator.saveBaseline(account: "alice")
         }
@@ -81,7 +82,7 @@ struct ChangeDetectionTests {
 
     @Test("the enrollment event stream reports each change and nothing about what changed")
     func eventStream() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let stream = rig.device.enrollmentChanges()
         try rig.device.enroll("index")
         try rig.device.unenroll("index")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -47,7 +48,7 @@ struct ClockAndTraceTests {
 
     @Test("a trace shows each step, the counters around it and the rule that decided")
     func traceContents() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         #expect(try await rig.outcome("biometrics", .failures(3)) == .authenticationFailed)
         let trace = try #require(rig.device.lastTrace)
         #expect(trace.policy == "biometrics")

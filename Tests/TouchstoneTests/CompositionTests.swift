@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -94,7 +95,7 @@ struct CompositionTests {
 
     @Test("swapping a plugin keeps the device (storage, enrollments, counters)")
     func swapKeepsDevice() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         var builder = AuthenticatorBuilder(registry: .builtIn, composition: rig.authenticator.composition)
         try builder.use(.sensor, "sim.touchid", options: ["hardware": "present"])
         let swapped = try builder.build(reusing: rig.authenticator)

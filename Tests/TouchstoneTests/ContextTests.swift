@@ -1,19 +1,15 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
 /// REFERENCE §8: context lifecycle and options.
 @Suite("§8 Context lifecycle and options")
 struct ContextTests {
-    /// Waits (by yielding, never sleeping) until the device shows an evaluation.
-    private func untilEvaluationIsOnScreen(_ device: Device) async {
-        while device.activity.withLock({ $0.activeEvaluation }) == nil { await Task.yield() }
-    }
-
     @Test("an empty localizedReason is a clear programmer error (Apple crashes)")
     func emptyReason() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         await #expect(throws: UsageError.emptyLocalizedReason) {
             try await rig.evaluate("biometrics", [], reason: "")
         }
@@ -22,18 +18,18 @@ struct ContextTests {
 
     @Test("invalidate() during an evaluation ends it with appCancel")
     func invalidateDuringEvaluation() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         rig.user.waitsForActions = true
         let context = rig.authenticator.makeContext()
         let evaluation = Task { try await rig.outcome("biometrics", [], on: context) }
-        await untilEvaluationIsOnScreen(rig.device)
+        await rig.untilEvaluationIsOnScreen()
         context.invalidate()
         #expect(try await evaluation.value == .appCancel)
     }
 
     @Test("the app invalidating during a prompt (scripted) ends it with appCancel")
     func invalidateOutcome() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let context = rig.authenticator.makeContext()
         #expect(try await rig.outcome("biometrics", [.invalidate], on: context) == .appCancel)
         #expect(context.isInvalidated)
@@ -41,7 +37,7 @@ struct ContextTests {
 
     @Test("after invalidate() every call fails with invalidContext; calling it twice is harmless")
     func invalidContextAfterwards() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let context = rig.authenticator.makeContext()
         context.invalidate()
         context.invalidate()
@@ -52,10 +48,10 @@ struct ContextTests {
 
     @Test("a second evaluation ends the first with systemCancel")
     func secondEvaluationCancelsFirst() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         rig.user.waitsForActions = true
         let first = Task { try await rig.outcome("biometrics", []) }
-        await untilEvaluationIsOnScreen(rig.device)
+        await rig.untilEvaluationIsOnScreen()
         let second = Task { try await rig.outcome("biometrics", []) }
         #expect(try await first.value == .systemCancel)
         rig.user.enqueue(.present("thumb"))
@@ -64,7 +60,7 @@ struct ContextTests {
 
     @Test("interactionNotAllowed: an evaluation that needs the user fails with notInteractive")
     func notInteractive() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let context = rig.authenticator.makeContext()
         context.interactionNotAllowed = true
         #expect(try await rig.outcome("biometrics", [], on: context) == .notInteractive)
@@ -73,7 +69,7 @@ struct ContextTests {
 
     @Test("the reuse duration defaults to 0 and is clamped to 300 s")
     func reuseDurationClamp() throws {
-        let context = try Rig().authenticator.makeContext()
+        let context = try TestDevice().authenticator.makeContext()
         #expect(context.touchIDAuthenticationAllowableReuseDuration == .zero)
         context.touchIDAuthenticationAllowableReuseDuration = .seconds(1000)
         #expect(context.touchIDAuthenticationAllowableReuseDuration == .seconds(300))
@@ -84,7 +80,7 @@ struct ContextTests {
 
     @Test("within the reuse window after a biometric device unlock no new scan is needed")
     func reuseWindow() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.device.unlock(with: "thumb")
         rig.clock.advance(by: .seconds(30))
         let context = rig.authenticator.makeContext()
@@ -108,7 +104,7 @@ struct ContextTests {
 
     @Test("application-password credentials: set, query, remove with nil")
     func credentials() throws {
-        let context = try Rig().authenticator.makeContext()
+        let context = try TestDevice().authenticator.makeContext()
         #expect(!context.isCredentialSet(.applicationPassword))
         #expect(context.setCredential(Data("secret".utf8), type: .applicationPassword))
         #expect(context.isCredentialSet(.applicationPassword))
@@ -119,7 +115,7 @@ struct ContextTests {
 
     @Test("the completion-handler form delivers the same result as the async form")
     func completionHandler() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         rig.user.enqueue([.noMatch, .cancel])
         let context = rig.authenticator.makeContext()
         let policy = try rig.policy("biometrics")
@@ -136,7 +132,7 @@ struct ContextTests {
 
     @Test("an exhausted script is a clear error, never a hang")
     func emptyQueueIsAnError() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         await #expect {
             try await rig.evaluate("biometrics", [.noMatch])
         } throws: { error in

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
 /// REFERENCE §7: domain state.
 @Suite("§7 Domain state")
 struct DomainStateTests {
-    private func current(_ rig: Rig, app: String? = nil) throws -> Data? {
+    private func current(_ rig: TestDevice, app: String? = nil) throws -> Data? {
         let authenticator = app.map { rig.authenticator.forApp($0) } ?? rig.authenticator
         let context = authenticator.makeContext()
         _ = try context.canEvaluate(authenticator.policy(named: "biometrics"))
@@ -15,7 +16,7 @@ struct DomainStateTests {
 
     @Test("nil until can-evaluate succeeds for a biometric policy")
     func nilUntilCanEvaluate() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let context = rig.authenticator.makeContext()
         #expect(context.evaluatedPolicyDomainState == nil)
         _ = try rig.canEvaluate("owner", on: context)
@@ -26,13 +27,13 @@ struct DomainStateTests {
 
     @Test("nil when can-evaluate fails")
     func nilWhenCanEvaluateFails() throws {
-        let rig = try Rig(enrolled: [])
+        let rig = try TestDevice(enrolled: [])
         #expect(try current(rig) == nil)
     }
 
     @Test("set by a successful biometric evaluation, not by a passcode one")
     func setByBiometricEvaluation() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let passcodeOnly = rig.authenticator.makeContext()
         _ = try await rig.evaluate("owner", [.noMatch, .fallback, .passcode("1234")], on: passcodeOnly)
         #expect(passcodeOnly.evaluatedPolicyDomainState == nil)
@@ -43,7 +44,7 @@ struct DomainStateTests {
 
     @Test("a context keeps the captured value until it evaluates again (our rule)")
     func capturedValueIsStable() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let context = rig.authenticator.makeContext()
         _ = try rig.canEvaluate("biometrics", on: context)
         let before = context.evaluatedPolicyDomainState
@@ -55,7 +56,7 @@ struct DomainStateTests {
 
     @Test("changes when the enrolled set changes, and depends only on the resulting set")
     func dependsOnResultingSet() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let original = try current(rig)
         try rig.device.enroll("index")
         let added = try current(rig)
@@ -66,7 +67,7 @@ struct DomainStateTests {
 
     @Test("re-enrolling the same finger is a different template")
     func reenrollChanges() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let original = try current(rig)
         try rig.device.reenroll("thumb")
         #expect(try current(rig) != original)
@@ -77,14 +78,14 @@ struct DomainStateTests {
 
     @Test("differs between apps on the same device")
     func differsBetweenApps() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         #expect(try current(rig, app: "com.a") != current(rig, app: "com.b"))
         #expect(try current(rig, app: "com.a") == current(rig, app: "com.a"))
     }
 
     @Test("an OS upgrade changes it although nothing was enrolled or removed")
     func osUpgradeChanges() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let before = try current(rig)
         try rig.device.simulateOSUpgrade()
         #expect(try current(rig) != before)
@@ -92,13 +93,13 @@ struct DomainStateTests {
 
     @Test("the same seed reproduces the same values")
     func reproducibleWithSeed() throws {
-        #expect(try current(Rig(seed: 42)) == current(Rig(seed: 42)))
-        #expect(try current(Rig(seed: 42)) != current(Rig(seed: 43)))
+        #expect(try current(TestDevice(seed: 42)) == current(TestDevice(seed: 42)))
+        #expect(try current(TestDevice(seed: 42)) != current(TestDevice(seed: 43)))
     }
 
     @Test("domainState: biometry hash nil when nothing enrolled; companion and combined hashes")
     func newerShape() throws {
-        let rig = try Rig(enrolled: [], companion: ["type": "watch"])
+        let rig = try TestDevice(enrolled: [], companion: ["type": "watch"])
         let context = rig.authenticator.makeContext()
         #expect(context.domainState == .empty)
         // Policy 4 passes through its companion: companion hashes, no biometry hash.
@@ -120,7 +121,7 @@ struct DomainStateTests {
 
     @Test("domainState is not readable when evaluatedPolicyDomainState is not: a failing can-evaluate captures nothing")
     func domainStateNotReadableWhenEvaluatedPolicyDomainStateIsNot() throws {
-        let rig = try Rig(enrolled: [])
+        let rig = try TestDevice(enrolled: [])
         let context = rig.authenticator.makeContext()
         #expect(try rig.canEvaluate("biometrics", on: context) == .biometryNotEnrolled)
         #expect(context.evaluatedPolicyDomainState == nil)
@@ -129,7 +130,7 @@ struct DomainStateTests {
 
     @Test("domainState.biometry.stateHash is history-based; evaluatedPolicyDomainState is result-based")
     func newHashByHistoryOldPropertyByResult() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let before = rig.authenticator.makeContext()
         #expect(try rig.canEvaluate("biometrics", on: before) == nil)
         try rig.device.enroll("index")
@@ -145,12 +146,12 @@ struct DomainStateTests {
 @Suite("Domain state memo")
 struct DomainStateMemoTests {
     /// The value a fresh evaluation captures now.
-    func captured(_ rig: Rig, app: Authenticator? = nil) async throws -> Data? {
+    func captured(_ rig: TestDevice, app: Authenticator? = nil) async throws -> Data? {
         try await evaluated(rig, app: app).evaluatedPolicyDomainState
     }
 
     /// A context after a successful evaluation.
-    func evaluated(_ rig: Rig, app: Authenticator? = nil) async throws -> AuthenticationContext {
+    func evaluated(_ rig: TestDevice, app: Authenticator? = nil) async throws -> AuthenticationContext {
         let authenticator = app ?? rig.authenticator
         let context = authenticator.makeContext()
         rig.user.enqueue(.present("thumb"))
@@ -159,7 +160,7 @@ struct DomainStateMemoTests {
     }
 
     /// The value derived from scratch, bypassing every memo.
-    func derived(_ rig: Rig, appID: String) throws -> Data? {
+    func derived(_ rig: TestDevice, appID: String) throws -> Data? {
         let snapshot = try rig.device.snapshot(in: StorageTransaction(read: { try rig.device.storage.read($0) }))
         return DomainStateDerivation.biometryHash(key: snapshot.secretKey, appID: appID, osEpoch: snapshot.state.osEpoch,
                                                   identities: snapshot.state.identities)
@@ -167,7 +168,7 @@ struct DomainStateMemoTests {
 
     @Test("the memoized domain state is never stale: each enrollment change, OS upgrade and app gets the value derived from scratch; counter changes keep it")
     func memoIsNeverStale() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let other = try AuthenticatorBuilder(registry: .builtIn, composition: {
             var composition = rig.authenticator.composition
             composition.app = "com.example.other"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneSimulation
 import TouchstoneBuiltins
@@ -46,17 +47,17 @@ struct ErrorTests {
 
     @Test("userCancel: Cancel ends the evaluation")
     func userCancel() async throws {
-        #expect(try await Rig().outcome("biometrics", [.cancel]) == .userCancel)
+        #expect(try await TestDevice().outcome("biometrics", [.cancel]) == .userCancel)
     }
 
     @Test("systemCancel: a system interruption ends the evaluation")
     func systemCancel() async throws {
-        #expect(try await Rig().outcome("biometrics", [.systemCancel]) == .systemCancel)
+        #expect(try await TestDevice().outcome("biometrics", [.systemCancel]) == .systemCancel)
     }
 
     @Test("passcodeNotSet: biometric and device-owner policies need a passcode")
     func passcodeNotSet() async throws {
-        let rig = try Rig(passcode: nil)
+        let rig = try TestDevice(passcode: nil)
         #expect(try rig.canEvaluate("biometrics") == .passcodeNotSet)
         #expect(try rig.canEvaluate("owner") == .passcodeNotSet)
         #expect(try await rig.outcome("biometrics", []) == .passcodeNotSet)
@@ -66,14 +67,14 @@ struct ErrorTests {
     @Test("biometryNotAvailable: no hardware, disconnected, or the app is not permitted",
           arguments: ["absent", "disconnected", "denied", "not-paired"])
     func notAvailable(hardware: String) async throws {
-        let rig = try Rig(sensorOptions: ["hardware": hardware])
+        let rig = try TestDevice(sensorOptions: ["hardware": hardware])
         #expect(try rig.canEvaluate("biometrics") == .biometryNotAvailable)
         #expect(try await rig.outcome("biometrics", []) == .biometryNotAvailable)
     }
 
     @Test("a device without a sensor reports biometryNotAvailable and biometry type none")
     func noSensor() throws {
-        let rig = try Rig(sensor: nil, enrolled: [])
+        let rig = try TestDevice(sensor: nil, enrolled: [])
         let context = rig.authenticator.makeContext()
         #expect(try rig.canEvaluate("biometrics", on: context) == .biometryNotAvailable)
         #expect(context.biometryType == .none)
@@ -81,22 +82,22 @@ struct ErrorTests {
 
     @Test("removable sensors report biometryDisconnected and biometryNotPaired")
     func removableSensor() throws {
-        let disconnected = try Rig(sensorOptions: ["hardware": "disconnected", "removable": "true"])
+        let disconnected = try TestDevice(sensorOptions: ["hardware": "disconnected", "removable": "true"])
         #expect(try disconnected.canEvaluate("biometrics") == .biometryDisconnected)
-        let unpaired = try Rig(sensorOptions: ["hardware": "not-paired", "removable": "true"])
+        let unpaired = try TestDevice(sensorOptions: ["hardware": "not-paired", "removable": "true"])
         #expect(try unpaired.canEvaluate("biometrics") == .biometryNotPaired)
     }
 
     @Test("biometryNotEnrolled: hardware present, nothing enrolled")
     func notEnrolled() async throws {
-        let rig = try Rig(enrolled: [])
+        let rig = try TestDevice(enrolled: [])
         #expect(try rig.canEvaluate("biometrics") == .biometryNotEnrolled)
         #expect(try await rig.outcome("biometrics", []) == .biometryNotEnrolled)
     }
 
     @Test("precedence follows LAContext.h: invalidContext, not available, not enrolled, locked out, passcodeNotSet last; device-owner: passcodeNotSet first")
     func precedence() async throws {
-        let all = try Rig(sensorOptions: ["hardware": "absent"], passcode: nil, enrolled: [])
+        let all = try TestDevice(sensorOptions: ["hardware": "absent"], passcode: nil, enrolled: [])
         let invalidated = all.authenticator.makeContext()
         invalidated.invalidate()
         #expect(try all.canEvaluate("biometrics", on: invalidated) == .invalidContext)
@@ -116,7 +117,7 @@ struct ErrorTests {
 
     @Test("companionNotAvailable: no companion paired")
     func companionNotAvailable() async throws {
-        #expect(try await Rig().outcome("companion", []) == .companionNotAvailable)
+        #expect(try await TestDevice().outcome("companion", []) == .companionNotAvailable)
     }
 
     @Test("invalidDimensions is never produced on Linux")

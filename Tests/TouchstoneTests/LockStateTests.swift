@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -22,7 +23,7 @@ struct LockStateTests {
 
     @Test("§9 whenUnlocked items read only while unlocked; afterFirstUnlock items after the first unlock since restart (errSecInteractionNotAllowed)")
     func dataProtectionClasses() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         let keychain = rig.authenticator.keychain
         try keychain.add("u", service: "s", account: "unlocked", accessControl: access(.whenUnlocked))
         try keychain.add("p", service: "s", account: "passcode", accessControl: access(.whenPasscodeSetThisDeviceOnly))
@@ -47,7 +48,7 @@ struct LockStateTests {
 
     @Test("§9 a device with no passcode counts as unlocked")
     func noPasscodeCountsAsUnlocked() async throws {
-        let rig = try Rig(passcode: nil)
+        let rig = try TestDevice(passcode: nil)
         try rig.authenticator.keychain.add("u", service: "s", account: "a", accessControl: access(.whenUnlocked))
         try rig.device.lock()
         try rig.device.restart()
@@ -58,7 +59,7 @@ struct LockStateTests {
     @Test("§5 after a restart or a remote lock a lock-screen biometric unlock needs the passcode first, so no reuse window opens")
     func restartAndRemoteLockNeedThePasscode() throws {
         for lock in [{ (device: Device) in try device.restart() }, { (device: Device) in try device.remoteLock() }] {
-            let rig = try Rig()
+            let rig = try TestDevice()
             try lock(rig.device)
             #expect(throws: UsageError.self) { try rig.device.unlock(with: "thumb") }
             #expect(try rig.device.snapshot().counters.lastBiometricUnlock == nil)
@@ -71,7 +72,7 @@ struct LockStateTests {
 
     @Test("§5 more than 48 hours without an unlock: the passcode is required")
     func fortyEightHours() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.device.unlock(with: "thumb")
         rig.clock.advance(by: .seconds(48 * 3600))
         try rig.device.unlock(with: "thumb")
@@ -82,7 +83,7 @@ struct LockStateTests {
 
     @Test("§5 156 hours without a passcode unlock and 4 hours without a biometric one: the passcode is required")
     func oneHundredFiftySixAndFourHours() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         #expect(try rig.device.enterPasscode("1234") == .accepted)
         for _ in 0..<52 {            // 52 × 3 h = 156 h of daily use with biometry
             rig.clock.advance(by: .seconds(3 * 3600))
@@ -98,7 +99,7 @@ struct LockStateTests {
 
     @Test("§5 in-app biometric evaluations are not blocked by a restart (our rule)")
     func inAppEvaluationsAfterRestart() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.device.restart()
         #expect(try await rig.outcome("biometrics", [.present("thumb")]) == nil)
     }

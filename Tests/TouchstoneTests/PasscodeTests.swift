@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
@@ -7,7 +8,7 @@ import TouchstoneBuiltins
 @Suite("§6 Device passcode")
 struct PasscodeTests {
     /// Enters `count` distinct wrong passcodes, advancing the clock past any delay first.
-    private func wrong(_ rig: Rig, _ count: Int, from start: Int = 0) throws {
+    private func wrong(_ rig: TestDevice, _ count: Int, from start: Int = 0) throws {
         for index in start..<(start + count) {
             if let remaining = try rig.device.passcodeStatus().delayRemaining {
                 rig.clock.advance(by: remaining)
@@ -18,7 +19,7 @@ struct PasscodeTests {
 
     @Test("wrong passcodes 1 to 4 impose no delay")
     func noDelayForFirstFour() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         for index in 1...4 {
             #expect(try rig.device.enterPasscode("bad\(index)") == .rejected(failures: index, delay: .zero))
             #expect(try rig.device.passcodeStatus().delayRemaining == nil)
@@ -28,7 +29,7 @@ struct PasscodeTests {
     @Test("the delay ladder: 5th 1 min, 6th 5 min, 7th and 8th 15 min, 9th 1 hour, 10th disables",
           arguments: [(5, Duration.seconds(60)), (6, .seconds(300)), (7, .seconds(900)), (8, .seconds(900)), (9, .seconds(3600))])
     func delayLadder(failure: Int, delay: Duration) throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try wrong(rig, failure - 1)
         if let remaining = try rig.device.passcodeStatus().delayRemaining { rig.clock.advance(by: remaining) }
         #expect(try rig.device.passcodeStatus().nextDelay == delay)
@@ -43,7 +44,7 @@ struct PasscodeTests {
 
     @Test("the 10th wrong passcode disables the device")
     func tenthDisables() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try wrong(rig, 9)
         rig.clock.advance(by: .seconds(3600))
         #expect(try rig.device.passcodeStatus().nextDelay == nil)
@@ -56,11 +57,11 @@ struct PasscodeTests {
 
     @Test("a disabled device fails every evaluation at once with authenticationFailed")
     func disabledFailsEverything() async throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try wrong(rig, 9)
         rig.clock.advance(by: .seconds(3600))
         _ = try rig.device.enterPasscode("tenth")
-        for policy in ["biometrics", "owner", "biometrics-or-companion"] {
+        for policy: PolicyName in [.biometrics, .deviceOwner, .biometricsOrCompanion] {
             #expect(try await rig.outcome(policy, []) == .authenticationFailed)
             #expect(try rig.canEvaluate(policy) == .authenticationFailed)
         }
@@ -68,7 +69,7 @@ struct PasscodeTests {
 
     @Test("with erase data on, the 10th wrong passcode wipes the device")
     func eraseData() throws {
-        let rig = try Rig(eraseData: true)
+        let rig = try TestDevice(eraseDataAfterTenFailedPasscodes: true)
         try wrong(rig, 9)
         rig.clock.advance(by: .seconds(3600))
         #expect(try rig.device.enterPasscode("tenth") == .disabledNow(erased: true))
@@ -78,7 +79,7 @@ struct PasscodeTests {
 
     @Test("the same wrong passcode twice in a row counts once")
     func repeatNotCounted() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         #expect(try rig.device.enterPasscode("0000") == .rejected(failures: 1, delay: .zero))
         #expect(try rig.device.enterPasscode("0000") == .repeatedNotCounted(failures: 1))
         #expect(try rig.device.enterPasscode("1111") == .rejected(failures: 2, delay: .zero))
@@ -87,7 +88,7 @@ struct PasscodeTests {
 
     @Test("while a delay runs, an entry is refused without counting")
     func refusedDuringDelay() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try wrong(rig, 5)
         #expect(try rig.device.enterPasscode("1234") == .refused(remaining: .seconds(60)))
         rig.clock.advance(by: .seconds(20))
@@ -99,7 +100,7 @@ struct PasscodeTests {
 
     @Test("in an evaluation, a refused entry is traced with the time remaining and the user can cancel")
     func refusedInEvaluation() async throws {
-        let rig = try Rig(enrolled: [])
+        let rig = try TestDevice(enrolled: [])
         try wrong(rig, 5)
         #expect(try await rig.outcome("owner", [.passcode("1234"), .cancel]) == .userCancel)
         let trace = try #require(rig.device.lastTrace)
@@ -109,7 +110,7 @@ struct PasscodeTests {
 
     @Test("a correct passcode resets the count")
     func correctResets() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try wrong(rig, 3)
         #expect(try rig.device.enterPasscode("1234") == .accepted)
         #expect(try rig.device.passcodeStatus().failures == 0)
@@ -117,7 +118,7 @@ struct PasscodeTests {
 
     @Test("the lock screen and in-app passcode entry share the count")
     func sharedCount() async throws {
-        let rig = try Rig(enrolled: [])
+        let rig = try TestDevice(enrolled: [])
         try wrong(rig, 3)
         #expect(try await rig.outcome("owner", [.passcode("bad-a"), .passcode("bad-b"), .cancel]) == .userCancel)
         let status = try rig.device.passcodeStatus()
@@ -127,8 +128,8 @@ struct PasscodeTests {
 
     @Test("the passcode is stored as a salted slow hash, never in clear")
     func storedAsSaltedHash() throws {
-        let first = try Rig(seed: 1)
-        let second = try Rig(seed: 2)
+        let first = try TestDevice(seed: 1)
+        let second = try TestDevice(seed: 2)
         let firstRecord = try #require(try first.device.storage.read(RecordKey("device", "state")))
         let firstText = String(decoding: firstRecord.value, as: UTF8.self)
         #expect(!firstText.contains("1234"))
@@ -141,14 +142,14 @@ struct PasscodeTests {
 
     @Test("removing the passcode makes biometric policies report passcodeNotSet")
     func clearPasscode() throws {
-        let rig = try Rig()
+        let rig = try TestDevice()
         try rig.device.clearPasscode()
         #expect(try rig.canEvaluate("biometrics") == .passcodeNotSet)
     }
 
     @Test("passcodes never appear in traces")
     func passcodeNeverTraced() async throws {
-        let rig = try Rig(enrolled: [])
+        let rig = try TestDevice(enrolled: [])
         _ = try await rig.outcome("owner", [.passcode("9876"), .passcode("1234")])
         let text = try #require(rig.device.lastTrace).description
         #expect(!text.contains("9876"))

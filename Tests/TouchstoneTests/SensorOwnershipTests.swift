@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import Touchstone
 import TouchstoneBuiltins
+import TouchstoneTesting
 
 /// A reader that keeps its own prints, as fprintd does: the test changes them "outside
 /// Touchstone", scripts what each capture reports, and can make the reader fail.
@@ -91,10 +92,13 @@ struct SystemPasscode: PasscodeFactor {
 
 @Suite("Sensors own their identities")
 struct SensorOwnershipTests {
+    /// A device whose sensor is the test reader, built with the test kit over a registry that
+    /// has the reader (and a system passcode) registered.
     struct ReaderRig {
-        let authenticator: Authenticator
+        let kit: TestDevice
         let hardware: ReaderHardware
-        var device: Device { authenticator.device }
+        var authenticator: Authenticator { kit.authenticator }
+        var device: Device { kit.device }
 
         init(removable: Bool = false, systemPasscode: Bool = false) throws {
             let (name, hardware) = ReaderHardware.make()
@@ -107,10 +111,9 @@ struct SensorOwnershipTests {
             composition.passcode = systemPasscode
                 ? PluginSelection("test.system-passcode")
                 : PluginSelection("passcode.sim", options: ["rounds": "1000"])
-            authenticator = try AuthenticatorBuilder(registry: registry, composition: composition)
-                .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+            kit = try TestDevice(registry: registry, composition: composition,
+                                 passcode: systemPasscode ? nil : "1234", enrolled: [])
             self.hardware = hardware
-            if !systemPasscode { try authenticator.device.setPasscode("1234") }
         }
 
         func evaluate(_ captures: [CaptureResult], context: AuthenticationContext? = nil) async throws -> EvaluationResult {
@@ -275,7 +278,7 @@ struct InteractionMisfitTests {
             try await authenticator.makeContext().evaluate(.biometrics, reason: "Unlock")
         }
 
-        let rig = try Rig()
+        let rig = try TestDevice()
         await #expect(throws: SimulationError.self) {
             try await rig.evaluate("biometrics", [.fallback])
         }

@@ -131,6 +131,12 @@ struct LoginAPI: Sendable {
         let now = clock.now()
         let window = configuration.failureWindow.timeInterval
         let (count, oldest) = try await repository.failures(key: key, since: now.addingTimeInterval(-window))
+        try enforceRateLimit(failures: count, oldest: oldest, now: now, limit: limit)
+    }
+
+    /// Throws 429 with `Retry-After` when `failures` (in the window ending `now`) reach `limit`.
+    func enforceRateLimit(failures count: Int, oldest: Date?, now: Date, limit: Int) throws {
+        let window = configuration.failureWindow.timeInterval
         guard count >= limit else { return }
         let freeAt = (oldest ?? now).addingTimeInterval(window)
         let seconds = max(1, Int(freeAt.timeIntervalSince(now).rounded(.up)))
@@ -262,26 +268,50 @@ struct LoginAPI: Sendable {
             throw APIError.badRequest("invalid_base64", "challenge and signature must be standard base64.")
         }
         let addressKey = "address:" + context.remoteAddress
-        try await checkRateLimit(addressKey, limit: configuration.addressFailureLimit)
-
-        // The challenge is consumed before the signature is checked: a forged attempt burns it
-        // too, and of two concurrent logins with one challenge only the one that deletes it goes on.
-        guard body.deviceID.utf8.count <= 64, challenge.count == 32,
-              let device = try await repository.consumeChallenge(hash: sha256(challenge), deviceID: body.deviceID, now: clock.now()),
-              device.kind == .key, let keyBytes = device.publicKey,
-              let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
-              let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
-              key.isValidSignature(parsed, for: challenge)
-        else {
-            try await repository.recordFailure(key: addressKey, at: clock.now(), window: configuration.failureWindow)
-            context.logger.notice("signature login failed", metadata: [
-                "deviceID": .string(String(body.deviceID.prefix(64))), "address": .string(context.remoteAddress),
-            ])
-            throw APIError.loginFailed
+        let now = clock.now()
+        let wellFormed = body.deviceID.utf8.count <= 64 && challenge.count == 32
+        // One read brings the device's key and the address's failure count.
+        let device: DeviceRecord?
+        if wellFormed {
+            let check = try await repository.loginCheck(
+                deviceID: body.deviceID, failureKey: addressKey, since: now.addingTimeInterval(-configuration.failureWindow.timeInterval)
+            )
+            try enforceRateLimit(failures: check.failures, oldest: check.oldestFailure, now: now, limit: configuration.addressFailureLimit)
+            device = check.device
+        } else {
+            try await checkRateLimit(addressKey, limit: configuration.addressFailureLimit)
+            device = nil
         }
-        let session = try await startSession(profileID: device.profileID, deviceID: device.deviceID)
-        context.logger.info("signature login", metadata: ["profileID": .string(device.profileID), "deviceID": .string(device.deviceID)])
-        return try json(session)
+
+        // The signature is checked against the bound key before anything is written. Either
+        // way the challenge is consumed: a good signature redeems it in one transaction that
+        // deletes it and, only if that delete removed it, starts the session, so of two
+        // concurrent logins with one challenge at most one wins; a forged attempt burns it too.
+        let verified = device.map { device in
+            guard device.kind == .key, let keyBytes = device.publicKey,
+                  let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
+                  let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature)
+            else { return false }
+            return key.isValidSignature(parsed, for: challenge)
+        } ?? false
+        let challengeHash = sha256(challenge)
+        if verified, let device {
+            let token = randomBytes(32)
+            let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
+            if let profileID = try await repository.redeemChallenge(
+                hash: challengeHash, deviceID: device.deviceID, now: now, sessionTokenHash: sha256(token), sessionExpiresAt: expiresAt
+            ) {
+                context.logger.info("signature login", metadata: ["profileID": .string(profileID), "deviceID": .string(device.deviceID)])
+                return try json(SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt))
+            }
+        } else if wellFormed {
+            _ = try await repository.consumeChallenge(hash: challengeHash, deviceID: body.deviceID, now: now)
+        }
+        try await repository.recordFailure(key: addressKey, at: clock.now(), window: configuration.failureWindow)
+        context.logger.notice("signature login failed", metadata: [
+            "deviceID": .string(String(body.deviceID.prefix(64))), "address": .string(context.remoteAddress),
+        ])
+        throw APIError.loginFailed
     }
 
     struct TokenLogin: Decodable {

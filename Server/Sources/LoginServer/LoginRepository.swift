@@ -108,10 +108,38 @@ public protocol LoginRepository: Sendable {
     /// gets the device; every other call gets `nil`.
     func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord?
 
+    /// The device with this identifier (if bound) and the failures recorded under `failureKey`
+    /// after `since`, read together: what a signature login needs before it writes anything.
+    func loginCheck(deviceID: String, failureKey: String, since: Date) async throws
+        -> (device: DeviceRecord?, failures: Int, oldestFailure: Date?)
+    /// Deletes the challenge if it belongs to the device and is live at `now` and, only if this
+    /// call deleted it, records the device's last use and stores a session for the device's
+    /// account, all in one transaction; returns that profile, or `nil` (nothing written) when
+    /// the challenge was not there. Of two concurrent calls with one challenge at most one
+    /// gets a profile.
+    func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String?
+
     /// Records one failed login under `key` (an account or an address).
     func recordFailure(key: String, at: Date, window: Duration) async throws
     /// The failures recorded under `key` after `since`: their count and the oldest one.
     func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?)
+}
+
+extension LoginRepository {
+    /// Two reads; repositories override it with one.
+    public func loginCheck(deviceID: String, failureKey: String, since: Date) async throws
+        -> (device: DeviceRecord?, failures: Int, oldestFailure: Date?) {
+        let (count, oldest) = try await failures(key: failureKey, since: since)
+        return (try await device(id: deviceID), count, oldest)
+    }
+
+    /// ``consumeChallenge(hash:deviceID:now:)`` then ``createSession(tokenHash:profileID:expiresAt:now:usedDeviceID:)``:
+    /// two steps; repositories override it with one transaction.
+    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
+        guard let device = try await consumeChallenge(hash: hash, deviceID: deviceID, now: now) else { return nil }
+        try await createSession(tokenHash: sessionTokenHash, profileID: device.profileID, expiresAt: sessionExpiresAt, now: now, usedDeviceID: device.deviceID)
+        return device.profileID
+    }
 }
 
 extension Duration {

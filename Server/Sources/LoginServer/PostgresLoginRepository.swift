@@ -231,6 +231,66 @@ public struct PostgresLoginRepository: LoginRepository {
         ).first
     }
 
+    public func loginCheck(deviceID: String, failureKey: String, since: Date) async throws
+        -> (device: DeviceRecord?, failures: Int, oldestFailure: Date?) {
+        // One round trip: the failure count rides along with the device row (a LEFT JOIN on a
+        // one-row count, so an unknown device still brings the count).
+        let rows = try await client.query(
+            """
+            SELECT d.device_id, d.profile_id, d.kind, d.name, d.credential_hash, d.public_key, d.created_at, d.last_used_at,
+                   f.count, f.oldest
+            FROM (SELECT COUNT(*) AS count, MIN(at) AS oldest FROM login_failures
+                  WHERE key = \(failureKey) AND at > \(since.millisecondsSince1970)) f
+            LEFT JOIN devices d ON d.device_id = \(deviceID)
+            """,
+            logger: quiet
+        )
+        for raw in try await rows.collect() {
+            let row = try raw.decode((String?, String?, String?, String?, Data?, Data?, Int64?, Int64?, Int64, Int64?).self)
+            var device: DeviceRecord?
+            if let id = row.0, let profile = row.1, let kindText = row.2, let kind = DeviceKind(rawValue: kindText),
+               let credential = row.4, let created = row.6 {
+                device = DeviceRecord(
+                    deviceID: id, profileID: profile, kind: kind, name: row.3 ?? "", credentialHash: Array(credential),
+                    publicKey: row.5.map { Array($0) }, createdAt: Date(millisecondsSince1970: created),
+                    lastUsedAt: row.7.map { Date(millisecondsSince1970: $0) }
+                )
+            }
+            return (device, Int(row.8), row.9.map { Date(millisecondsSince1970: $0) })
+        }
+        return (nil, 0, nil)
+    }
+
+    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
+        if shouldPrune() {
+            try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+        }
+        // One statement, so one transaction and one round trip: the session exists only if
+        // this statement's DELETE removed the challenge (of two concurrent deletes of one row,
+        // one sees it gone), and the device's last use lands with it.
+        let rows = try await client.query(
+            """
+            WITH consumed AS (
+                DELETE FROM challenges
+                WHERE challenge_hash = \(Data(hash)) AND device_id = \(deviceID) AND expires_at > \(now.millisecondsSince1970)
+                RETURNING device_id
+            ), touched AS (
+                UPDATE devices SET last_used_at = \(now.millisecondsSince1970)
+                WHERE device_id IN (SELECT device_id FROM consumed)
+                RETURNING profile_id
+            )
+            INSERT INTO sessions (token_hash, profile_id, expires_at)
+            SELECT \(Data(sessionTokenHash)), profile_id, \(sessionExpiresAt.millisecondsSince1970) FROM touched
+            RETURNING profile_id
+            """,
+            logger: quiet
+        )
+        for row in try await rows.collect() {
+            return try row.decode(String.self)
+        }
+        return nil
+    }
+
     public func recordFailure(key: String, at date: Date, window: Duration) async throws {
         let horizon = date.millisecondsSince1970 - window.milliseconds
         if shouldPrune() {

@@ -3,10 +3,13 @@ import GRDB
 
 /// The default repository: one SQLite file through GRDB (WAL mode, one writer at a time).
 ///
-/// Writes are serialized by GRDB, so ``consumeChallenge(hash:deviceID:now:)`` — one `DELETE`
+/// Writes are serialized by GRDB and grouped into shared transactions under load
+/// (``SQLiteGroupCommit``, each write in its own savepoint), so ``consumeChallenge(hash:deviceID:now:)`` — one `DELETE`
 /// whose changed-row count decides — is atomic.
 public struct SQLiteLoginRepository: LoginRepository {
     private let writer: any DatabaseWriter
+    /// Every write after the migration goes through here (group commit).
+    private let writes: SQLiteGroupCommit
 
     /// Opens (creating if needed) the database file at `path`, and its folder.
     public init(path: String) throws {
@@ -23,11 +26,13 @@ public struct SQLiteLoginRepository: LoginRepository {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         self.writer = try DatabasePool(path: path, configuration: configuration)
+        self.writes = SQLiteGroupCommit(writer: writer)
     }
 
     /// An in-memory database that lives as long as the repository (for tests and trials).
     public init() throws {
         self.writer = try DatabaseQueue()
+        self.writes = SQLiteGroupCommit(writer: writer)
     }
 
     public func migrate() async throws {
@@ -99,7 +104,7 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws {
-        try await writer.write { db in
+        try await writes.write { db in
             if let usedDeviceID {
                 try db.execute(
                     sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?",
@@ -182,7 +187,7 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func deleteDevice(id: String, profileID: String) async throws -> Bool {
-        try await writer.write { db in
+        try await writes.write { db in
             try db.execute(sql: "DELETE FROM challenges WHERE device_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM devices WHERE device_id = ? AND profile_id = ?", arguments: [id, profileID])
             return db.changesCount == 1
@@ -190,23 +195,20 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool {
-        try await writer.write { db in
+        try await writes.write { db in
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO challenges (challenge_hash, device_id, expires_at)
-                    SELECT ?, device_id, ? FROM devices WHERE device_id = ? AND kind = 'key'
-                    """,
-                arguments: [Data(hash), expiresAt.millisecondsSince1970, deviceID]
-            )
+            try db.cachedStatement(sql: """
+                INSERT INTO challenges (challenge_hash, device_id, expires_at)
+                SELECT ?, device_id, ? FROM devices WHERE device_id = ? AND kind = 'key'
+                """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, deviceID])
             return db.changesCount == 1
         }
     }
 
     public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? {
-        try await writer.write { db in
+        try await writes.write { db in
             try db.execute(
                 sql: "DELETE FROM challenges WHERE challenge_hash = ? AND device_id = ? AND expires_at > ?",
                 arguments: [Data(hash), deviceID, now.millisecondsSince1970]
@@ -217,8 +219,44 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
+    public func loginCheck(deviceID: String, failureKey: String, since: Date) async throws
+        -> (device: DeviceRecord?, failures: Int, oldestFailure: Date?) {
+        try await writer.read { db in
+            let device = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?"), arguments: [deviceID]
+            ).flatMap(Self.device(from:))
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?"),
+                arguments: [failureKey, since.millisecondsSince1970]
+            )
+            let count: Int = row?[0] ?? 0
+            let oldest: Int64? = row?[1]
+            return (device, count, oldest.map { Date(millisecondsSince1970: $0) })
+        }
+    }
+
+    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
+        try await writes.write { db in
+            let nowMilliseconds = now.millisecondsSince1970
+            try db.cachedStatement(sql: "DELETE FROM challenges WHERE challenge_hash = ? AND device_id = ? AND expires_at > ?")
+                .execute(arguments: [Data(hash), deviceID, nowMilliseconds])
+            guard db.changesCount == 1,
+                  let profileID = try String.fetchOne(
+                      db.cachedStatement(sql: "SELECT profile_id FROM devices WHERE device_id = ?"), arguments: [deviceID]
+                  )
+            else { return nil }
+            try db.cachedStatement(sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?").execute(arguments: [nowMilliseconds, deviceID])
+            if shouldPrune() {
+                try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [nowMilliseconds])
+            }
+            try db.cachedStatement(sql: "INSERT INTO sessions (token_hash, profile_id, expires_at) VALUES (?, ?, ?)")
+                .execute(arguments: [Data(sessionTokenHash), profileID, sessionExpiresAt.millisecondsSince1970])
+            return profileID
+        }
+    }
+
     public func recordFailure(key: String, at date: Date, window: Duration) async throws {
-        try await writer.write { db in
+        try await writes.write { db in
             let horizon = date.millisecondsSince1970 - window.milliseconds
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM login_failures WHERE at <= ?", arguments: [horizon])
@@ -245,7 +283,7 @@ public struct SQLiteLoginRepository: LoginRepository {
     /// Runs an insert, turning a unique-constraint violation into ``RepositoryError/duplicate``.
     private func insert(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
         do {
-            try await writer.write(body)
+            try await writes.write(body)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw RepositoryError.duplicate
         }

@@ -57,8 +57,15 @@ public struct PasswordHasher: Sendable {
 
 /// `count` bytes from the system's cryptographically secure generator.
 func randomBytes(_ count: Int) -> [UInt8] {
+    // Eight bytes per draw: each draw from the system generator is a getrandom(2) system call,
+    // so one per byte made 32 of them for every token and challenge.
     var generator = SystemRandomNumberGenerator()
-    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count + 7)
+    while bytes.count < count {
+        withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+    }
+    return Array(bytes.prefix(count))
 }
 
 /// SHA-256 of `bytes`, the form in which tokens and challenges are stored.

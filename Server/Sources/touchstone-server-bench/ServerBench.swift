@@ -27,6 +27,9 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Concurrent client connections, one device each.")
     var connections: Int = 4
 
+    @Flag(help: "Also measure the parts: /health over all connections, P-256 signing, and SQLite's login steps without HTTP (old three-step and new two-step shape).")
+    var breakdown = false
+
     func run() async throws {
         let verifyRate = Self.verificationsPerSecond(for: .seconds(2))
 
@@ -46,7 +49,7 @@ struct ServerBench: AsyncParsableCommand {
         }
 
         let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let measured = try await withThrowingTaskGroup(of: ([Duration], Double)?.self) { group in
+        let measured = try await withThrowingTaskGroup(of: ([Duration], Double, Double?)?.self) { group in
             group.addTask {
                 try await services.run()
                 return nil
@@ -60,10 +63,11 @@ struct ServerBench: AsyncParsableCommand {
                 await services.triggerGracefulShutdown()
                 throw ValidationError("the server did not start")
             }
-            let result: ([Duration], Double)
+            let result: ([Duration], Double, Double?)
             do {
                 let health = try await Self.healthRoundTrips(port: bound, seconds: min(seconds, 2))
-                result = (try await Self.drive(port: bound, connections: connections, seconds: seconds), health)
+                let parallelHealth = breakdown ? try await Self.healthRoundTrips(port: bound, connections: connections, seconds: min(seconds, 2)) : nil
+                result = (try await Self.drive(port: bound, connections: connections, seconds: seconds), health, parallelHealth)
             } catch {
                 await services.triggerGracefulShutdown()
                 throw error
@@ -73,7 +77,7 @@ struct ServerBench: AsyncParsableCommand {
             return result
         }
 
-        let (latencies, healthRate) = measured
+        let (latencies, healthRate, parallelHealthRate) = measured
         let sorted = latencies.sorted()
         let loginRate = Double(sorted.count) / seconds
         func percentile(_ p: Double) -> Double {
@@ -88,6 +92,16 @@ struct ServerBench: AsyncParsableCommand {
         print("login_\(backend)_latency_p50 \(String(format: "%.2f", percentile(0.50))) ms")
         print("login_\(backend)_latency_p99 \(String(format: "%.2f", percentile(0.99))) ms")
         print("login_\(backend)_connections \(connections) connections")
+        if breakdown {
+            if let parallelHealthRate {
+                print("http_health_round_trips_\(connections)_connections \(Int(parallelHealthRate)) requests/s")
+            }
+            print("p256_sign_single_core \(Int(Self.signaturesPerSecond(for: .seconds(1)))) signatures/s")
+            for combined in [false, true] {
+                let rate = try await Self.sqliteLoginSteps(seconds: min(seconds, 3), tasks: connections, combined: combined)
+                print("sqlite_login_db_steps_\(combined ? "two_step" : "three_step")_\(connections)_tasks \(Int(rate)) logins/s")
+            }
+        }
     }
 
     /// Bare `isValidSignature` calls per second on one core.
@@ -182,4 +196,103 @@ extension Duration {
     }
 
     var milliseconds: Double { seconds * 1000 }
+}
+
+// MARK: - Where the time goes (--breakdown)
+
+extension ServerBench {
+    /// The database steps of signature logins alone, no HTTP, no JSON, no signatures, on a
+    /// fresh SQLite file: `tasks` concurrent loops of challenge insert + the login's steps, in
+    /// the old shape (failure count, consume, session: three steps) or the new one (one read,
+    /// one redeeming transaction). Logins per second.
+    static func sqliteLoginSteps(seconds: Double, tasks: Int, combined: Bool) async throws -> Double {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-server-bench-steps-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try SQLiteLoginRepository(path: folder.appendingPathComponent("login.sqlite").path)
+        try await repository.migrate()
+        let now = Date()
+        let profile = UUID().uuidString
+        try await repository.createAccount(AccountRecord(profileID: profile, username: "steps", passwordHash: "x", createdAt: now))
+        var devices: [String] = []
+        for _ in 0..<tasks {
+            let id = UUID().uuidString
+            let key = P256.Signing.PrivateKey().publicKey.x963Representation
+            try await repository.createDevice(DeviceRecord(
+                deviceID: id, profileID: profile, kind: .key, name: "", credentialHash: Array(SHA256.hash(data: key)),
+                publicKey: Array(key), createdAt: now, lastUsedAt: nil
+            ))
+            devices.append(id)
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        let start = ContinuousClock.now
+        let count = try await withThrowingTaskGroup(of: Int.self) { group in
+            for deviceID in devices {
+                group.addTask {
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        let challenge = (0..<32).map { _ in UInt8.random(in: 0...255) }
+                        let hash = Array(SHA256.hash(data: challenge))
+                        let token = Array(SHA256.hash(data: hash))
+                        let at = Date()
+                        guard try await repository.createChallenge(hash: hash, deviceID: deviceID, expiresAt: at.addingTimeInterval(60), now: at) else {
+                            throw ValidationError("no challenge")
+                        }
+                        if combined {
+                            _ = try await repository.loginCheck(deviceID: deviceID, failureKey: "address:bench", since: at.addingTimeInterval(-600))
+                            guard try await repository.redeemChallenge(hash: hash, deviceID: deviceID, now: at, sessionTokenHash: token,
+                                                                       sessionExpiresAt: at.addingTimeInterval(3600)) != nil
+                            else { throw ValidationError("not redeemed") }
+                        } else {
+                            _ = try await repository.failures(key: "address:bench", since: at.addingTimeInterval(-600))
+                            guard let device = try await repository.consumeChallenge(hash: hash, deviceID: deviceID, now: at) else {
+                                throw ValidationError("not consumed")
+                            }
+                            try await repository.createSession(tokenHash: token, profileID: device.profileID, expiresAt: at.addingTimeInterval(3600),
+                                                               now: at, usedDeviceID: deviceID)
+                        }
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(count) / (ContinuousClock.now - start).seconds
+    }
+
+    /// `GET /health` round trips per second over `connections` concurrent keep-alive
+    /// connections: the HTTP ceiling on these cores (a login needs two).
+    static func healthRoundTrips(port: Int, connections: Int, seconds: Double) async throws -> Double {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        let start = ContinuousClock.now
+        let count = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<connections {
+                group.addTask {
+                    try await LoopbackHTTP.withConnection(port: port) { client in
+                        var done = 0
+                        while ContinuousClock.now < deadline {
+                            guard try await client.send(method: .GET, path: "/health").status == 200 else { throw ValidationError("/health") }
+                            done += 1
+                        }
+                        return done
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(count) / (ContinuousClock.now - start).seconds
+    }
+
+    /// P-256 signatures (what the load generator pays per login) per second on one core.
+    static func signaturesPerSecond(for duration: Duration) -> Double {
+        let key = P256.Signing.PrivateKey()
+        let message = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let clock = ContinuousClock()
+        let start = clock.now
+        var count = 0
+        while clock.now - start < duration {
+            for _ in 0..<50 where (try? key.signature(for: message)) != nil { count += 1 }
+        }
+        return Double(count) / (clock.now - start).seconds
+    }
 }

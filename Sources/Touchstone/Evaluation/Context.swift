@@ -89,15 +89,15 @@ public final class AuthenticationContext: Sendable {
         set { state.withLock { $0.interactionNotAllowed = newValue } }
     }
 
-    /// The biometry type, filled by ``canEvaluate(_:)`` whatever it returns; `.none` before.
+    /// The biometry type, filled by ``canEvaluate(_:)-(Policy)`` whatever it returns; `.none` before.
     public var biometryType: BiometryType { state.withLock { $0.biometryType } }
 
-    /// The biometric domain state captured when ``canEvaluate(_:)`` last succeeded for a
+    /// The biometric domain state captured when ``canEvaluate(_:)-(Policy)`` last succeeded for a
     /// biometric policy or a biometric evaluation last succeeded; nil before. A later
     /// enrollment change shows only after the next such call (our rule).
     public var evaluatedPolicyDomainState: Data? { state.withLock { $0.evaluatedDomainState } }
 
-    /// The newer domain-state shape, captured when ``canEvaluate(_:)`` or an evaluation
+    /// The newer domain-state shape, captured when ``canEvaluate(_:)-(Policy)`` or an evaluation
     /// succeeds; every hash is nil before. Its biometry part is readable exactly when
     /// ``evaluatedPolicyDomainState`` is, and its hash is history-based (REFERENCE §7).
     public var domainState: DomainState {
@@ -175,7 +175,7 @@ public final class AuthenticationContext: Sendable {
         return problem
     }
 
-    /// Looks `name` up among the authenticator's policies and checks it (see ``canEvaluate(_:)``).
+    /// Looks `name` up among the authenticator's policies and checks it (see ``canEvaluate(_:)-(Policy)``).
     public func canEvaluate(policyNamed name: String) throws -> AuthenticationError? {
         try canEvaluate(authenticator.policy(named: name))
     }
@@ -245,7 +245,7 @@ public final class AuthenticationContext: Sendable {
         try await evaluate(authenticator.policy(name), reason: reason)
     }
 
-    /// Completion-handler form of ``evaluate(_:reason:)``: `reply` runs on another task.
+    /// Completion-handler form of ``evaluate(_:reason:)-(Policy,_)``: `reply` runs on another task.
     public func evaluate(
         _ policy: any Policy, reason: String,
         reply: @escaping @Sendable (Result<EvaluationResult, any Error>) -> Void

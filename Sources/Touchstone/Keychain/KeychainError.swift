@@ -48,6 +48,7 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
 /// ```swift
 /// do {
 ///     let token = try await keychain.read(service: "api", account: "alice")
+///     signIn(with: token)
 /// } catch let error as KeychainError where error.kind == .invalidated {
 ///     // the enrolled fingers changed: sign in with the app's password, then store again
 /// }

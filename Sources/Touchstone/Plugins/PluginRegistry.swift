@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// var registry = PluginRegistry.builtIn
-/// try registry.register(MyReaderSensor.self)
+/// try registry.register(MyReader.self)
 /// ```
 public struct PluginRegistry: Sendable {
     private var types: [String: any Plugin.Type] = [:]

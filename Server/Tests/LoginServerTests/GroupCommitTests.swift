@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import LoginServer
+
+/// SQLite's group commit (``SQLiteGroupCommit``): writes that arrive together share one
+/// transaction, and each stays atomic on its own.
+@Suite("SQLite group commit", .timeLimit(.minutes(1)))
+struct GroupCommitTests {
+    func withRepository(_ body: (SQLiteLoginRepository) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-group-commit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try SQLiteLoginRepository(path: folder.appendingPathComponent("login.sqlite").path)
+        try await repository.migrate()
+        try await body(repository)
+    }
+
+    @Test("of concurrent inserts, each duplicate fails alone and every other write lands")
+    func duplicatesFailAlone() async throws {
+        try await withRepository { repository in
+            let now = Date(timeIntervalSince1970: 1_700_000_000)
+            let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        do {
+                            try await repository.createAccount(AccountRecord(
+                                profileID: UUID().uuidString, username: "user-\(index % 20)", passwordHash: "x", createdAt: now
+                            ))
+                            return true
+                        } catch RepositoryError.duplicate {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 20)
+            for index in 0..<20 {
+                #expect(try await repository.account(username: "user-\(index)") != nil)
+            }
+        }
+    }
+
+    @Test("of concurrent redeems of one challenge exactly one starts a session, and it is stored")
+    func oneRedeemWins() async throws {
+        try await withRepository { repository in
+            let now = Date(timeIntervalSince1970: 1_700_000_000)
+            try await repository.createAccount(AccountRecord(profileID: "p", username: "u", passwordHash: "x", createdAt: now))
+            let key = Array(repeating: UInt8(4), count: 65)
+            try await repository.createDevice(DeviceRecord(
+                deviceID: "d", profileID: "p", kind: .key, name: "", credentialHash: Array(repeating: 1, count: 32),
+                publicKey: key, createdAt: now, lastUsedAt: nil
+            ))
+            let hash = Array(repeating: UInt8(7), count: 32)
+            #expect(try await repository.createChallenge(hash: hash, deviceID: "d", expiresAt: now.addingTimeInterval(60), now: now))
+            let winners = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        let token = Array(repeating: UInt8(index), count: 32)
+                        let profile = try await repository.redeemChallenge(
+                            hash: hash, deviceID: "d", now: now, sessionTokenHash: token, sessionExpiresAt: now.addingTimeInterval(3600)
+                        )
+                        return profile == nil ? nil : token
+                    }
+                }
+                return try await group.reduce(into: [[UInt8]]()) { if let token = $1 { $0.append(token) } }
+            }
+            #expect(winners.count == 1)
+            let token = try #require(winners.first)
+            #expect(try await repository.sessionProfile(tokenHash: token, now: now) == "p")
+            #expect(try await repository.device(id: "d")?.lastUsedAt == now)
+        }
+    }
+}

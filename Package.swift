@@ -263,7 +263,7 @@ let package = Package(
             name: "DocumentationTests",
             dependencies: [
                 "Touchstone", "TouchstoneBuiltins", "TouchstoneREPL", "TouchstoneTesting",
-                "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage",
+                "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage", "LinuxFprintd",
             ],
             swiftSettings: strictSettings
         ),

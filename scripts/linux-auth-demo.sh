@@ -4,16 +4,20 @@
 # pam_matrix in a private service directory: enroll, match, 3 failures, lockout after 5, the
 # login password clearing it, a domain-state change; then the lockout across processes: three
 # REPL processes on one SQLite store (3 failures in the first, the 5th failure in the second
-# locks, the login password in the third clears it). Exit status: non-zero when an `expect`
-# fails. `make test` runs it after `swift test`.
+# locks, the login password in the third clears it); then Examples/LinuxLogin (LAContext):
+# three failed fingers fall back to the login password, a matching finger stores and then opens
+# the biometryCurrentSet secret. Exit status: non-zero when a check fails. `make test` runs it
+# after `swift test`.
 #   TOUCHSTONE=path/to/touchstone scripts/linux-auth-demo.sh   (default: build it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 touchstone=${TOUCHSTONE:-}
 if [ -z "$touchstone" ]; then
   ${SWIFT:-swift} build --product touchstone -q
+  ${SWIFT:-swift} build --product LinuxLogin -q
   touchstone=$(${SWIFT:-swift} build --show-bin-path)/touchstone
 fi
+login=$(dirname "$touchstone")/LinuxLogin
 dir=$(mktemp -d "${TMPDIR:-/tmp}/touchstone-linux-demo.XXXXXX")
 player=
 cleanup() {
@@ -60,3 +64,25 @@ printf 'evaluate biometrics "Unlock"\nexpect error biometryLockout\n' \
   | "$touchstone" --config "$dir/device.json" --echo
 printf 'status\nexpect contains "locked out"\npasscode enter hunter22\nevaluate biometrics "Unlock"\nexpect ok\n' \
   | "$touchstone" --config "$dir/device.json" --echo
+
+# Examples/LinuxLogin for alice: her finger enrolled for her (fprintd user alice); three
+# fingers that do not match fall back to her login password and the app stores its
+# biometryCurrentSet secret; the next run, her finger opens it.
+kill "$player" 2>/dev/null || true
+wait "$player" 2>/dev/null || true
+FPRINT_PLAY_READY="$dir/player-ready-3" /usr/bin/python3 scripts/fprint-play.py "$DBUS_SYSTEM_BUS_ADDRESS" "$FP_VIRTUAL_DEVICE" \
+  "SCAN c,SCAN c,SCAN c,SCAN c,SCAN c" "SCAN x" "SCAN x" "SCAN x" "SCAN c" &
+player=$!
+for _ in $(seq 1 200); do [ -e "$dir/player-ready-3" ] && break; sleep 0.025; done
+printf 'use sensor linux.fprintd bus=%s user=alice\nenroll right-thumb\nexpect ok\n' "$DBUS_SYSTEM_BUS_ADDRESS" \
+  | "$touchstone" --memory --echo
+run_login() {
+  "$login" --bus "$DBUS_SYSTEM_BUS_ADDRESS" --confdir "$dir/pam" --service touchstone-test --user alice \
+    --state "$dir/login" --scan-timeout 5s
+}
+echo hunter22 | run_login | tee "$dir/login-1.txt"
+grep -q "^Welcome" "$dir/login-1.txt" || { echo "linux-auth-demo: LinuxLogin did not fall back to the password" >&2; exit 1; }
+run_login </dev/null | tee "$dir/login-2.txt"
+secret=$(sed -n 's/^stored session secret //p' "$dir/login-1.txt")
+[ -n "$secret" ] && grep -q "^session secret: $secret" "$dir/login-2.txt" \
+  || { echo "linux-auth-demo: LinuxLogin did not store and reopen its biometryCurrentSet secret" >&2; exit 1; }

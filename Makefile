@@ -1,6 +1,8 @@
 # Touchstone's entry points. Every target first installs missing system packages.
 #   make run     build and start the touchstone REPL
-#   make test    build and run every test (the root package, then the login server in Server/
+#   make test    build and run every test (the root package, whose LinuxAuthTests start a private
+#                fprintd with a virtual reader themselves; the REPL demo of the real Linux
+#                authenticators: scripts/linux-auth-demo.sh; then the login server in Server/
 #                against SQLite and a private PostgreSQL: scripts/server-test.sh)
 #   make bench   run all benchmarks in release mode
 #   make example run the ChangeDetection example
@@ -20,6 +22,7 @@ run: deps
 
 test: deps
 	$(SWIFT) test
+	SWIFT=$(SWIFT) scripts/linux-auth-demo.sh >/dev/null
 	SWIFT=$(SWIFT) scripts/server-test.sh
 
 bench: deps

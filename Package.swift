@@ -41,6 +41,8 @@ let package = Package(
         .library(name: "ChangeDetectors", targets: ["ChangeDetectors"]),
         .library(name: "SQLiteStorage", targets: ["SQLiteStorage"]),
         .library(name: "EncryptedFileStorage", targets: ["EncryptedFileStorage"]),
+        .library(name: "LinuxFprintd", targets: ["LinuxFprintd"]),
+        .library(name: "LinuxPAM", targets: ["LinuxPAM"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
@@ -91,12 +93,29 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
 
+        // Real Linux authenticators (issue 11): fprintd over sd-bus, the login password over PAM.
+        .systemLibrary(
+            name: "CSDBus",
+            path: "Sources/CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPAM",
+            path: "Sources/CPAM",
+            pkgConfig: "pam",
+            providers: [.apt(["libpam0g-dev"])]
+        ),
+        plugin("LinuxFprintd", extra: ["CSDBus"]),
+        plugin("LinuxPAM", extra: ["CPAM"]),
+
         // The one explicit list of built-in plugins.
         .target(
             name: "TouchstoneBuiltins",
             dependencies: [
                 "Touchstone", "TouchstoneSimulation", "StandardPolicies", "MemoryStorage",
                 "SimulatedPasscode", "ChangeDetectors", "SQLiteStorage", "EncryptedFileStorage",
+                "LinuxFprintd", "LinuxPAM",
             ],
             swiftSettings: strictSettings
         ),
@@ -176,6 +195,14 @@ let package = Package(
         // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), against
         // touchstone-server over URLSession (FoundationNetworking: this executable only).
         example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
+        // Issue 11: a real fingerprint (fprintd) with the login password (PAM) as fallback.
+        .executableTarget(
+            name: "LinuxLogin",
+            dependencies: ["LocalAuthentication", "Touchstone", "TouchstoneBuiltins"],
+            path: "Examples/LinuxLogin",
+            exclude: ["pam.d", "virtual-reader.touchstone", "README.md"],
+            swiftSettings: strictSettings
+        ),
 
         // NotesLock: a notes app's lock screen (LocalAuthentication + a biometryCurrentSet
         // keychain item), its command-line driver, and its tests written with TouchstoneTesting.
@@ -252,8 +279,15 @@ let package = Package(
             name: "DocumentationTests",
             dependencies: [
                 "Touchstone", "TouchstoneBuiltins", "TouchstoneCommands", "TouchstoneREPL", "TouchstoneTesting",
-                "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage",
+                "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage", "LinuxFprintd",
             ],
+            swiftSettings: strictSettings
+        ),
+        // Integration tests of the Linux authenticators against a private fprintd
+        // (scripts/fprint-testenv.sh, started by the tests) and PAM with pam_matrix.
+        .testTarget(
+            name: "LinuxAuthTests",
+            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,12 +3,19 @@
 #   libedit-dev     line editing for the REPL (pkg-config: libedit)
 #   libsqlite3-dev  SQLite for the GRDB storage backend (pkg-config: sqlite3)
 #   pkg-config      how SwiftPM finds both
+#   libsystemd-dev  sd-bus for the linux.fprintd sensor (pkg-config: libsystemd)
+#   libpam0g-dev    PAM for the linux.pam passcode (pkg-config: pam)
+# and, for the Linux authenticator integration tests (scripts/fprint-testenv.sh):
+#   fprintd, libfprint-2-2  the fingerprint daemon and libfprint's virtual_device driver
+#   python3-dbusmock        the polkit mock (under Debian's /usr/bin/python3)
+#   libpam-wrapper          the pam_matrix module (password checks in a private PAM confdir)
+#   dbus                    dbus-daemon for the private system bus
 # Uses sudo when not running as root. Does nothing when everything is present.
 set -euo pipefail
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-for pair in libedit:libedit-dev sqlite3:libsqlite3-dev; do
+for pair in libedit:libedit-dev sqlite3:libsqlite3-dev libsystemd:libsystemd-dev pam:libpam0g-dev; do
   module=${pair%%:*}
   package=${pair##*:}
   if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$module"; then
@@ -16,6 +23,22 @@ for pair in libedit:libedit-dev sqlite3:libsqlite3-dev; do
   fi
 done
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+
+# Present when any of the given globs names an existing file.
+have_file() {
+  local pattern
+  for pattern in "$@"; do
+    if compgen -G "$pattern" >/dev/null; then return 0; fi
+  done
+  return 1
+}
+have_file /usr/libexec/fprintd || missing+=(fprintd)
+have_file '/usr/lib/*/libfprint-2.so.2' '/usr/lib/libfprint-2.so.2' || missing+=(libfprint-2-2)
+have_file '/usr/lib/*/pam_wrapper/pam_matrix.so' || missing+=(libpam-wrapper)
+command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus)
+if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import dbusmock' >/dev/null 2>&1; then
+  missing+=(python3-dbusmock)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -1,5 +1,7 @@
 import ChangeDetectors
 import EncryptedFileStorage
+import LinuxFprintd
+import LinuxPAM
 import MemoryStorage
 import SimulatedPasscode
 import SQLiteStorage
@@ -16,6 +18,7 @@ extension PluginRegistry {
             SimulatedFingerprintSensor.self,
             SimulatedFaceSensor.self,
             SimulatedIrisSensor.self,
+            LinuxFprintdSensor.self,
             // Companions
             SimulatedCompanion.self,
             // Policies
@@ -31,6 +34,7 @@ extension PluginRegistry {
             EncryptedFileStorage.self,
             // Passcode
             SimulatedPasscode.self,
+            LinuxPAMPasscode.self,
             // Change detectors
             DomainStateDetector.self,
             EnrollmentEventDetector.self,

@@ -1,3 +1,4 @@
+import Synchronization
 import TouchstoneSimulation
 import Touchstone
 
@@ -22,7 +23,9 @@ extension CommandTable {
                 let clockKind = device.clock is any ManualClock ? "virtual" : "wall"
                 let sensorText = device.sensor == nil ? "none (no sensor)"
                     : "\(device.biometryType) (\(composition.sensor?.id ?? "?")), hardware \(hardware?.optionName ?? "?")"
-                return CommandOutput([
+                // A real reader describes itself (linux.fprintd: its name and D-Bus path).
+                let reader = (device.sensor as? any CustomStringConvertible)?.description
+                return CommandOutput((reader.map { ["reader: \($0)"] } ?? []) + [
                     "biometry: \(sensorText)",
                     "enrolled: \(Format.list(names))",
                     "passcode: \(passcode.isSet ? "set" : "not set")",
@@ -43,7 +46,7 @@ extension CommandTable {
                     ("clockKind", .string(clockKind)),
                     ("app", .string(session.authenticator.appID)),
                     ("storage", .string(composition.storage.id)),
-                ])
+                ] + (reader.map { [("reader", JSONValue.string($0))] } ?? []))
             },
             REPLCommand(
                 name: "enroll", summary: "enroll a new identity (finger, face, iris) under a name",
@@ -52,8 +55,14 @@ extension CommandTable {
             ) { session, arguments in
                 try arguments.expectAtMost(1)
                 let name = try arguments.required(0, "the identity name")
-                try session.device.enroll(name)
-                return CommandOutput("enrolled \(name) (\(Format.list(try session.device.enrolledNames())))",
+                let steps = Mutex<[EnrollmentProgress]>([])
+                try session.device.enroll(name) { step in steps.withLock { $0.append(step) } }
+                // A real reader reports its stages (fprintd: 5 touches); a one-step enrollment
+                // (the simulated sensors) prints only the result.
+                let stages = steps.withLock { $0 }.filter { ($0.stages ?? 1) > 1 || $0.stage == nil }.map { step in
+                    if let stage = step.stage, let count = step.stages { "  stage \(stage)/\(count): \(step.result)" } else { "  \(step.result)" }
+                }
+                return CommandOutput((stages + ["enrolled \(name) (\(Format.list(try session.device.enrolledNames())))"]).joined(separator: "\n"),
                                      result: [("name", .string(name)), ("enrolled", .strings(try session.device.enrolledNames()))])
             },
             REPLCommand(

@@ -1,5 +1,33 @@
+import Dispatch
 import Foundation
 import Touchstone
+import TouchstoneSimulation
+
+/// While an evaluation waits for a real reader (a sensor that is not simulated, such as
+/// `linux.fprintd`) on a terminal: says "touch the sensor" and turns Ctrl-C into the person
+/// cancelling at the reader (the sensor's ``BiometricSensor/interrupt()``: userCancel). In
+/// scripts nothing changes: the sensor waits up to its own scan timeout.
+final class RealReaderPrompt {
+    private var source: (any DispatchSourceSignal)?
+
+    init(session: REPLSession) {
+        guard session.isInteractive, let sensor = session.device.sensor, !(sensor is any SimulatedHardwareControl) else { return }
+        FileHandle.standardError.write(Data("touch the sensor (Ctrl-C cancels)\n".utf8))
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { sensor.interrupt() }
+        source.resume()
+        self.source = source
+    }
+
+    /// Restores Ctrl-C's default action.
+    func end() {
+        guard let source else { return }
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+        self.source = nil
+    }
+}
 
 extension CommandTable {
     /// `can`, `evaluate`, `trace`, `status`.
@@ -54,6 +82,8 @@ extension CommandTable {
                 let reason = hasReason ? arguments.words[1] : REPLSession.defaultReason
                 let outcomeWords = arguments.words.dropFirst(hasReason ? 2 : 1)
                 return try await session.withScriptedOutcomes(outcomeWords, arguments: arguments) { script in
+                    let reader = RealReaderPrompt(session: session)
+                    defer { reader.end() }
                     do {
                         let result = try await session.context.evaluate(policy, reason: reason)
                         let unused = script.pending

@@ -5,6 +5,7 @@
 
 import CryptoKit
 import Foundation
+import LinuxFprintd
 import LocalAuthentication
 import MemoryStorage
 import Testing
@@ -29,6 +30,15 @@ struct MyReader: BiometricSensor {
 }
 
 enum DocCommentExamples {
+    // Plugins/LinuxFprintd/FprintdClient.swift
+    static func fprintdClient() async throws {
+        let client = FprintdClient()
+        switch try await client.verify(timeout: .seconds(10)) {
+        case .match: print("welcome")
+        default: print("try again")
+        }
+    }
+
     // Plugins/SQLiteStorage/SQLiteStorage.swift
     static func sqliteStorage(_ builder: inout AuthenticatorBuilder) throws {
         try builder.use(.storage, "storage.sqlite", options: ["path": "/var/lib/app/device.sqlite"])

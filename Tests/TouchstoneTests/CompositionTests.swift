@@ -10,7 +10,7 @@ struct CompositionTests {
     func unknownPlugin() throws {
         var builder = AuthenticatorBuilder(registry: .builtIn)
         #expect(throws: ConfigurationError.unknownPlugin(id: "sim.retina", kind: .sensor,
-                                                         known: ["sim.touchid", "sim.faceid", "sim.opticid"])) {
+                                                         known: ["sim.touchid", "sim.faceid", "sim.opticid", "linux.fprintd"])) {
             try builder.use(.sensor, "sim.retina")
         }
         let message = ConfigurationError.unknownPlugin(id: "sim.retina", kind: .sensor, known: ["sim.touchid", "sim.faceid"]).description

@@ -248,6 +248,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Shared by the test targets: child processes without Foundation's Process.
+        .target(name: "CTestSupport", path: "Tests/CSupport"),
+        .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/Support", swiftSettings: strictSettings),
         .testTarget(
             name: "TouchstoneTests",
             dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneTesting"],
@@ -256,6 +259,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
+                "TestSupport",
                 "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting", "SQLiteStorage", "EncryptedFileStorage", "StorageCrashChild",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -265,7 +269,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting"],
+            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -292,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchstoneREPLTests",
-            dependencies: ["TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication"],
+            dependencies: ["TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs one seed example program step by step, each step a new process, against one simulated
@@ -43,7 +44,7 @@ struct SeedHarness {
 
     /// Runs one step without judging it: exit status, standard output as lines, standard error.
     func execute(_ arguments: [String], setup: String = "", outcomes: String = "") throws -> (Int32, [String], String) {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = program
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the `StorageCrashChild` helper built next to the test bundle.
@@ -16,9 +17,9 @@ enum ChildProcess {
     }
 
     /// Starts the helper with `arguments`; stdout goes to the returned pipe.
-    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+    static func start(_ arguments: [String]) throws -> (SpawnedProcess, Pipe) {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TouchstoneTesting
 @testable import Touchstone
@@ -13,7 +14,7 @@ import TouchstoneBuiltins
 struct MultiProcessStressTests {
     /// One started `StorageCrashChild wave` process.
     final class Child {
-        let process: Process
+        let process: SpawnedProcess
         let input = Pipe()
         let output = Pipe()
         /// What the child says when it fails (read only once it exited).
@@ -22,7 +23,7 @@ struct MultiProcessStressTests {
 
         init(_ arguments: [String]) throws {
             guard let executable = ChildProcess.executable else { throw CocoaError(.fileNoSuchFile) }
-            process = Process()
+            process = SpawnedProcess()
             process.executableURL = executable
             process.arguments = arguments
             process.standardInput = input

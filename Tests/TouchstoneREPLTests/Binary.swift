@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Finds and runs the built `touchstone` executable for end-to-end tests.
 enum Binary {
@@ -40,7 +41,7 @@ enum Binary {
     /// Runs `executable` with `arguments` in `directory`, standard input from `input`.
     static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil, input: String? = nil,
                     environment extra: [String: String] = [:]) throws -> Run {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }

@@ -186,8 +186,8 @@ private final class CountingStorage: StorageBackend {
     var commits: Int { count.withLock { $0 } }
     var location: String { inner.location }
     func read(_ key: RecordKey) throws -> Touchstone.Record? { try inner.read(key) }
-    func list(namespace: String, prefix: String) throws -> [Touchstone.Record] { try inner.list(namespace: namespace, prefix: prefix) }
-    func namespaces() throws -> [String] { try inner.namespaces() }
+    func list(namespace: RecordNamespace, prefix: String) throws -> [Touchstone.Record] { try inner.list(namespace: namespace, prefix: prefix) }
+    func namespaces() throws -> [RecordNamespace] { try inner.namespaces() }
     var generation: UInt64 { get throws { try inner.generation } }
 
     func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {

@@ -4,7 +4,7 @@ import Touchstone
 /// Where a detector keeps its baselines: one record per app and account, in the detector's
 /// own namespace of the device's storage.
 struct BaselineStore {
-    let namespace: String
+    let namespace: RecordNamespace
 
     func key(_ account: String, _ authenticator: Authenticator) -> RecordKey {
         RecordKey(namespace, "\(authenticator.appID)/\(account)")
@@ -44,7 +44,7 @@ public struct DomainStateDetector: ChangeDetector {
         id: "detector.domain-state", kind: .detector,
         summary: "compares evaluatedPolicyDomainState with a stored baseline (seeds 000, 002, 004)")
 
-    private let baselines = BaselineStore(namespace: "baseline.domain-state")
+    private let baselines = BaselineStore(namespace: .domainStateBaselines)
 
     public init(options: PluginOptions, environment: PluginEnvironment) {}
 
@@ -91,7 +91,7 @@ public struct EnrollmentEventDetector: ChangeDetector {
         id: "detector.events", kind: .detector,
         summary: "any enrollment change event since the baseline counts, even one undone later")
 
-    private let baselines = BaselineStore(namespace: "baseline.events")
+    private let baselines = BaselineStore(namespace: .eventBaselines)
 
     public init(options: PluginOptions, environment: PluginEnvironment) {}
 

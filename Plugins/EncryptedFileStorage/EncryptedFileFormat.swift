@@ -241,7 +241,7 @@ enum EncryptedFileFormat {
             switch change {
             case let .put(record):
                 bytes.append(1)
-                try bytes.appendField(Array(record.key.namespace.utf8))
+                try bytes.appendField(Array(record.key.namespace.rawValue.utf8))
                 try bytes.appendField(Array(record.key.name.utf8))
                 try bytes.appendField(Array(record.value))
                 try bytes.appendCount(record.attributes.count)
@@ -251,7 +251,7 @@ enum EncryptedFileFormat {
                 }
             case let .delete(key):
                 bytes.append(2)
-                try bytes.appendField(Array(key.namespace.utf8))
+                try bytes.appendField(Array(key.namespace.rawValue.utf8))
                 try bytes.appendField(Array(key.name.utf8))
             }
         }
@@ -263,7 +263,7 @@ enum EncryptedFileFormat {
         var changes: [RecordChange] = []
         for _ in 0..<count {
             guard let kind = reader.uint8(), let namespace = reader.string(), let name = reader.string() else { return nil }
-            let key = RecordKey(namespace, name)
+            let key = RecordKey(RecordNamespace(rawValue: namespace), name)
             switch kind {
             case 1:
                 guard let value = reader.field(), let attributeCount = reader.uint32() else { return nil }
@@ -285,7 +285,7 @@ enum EncryptedFileFormat {
 
     /// The bytes a record adds to a compacted file, roughly: what decides when to compact.
     static func encodedSize(_ record: Record) -> Int {
-        record.key.namespace.utf8.count + record.key.name.utf8.count + record.value.count
+        record.key.namespace.rawValue.utf8.count + record.key.name.utf8.count + record.value.count
             + record.attributes.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 8 } + 17
     }
 
@@ -317,7 +317,7 @@ enum EncryptedFileFormat {
         }
         var records: [RecordKey: Record] = [:]
         for stored in contents.records {
-            let key = RecordKey(stored.namespace, stored.name)
+            let key = RecordKey(RecordNamespace(rawValue: stored.namespace), stored.name)
             records[key] = Record(key: key, value: stored.value, attributes: stored.attributes)
         }
         return .success((records, contents.sequence))

@@ -188,14 +188,14 @@ public final class EncryptedFileStorage: StorageBackend {
         }
     }
 
-    public func list(namespace: String, prefix: String) throws -> [Record] {
+    public func list(namespace: RecordNamespace, prefix: String) throws -> [Record] {
         try state.withLock { state in
             try refresh(&state, locked: false)
             return state.records.records(in: namespace, prefix: prefix)
         }
     }
 
-    public func namespaces() throws -> [String] {
+    public func namespaces() throws -> [RecordNamespace] {
         try state.withLock { state in
             try refresh(&state, locked: false)
             return state.records.namespaces

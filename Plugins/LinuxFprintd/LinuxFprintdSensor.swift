@@ -212,7 +212,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
 final class FingerGenerations: Sendable {
     private let storage: (any StorageBackend)?
     private let memory = Mutex<[String: String]>([:])
-    private let key = RecordKey("sensor", "linux.fprintd")
+    private let key = RecordKey(.sensor, "linux.fprintd")
 
     init(storage: (any StorageBackend)?) {
         self.storage = storage

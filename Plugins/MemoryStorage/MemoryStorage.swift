@@ -27,11 +27,11 @@ public final class MemoryStorage: StorageBackend {
         state.withLock { $0.records[key] }
     }
 
-    public func list(namespace: String, prefix: String) throws -> [Record] {
+    public func list(namespace: RecordNamespace, prefix: String) throws -> [Record] {
         state.withLock { $0.records.records(in: namespace, prefix: prefix) }
     }
 
-    public func namespaces() throws -> [String] {
+    public func namespaces() throws -> [RecordNamespace] {
         state.withLock { $0.records.namespaces }
     }
 

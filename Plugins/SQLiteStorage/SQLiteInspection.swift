@@ -295,7 +295,7 @@ extension SQLiteStorage: StorageMaintenance {
                 damaged.append("a row has missing or mistyped columns")
                 continue
             }
-            let key = RecordKey(namespace, name)
+            let key = RecordKey(RecordNamespace(rawValue: namespace), name)
             let value: Data
             switch row[2] {
             case let .blob(data): value = data

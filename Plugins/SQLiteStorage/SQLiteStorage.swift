@@ -200,22 +200,23 @@ public final class SQLiteStorage: StorageBackend {
         }
     }
 
-    public func namespaces() throws -> [String] {
+    public func namespaces() throws -> [RecordNamespace] {
         try guarded {
             try queue.inDatabase { db in
                 try String.fetchAll(db, sql: "SELECT DISTINCT namespace FROM records ORDER BY namespace")
+                    .map(RecordNamespace.init(rawValue:))
             }
         }
     }
 
-    public func list(namespace: String, prefix: String) throws -> [Touchstone.Record] {
+    public func list(namespace: RecordNamespace, prefix: String) throws -> [Touchstone.Record] {
         try guarded {
             try queue.inDatabase { db in
                 // Names sort bytewise in SQLite (BINARY collation) and in Swift's String order
                 // for the ASCII names Touchstone uses; sort again in Swift to be exact.
                 let rows = try Row.fetchAll(
                     db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? AND substr(name, 1, ?) = ?",
-                    arguments: StatementArguments([namespace, prefix.utf8.count, prefix] as [any DatabaseValueConvertible]))
+                    arguments: StatementArguments([namespace.rawValue, prefix.utf8.count, prefix] as [any DatabaseValueConvertible]))
                 return try rows.map { row in
                     let name: String = row["name"]
                     return try Self.decode(row, key: RecordKey(namespace, name))
@@ -240,11 +241,11 @@ public final class SQLiteStorage: StorageBackend {
                         let attributes = try Self.encode(record.attributes)
                         try db.cachedStatement(
                             sql: "INSERT OR REPLACE INTO records (namespace, name, value, attributes, checksum) VALUES (?, ?, ?, ?, ?)"
-                        ).execute(arguments: [record.key.namespace, record.key.name, record.value, attributes,
+                        ).execute(arguments: [record.key.namespace.rawValue, record.key.name, record.value, attributes,
                                               Self.checksum(record.key, record.value, attributes)])
                     case let .delete(key):
                         try db.cachedStatement(sql: "DELETE FROM records WHERE namespace = ? AND name = ?")
-                            .execute(arguments: [key.namespace, key.name])
+                            .execute(arguments: [key.namespace.rawValue, key.name])
                     }
                 }
                 return (result, !transaction.changes.isEmpty)
@@ -365,7 +366,7 @@ public final class SQLiteStorage: StorageBackend {
     private static func fetch(_ db: Database, _ key: RecordKey) throws -> Touchstone.Record? {
         // Prepared once per connection: this is every read's hot path.
         let statement = try db.cachedStatement(sql: "SELECT value, attributes, checksum FROM records WHERE namespace = ? AND name = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [key.namespace, key.name]) else { return nil }
+        guard let row = try Row.fetchOne(statement, arguments: [key.namespace.rawValue, key.name]) else { return nil }
         return try decode(row, key: key)
     }
 
@@ -401,7 +402,7 @@ public final class SQLiteStorage: StorageBackend {
                 hash &*= 0x0000_0100_0000_01B3
             }
         }
-        mix(key.namespace.utf8)
+        mix(key.namespace.rawValue.utf8)
         mix([0])
         mix(key.name.utf8)
         mix([0])

@@ -133,9 +133,13 @@ extension CommandTable {
                 try arguments.expectAtMost(0)
                 let biometry = try session.device.biometryStatus()
                 let passcode = try session.device.passcodeStatus()
-                return CommandOutput([Format.biometry(biometry), Format.passcode(passcode)], result: [
+                // A real reader (one that describes itself) is named with its enrolled identities.
+                let reader = (session.device.sensor as? any CustomStringConvertible)?.description
+                let enrolled = reader == nil ? [] : try session.device.enrolledNames()
+                let readerLines = reader.map { ["reader: \($0); enrolled: \(Format.list(enrolled))"] } ?? []
+                return CommandOutput(readerLines + [Format.biometry(biometry), Format.passcode(passcode)], result: [
                     ("biometry", Format.biometryJSON(biometry)), ("passcode", Format.passcodeJSON(passcode)),
-                ])
+                ] + (reader.map { [("reader", JSONValue.string($0)), ("enrolled", JSONValue.strings(enrolled))] } ?? []))
             },
         ]
     }

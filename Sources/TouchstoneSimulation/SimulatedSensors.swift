@@ -80,7 +80,7 @@ final class SimulatedTemplates: Sendable {
     init(storage: (any StorageBackend)?, modality: BiometryType, random: RandomSource) {
         self.storage = storage
         self.modality = modality.description
-        self.key = RecordKey("sensor", modality.description)
+        self.key = RecordKey(.sensor, modality.description)
         self.random = random
     }
 
@@ -153,7 +153,7 @@ final class SimulatedTemplates: Sendable {
                 throw StorageError.corruptRecord(key: key.description, reason: "\(error)")
             }
         }
-        guard let state = try read(RecordKey("device", "state")) else { return [] }
+        guard let state = try read(RecordKey(.device, "state")) else { return [] }
         do {
             let roundOne = try JSONDecoder().decode(RoundOneState.self, from: state.value)
             return (roundOne.enrollments?[modality] ?? []).map { SensorIdentity(id: $0.name, generation: $0.templateID) }

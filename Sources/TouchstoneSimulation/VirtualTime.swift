@@ -3,7 +3,7 @@ import Touchstone
 
 extension Device {
     /// Where ``saveVirtualTime()`` keeps the virtual clock's reading: record `clock/virtual-now`.
-    public static let virtualTimeRecord = RecordKey("clock", "virtual-now")
+    public static let virtualTimeRecord = RecordKey(.clock, "virtual-now")
 
     /// Writes the current reading of the device's ``ManualClock`` (a ``VirtualClock``) to storage, so that another
     /// process opening the same storage (the next step of a test script, the REPL, an example

@@ -119,8 +119,8 @@ private final class MemoryStorageTwin: StorageBackend {
     init(options: PluginOptions, environment: PluginEnvironment) {}
     var location: String { "twin" }
     func read(_ key: RecordKey) throws -> Record? { nil }
-    func list(namespace: String, prefix: String) throws -> [Record] { [] }
-    func namespaces() throws -> [String] { [] }
+    func list(namespace: RecordNamespace, prefix: String) throws -> [Record] { [] }
+    func namespaces() throws -> [RecordNamespace] { [] }
     func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
         var transaction = StorageTransaction(read: { _ in nil })
         return try body(&transaction)

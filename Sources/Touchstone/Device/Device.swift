@@ -321,7 +321,7 @@ public final class Device: Sendable {
     /// other plugins' records, keychain items, keys, baselines — in one transaction, except the
     /// namespaces in `keeping` (the REPL keeps `clock`, so virtual time never goes back). The
     /// next ``AuthenticatorBuilder/build(reusing:clock:interaction:)`` makes a fresh device.
-    public func eraseStore(keeping: Set<String> = []) throws {
+    public func eraseStore(keeping: Set<RecordNamespace> = []) throws {
         let doomed = try storage.namespaces().filter { !keeping.contains($0) }
             .flatMap { try storage.list(namespace: $0) }
         try storage.commit(doomed.map { .delete($0.key) })

@@ -84,6 +84,6 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
 }
 
 extension RecordKey {
-    static let deviceState = RecordKey("device", "state")
-    static let deviceCounters = RecordKey("device", "counters")
+    static let deviceState = RecordKey(.device, "state")
+    static let deviceCounters = RecordKey(.device, "counters")
 }

@@ -101,7 +101,7 @@ public struct KeychainItemInfo: Sendable, Equatable, CustomStringConvertible {
 ///   errSecUserCanceled; `interactionNotAllowed` is errSecInteractionNotAllowed.
 public struct Keychain: Sendable {
     /// The storage namespace of keychain items.
-    public static let namespace = "keychain"
+    public static let namespace = RecordNamespace.keychain
 
     /// The device and app the keychain belongs to.
     public let authenticator: Authenticator

@@ -32,7 +32,7 @@ import Foundation
 /// in memory (at most 64), so its public point is not recomputed on each signature.
 public struct KeyStore: Sendable {
     /// The storage namespace of permanent keys (`keys/<app>/<application label hex>`).
-    public static let namespace = "keys"
+    public static let namespace = RecordNamespace.keys
 
     /// The device and app the keys belong to.
     public let authenticator: Authenticator

@@ -1,15 +1,48 @@
 import Foundation
 
-/// The address of one stored record: a namespace (`device`, `baseline`, `keychain`...) and a
-/// name inside it.
+/// A storage area: the namespace records of one kind live in. The areas Touchstone itself
+/// writes are named here; a plugin names its own (`"acme.reader"`) with a literal.
+public struct RecordNamespace: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+    ExpressibleByStringLiteral, CustomStringConvertible
+{
+    /// The namespace as stored.
+    public let rawValue: String
+
+    /// A namespace.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A namespace from a literal.
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: RecordNamespace, rhs: RecordNamespace) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The device's state and counters.
+    public static let device: RecordNamespace = "device"
+    /// A sensor's own records (the simulated sensors' templates, fprintd's generations).
+    public static let sensor: RecordNamespace = "sensor"
+    /// The simulation's virtual time.
+    public static let clock: RecordNamespace = "clock"
+    /// Keychain items.
+    public static let keychain: RecordNamespace = "keychain"
+    /// Secure Enclave keys.
+    public static let keys: RecordNamespace = "keys"
+    /// The domain-state detector's baselines.
+    public static let domainStateBaselines: RecordNamespace = "baseline.domain-state"
+    /// The event detector's baselines.
+    public static let eventBaselines: RecordNamespace = "baseline.events"
+}
+
+/// The address of one stored record: a namespace (`device`, `keychain`...) and a name inside it.
 public struct RecordKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The record's namespace.
-    public var namespace: String
+    public var namespace: RecordNamespace
     /// The record's name within the namespace.
     public var name: String
 
     /// Creates a key.
-    public init(_ namespace: String, _ name: String) {
+    public init(_ namespace: RecordNamespace, _ name: String) {
         self.namespace = namespace
         self.name = name
     }
@@ -95,10 +128,10 @@ public protocol StorageBackend: Plugin, AnyObject {
     func read(_ key: RecordKey) throws -> Record?
 
     /// Every record of `namespace` whose name starts with `prefix`, sorted by name.
-    func list(namespace: String, prefix: String) throws -> [Record]
+    func list(namespace: RecordNamespace, prefix: String) throws -> [Record]
 
     /// The namespaces that hold at least one record, sorted.
-    func namespaces() throws -> [String]
+    func namespaces() throws -> [RecordNamespace]
 
     /// Runs `body` as one atomic, durable read-modify-write transaction.
     func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T
@@ -121,7 +154,7 @@ extension StorageBackend {
     }
 
     /// Every record of `namespace`.
-    public func list(namespace: String) throws -> [Record] {
+    public func list(namespace: RecordNamespace) throws -> [Record] {
         try list(namespace: namespace, prefix: "")
     }
 }
@@ -149,12 +182,12 @@ extension Dictionary where Key == RecordKey, Value == Record {
     }
 
     /// The namespaces that hold at least one record, sorted.
-    public var namespaces: [String] {
+    public var namespaces: [RecordNamespace] {
         Set(keys.map(\.namespace)).sorted()
     }
 
     /// The records of `namespace` whose names start with `prefix`, sorted by name.
-    public func records(in namespace: String, prefix: String) -> [Record] {
+    public func records(in namespace: RecordNamespace, prefix: String) -> [Record] {
         values.filter { $0.key.namespace == namespace && $0.key.name.hasPrefix(prefix) }
             .sorted { $0.key.name < $1.key.name }
     }

@@ -247,3 +247,25 @@ func editDistance(_ lhs: String, _ rhs: String) -> Int {
     }
     return previous[b.count]
 }
+
+extension REPLCommand {
+    /// The redactor most commands need: every `passcode:<code>` outcome becomes
+    /// `passcode:****`, and, when the first word is one of `verbs`, the word at `index` (a value
+    /// or password) becomes `****`. Nil when nothing was hidden.
+    public static func redacting(wordAt index: Int? = nil, after verbs: Set<String> = []) -> Redactor {
+        { words in
+            var redacted = words
+            var changed = false
+            if let index, let verb = words.first, verbs.contains(verb), redacted.count > index {
+                redacted[index] = "****"
+                changed = true
+            }
+            for position in redacted.indices where redacted[position].lowercased().hasPrefix("passcode:") {
+                redacted[position] = "passcode:****"
+                changed = true
+            }
+            return changed ? redacted : nil
+        }
+    }
+}
+

@@ -48,21 +48,7 @@ extension CommandTable {
                         }
                     }
                 },
-                redactor: { words in
-                    // The value of add/update and any passcode outcome never reach history or echo.
-                    guard let verb = words.first else { return nil }
-                    var redacted = words
-                    var changed = false
-                    if verb == "add" || verb == "update", redacted.count > 3 {
-                        redacted[3] = "****"
-                        changed = true
-                    }
-                    for index in redacted.indices where redacted[index].lowercased().hasPrefix("passcode:") {
-                        redacted[index] = "passcode:****"
-                        changed = true
-                    }
-                    return changed ? redacted : nil
-                }
+                redactor: REPLCommand.redacting(wordAt: 3, after: ["add", "update"])  // the value, and passcode outcomes
             ) { session, arguments in
                 let verb = try arguments.required(0, "add, get, update, delete, list or authorize")
                 switch verb {

@@ -44,16 +44,7 @@ extension CommandTable {
                         return previous[0] == "sign" && previous.count >= 3 ? session.outcomeWords : []
                     }
                 },
-                redactor: { words in
-                    // Passcode outcomes never reach history or echo.
-                    var redacted = words
-                    var changed = false
-                    for index in redacted.indices where redacted[index].lowercased().hasPrefix("passcode:") {
-                        redacted[index] = "passcode:****"
-                        changed = true
-                    }
-                    return changed ? redacted : nil
-                }
+                redactor: REPLCommand.redacting()  // passcode outcomes never reach history or echo
             ) { session, arguments in
                 let verb = try arguments.required(0, "create, list, sign, verify or delete")
                 switch verb {

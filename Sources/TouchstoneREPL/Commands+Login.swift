@@ -75,20 +75,7 @@ extension CommandTable {
                     default: return previous[0] == "fingerprint" ? session.outcomeWords : []
                     }
                 },
-                redactor: { words in
-                    // The password of register/password, and passcode outcomes, never reach history or echo.
-                    var redacted = words
-                    var changed = false
-                    if let verb = words.first, verb == "register" || verb == "password", redacted.count > 2 {
-                        redacted[2] = "****"
-                        changed = true
-                    }
-                    for index in redacted.indices where redacted[index].lowercased().hasPrefix("passcode:") {
-                        redacted[index] = "passcode:****"
-                        changed = true
-                    }
-                    return changed ? redacted : nil
-                }
+                redactor: REPLCommand.redacting(wordAt: 2, after: ["register", "password"])  // the password, and passcode outcomes
             ) { session, arguments in
                 let verb = try arguments.required(0, "server, register, password, enable, fingerprint, status or disable")
                 switch verb {

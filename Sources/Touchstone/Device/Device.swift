@@ -213,14 +213,7 @@ public final class Device: Sendable {
             throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
         }
         let countersBytes = try storage.read(.deviceCounters)?.value
-        let snapshot: Snapshot
-        if let previous = cached.snapshot, cached.stateBytes == stateRecord.value {
-            snapshot = cached.countersBytes == countersBytes ? previous
-                : Snapshot(state: previous.state, counters: try decodeCounters(countersBytes), secretKey: previous.secretKey,
-                           derived: previous.derivedKeys)
-        } else {
-            snapshot = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
-        }
+        let snapshot = try decode(stateRecord, countersBytes: countersBytes, reusing: cached)
         cache.withLock {
             $0 = Cache(generation: generation, snapshot: snapshot, stateBytes: stateRecord.value, countersBytes: countersBytes)
         }
@@ -234,6 +227,18 @@ public final class Device: Sendable {
             throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
         }
         return try decodeSnapshot(stateRecord, countersBytes: try transaction.read(.deviceCounters)?.value)
+    }
+
+    /// The snapshot of these record bytes: `known`'s when they are the bytes it was decoded
+    /// from, with only the counters decoded again when just they differ (another writer counted
+    /// a failure), and decoded in full otherwise.
+    private func decode(_ stateRecord: Record, countersBytes: Data?, reusing known: Cache) throws -> Snapshot {
+        guard let previous = known.snapshot, known.stateBytes == stateRecord.value else {
+            return try decodeSnapshot(stateRecord, countersBytes: countersBytes)
+        }
+        if known.countersBytes == countersBytes { return previous }
+        return Snapshot(state: previous.state, counters: try decodeCounters(countersBytes), secretKey: previous.secretKey,
+                        derived: previous.derivedKeys)
     }
 
     private func decodeSnapshot(_ stateRecord: Record, countersBytes: Data?) throws -> Snapshot {
@@ -257,17 +262,7 @@ public final class Device: Sendable {
                 throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
             }
             var countersBytes = try transaction.read(.deviceCounters)?.value
-            // The records as stored now, decoded only when their bytes differ from the last
-            // ones decoded (another writer changed them).
-            let known = cache.withLock { $0 }
-            let current: Snapshot
-            if let cached = known.snapshot, known.stateBytes == stateRecord.value {
-                current = known.countersBytes == countersBytes ? cached
-                    : Snapshot(state: cached.state, counters: try decodeCounters(countersBytes), secretKey: cached.secretKey,
-                               derived: cached.derivedKeys)
-            } else {
-                current = try decodeSnapshot(stateRecord, countersBytes: countersBytes)
-            }
+            let current = try decode(stateRecord, countersBytes: countersBytes, reusing: cache.withLock { $0 })
             var state = current.state
             var counters = current.counters
             previousState = current.state

@@ -69,7 +69,7 @@ final class FingerPlayer: Sendable {
             }
         }
         thread.start()
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(20)
         while !ready.withLock({ $0 }) {
             guard ContinuousClock.now < deadline else {
                 stop()

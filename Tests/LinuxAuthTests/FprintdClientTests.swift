@@ -22,7 +22,7 @@ struct FprintdClientTests {
     /// Enrolls `finger` by scanning `print` once per stage.
     private func enroll(_ finger: String, print: String) async throws -> (FprintdEnrollResult, [FprintdEnrollEvent]) {
         let events = EventLog()
-        async let result = client.enroll(finger: finger, timeout: .seconds(10)) { events.append($0) }
+        async let result = client.enroll(finger: finger, timeout: .seconds(30)) { events.append($0) }
         let stages = try await client.enrollStages()
         try environment.reader.send(Array(repeating: "SCAN \(print)", count: stages))
         return (try await result, events.all)
@@ -49,12 +49,12 @@ struct FprintdClientTests {
     @Test func verifyMatchesAndRejects() async throws {
         #expect(try await enroll("right-index-finger", print: "print-a").0 == .completed)
 
-        async let match = client.verify(timeout: .seconds(5))
+        async let match = client.verify(timeout: .seconds(20))
         try environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "right-index-finger"))
 
-        async let other = client.verify(timeout: .seconds(5))
+        async let other = client.verify(timeout: .seconds(20))
         try environment.reader.send("SCAN print-b")
         let otherResult = try await other
         #expect(otherResult == .noMatch)
@@ -63,19 +63,19 @@ struct FprintdClientTests {
     @Test func retryResultsAreNotFailures() async throws {
         #expect(try await enroll("left-thumb", print: "print-a").0 == .completed)
         for (code, result) in [(1, "verify-swipe-too-short"), (2, "verify-finger-not-centered"), (3, "verify-remove-and-retry")] {
-            async let retry = client.verify(timeout: .seconds(5))
+            async let retry = client.verify(timeout: .seconds(20))
             try environment.reader.send("RETRY \(code)")
             let retryResult = try await retry
             #expect(retryResult == .retry(result))
         }
-        async let match = client.verify(timeout: .seconds(5))
+        async let match = client.verify(timeout: .seconds(20))
         try environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "left-thumb"))
     }
 
     @Test func verifyWithNothingEnrolledSaysSo() async throws {
-        await #expect(throws: FprintdError.noEnrolledPrints) { try await client.verify(timeout: .seconds(5)) }
+        await #expect(throws: FprintdError.noEnrolledPrints) { try await client.verify(timeout: .seconds(20)) }
     }
 
     @Test func timeoutStopsAndReleases() async throws {
@@ -84,7 +84,7 @@ struct FprintdClientTests {
         #expect(try await client.verify(timeout: .milliseconds(300)) == .timedOut)
         #expect(ContinuousClock.now - started < .seconds(3))
         // Released: the next verification can claim the reader and match.
-        async let match = client.verify(timeout: .seconds(5))
+        async let match = client.verify(timeout: .seconds(20))
         try environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "right-index-finger"))
@@ -99,7 +99,7 @@ struct FprintdClientTests {
         verification.cancel()
         await #expect(throws: CancellationError.self) { try await verification.value }
         #expect(ContinuousClock.now - cancelled < .seconds(2))
-        async let match = client.verify(timeout: .seconds(5))
+        async let match = client.verify(timeout: .seconds(20))
         try environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "right-index-finger"))
@@ -117,7 +117,7 @@ struct FprintdClientTests {
         try environment.polkit(allow: false)
         defer { _ = try? environment.polkit(allow: true) }
         do {
-            _ = try await client.verify(timeout: .seconds(5))
+            _ = try await client.verify(timeout: .seconds(20))
             Issue.record("verify succeeded although polkit refuses")
         } catch let error as FprintdError {
             guard case .permissionDenied = error else {
@@ -133,10 +133,10 @@ struct FprintdClientTests {
         let own = try FprintTestEnvironment.start()
         defer { own.stop() }
         let client = FprintdClient(busAddress: own.busAddress)
-        async let enrolled = client.enroll(finger: "right-index-finger", timeout: .seconds(10))
+        async let enrolled = client.enroll(finger: "right-index-finger", timeout: .seconds(30))
         try own.reader.send(Array(repeating: "SCAN print-a", count: try await client.enrollStages()))
         #expect(try await enrolled == .completed)
-        async let verification = client.verify(timeout: .seconds(5))
+        async let verification = client.verify(timeout: .seconds(20))
         try own.reader.send("UNPLUG")
         let result = try await verification
         #expect(result == .deviceError("verify-unknown-error") || result == .disconnected)

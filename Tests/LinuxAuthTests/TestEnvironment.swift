@@ -127,7 +127,7 @@ struct VirtualReader: Sendable {
     /// Sends `command` (e.g. `SCAN finger-1`), retrying the connection until the device is
     /// open or `within` has passed; returns the reply.
     @discardableResult
-    func send(_ command: String, within: Duration = .seconds(5)) throws -> String {
+    func send(_ command: String, within: Duration = .seconds(20)) throws -> String {
         let deadline = ContinuousClock.now + within
         while true {
             if let reply = try attempt(command) { return reply }
@@ -139,7 +139,7 @@ struct VirtualReader: Sendable {
     }
 
     /// Sends each command in order (each on its own connection).
-    func send(_ commands: [String], within: Duration = .seconds(5)) throws {
+    func send(_ commands: [String], within: Duration = .seconds(20)) throws {
         for command in commands { try send(command, within: within) }
     }
 

@@ -62,8 +62,9 @@ extension CommandTable {
                 let stages = steps.withLock { $0 }.filter { ($0.stages ?? 1) > 1 || $0.stage == nil }.map { step in
                     if let stage = step.stage, let count = step.stages { "  stage \(stage)/\(count): \(step.result)" } else { "  \(step.result)" }
                 }
-                return CommandOutput((stages + ["enrolled \(name) (\(Format.list(try session.device.enrolledNames())))"]).joined(separator: "\n"),
-                                     result: [("name", .string(name)), ("enrolled", .strings(try session.device.enrolledNames()))])
+                let enrolled = try session.device.enrolledNames()
+                return CommandOutput((stages + ["enrolled \(name) (\(Format.list(enrolled)))"]).joined(separator: "\n"),
+                                     result: [("name", .string(name)), ("enrolled", .strings(enrolled))])
             },
             REPLCommand(
                 name: "unenroll", summary: "remove an enrolled identity",
@@ -72,8 +73,9 @@ extension CommandTable {
                 try arguments.expectAtMost(1)
                 let name = try arguments.required(0, "the identity name")
                 try session.device.unenroll(name)
-                return CommandOutput("unenrolled \(name) (enrolled: \(Format.list(try session.device.enrolledNames())))",
-                                     result: [("name", .string(name)), ("enrolled", .strings(try session.device.enrolledNames()))])
+                let enrolled = try session.device.enrolledNames()
+                return CommandOutput("unenrolled \(name) (enrolled: \(Format.list(enrolled)))",
+                                     result: [("name", .string(name)), ("enrolled", .strings(enrolled))])
             },
             REPLCommand(
                 name: "reenroll", summary: "enroll the same identity again: a new template, so domain states change",

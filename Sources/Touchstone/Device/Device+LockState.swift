@@ -71,24 +71,24 @@ extension Device {
     /// Restarts the device: locked, not unlocked since restart, the reuse window closed, and
     /// the next unlock must use the passcode.
     public func restart() throws {
-        let now = clock.now
-        try update { state, counters in
-            counters.lastBiometricUnlock = nil
-            guard passcodeIsSet(state) else { return }
-            counters.lockedAt = now
-            counters.restartedAt = now
-            counters.passcodeRequiredToUnlock = true
-        }
+        try lockRequiringPasscode(restarting: true)
     }
 
     /// A remote lock (Find My): locked, the reuse window closed, the next unlock must use the
     /// passcode. Data stays available to afterFirstUnlock items.
     public func remoteLock() throws {
+        try lockRequiringPasscode(restarting: false)
+    }
+
+    /// Closes the reuse window and, with a passcode set, locks the device so that the next
+    /// unlock must use the passcode (a restart also marks "not unlocked since restart").
+    private func lockRequiringPasscode(restarting: Bool) throws {
         let now = clock.now
         try update { state, counters in
             counters.lastBiometricUnlock = nil
             guard passcodeIsSet(state) else { return }
             counters.lockedAt = now
+            if restarting { counters.restartedAt = now }
             counters.passcodeRequiredToUnlock = true
         }
     }

@@ -160,13 +160,7 @@ final class LoginApp {
     }
 
     func enable(username: String, password: String) async {
-        let session: (token: String, profileID: String)
-        do {
-            session = try await server.passwordLogin(username, password)
-        } catch {
-            return print("password login: \(describe(error))")
-        }
-        print("password login: ok user=\(username)")
+        guard let session = await passwordSignIn(server, username, password) else { return }
         let context = LAContext()
         do {
             try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Enable fingerprint login")
@@ -252,13 +246,7 @@ final class RightsLoginApp {
     init(server: LoginServer) { self.server = server }
 
     func enable(username: String, password: String) async {
-        let session: (token: String, profileID: String)
-        do {
-            session = try await server.passwordLogin(username, password)
-        } catch {
-            return print("password login: \(describe(error))")
-        }
-        print("password login: ok user=\(username)")
+        guard let session = await passwordSignIn(server, username, password) else { return }
         let right = LARight(requirement: .biometryCurrentSet)
         do {
             try await right.authorize(localizedReason: "Enable fingerprint login")
@@ -337,3 +325,16 @@ case "login": await LoginApp(server: server).login()
 case "enable-right": await RightsLoginApp(server: server).enable(username: step[1], password: step[2])
 default: await RightsLoginApp(server: server).login()
 }
+
+/// The password sign-in both app variants start with; prints its result, nil when refused.
+func passwordSignIn(_ server: LoginServer, _ username: String, _ password: String) async -> (token: String, profileID: String)? {
+    do {
+        let session = try await server.passwordLogin(username, password)
+        print("password login: ok user=\(username)")
+        return session
+    } catch {
+        print("password login: \(describe(error))")
+        return nil
+    }
+}
+

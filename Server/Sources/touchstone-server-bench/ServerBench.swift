@@ -4,9 +4,7 @@ import Foundation
 import Logging
 import LoginServer
 import LoopbackHTTP
-import NIOConcurrencyHelpers
 import NIOCore
-import ServiceLifecycle
 
 /// `touchstone-server-bench`: signature logins per second end to end on loopback (challenge +
 /// login over HTTP/1.1 keep-alive) beside bare P-256 verifications per second measured in the
@@ -30,71 +28,57 @@ struct ServerBench: AsyncParsableCommand {
     @Flag(help: "Also measure the parts: /health over all connections, P-256 signing, and SQLite's login steps without HTTP (old three-step and new two-step shape).")
     var breakdown = false
 
+    @Option(help: "The touchstone-server executable to measure (default: the one beside this bench).")
+    var server: String?
+
     func run() async throws {
         let verifyRate = Self.verificationsPerSecond(for: .seconds(2))
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-server-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var configuration = LoginServerConfiguration()
-        configuration.port = 0
-        configuration.database = try database.map(DatabaseLocation.init(parsing:))
-            ?? .sqlite(path: folder.appendingPathComponent("login.sqlite").path)
-        let backend = if case .postgres = configuration.database { "postgres" } else { "sqlite" }
-        var logger = Logger(label: "touchstone.server.bench")
-        logger.logLevel = .warning
-        let repository = try LoginServer.makeRepository(for: configuration.database, logger: logger)
-        let port = NIOLockedValueBox<Int?>(nil)
-        let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger) { channel in
-            port.withLockedValue { $0 = channel.localAddress?.port }
+        let databaseURL = database ?? "sqlite://\(folder.appendingPathComponent("login.sqlite").path)"
+        let backend = if case .postgres = try DatabaseLocation(parsing: databaseURL) { "postgres" } else { "sqlite" }
+        let executable = server.map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("touchstone-server")
+        let child = try ServerProcess(executable: executable, database: databaseURL)
+        let measured: Measured
+        do {
+            try await Self.waitForHealth(port: child.port)
+            measured = try await measure(port: child.port, server: child)
+        } catch {
+            _ = child.stop()
+            throw error
         }
+        let status = child.stop()
+        guard status == 0 else { throw ValidationError("touchstone-server exited \(status) after SIGTERM") }
 
-        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let measured = try await withThrowingTaskGroup(of: ([Duration], Double, Double?)?.self) { group in
-            group.addTask {
-                try await services.run()
-                return nil
-            }
-            var bound: Int?
-            for _ in 0..<600 where bound == nil {
-                try await Task.sleep(for: .milliseconds(50))
-                bound = port.withLockedValue { $0 }
-            }
-            guard let bound else {
-                await services.triggerGracefulShutdown()
-                throw ValidationError("the server did not start")
-            }
-            let result: ([Duration], Double, Double?)
-            do {
-                let health = try await Self.healthRoundTrips(port: bound, seconds: min(seconds, 2))
-                let parallelHealth = breakdown ? try await Self.healthRoundTrips(port: bound, connections: connections, seconds: min(seconds, 2)) : nil
-                result = (try await Self.drive(port: bound, connections: connections, seconds: seconds), health, parallelHealth)
-            } catch {
-                await services.triggerGracefulShutdown()
-                throw error
-            }
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return result
-        }
-
-        let (latencies, healthRate, parallelHealthRate) = measured
-        let sorted = latencies.sorted()
-        let loginRate = Double(sorted.count) / seconds
+        let sorted = measured.latencies.sorted()
+        let loginRate = Double(sorted.count) / measured.seconds
         func percentile(_ p: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
             let index = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
-            return sorted[max(0, index)].milliseconds
+            return Double(sorted[max(0, index)]) / 1e6
         }
+        let logins = Double(max(1, sorted.count))
+        let serverMicroseconds = measured.serverCPU / logins * 1e6
+        let clientMicroseconds = measured.clientCPU / logins * 1e6
+        let verifyMicroseconds = 1e6 / verifyRate
         print("p256_verify_single_core \(Int(verifyRate)) verifications/s")
-        print("http_health_round_trips_one_connection \(Int(healthRate)) requests/s")
+        print("p256_verify_cost \(String(format: "%.1f", verifyMicroseconds)) us")
+        print("http_health_round_trips_one_connection \(Int(measured.health)) requests/s")
         print("login_\(backend)_end_to_end \(Int(loginRate)) logins/s")
         print("login_\(backend)_ratio_to_verify \(String(format: "%.3f", loginRate / verifyRate)) ratio")
         print("login_\(backend)_latency_p50 \(String(format: "%.2f", percentile(0.50))) ms")
         print("login_\(backend)_latency_p99 \(String(format: "%.2f", percentile(0.99))) ms")
         print("login_\(backend)_connections \(connections) connections")
+        print("login_\(backend)_server_cpu_per_login \(String(format: "%.1f", serverMicroseconds)) us")
+        print("login_\(backend)_load_generator_cpu_per_login \(String(format: "%.1f", clientMicroseconds)) us")
+        print("login_\(backend)_server_logins_per_core \(Int(1e6 / serverMicroseconds)) logins/s")
+        print("login_\(backend)_server_per_core_ratio_to_verify \(String(format: "%.3f", verifyMicroseconds / serverMicroseconds)) ratio")
         if breakdown {
-            if let parallelHealthRate {
-                print("http_health_round_trips_\(connections)_connections \(Int(parallelHealthRate)) requests/s")
+            if let parallelHealth = measured.parallelHealth {
+                print("http_health_round_trips_\(connections)_connections \(Int(parallelHealth)) requests/s")
             }
             print("p256_sign_single_core \(Int(Self.signaturesPerSecond(for: .seconds(1)))) signatures/s")
             for combined in [false, true] {
@@ -102,6 +86,43 @@ struct ServerBench: AsyncParsableCommand {
                 print("sqlite_login_db_steps_\(combined ? "two_step" : "three_step")_\(connections)_tasks \(Int(rate)) logins/s")
             }
         }
+    }
+
+    /// What one run measured against the server.
+    struct Measured {
+        var latencies: [UInt64]
+        var seconds: Double
+        var serverCPU: Double
+        var clientCPU: Double
+        var health: Double
+        var parallelHealth: Double?
+    }
+
+    func measure(port: Int, server: ServerProcess) async throws -> Measured {
+        let health = try await Self.healthRoundTrips(port: port, seconds: min(seconds, 2))
+        let parallelHealth = breakdown ? try await Self.healthRoundTrips(port: port, connections: connections, seconds: min(seconds, 2)) : nil
+        let devices = try await Self.bindDevices(port: port, count: connections)
+        let serverBefore = try server.cpuSeconds()
+        let clientBefore = processCPUSeconds()
+        let start = LoadGenerator.monotonicNanoseconds()
+        let outcome = LoadGenerator.run(port: port, devices: devices, seconds: seconds)
+        let elapsed = Double(LoadGenerator.monotonicNanoseconds() - start) / 1e9
+        let clientCPU = processCPUSeconds() - clientBefore
+        let serverCPU = try server.cpuSeconds() - serverBefore
+        if let failure = outcome.failure { throw ValidationError("load generator: \(failure)") }
+        return Measured(
+            latencies: outcome.latencies, seconds: elapsed, serverCPU: serverCPU, clientCPU: clientCPU,
+            health: health, parallelHealth: parallelHealth
+        )
+    }
+
+    /// Polls `/health` until the server answers 200 (up to 30 s).
+    static func waitForHealth(port: Int) async throws {
+        for _ in 0..<300 {
+            if let reply = try? await LoopbackHTTP.send(port: port, method: .GET, path: "/health"), reply.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ValidationError("touchstone-server did not answer /health on port \(port)")
     }
 
     /// Bare `isValidSignature` calls per second on one core.
@@ -134,44 +155,21 @@ struct ServerBench: AsyncParsableCommand {
         }
     }
 
-    /// Registers one user, binds one key per connection, then runs challenge + login loops on
-    /// every connection for `seconds`; returns each login's latency.
-    static func drive(port: Int, connections: Int, seconds: Double) async throws -> [Duration] {
+    /// Registers one user and binds `count` P-256 keys to it (one per load connection).
+    static func bindDevices(port: Int, count: Int) async throws -> [(deviceID: String, key: P256.Signing.PrivateKey)] {
         try await LoopbackHTTP.withConnection(port: port) { setup in
             let user = "bench-\(UUID().uuidString.prefix(8))"
             _ = try await post(setup, "/v1/accounts", ["username": user, "password": "bench password 1"], expect: 201)
             let session = try await post(setup, "/v1/sessions", ["username": user, "password": "bench password 1"], expect: 200)
             guard let token = session["token"] as? String else { throw ValidationError("no session token") }
-            var devices: [(String, Data)] = []
-            for _ in 0..<connections {
+            var devices: [(deviceID: String, key: P256.Signing.PrivateKey)] = []
+            for _ in 0..<count {
                 let key = P256.Signing.PrivateKey()
                 let bound = try await post(setup, "/v1/devices", ["kind": "key", "publicKey": key.publicKey.x963Representation.base64EncodedString()], token: token, expect: 201)
                 guard let id = bound["deviceID"] as? String else { throw ValidationError("no device ID") }
-                devices.append((id, key.rawRepresentation))
+                devices.append((id, key))
             }
-            let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-            return try await withThrowingTaskGroup(of: [Duration].self) { group in
-                for (deviceID, rawKey) in devices {
-                    group.addTask {
-                        try await LoopbackHTTP.withConnection(port: port) { client in
-                            let key = try P256.Signing.PrivateKey(rawRepresentation: rawKey)
-                            var latencies: [Duration] = []
-                            while ContinuousClock.now < deadline {
-                                let start = ContinuousClock.now
-                                let challenge = try await post(client, "/v1/challenges", ["deviceID": deviceID], expect: 200)
-                                guard let text = challenge["challenge"] as? String, let bytes = Data(base64Encoded: text) else {
-                                    throw ValidationError("no challenge")
-                                }
-                                let signature = try key.signature(for: bytes).derRepresentation.base64EncodedString()
-                                _ = try await post(client, "/v1/logins", ["deviceID": deviceID, "challenge": text, "signature": signature], expect: 200)
-                                latencies.append(ContinuousClock.now - start)
-                            }
-                            return latencies
-                        }
-                    }
-                }
-                return try await group.reduce(into: []) { $0 += $1 }
-            }
+            return devices
         }
     }
 

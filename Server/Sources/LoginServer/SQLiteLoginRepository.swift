@@ -3,12 +3,12 @@ import GRDB
 
 /// The default repository: one SQLite file through GRDB (WAL mode, one writer at a time).
 ///
-/// Writes are serialized by GRDB and grouped into shared transactions under load
+/// Every statement runs on one serial queue, grouped into shared transactions under load
 /// (``SQLiteGroupCommit``, each write in its own savepoint), so ``consumeChallenge(hash:deviceID:now:)`` — one `DELETE`
 /// whose changed-row count decides — is atomic.
 public struct SQLiteLoginRepository: LoginRepository {
     private let writer: any DatabaseWriter
-    /// Every write after the migration goes through here (group commit).
+    /// Every read and write after the migration goes through here (group commit).
     private let writes: SQLiteGroupCommit
 
     /// Opens (creating if needed) the database file at `path`, and its folder.
@@ -90,7 +90,7 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func account(username: String) async throws -> AccountRecord? {
-        try await writer.read { db in
+        try await writes.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE username = ?",
                 arguments: [username]
@@ -122,7 +122,7 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String? {
-        try await writer.read { db in
+        try await writes.read { db in
             try String.fetchOne(
                 db, sql: "SELECT profile_id FROM sessions WHERE token_hash = ? AND expires_at > ?",
                 arguments: [Data(tokenHash), now.millisecondsSince1970]
@@ -162,7 +162,7 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func devices(profileID: String) async throws -> [DeviceRecord] {
-        try await writer.read { db in
+        try await writes.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE profile_id = ? ORDER BY created_at, device_id",
                 arguments: [profileID]
@@ -171,14 +171,14 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func device(id: String) async throws -> DeviceRecord? {
-        try await writer.read { db in
+        try await writes.read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?", arguments: [id])
                 .flatMap(Self.device(from:))
         }
     }
 
     public func device(credentialHash: [UInt8]) async throws -> DeviceRecord? {
-        try await writer.read { db in
+        try await writes.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(Self.deviceColumns) FROM devices WHERE credential_hash = ?",
                 arguments: [Data(credentialHash)]
@@ -221,7 +221,7 @@ public struct SQLiteLoginRepository: LoginRepository {
 
     public func loginCheck(deviceID: String, failureKey: String, since: Date) async throws
         -> (device: DeviceRecord?, failures: Int, oldestFailure: Date?) {
-        try await writer.read { db in
+        try await writes.read { db in
             let device = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM devices WHERE device_id = ?"), arguments: [deviceID]
             ).flatMap(Self.device(from:))
@@ -269,7 +269,7 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
-        try await writer.read { db in
+        try await writes.read { db in
             guard let row = try Row.fetchOne(
                 db, sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?",
                 arguments: [key, since.millisecondsSince1970]

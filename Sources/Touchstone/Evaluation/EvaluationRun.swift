@@ -36,7 +36,7 @@ struct EvaluationRun {
 
     // MARK: Running
 
-    mutating func run() async throws -> EvaluationResult {
+    nonisolated(nonsending) mutating func run() async throws -> EvaluationResult {
         let snapshot = try device.snapshot()
         counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
         counts.passcodeFailures = snapshot.counters.passcodeFailures
@@ -119,7 +119,7 @@ struct EvaluationRun {
 
     // MARK: Biometry
 
-    private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
+    nonisolated(nonsending) private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
                                    snapshot current: Device.Snapshot?, checked: Bool) async throws -> AuthenticationMethod {
         let snapshot = try current ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
@@ -274,7 +274,7 @@ struct EvaluationRun {
 
     // MARK: Passcode
 
-    private mutating func passcode() async throws -> AuthenticationMethod {
+    nonisolated(nonsending) private mutating func passcode() async throws -> AuthenticationMethod {
         let snapshot = try device.snapshot()
         if snapshot.counters.isDisabled { throw fail(.authenticationFailed, rule: .deviceDisabled) }
         guard device.passcodeIsSet(snapshot.state) else { throw fail(.passcodeNotSet, rule: .precedence) }
@@ -320,7 +320,7 @@ struct EvaluationRun {
 
     // MARK: Companion
 
-    private mutating func companion() async throws -> AuthenticationMethod {
+    nonisolated(nonsending) private mutating func companion() async throws -> AuthenticationMethod {
         guard device.isCompanionUsable else { throw fail(.companionNotAvailable, rule: .precedence) }
         if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
         let prompt = Prompt(kind: .companion, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
@@ -343,7 +343,7 @@ struct EvaluationRun {
     // MARK: Actions every prompt understands
 
     /// Cancel, system cancel, invalidate and wait; anything else does not fit `prompt`.
-    private mutating func handleCommon(_ action: UserAction, on prompt: Prompt) async throws {
+    nonisolated(nonsending) private mutating func handleCommon(_ action: UserAction, on prompt: Prompt) async throws {
         switch action {
         case .cancel:
             throw fail(.userCancel, rule: .userCancel)

@@ -57,14 +57,32 @@ public final class Device: Sendable {
     final class DerivedValues: Sendable {
         private let values = Mutex<[String: Data]>([:])
         /// Each app's `evaluatedPolicyDomainState` (empty data: nothing enrolled), by app id.
-        let domainStates = Mutex<[String: Data]>([:])
+        let domainStates = Mutex(PerApp())
         /// Each app's history-based `domainState.biometry.stateHash` (empty: nothing enrolled).
-        let historyHashes = Mutex<[String: Data]>([:])
+        let historyHashes = Mutex(PerApp())
         /// Each app's `domainState.stateHash` while no companion is paired and something is enrolled.
-        let combinedHashes = Mutex<[String: Data]>([:])
+        let combinedHashes = Mutex(PerApp())
 
         func withLock<R: Sendable>(_ body: (inout [String: Data]) throws -> R) rethrows -> R {
             try values.withLock { try body(&$0) }
+        }
+    }
+
+    /// Values by app id. A device nearly always serves one app, so the last app's value is
+    /// kept aside and its lookup is one string comparison instead of a hash.
+    struct PerApp: Sendable {
+        private var lastApp: String?
+        private var lastValue: Data?
+        private var others: [String: Data] = [:]
+
+        subscript(appID: String) -> Data? {
+            get { appID == lastApp ? lastValue : others[appID] }
+            set {
+                if let lastApp, lastApp != appID { others[lastApp] = lastValue }
+                lastApp = appID
+                lastValue = newValue
+                others[appID] = nil
+            }
         }
     }
 

@@ -5,6 +5,10 @@ extension Device {
     /// Where ``saveVirtualTime()`` keeps the virtual clock's reading: record `clock/virtual-now`.
     public static let virtualTimeRecord = RecordKey(.clock, "virtual-now")
 
+    /// Shared coders for the reading (a new Foundation coder per save costs more than the value).
+    private static let timeEncoder = JSONEncoder()
+    private static let timeDecoder = JSONDecoder()
+
     /// Writes the current reading of the device's ``ManualClock`` (a ``VirtualClock``) to storage, so that another
     /// process opening the same storage (the next step of a test script, the REPL, an example
     /// app) continues at the same virtual time. Does nothing on a wall clock. A stored reading
@@ -15,10 +19,10 @@ extension Device {
     public func saveVirtualTime() throws {
         guard let clock = clock as? any ManualClock else { return }
         let now = clock.now
-        let bytes = try JSONEncoder().encode(now)
+        let bytes = try Self.timeEncoder.encode(now)
         try storage.transaction { transaction in
             if let stored = try transaction.read(Self.virtualTimeRecord),
-               let instant = try? JSONDecoder().decode(Timestamp.self, from: stored.value),
+               let instant = try? Self.timeDecoder.decode(Timestamp.self, from: stored.value),
                instant >= now {
                 return
             }
@@ -32,7 +36,7 @@ extension Device {
     public func restoreVirtualTime() throws {
         guard let clock = clock as? any ManualClock, let record = try storage.read(Self.virtualTimeRecord) else { return }
         do {
-            let saved = try JSONDecoder().decode(Timestamp.self, from: record.value)
+            let saved = try Self.timeDecoder.decode(Timestamp.self, from: record.value)
             clock.advance(by: clock.now.duration(to: saved))
         } catch {
             throw StorageError.corruptRecord(key: record.key.description, reason: "\(error)")

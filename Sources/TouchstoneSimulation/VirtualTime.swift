@@ -5,9 +5,24 @@ extension Device {
     /// Where ``saveVirtualTime()`` keeps the virtual clock's reading: record `clock/virtual-now`.
     public static let virtualTimeRecord = RecordKey(.clock, "virtual-now")
 
-    /// Shared coders for the reading (a new Foundation coder per save costs more than the value).
-    private static let timeEncoder = JSONEncoder()
-    private static let timeDecoder = JSONDecoder()
+    /// The stored reading: the JSON a ``Timestamp`` encodes to — one integer, nanoseconds since
+    /// the epoch — written without a Foundation coder (a REPL script saves after every command
+    /// that moves the clock, and the coder cost more than the rest of the save).
+    static func encodeReading(_ instant: Timestamp) -> Data {
+        Data(String(instant.nanosecondsSinceEpoch).utf8)
+    }
+
+    /// Reads a stored reading: a plain integer directly (what ``encodeReading(_:)`` writes),
+    /// any other JSON through `JSONDecoder`, with ``Timestamp``'s range check either way.
+    static func decodeReading(_ bytes: Data) throws -> Timestamp {
+        let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
+        if !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ (0x30...0x39).contains($0) }),
+           let nanoseconds = Int64(String(decoding: bytes, as: UTF8.self)),
+           (-Timestamp.storedBound...Timestamp.storedBound).contains(nanoseconds) {
+            return Timestamp(nanosecondsSinceEpoch: nanoseconds)
+        }
+        return try JSONDecoder().decode(Timestamp.self, from: bytes)
+    }
 
     /// Writes the current reading of the device's ``ManualClock`` (a ``VirtualClock``) to storage, so that another
     /// process opening the same storage (the next step of a test script, the REPL, an example
@@ -19,10 +34,10 @@ extension Device {
     public func saveVirtualTime() throws {
         guard let clock = clock as? any ManualClock else { return }
         let now = clock.now
-        let bytes = try Self.timeEncoder.encode(now)
+        let bytes = Self.encodeReading(now)
         try storage.transaction { transaction in
             if let stored = try transaction.read(Self.virtualTimeRecord),
-               let instant = try? Self.timeDecoder.decode(Timestamp.self, from: stored.value),
+               let instant = try? Self.decodeReading(stored.value),
                instant >= now {
                 return
             }
@@ -36,7 +51,7 @@ extension Device {
     public func restoreVirtualTime() throws {
         guard let clock = clock as? any ManualClock, let record = try storage.read(Self.virtualTimeRecord) else { return }
         do {
-            let saved = try Self.timeDecoder.decode(Timestamp.self, from: record.value)
+            let saved = try Self.decodeReading(record.value)
             clock.advance(by: clock.now.duration(to: saved))
         } catch {
             throw StorageError.corruptRecord(key: record.key.description, reason: "\(error)")

@@ -49,11 +49,14 @@ public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvert
         self.init(sinceEpoch: .nanoseconds(nanosecondsSinceEpoch))
     }
 
+    /// The largest stored value, in nanoseconds either side of the epoch (``limit``).
+    public static let storedBound = Duration.maximumCompactSeconds * 2 * 1_000_000_000
+
     /// Decodes the stored form; a value beyond ±``limit`` is corrupt, not clamped.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let nanoseconds = try container.decode(Int64.self)
-        let bound = Duration.maximumCompactSeconds * 2 * 1_000_000_000
+        let bound = Self.storedBound
         guard (-bound...bound).contains(nanoseconds) else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "a stored time \(nanoseconds)ns is beyond 200 years from the epoch")
         }

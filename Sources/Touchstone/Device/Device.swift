@@ -293,7 +293,7 @@ public final class Device: Sendable {
             }
             if counters != current.counters {
                 counters.schema = DeviceCounters.currentSchema
-                countersBytes = try RecordCoding.encode(counters)
+                countersBytes = counters.storedJSON()
                 transaction.put(Record(key: .deviceCounters, value: countersBytes ?? Data()))
             }
             // The state's derived values carry over when only the counters changed.

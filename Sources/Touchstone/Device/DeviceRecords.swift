@@ -81,6 +81,35 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
 
     /// Creates zeroed counters.
     public init() {}
+
+    /// The stored record's bytes, written directly: exactly what `JSONEncoder` with sorted keys
+    /// writes for these counters (`DeviceCountersCodingTests` compares them), without its cost
+    /// — every failed match writes the counters, and the coder cost more than the rest of the
+    /// update. Decoding stays with `JSONDecoder`.
+    func storedJSON() -> Data {
+        var json = "{"
+        func field(_ name: String, _ value: String) {
+            if json.utf8.count > 1 { json += "," }
+            json += "\"" + name + "\":" + value
+        }
+        func time(_ instant: Timestamp) -> String { String(instant.nanosecondsSinceEpoch) }
+        // Keys in sorted order; optional values only when present (as `encodeIfPresent`).
+        field("consecutiveBiometricFailures", String(consecutiveBiometricFailures))
+        field("isDisabled", isDisabled ? "true" : "false")
+        if let lastBiometricUnlock { field("lastBiometricUnlock", time(lastBiometricUnlock)) }
+        if let lastPasscodeUnlock { field("lastPasscodeUnlock", time(lastPasscodeUnlock)) }
+        if let lastWrongPasscodeDigest {
+            // Base64 holds no character JSON must escape except `/`, which JSONEncoder writes as `\/`.
+            field("lastWrongPasscodeDigest", "\"" + lastWrongPasscodeDigest.base64EncodedString().replacingOccurrences(of: "/", with: "\\/") + "\"")
+        }
+        if let lockedAt { field("lockedAt", time(lockedAt)) }
+        field("passcodeFailures", String(passcodeFailures))
+        if let passcodeRequiredToUnlock { field("passcodeRequiredToUnlock", passcodeRequiredToUnlock ? "true" : "false") }
+        if let passcodeRetryAt { field("passcodeRetryAt", time(passcodeRetryAt)) }
+        if let restartedAt { field("restartedAt", time(restartedAt)) }
+        if let schema { field("schema", String(schema)) }
+        return Data((json + "}").utf8)
+    }
 }
 
 extension RecordKey {

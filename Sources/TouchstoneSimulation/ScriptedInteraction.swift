@@ -19,6 +19,18 @@ public final class ScriptedInteraction: Interaction {
         var waiter: CheckedContinuation<UserAction?, Never>?
         var waitsForActions = false
         var lastPrompt: Prompt?
+
+        /// Takes the first queued action (there is one); the queue's storage is reused once
+        /// it has been consumed.
+        mutating func takeQueued() -> UserAction {
+            let action = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return action
+        }
     }
 
     private let state = Mutex(State())
@@ -87,18 +99,20 @@ public final class ScriptedInteraction: Interaction {
         }
     }
 
+    public func immediateAction(for prompt: Prompt) -> UserAction? {
+        state.withLock { state in
+            guard state.head < state.queue.count else { return nil }
+            state.lastPrompt = prompt
+            return state.takeQueued()
+        }
+    }
+
     public func nextAction(for prompt: Prompt) async throws -> UserAction {
         enum Next { case action(UserAction), wait, fail }
         let next: Next = state.withLock { state in
             state.lastPrompt = prompt
             if state.head < state.queue.count {
-                let action = state.queue[state.head]
-                state.head += 1
-                if state.head == state.queue.count {
-                    state.queue.removeAll(keepingCapacity: true)
-                    state.head = 0
-                }
-                return .action(action)
+                return .action(state.takeQueued())
             }
             return state.waitsForActions ? .wait : .fail
         }
@@ -111,9 +125,7 @@ public final class ScriptedInteraction: Interaction {
             let action = await withCheckedContinuation { (continuation: CheckedContinuation<UserAction?, Never>) in
                 let resumeNow: UserAction?? = state.withLock { state in
                     if state.head < state.queue.count {
-                        let action = state.queue[state.head]
-                        state.head += 1
-                        return .some(action)
+                        return .some(state.takeQueued())
                     }
                     if prompt.isInterrupted() { return .some(nil) }
                     if let previous = state.waiter {

@@ -35,7 +35,16 @@ final class SimulatedHardware: Sendable {
     /// The scripted person presents a name: a match when an identity with that id is enrolled,
     /// otherwise a failed match.
     func capture(_ prompt: Prompt) async throws -> CaptureResult {
-        switch try await interaction.nextAction(for: prompt) {
+        try result(of: try await interaction.nextAction(for: prompt))
+    }
+
+    /// The capture when the person's answer is already queued (no suspension), else nil.
+    func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? {
+        try interaction.immediateAction(for: prompt).map(result(of:))
+    }
+
+    private func result(of action: UserAction) throws -> CaptureResult {
+        switch action {
         case let .present(name): try templates.identities().contains { $0.id == name } ? .matched(name) : .noMatch
         case .noMatch: .noMatch
         case let action: .action(action)
@@ -195,6 +204,7 @@ extension SimulatedBiometricSensor {
     public func setHardwareState(_ state: HardwareState) { hardware.set(state) }
     public func enrolledIdentities() throws -> [SensorIdentity] { try hardware.templates.identities() }
     public func capture(_ prompt: Prompt) async throws -> CaptureResult { try await hardware.capture(prompt) }
+    public func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? { try hardware.immediateCapture(prompt) }
     public func interrupt() {}
 
     public func enroll(_ id: String, replacing: Bool,

@@ -162,7 +162,8 @@ struct EvaluationRun {
                            : nil)
                 shown = (prompt.kind, fallbackButton)
             }
-            let reading = try await sensor.capture(prompt)
+            // A capture decided already (a queued scripted answer) is taken without suspending.
+            let reading = if let immediate = try sensor.immediateCapture(prompt) { immediate } else { try await sensor.capture(prompt) }
             try checkInterrupted()
             var matchedID: String?
             switch reading {

@@ -140,6 +140,11 @@ public protocol Interaction: Sendable {
     /// The user's next action on `prompt`.
     func nextAction(for prompt: Prompt) async throws -> UserAction
 
+    /// The user's next action on `prompt` when it is already known (a scripted answer queued),
+    /// taken as ``nextAction(for:)`` would take it; nil when it has to be waited for. The
+    /// default is nil.
+    func immediateAction(for prompt: Prompt) -> UserAction?
+
     /// Abandons a pending ``nextAction(for:)`` (the evaluation was cancelled); it must return
     /// or throw promptly.
     func interrupt()
@@ -152,6 +157,8 @@ public protocol Interaction: Sendable {
 }
 
 extension Interaction {
+    public func immediateAction(for prompt: Prompt) -> UserAction? { nil }
+
     public func misfit(_ action: UserAction, on prompt: Prompt) -> any Error {
         InteractionError.actionNotOffered(action: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
     }

@@ -11,10 +11,13 @@ public final class MemoryStorage: StorageBackend {
 
     private struct State {
         var records: [RecordKey: Record] = [:]
-        var generation: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    /// Moves on each commit, stored inside the commit's lock after its writes, so a reader
+    /// that sees a value sees at least those writes (read without the lock: an evaluation
+    /// checks it several times).
+    private let commits = Atomic<UInt64>(0)
 
     public init(options: PluginOptions, environment: PluginEnvironment) {}
 
@@ -42,12 +45,12 @@ public final class MemoryStorage: StorageBackend {
             let (result, changes) = try state.records.runTransaction(body)
             guard !changes.isEmpty else { return result }
             state.records.apply(changes)
-            state.generation &+= 1
+            commits.wrappingAdd(1, ordering: .releasing)
             return result
         }
     }
 
     public var generation: UInt64 {
-        state.withLock { $0.generation }
+        commits.load(ordering: .acquiring)
     }
 }

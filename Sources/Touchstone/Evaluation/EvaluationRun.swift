@@ -6,6 +6,8 @@ struct EvaluationRun {
     let context: AuthenticationContext
     let device: Device
     let appID: String
+    /// The device's clock, read once per trace step.
+    let clock: any DeviceClock
     let policy: any Policy
     /// The policy's rule, read once.
     let rule: PolicyRule
@@ -27,6 +29,7 @@ struct EvaluationRun {
         self.context = context
         self.device = context.authenticator.device
         self.appID = context.authenticator.appID
+        self.clock = context.authenticator.device.clock
         self.policy = policy
         self.rule = policy.rule
         self.reason = reason
@@ -54,23 +57,25 @@ struct EvaluationRun {
         }
         record(.checked(nil))
         var methods: [AuthenticationMethod] = []
-        methods.reserveCapacity(rule.steps.count)
         for (index, step) in rule.steps.enumerated() {
+            let method: AuthenticationMethod
             switch step {
             case let .biometry(passcodeFallback, orCompanion):
                 // The first step sees the state just checked; later ones read it again.
                 // Preflight already ran the biometric checks on this snapshot for a first step
                 // with neither fallback.
-                methods.append(try await biometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
-                                                  snapshot: index == 0 ? snapshot : nil,
-                                                  checked: index == 0 && !passcodeFallback && !orCompanion))
+                method = try await biometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
+                                            snapshot: index == 0 ? snapshot : nil,
+                                            checked: index == 0 && !passcodeFallback && !orCompanion)
             case .passcode:
-                methods.append(try await passcode())
+                method = try await passcode()
             case .companion:
-                methods.append(try await companion())
+                method = try await companion()
             case let .unavailable(code):
                 throw fail(code, rule: .unavailableOnLinux)
             }
+            // A one-step policy (nearly all) shares a constant array instead of allocating one.
+            methods = methods.isEmpty && rule.steps.count == 1 ? AuthenticationMethod.alone(method) : methods + [method]
         }
         if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
@@ -93,11 +98,11 @@ struct EvaluationRun {
     }
 
     private mutating func record(_ event: TraceEvent, rule: Rule? = nil) {
-        steps.append(TraceStep(at: device.clock.now, event: event, rule: rule, before: counts, after: counts))
+        steps.append(TraceStep(at: clock.now, event: event, rule: rule, before: counts, after: counts))
     }
 
     private mutating func record(_ event: TraceEvent, rule: Rule? = nil, after: CounterSnapshot) {
-        steps.append(TraceStep(at: device.clock.now, event: event, rule: rule, before: counts, after: after))
+        steps.append(TraceStep(at: clock.now, event: event, rule: rule, before: counts, after: after))
         counts = after
     }
 
@@ -132,7 +137,7 @@ struct EvaluationRun {
             throw fail(problem.code, rule: .precedence, message: problem.message)
         }
         if let unlocked = snapshot.counters.lastBiometricUnlock, settings.reuseDuration > .zero {
-            let age = unlocked.duration(to: device.clock.now)
+            let age = unlocked.duration(to: clock.now)
             if age >= .zero, age <= settings.reuseDuration {
                 record(.reused(unlockedAgo: age), rule: .reuseWindow)
                 return .reuse

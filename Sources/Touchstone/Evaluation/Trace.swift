@@ -195,6 +195,21 @@ public enum AuthenticationMethod: String, Sendable, Equatable, Codable {
     case reuse
     /// Approval on a companion device.
     case companion
+
+    /// `[method]`, one shared array per method (no allocation per evaluation).
+    static func alone(_ method: AuthenticationMethod) -> [AuthenticationMethod] {
+        switch method {
+        case .biometry: onlyBiometry
+        case .passcode: onlyPasscode
+        case .reuse: onlyReuse
+        case .companion: onlyCompanion
+        }
+    }
+
+    private static let onlyBiometry: [AuthenticationMethod] = [.biometry]
+    private static let onlyPasscode: [AuthenticationMethod] = [.passcode]
+    private static let onlyReuse: [AuthenticationMethod] = [.reuse]
+    private static let onlyCompanion: [AuthenticationMethod] = [.companion]
 }
 
 /// A successful evaluation.

@@ -202,15 +202,13 @@ public final class AuthenticationContext: Sendable {
                 reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
         }
         device.begin(handle)
-        defer {
-            device.end(handle)
-            state.withLock { state in if state.current === handle { state.current = nil } }
-        }
+        defer { device.end(handle) }
         var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
         do {
             let result = try await run.run()
             let captured = run.capturedSnapshot
             let hash = captured.flatMap { device.biometryDomainState(appID: authenticator.appID, snapshot: $0) }
+            // One lock for the outcome and for ending this evaluation on the context.
             state.withLock { state in
                 state.lastTrace = result.trace
                 state.grant(AccessGrant(methods: result.methods))
@@ -218,12 +216,16 @@ public final class AuthenticationContext: Sendable {
                     state.domainSnapshot = captured
                     state.evaluatedDomainState = hash
                 }
+                if state.current === handle { state.current = nil }
             }
             device.recordTrace(result.trace)
             return result
         } catch {
             let trace = run.trace(endingWith: error)
-            state.withLock { $0.lastTrace = trace }
+            state.withLock { state in
+                state.lastTrace = trace
+                if state.current === handle { state.current = nil }
+            }
             device.recordTrace(trace)
             throw error
         }

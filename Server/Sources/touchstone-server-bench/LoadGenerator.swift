@@ -12,7 +12,7 @@ import Glibc
 /// signature → login until the deadline and records every login's latency.
 enum LoadGenerator {
     /// What the threads measured.
-    struct Outcome {
+    struct Outcome: Sendable {
         /// One latency per successful login, in nanoseconds.
         var latencies: [UInt64] = []
         /// The first error a thread met (the run is then void).
@@ -23,14 +23,19 @@ enum LoadGenerator {
         var description: String
     }
 
-    /// Runs `connections` threads against `127.0.0.1:port` for `seconds`, one bound device
-    /// (`deviceID`, private key) per thread.
-    static func run(port: Int, devices: [(deviceID: String, key: P256.Signing.PrivateKey)], seconds: Double) -> Outcome {
+    /// A device bound to the bench's account: its ID and its P-256 private key's raw bytes.
+    struct BoundDevice: Sendable {
+        var deviceID: String
+        var rawKey: Data
+    }
+
+    /// Runs one thread per device against `127.0.0.1:port` for `seconds`; blocks until they end.
+    static func run(port: Int, devices: [BoundDevice], seconds: Double) -> Outcome {
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
         let outcome = Mutex(Outcome())
         let done = DispatchGroup()
-        for (deviceID, privateKey) in devices {
-            let rawKey = privateKey.rawRepresentation
+        for device in devices {
+            let deviceID = device.deviceID, rawKey = device.rawKey
             done.enter()
             let thread = Thread {
                 defer { done.leave() }
@@ -62,6 +67,14 @@ enum LoadGenerator {
         }
         done.wait()
         return outcome.withLock { $0 }
+    }
+
+    /// ``run(port:devices:seconds:)`` on a thread of its own, so that waiting for the load
+    /// threads never holds one of Swift's cooperative threads.
+    static func running(port: Int, devices: [BoundDevice], seconds: Double) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: run(port: port, devices: devices, seconds: seconds)) }.start()
+        }
     }
 
     /// The string value of `"key":"…"` in a flat JSON object whose only escape is `\/` (the

@@ -1,14 +1,16 @@
 import ArgumentParser
 import Crypto
 import Foundation
-import Logging
 import LoginServer
 import LoopbackHTTP
 import NIOCore
 
 /// `touchstone-server-bench`: signature logins per second end to end on loopback (challenge +
 /// login over HTTP/1.1 keep-alive) beside bare P-256 verifications per second measured in the
-/// same run, their ratio, and p50/p99 latency of one login. Prints `name value unit` lines.
+/// same run, their ratio, p50/p99 latency of one login, and the CPU time the server and the
+/// load generator each spend per login. The server measured is the real `touchstone-server`
+/// executable, run as a child process (``ServerProcess``); the load comes from plain threads
+/// (``LoadGenerator``). Prints `name value unit` lines.
 @main
 struct ServerBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -105,7 +107,7 @@ struct ServerBench: AsyncParsableCommand {
         let serverBefore = try server.cpuSeconds()
         let clientBefore = processCPUSeconds()
         let start = LoadGenerator.monotonicNanoseconds()
-        let outcome = LoadGenerator.run(port: port, devices: devices, seconds: seconds)
+        let outcome = await LoadGenerator.running(port: port, devices: devices, seconds: seconds)
         let elapsed = Double(LoadGenerator.monotonicNanoseconds() - start) / 1e9
         let clientCPU = processCPUSeconds() - clientBefore
         let serverCPU = try server.cpuSeconds() - serverBefore
@@ -156,18 +158,18 @@ struct ServerBench: AsyncParsableCommand {
     }
 
     /// Registers one user and binds `count` P-256 keys to it (one per load connection).
-    static func bindDevices(port: Int, count: Int) async throws -> [(deviceID: String, key: P256.Signing.PrivateKey)] {
+    static func bindDevices(port: Int, count: Int) async throws -> [LoadGenerator.BoundDevice] {
         try await LoopbackHTTP.withConnection(port: port) { setup in
             let user = "bench-\(UUID().uuidString.prefix(8))"
             _ = try await post(setup, "/v1/accounts", ["username": user, "password": "bench password 1"], expect: 201)
             let session = try await post(setup, "/v1/sessions", ["username": user, "password": "bench password 1"], expect: 200)
             guard let token = session["token"] as? String else { throw ValidationError("no session token") }
-            var devices: [(deviceID: String, key: P256.Signing.PrivateKey)] = []
+            var devices: [LoadGenerator.BoundDevice] = []
             for _ in 0..<count {
                 let key = P256.Signing.PrivateKey()
                 let bound = try await post(setup, "/v1/devices", ["kind": "key", "publicKey": key.publicKey.x963Representation.base64EncodedString()], token: token, expect: 201)
                 guard let id = bound["deviceID"] as? String else { throw ValidationError("no device ID") }
-                devices.append((id, key))
+                devices.append(LoadGenerator.BoundDevice(deviceID: id, rawKey: key.rawRepresentation))
             }
             return devices
         }

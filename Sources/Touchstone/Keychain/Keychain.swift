@@ -168,13 +168,16 @@ public struct Keychain: Sendable {
     /// whenPasscodeSetThisDeviceOnly, an enrolled identity for biometric flags, and for
     /// biometryCurrentSet the enrolled set it is bound to.
     func protectionBinding(_ access: AccessControl) throws -> (setHash: Data?, sequence: Int?) {
-        let snapshot = try device.snapshot()
+        let biometric = access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet)
+        // Only a biometric protection needs the sensor's enrolled set now; the lock state and
+        // the passcode are in the stored records (one storage round trip less for the rest).
+        let snapshot = try biometric ? device.snapshot() : device.storedSnapshot()
         try checkDataProtection(access.accessibility, snapshot: snapshot)
         if access.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) {
             throw KeychainError(.notAvailable, message: "whenPasscodeSetThisDeviceOnly items need a device passcode",
                                 authenticationCode: .passcodeNotSet)
         }
-        guard access.flags.contains(.biometryAny) || access.flags.contains(.biometryCurrentSet) else { return (nil, nil) }
+        guard biometric else { return (nil, nil) }
         guard let hash = enrolledSetHash(snapshot) else {
             throw KeychainError(.authenticationFailed, message: "biometric access control needs an enrolled identity",
                                 authenticationCode: device.sensor == nil ? .biometryNotAvailable : .biometryNotEnrolled)
@@ -362,7 +365,9 @@ public struct Keychain: Sendable {
         if let context, context.isInvalidated {
             throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
         }
-        let snapshot = try device.snapshot()
+        // The sensor's enrolled set matters here only to a biometryCurrentSet item (an
+        // evaluation reads it itself); the lock state and the passcode are in the stored records.
+        let snapshot = try item.flags.contains(.biometryCurrentSet) ? device.snapshot() : device.storedSnapshot()
         try checkDataProtection(item.accessibility, snapshot: snapshot)
         if item.accessibility == .whenPasscodeSetThisDeviceOnly || item.flags.contains(.biometryCurrentSet) {
             if item.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) {

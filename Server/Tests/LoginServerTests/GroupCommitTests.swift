@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import LoginServer
 
-/// SQLite's group commit (``SQLiteGroupCommit``): writes that arrive together share one
+/// SQLite's group commit (``SQLiteGroupCommit``): reads and writes that arrive together share one
 /// transaction, and each stays atomic on its own.
 @Suite("SQLite group commit", .timeLimit(.minutes(1)))
 struct GroupCommitTests {
@@ -68,6 +68,37 @@ struct GroupCommitTests {
             let token = try #require(winners.first)
             #expect(try await repository.sessionProfile(tokenHash: token, now: now) == "p")
             #expect(try await repository.device(id: "d")?.lastUsedAt == now)
+        }
+    }
+
+    @Test("reads batched with concurrent writes see every write committed before them, and never fail the writes")
+    func readsJoinTheBatches() async throws {
+        try await withRepository { repository in
+            let now = Date(timeIntervalSince1970: 1_700_000_000)
+            for index in 0..<10 {
+                try await repository.createAccount(AccountRecord(profileID: "before-\(index)", username: "before-\(index)", passwordHash: "x", createdAt: now))
+            }
+            let outcomes = try await withThrowingTaskGroup(of: (written: Bool, found: Int).self) { group in
+                for index in 0..<30 {
+                    group.addTask {
+                        if index.isMultiple(of: 2) {
+                            try await repository.createAccount(AccountRecord(
+                                profileID: "new-\(index)", username: "new-\(index)", passwordHash: "x", createdAt: now))
+                            return (true, 0)
+                        }
+                        var found = 0
+                        for other in 0..<10 where try await repository.account(username: "before-\(other)") != nil { found += 1 }
+                        return (false, found)
+                    }
+                }
+                return try await group.reduce(into: [(written: Bool, found: Int)]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter(\.written).count == 15)
+            #expect(outcomes.filter { !$0.written }.allSatisfy { $0.found == 10 })
+            for index in stride(from: 0, to: 30, by: 2) {
+                #expect(try await repository.account(username: "new-\(index)")?.profileID == "new-\(index)")
+            }
+            #expect(try await repository.account(username: "nobody") == nil)
         }
     }
 }

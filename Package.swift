@@ -94,18 +94,11 @@ let package = Package(
         ]),
 
         // Real Linux authenticators (issue 11): fprintd over sd-bus, the login password over PAM.
-        .systemLibrary(
-            name: "CSDBus",
-            path: "Sources/CSDBus",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
-        .systemLibrary(
-            name: "CPAM",
-            path: "Sources/CPAM",
-            pkgConfig: "pam",
-            providers: [.apt(["libpam0g-dev"])]
-        ),
+        // Headers only (libsystemd-dev, libpam0g-dev in /usr/include; scripts/install-deps.sh
+        // installs them): the plugins open libsystemd.so.0 and libpam.so.0 with dlopen on first
+        // use, so no pkg-config link flags here, and `touchstone` starts without either library.
+        .systemLibrary(name: "CSDBus", path: "Sources/CSDBus"),
+        .systemLibrary(name: "CPAM", path: "Sources/CPAM"),
         plugin("LinuxFprintd", extra: ["CSDBus"]),
         plugin("LinuxPAM", extra: ["CPAM"]),
 

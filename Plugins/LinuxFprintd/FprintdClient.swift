@@ -12,6 +12,8 @@ enum Fprintd {
 
 /// Why an fprintd operation could not be carried out.
 public enum FprintdError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// libsystemd (`libsystemd.so.0`, for sd-bus) could not be loaded: the loader's reason.
+    case libraryUnavailable(reason: String)
     /// No connection to the system bus (no socket, refused).
     case busUnavailable(address: String, reason: String)
     /// The bus answered but nothing owns `net.reactivated.Fprint` (fprintd not installed or
@@ -64,6 +66,8 @@ public enum FprintdError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A sentence for the user.
     public var description: String {
         switch self {
+        case .libraryUnavailable(let reason):
+            "the fprintd sensor needs libsystemd for D-Bus (Debian: apt-get install libsystemd0): \(reason)"
         case .busUnavailable(let address, let reason):
             "cannot reach the system D-Bus at \(address): \(reason)"
         case .daemonUnavailable(let reason):

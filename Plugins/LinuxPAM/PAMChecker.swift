@@ -16,6 +16,8 @@ public enum PAMResult: Sendable, Equatable {
 
 /// Why a password could not be checked at all.
 public enum PAMError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// libpam (`libpam.so.0`) could not be loaded: the loader's reason.
+    case libraryUnavailable(reason: String)
     /// No PAM service file: names the file that is needed.
     case serviceFileMissing(path: String)
     /// A PAM call failed with something other than a verdict on the password (`step`, code, text).
@@ -24,6 +26,8 @@ public enum PAMError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A sentence for the user.
     public var description: String {
         switch self {
+        case .libraryUnavailable(let reason):
+            "the PAM passcode needs libpam (Debian: apt-get install libpam0g): \(reason)"
         case .serviceFileMissing(let path):
             "the PAM service file \(path) does not exist (see Examples/LinuxLogin/pam.d/ for one that includes common-auth)"
         case .failed(let step, let code, let message):
@@ -92,6 +96,7 @@ public struct PAMChecker: Sendable {
         guard serviceFile != nil else {
             throw PAMError.serviceFileMissing(path: confdir.map { "\($0)/\(service)" } ?? "/etc/pam.d/\(service)")
         }
+        var pam = try PAMLibrary.shared.get().functions
         var secret = Array(password.utf8CString)
         defer { secret.withUnsafeMutableBytes { ts_wipe($0.baseAddress, $0.count) } }
         return try secret.withUnsafeBufferPointer { buffer in
@@ -99,35 +104,55 @@ public struct PAMChecker: Sendable {
             let started: Int32 = service.withCString { service in
                 user.withCString { user in
                     if let confdir {
-                        confdir.withCString { ts_pam_start(service, user, $0, buffer.baseAddress, &handle) }
+                        confdir.withCString { ts_pam_start(&pam, service, user, $0, buffer.baseAddress, &handle) }
                     } else {
-                        ts_pam_start(service, user, nil, buffer.baseAddress, &handle)
+                        ts_pam_start(&pam, service, user, nil, buffer.baseAddress, &handle)
                     }
                 }
             }
             guard started == PAM_SUCCESS, let handle else {
-                throw PAMError.failed(step: "pam_start", code: started, message: Self.text(nil, started))
+                throw PAMError.failed(step: "pam_start", code: started, message: Self.text(pam, nil, started))
             }
-            var status = pam_authenticate(handle, Int32(bitPattern: UInt32(PAM_SILENT)))
-            defer { pam_end(handle, status) }
+            var status = pam.pam_authenticate(handle, Int32(bitPattern: UInt32(PAM_SILENT)))
+            defer { _ = pam.pam_end(handle, status) }
             switch status {
             case PAM_SUCCESS: break
             case PAM_AUTH_ERR: return .wrongPassword
             case PAM_USER_UNKNOWN: return .unknownUser
-            default: throw PAMError.failed(step: "pam_authenticate", code: status, message: Self.text(handle, status))
+            default: throw PAMError.failed(step: "pam_authenticate", code: status, message: Self.text(pam, handle, status))
             }
-            status = pam_acct_mgmt(handle, Int32(bitPattern: UInt32(PAM_SILENT)))
+            status = pam.pam_acct_mgmt(handle, Int32(bitPattern: UInt32(PAM_SILENT)))
             switch status {
             case PAM_SUCCESS: return .success
             case PAM_USER_UNKNOWN: return .unknownUser
             case PAM_ACCT_EXPIRED, PAM_NEW_AUTHTOK_REQD, PAM_PERM_DENIED, PAM_AUTH_ERR:
-                return .accountRefused(code: status, message: Self.text(handle, status))
-            default: throw PAMError.failed(step: "pam_acct_mgmt", code: status, message: Self.text(handle, status))
+                return .accountRefused(code: status, message: Self.text(pam, handle, status))
+            default: throw PAMError.failed(step: "pam_acct_mgmt", code: status, message: Self.text(pam, handle, status))
             }
         }
     }
 
-    private static func text(_ handle: OpaquePointer?, _ code: Int32) -> String {
-        pam_strerror(handle, code).map { String(cString: $0) } ?? "PAM error \(code)"
+    private static func text(_ pam: ts_pam, _ handle: OpaquePointer?, _ code: Int32) -> String {
+        pam.pam_strerror(handle, code).map { String(cString: $0) } ?? "PAM error \(code)"
     }
+}
+
+/// libpam's functions, opened with `dlopen` the first time a password is checked (shim.h):
+/// the programs that carry the plugin neither link nor load libpam until then.
+struct PAMLibrary: @unchecked Sendable {
+    // @unchecked: the table holds C function pointers only, written once by the loader.
+    let functions: ts_pam
+
+    /// The loaded library, or why it could not be loaded (kept: the loader runs once).
+    static let shared: Result<PAMLibrary, PAMError> = {
+        let table = UnsafeMutablePointer<ts_pam>.allocate(capacity: 1)
+        defer { table.deallocate() }
+        var error = [CChar](repeating: 0, count: 512)
+        let loaded = error.withUnsafeMutableBufferPointer { ts_pam_load(table, $0.baseAddress, $0.count) }
+        guard loaded == 0 else {
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(.libraryUnavailable(reason: reason))
+        }
+        return .success(PAMLibrary(functions: table.pointee))
+    }()
 }

@@ -1,17 +1,66 @@
 /*
- * shim.h: the PAM conversation for the linux.pam passcode plugin.
+ * shim.h: the PAM calls and the PAM conversation of the linux.pam passcode plugin.
+ *
+ * libpam is not linked into the programs that carry the plugin: it is opened with dlopen the
+ * first time a password is checked (ts_pam_load), so the REPL starts without libpam and its
+ * dependencies, and a machine without libpam gets an error from the plugin instead of a
+ * program that does not start. Every function pointer has the type the system header gives.
  *
  * The entered password travels as the conversation's appdata_ptr (a NUL-terminated buffer
  * the Swift caller owns and wipes); every echo-off prompt is answered with a strdup'd copy in
  * a calloc'd reply array, which PAM frees. Echo-on prompts (a user name) are refused: the user
- * is always given to pam_start. Functions only, no mutable state.
+ * is always given to pam_start. Functions only, no mutable state: the loaded table belongs
+ * to the caller.
  */
 #ifndef TOUCHSTONE_CPAM_SHIM_H
 #define TOUCHSTONE_CPAM_SHIM_H
 
+#include <dlfcn.h>
 #include <security/pam_appl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The shared object opened at run time (Linux-PAM's soname). */
+#define TS_PAM_LIBRARY "libpam.so.0"
+
+/* Every libpam function the checker calls. */
+#define TS_PAM_FUNCTIONS(X) \
+    X(pam_start) \
+    X(pam_start_confdir) \
+    X(pam_authenticate) \
+    X(pam_acct_mgmt) \
+    X(pam_end) \
+    X(pam_strerror)
+
+/* The loaded functions, one field per function, named and typed as the function itself. */
+typedef struct ts_pam {
+#define TS_PAM_FIELD(name) __typeof__(name) * _Nonnull name;
+    TS_PAM_FUNCTIONS(TS_PAM_FIELD)
+#undef TS_PAM_FIELD
+} ts_pam;
+
+/*
+ * Opens TS_PAM_LIBRARY and fills *lib. Returns 0, or -1 with a sentence in error (the
+ * loader's message, or the missing function). The library stays loaded for the process.
+ */
+static inline int ts_pam_load(ts_pam *lib, char *error, size_t capacity) {
+    void *handle = dlopen(TS_PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(error, capacity, "%s", reason != NULL ? reason : "cannot open " TS_PAM_LIBRARY);
+        return -1;
+    }
+#define TS_PAM_RESOLVE(name) \
+    if ((*(void **)&lib->name = dlsym(handle, #name)) == NULL) { \
+        snprintf(error, capacity, "%s has no %s (Linux-PAM 1.4 or later is needed)", TS_PAM_LIBRARY, #name); \
+        dlclose(handle); \
+        return -1; \
+    }
+    TS_PAM_FUNCTIONS(TS_PAM_RESOLVE)
+#undef TS_PAM_RESOLVE
+    return 0;
+}
 
 /* Overwrites n bytes at p in a way the optimiser keeps. */
 static inline void ts_wipe(void *p, size_t n) {
@@ -56,11 +105,11 @@ static inline int ts_pam_conversation(int n, const struct pam_message **messages
  * pam_start (confdir NULL) or pam_start_confdir with ts_pam_conversation answering with
  * password. PAM copies the pam_conv structure, so a local one is fine.
  */
-static inline int ts_pam_start(const char *service, const char *user, const char *confdir,
-                               const char *password, pam_handle_t **handle) {
+static inline int ts_pam_start(const ts_pam *lib, const char *service, const char *user,
+                               const char *confdir, const char *password, pam_handle_t **handle) {
     struct pam_conv conversation = { ts_pam_conversation, (void *)password };
-    if (confdir != NULL) return pam_start_confdir(service, user, &conversation, confdir, handle);
-    return pam_start(service, user, &conversation, handle);
+    if (confdir != NULL) return lib->pam_start_confdir(service, user, &conversation, confdir, handle);
+    return lib->pam_start(service, user, &conversation, handle);
 }
 
 #endif /* TOUCHSTONE_CPAM_SHIM_H */

@@ -1,32 +1,98 @@
 /*
- * shim.h: Swift-callable helpers around sd-bus (<systemd/sd-bus.h>) for the linux.fprintd
- * sensor. sd_bus_message_append_basic / sd_bus_message_read_basic take `void *` values whose
- * meaning depends on the type character; these wrappers give each use a typed signature.
- * Functions only, no mutable state.
+ * shim.h: the sd-bus (<systemd/sd-bus.h>) calls of the linux.fprintd sensor.
+ *
+ * libsystemd is not linked into the programs that carry the plugin: it is opened with dlopen
+ * the first time an fprintd operation needs it (ts_sdbus_load), so the REPL starts without
+ * libsystemd and its six dependencies, and a machine without libsystemd gets an error from
+ * the plugin instead of a program that does not start. The declarations still come from the
+ * system header: every function pointer below has the exact type of the function it names.
+ *
+ * sd_bus_message_append_basic / sd_bus_message_read_basic take `void *` values whose meaning
+ * depends on the type character; the ts_bus_* wrappers give each use a typed signature.
+ * Functions only, no mutable state: the loaded table belongs to the caller.
  */
 #ifndef TOUCHSTONE_CSDBUS_SHIM_H
 #define TOUCHSTONE_CSDBUS_SHIM_H
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+
+/* The shared object opened at run time (libsystemd's soname on every current distribution). */
+#define TS_SDBUS_LIBRARY "libsystemd.so.0"
+
+/* Every libsystemd function the client calls. */
+#define TS_SDBUS_FUNCTIONS(X) \
+    X(sd_bus_open_system) \
+    X(sd_bus_new) \
+    X(sd_bus_set_address) \
+    X(sd_bus_set_bus_client) \
+    X(sd_bus_start) \
+    X(sd_bus_unref) \
+    X(sd_bus_flush_close_unref) \
+    X(sd_bus_message_new_method_call) \
+    X(sd_bus_message_append_basic) \
+    X(sd_bus_message_read_basic) \
+    X(sd_bus_message_read_strv) \
+    X(sd_bus_message_enter_container) \
+    X(sd_bus_message_exit_container) \
+    X(sd_bus_message_get_member) \
+    X(sd_bus_message_ref) \
+    X(sd_bus_message_unref) \
+    X(sd_bus_call) \
+    X(sd_bus_error_free) \
+    X(sd_bus_match_signal) \
+    X(sd_bus_slot_unref) \
+    X(sd_bus_process) \
+    X(sd_bus_wait)
+
+/* The loaded functions, one field per function, named and typed as the function itself. */
+typedef struct ts_sdbus {
+#define TS_SDBUS_FIELD(name) __typeof__(name) * _Nonnull name;
+    TS_SDBUS_FUNCTIONS(TS_SDBUS_FIELD)
+#undef TS_SDBUS_FIELD
+} ts_sdbus;
+
+/*
+ * Opens TS_SDBUS_LIBRARY and fills *lib. Returns 0, or -1 with a sentence in error (the
+ * loader's message, or the missing function). The library stays loaded for the process.
+ */
+static inline int ts_sdbus_load(ts_sdbus *lib, char *error, size_t capacity) {
+    void *handle = dlopen(TS_SDBUS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(error, capacity, "%s", reason != NULL ? reason : "cannot open " TS_SDBUS_LIBRARY);
+        return -1;
+    }
+#define TS_SDBUS_RESOLVE(name) \
+    if ((*(void **)&lib->name = dlsym(handle, #name)) == NULL) { \
+        snprintf(error, capacity, "%s has no %s (libsystemd is too old)", TS_SDBUS_LIBRARY, #name); \
+        dlclose(handle); \
+        return -1; \
+    }
+    TS_SDBUS_FUNCTIONS(TS_SDBUS_RESOLVE)
+#undef TS_SDBUS_RESOLVE
+    return 0;
+}
 
 /*
  * Opens a connection to the system bus: the one DBUS_SYSTEM_BUS_ADDRESS names (or the
  * default socket) when address is NULL, else the bus at address (e.g. "unix:path=/tmp/x/bus").
  * Returns 0 or a negative errno.
  */
-static inline int ts_bus_open(const char *address, sd_bus **out) {
-    if (address == NULL) return sd_bus_open_system(out);
+static inline int ts_bus_open(const ts_sdbus *lib, const char *address, sd_bus **out) {
+    if (address == NULL) return lib->sd_bus_open_system(out);
     sd_bus *bus = NULL;
-    int r = sd_bus_new(&bus);
+    int r = lib->sd_bus_new(&bus);
     if (r < 0) return r;
-    if ((r = sd_bus_set_address(bus, address)) < 0 ||
-        (r = sd_bus_set_bus_client(bus, 1)) < 0 ||
-        (r = sd_bus_start(bus)) < 0) {
-        sd_bus_unref(bus);
+    if ((r = lib->sd_bus_set_address(bus, address)) < 0 ||
+        (r = lib->sd_bus_set_bus_client(bus, 1)) < 0 ||
+        (r = lib->sd_bus_start(bus)) < 0) {
+        lib->sd_bus_unref(bus);
         return r;
     }
     *out = bus;
@@ -34,23 +100,23 @@ static inline int ts_bus_open(const char *address, sd_bus **out) {
 }
 
 /* Appends one string ('s') or object path ('o'). */
-static inline int ts_bus_append_string(sd_bus_message *m, char type, const char *value) {
-    return sd_bus_message_append_basic(m, type, value);
+static inline int ts_bus_append_string(const ts_sdbus *lib, sd_bus_message *m, char type, const char *value) {
+    return lib->sd_bus_message_append_basic(m, type, value);
 }
 
 /* Reads one string-like value ('s', 'o', 'g'); *out stays owned by the message. */
-static inline int ts_bus_read_string(sd_bus_message *m, char type, const char **out) {
-    return sd_bus_message_read_basic(m, type, out);
+static inline int ts_bus_read_string(const ts_sdbus *lib, sd_bus_message *m, char type, const char **out) {
+    return lib->sd_bus_message_read_basic(m, type, out);
 }
 
 /* Reads one boolean ('b'). */
-static inline int ts_bus_read_bool(sd_bus_message *m, int *out) {
-    return sd_bus_message_read_basic(m, 'b', out);
+static inline int ts_bus_read_bool(const ts_sdbus *lib, sd_bus_message *m, int *out) {
+    return lib->sd_bus_message_read_basic(m, 'b', out);
 }
 
 /* Reads one int32 ('i'). */
-static inline int ts_bus_read_int32(sd_bus_message *m, int32_t *out) {
-    return sd_bus_message_read_basic(m, 'i', out);
+static inline int ts_bus_read_int32(const ts_sdbus *lib, sd_bus_message *m, int32_t *out) {
+    return lib->sd_bus_message_read_basic(m, 'i', out);
 }
 
 /* Frees a NULL-terminated string array from sd_bus_message_read_strv. */

@@ -233,17 +233,49 @@ final class LinuxAuthenticatorTests {
         #expect(throws: FprintdError.self) { try lonely.device.enroll("right-index-finger") }
     }
 
-    @Test func ctrlCInTheREPLCancelsARealCapture() throws {
-        try enroll("right-index-finger", print: "print-a")
+    /// The built `touchstone` executable, beside the test bundle or a few directories up.
+    private static func touchstoneBinary() -> String? {
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         var directory = me.deletingLastPathComponent()
-        var binary: String?
-        for _ in 0..<4 where binary == nil {
+        for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("touchstone").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { binary = candidate }
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        let touchstone = try #require(binary, "the touchstone binary is built beside the tests")
+        return nil
+    }
+
+    /// The shared objects the dynamic loader opened while `touchstone --memory` ran `script`
+    /// (glibc's `LD_DEBUG=files` trace), with the session's output after them.
+    private func loaderTrace(_ touchstone: String, script: String) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-libs-\(UUID().uuidString).touchstone")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try runTool("/bin/sh", ["-c", "LD_DEBUG=files \"$0\" --memory \"$1\" 2>&1", touchstone, file.path])
+    }
+
+    @Test func theREPLLoadsLibsystemdAndLibpamOnlyWhenTheirPluginsWork() throws {
+        let touchstone = try #require(Self.touchstoneBinary(), "the touchstone binary is built beside the tests")
+        let simulated = try loaderTrace(touchstone, script: "can biometrics\nenroll thumb\nevaluate biometrics \"Unlock\" thumb\n")
+        #expect(simulated.contains("file=libswiftCore.so"), "LD_DEBUG traced the loader: \(simulated.suffix(400))")
+        #expect(simulated.contains("ok"))
+        #expect(!simulated.contains("libsystemd.so.0"), "libsystemd was loaded without linux.fprintd")
+        #expect(!simulated.contains("libpam.so.0"), "libpam was loaded without linux.pam")
+
+        let real = try loaderTrace(touchstone, script: """
+            use sensor linux.fprintd bus=\(environment.busAddress)
+            use passcode linux.pam service=touchstone-test user=alice confdir=\(confdir)
+            can biometrics
+            passcode enter wrong-password
+
+            """)
+        #expect(real.contains("file=libsystemd.so.0"), "linux.fprintd opened libsystemd: \(real.suffix(600))")
+        #expect(real.contains("file=libpam.so.0"), "linux.pam opened libpam: \(real.suffix(600))")
+    }
+
+    @Test func ctrlCInTheREPLCancelsARealCapture() throws {
+        try enroll("right-index-finger", print: "print-a")
+        let touchstone = try #require(Self.touchstoneBinary(), "the touchstone binary is built beside the tests")
         let steps: [[String: Any]] = [
             ["expect": "touchstone>"],
             ["send": "use sensor linux.fprintd bus=\(environment.busAddress) scan-timeout=20s\r"], ["expect": "device kept"],

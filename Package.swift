@@ -289,7 +289,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchstoneREPLTests",
-            dependencies: ["TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication", "TestSupport"],
+            dependencies: [
+                "TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication", "TestSupport",
+                // LaunchOptionsParityTests: the executable's quick command-line reader against ArgumentParser.
+                "touchstone", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

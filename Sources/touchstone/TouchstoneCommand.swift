@@ -48,23 +48,48 @@ struct TouchstoneCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A script to run instead of reading standard input.", valueName: "script"))
     var script: String?
 
+    /// The options ArgumentParser read.
+    var launchOptions: LaunchOptions {
+        LaunchOptions(
+            json: json, config: config, seed: seed, memory: memory, strict: strict, echo: echo,
+            checkStore: checkStore, exportStore: exportStore, script: script)
+    }
+
+    /// Runs the everyday command lines straight away (``LaunchOptions/init(everyday:)``) and
+    /// hands every other one to ArgumentParser.
+    static func main() async {
+        guard let options = LaunchOptions(everyday: Array(CommandLine.arguments.dropFirst())) else {
+            await main(nil)
+            return
+        }
+        do {
+            try await launch(options)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     mutating func run() async throws {
+        try await Self.launch(launchOptions)
+    }
+
+    /// Builds the device `options` ask for and runs the REPL, a script or a store check.
+    static func launch(_ options: LaunchOptions) async throws {
         var composition = Composition()
-        if let config {
+        if let config = options.config {
             do {
                 composition = try Composition.load(from: URL(fileURLWithPath: config))
             } catch {
                 throw ValidationError("\(error)")
             }
         }
-        if let seed { composition.seed = seed }
-        composition.storage = StorageChoice.selection(memory: memory, configured: config == nil ? nil : composition.storage)
-        if checkStore || exportStore != nil {
-            let status = StoreMaintenanceCommand.run(storage: composition.storage, check: checkStore, exportTo: exportStore)
+        if let seed = options.seed { composition.seed = seed }
+        composition.storage = StorageChoice.selection(memory: options.memory, configured: options.config == nil ? nil : composition.storage)
+        if options.checkStore || options.exportStore != nil {
+            let status = StoreMaintenanceCommand.run(storage: composition.storage, check: options.checkStore, exportTo: options.exportStore)
             if status != 0 { throw ExitCode(status) }
             return
         }
-
         let session: REPLSession
         do {
             session = try REPLSession(composition: composition, table: .repl())
@@ -77,14 +102,14 @@ struct TouchstoneCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot build the device: \(ErrorReport(error).text)")
         }
-        var options = REPLOptions()
-        options.json = json
-        options.strict = strict
-        options.echo = echo
-        let host = REPLHost(session: session, options: options)
+        var replOptions = REPLOptions()
+        replOptions.json = options.json
+        replOptions.strict = options.strict
+        replOptions.echo = options.echo
+        let host = REPLHost(session: session, options: replOptions)
 
         let status: Int32
-        if let script {
+        if let script = options.script {
             status = await host.runScriptFile(script)
         } else if LineEditor.isTerminal {
             status = await host.runInteractive(banner: StorageChoice.banner(for: session))

@@ -84,8 +84,8 @@ public struct CommandArguments: Sendable {
 /// ```
 /// and lists them once in ``CommandTable/standard()``.
 public struct REPLCommand: Sendable {
-    /// Runs the command.
-    public typealias Handler = @Sendable (REPLSession, CommandArguments) async throws -> CommandOutput
+    /// Runs the command, on the executor of the caller of ``REPLSession/execute(_:)``.
+    public typealias Handler = nonisolated(nonsending) @Sendable (REPLSession, CommandArguments) async throws -> CommandOutput
     /// Candidates for the next word, given the words already typed after the command name.
     public typealias Completer = @Sendable (REPLSession, [String]) -> [String]
     /// The words with secrets replaced by `****`, or nil when there is none.

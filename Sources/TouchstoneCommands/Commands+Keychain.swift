@@ -99,7 +99,7 @@ extension CommandTable {
         return CommandOutput("ok: added \(service)/\(account) (\(access))", result: itemJSON(service, account, access))
     }
 
-    private static func keychainGet(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keychainGet(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
         let data = try await session.withScriptedOutcomes(arguments.words.dropFirst(3), arguments: arguments) { _ in
@@ -113,7 +113,7 @@ extension CommandTable {
         ])
     }
 
-    private static func keychainUpdate(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keychainUpdate(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
         let value = try arguments.required(3, "the new value")
@@ -144,7 +144,7 @@ extension CommandTable {
         }))])
     }
 
-    private static func keychainAuthorize(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keychainAuthorize(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let word = try arguments.required(1, "access=flag,flag")
         guard word.hasPrefix("access="), let flags = AccessControlFlags(list: String(word.dropFirst("access=".count))) else {
             throw arguments.usageError("'\(word)' is not access=flag,flag")

@@ -85,7 +85,7 @@ extension CommandTable {
         return CommandOutput(lines, result: [("keys", .array(rows.map { .object(keyJSON($0.0, $0.1, invalidated: $0.2)) }))])
     }
 
-    private static func keySign(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keySign(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
         let message = try messageBytes(try arguments.required(2, "the message (text, or hex:bytes)"), arguments)
         let key = try findKey(session, name)

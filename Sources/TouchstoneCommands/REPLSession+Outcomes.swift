@@ -52,9 +52,9 @@ extension REPLSession {
     /// Parses `words` as outcomes (`thumb`, `nomatch`, `passcode:1234`, ...), queues them for the
     /// prompts `body` shows, and drops whatever is left when it returns: one command's outcomes
     /// never leak into the next. `body` gets the queue, to report unused outcomes.
-    package func withScriptedOutcomes<T>(
+    nonisolated(nonsending) package func withScriptedOutcomes<T>(
         _ words: ArraySlice<String>, arguments: CommandArguments,
-        _ body: (ScriptedInteraction) async throws -> T
+        _ body: nonisolated(nonsending) (ScriptedInteraction) async throws -> T
     ) async throws -> T {
         let outcomes: [UserAction]
         do {

@@ -151,8 +151,8 @@ public final class REPLSession {
 
     // MARK: Running lines
 
-    /// Runs one line (already known not to be blank or a comment).
-    public func execute(_ line: String) async -> CommandRecord {
+    /// Runs one line (already known not to be blank or a comment), on the caller's executor.
+    nonisolated(nonsending) public func execute(_ line: String) async -> CommandRecord {
         let tokens: [Tokenizer.Word]
         do {
             tokens = try Tokenizer.words(line)

@@ -190,7 +190,7 @@ extension CommandTable {
                                              ("publicKey", .string(key.publicKeyData.hexString)), ("replaced", .strings(replaced))])
     }
 
-    private static func loginFingerprint(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func loginFingerprint(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         guard let deviceID = session.login.deviceID, let name = session.login.keyName else {
             throw LoginError.notReady(name: "notEnabled", message: "fingerprint login is not enabled here: login password <user>, then login enable")
         }

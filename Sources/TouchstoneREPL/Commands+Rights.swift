@@ -81,7 +81,7 @@ extension CommandTable {
         ]
     }
 
-    private static func rightSave(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func rightSave(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
         var requirement = LAAuthenticationRequirement.default
         var secret: Data?
         for word in arguments.words.dropFirst(2) {
@@ -114,7 +114,7 @@ extension CommandTable {
                                       ("publicKey", .string(publicKey.hexString)), ("secret", .bool(secret != nil))])
     }
 
-    private static func rightAuthorize(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func rightAuthorize(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
         let right = try await LARightStore(authenticator: session.authenticator).right(forIdentifier: identifier)
         try await session.withScriptedOutcomes(arguments.words.dropFirst(2), arguments: arguments) { _ in
             try await right.authorize(localizedReason: "Authorize \"\(identifier)\"")
@@ -123,7 +123,7 @@ extension CommandTable {
         return CommandOutput("ok: \(identifier) authorized", result: [("right", .string(identifier)), ("state", .string("authorized"))])
     }
 
-    private static func rightSign(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func rightSign(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
         let word = try arguments.required(2, "the message (text, or hex:bytes)")
         try arguments.expectAtMost(3)
         let message: Data
@@ -145,12 +145,12 @@ extension CommandTable {
 
     /// The right `right authorize` loaded; without one, the stored right (not authorized, so its
     /// key and secret refuse with notInteractive).
-    private static func authorizedRight(_ session: REPLSession, _ identifier: String) async throws -> LAPersistedRight {
+    nonisolated(nonsending) private static func authorizedRight(_ session: REPLSession, _ identifier: String) async throws -> LAPersistedRight {
         if let right = session.rights[identifier] as? LAPersistedRight { return right }
         return try await LARightStore(authenticator: session.authenticator).right(forIdentifier: identifier)
     }
 
-    private static func authorizedRight(_ session: REPLSession, _ identifier: String, requireAuthorized: Bool) async -> LAPersistedRight? {
+    nonisolated(nonsending) private static func authorizedRight(_ session: REPLSession, _ identifier: String, requireAuthorized: Bool) async -> LAPersistedRight? {
         session.rights[identifier] as? LAPersistedRight
     }
 }

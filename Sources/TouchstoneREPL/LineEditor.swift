@@ -184,6 +184,7 @@ public final class LineEditor {
         }
         setPrompt(prompt)
         interruptRequested = false
+        Self.acceptTerminalSignals()
         var count: Int32 = 0
         let raw = el_gets(el, &count)
         let failure = errno
@@ -363,6 +364,19 @@ public final class LineEditor {
         // `intr=` drops it from the settings already computed.
         _ = ts_el_setty(el, "-d", "-intr")
         _ = ts_el_setty(el, "-d", "intr=")
+    }
+
+    /// Unblocks, on the calling thread, the signals libedit handles while it reads (a closed
+    /// terminal, Ctrl-Z and `fg`, a resize, SIGTERM, SIGQUIT). A parent may start the program
+    /// with them blocked (Foundation's `Process` spawns from dispatch threads, which block
+    /// nearly every signal, and the child inherits that mask): the REPL would then neither end
+    /// when its terminal closes nor redraw after a resize. SIGINT is left as it is: while a
+    /// line is edited Ctrl-C is a key, and during a command the host decides.
+    private static func acceptTerminalSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGHUP, SIGTERM, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// The `LineEditor` registered as client data of `el`.

@@ -44,7 +44,7 @@ public final class REPLHost {
     public init(session: REPLSession, options: REPLOptions) {
         self.session = session
         self.options = options
-        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        let noColor = environmentValue("NO_COLOR").map { !$0.isEmpty } ?? false
         useColor = options.color ?? (isatty(STDOUT_FILENO) != 0 && !noColor)
     }
 
@@ -91,7 +91,12 @@ public final class REPLHost {
     // MARK: Interactive
 
     /// The history file: `$XDG_STATE_HOME/touchstone/history`, else `~/.local/state/touchstone/history`.
-    public static func historyFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    public static func historyFile() -> URL {
+        historyFile(environment: ["XDG_STATE_HOME": environmentValue("XDG_STATE_HOME"), "HOME": environmentValue("HOME")].compactMapValues { $0 })
+    }
+
+    /// The history file for the variables in `environment`.
+    public static func historyFile(environment: [String: String]) -> URL {
         let base: URL
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = URL(fileURLWithPath: state)
@@ -104,7 +109,11 @@ public final class REPLHost {
 
     /// Reads commands at a terminal with line editing, history and TAB completion until
     /// `quit` or Ctrl-D.
-    public func runInteractive(banner: String) async -> Int32 {
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`), and so do the commands: from
+    /// an async `main`, the editor reads on the main thread, not on a thread of the pool that
+    /// the rest of the program shares, and the first prompt does not wait for the pool to start.
+    nonisolated(nonsending) public func runInteractive(banner: String) async -> Int32 {
         let editor = LineEditor(programName: "touchstone", historyFile: Self.historyFile(), historySize: 1000)
         let completer = Completer(session: session)
         editor.completer = { completer.candidates(lineBeforeCursor: $0) }
@@ -301,4 +310,10 @@ extension StringProtocol {
         guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
         return String(self[first...last])
     }
+}
+
+/// One environment variable, read with `getenv`: at start-up this is cheaper than building
+/// `ProcessInfo.processInfo.environment`, a dictionary of every variable (issue 14).
+func environmentValue(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
 }

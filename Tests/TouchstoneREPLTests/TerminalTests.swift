@@ -26,11 +26,11 @@ struct TerminalTests {
 
     /// Runs the steps (JSON array text); fails the test with the transcript when a step fails.
     @discardableResult
-    func drive(_ steps: String) throws -> String {
+    func drive(_ steps: String, driverOptions: [String] = []) throws -> String {
         let python = try #require(Self.python)
         let binary = try #require(Binary.touchstone)
-        let run = try Binary.run(python, [
-            Self.driver.path, "--timeout", "20", "--env", "XDG_STATE_HOME=\(state.path)", "--env", "XDG_DATA_HOME=\(state.path)/data-\(UUID().uuidString)", "--env", "NO_COLOR=1",
+        let run = try Binary.run(python, [Self.driver.path] + driverOptions + [
+            "--timeout", "20", "--env", "XDG_STATE_HOME=\(state.path)", "--env", "XDG_DATA_HOME=\(state.path)/data-\(UUID().uuidString)", "--env", "NO_COLOR=1",
             "--steps", steps, "--", binary.path, "--memory", "--seed", "1",
         ])
         if run.status != 0 { Issue.record("pty session failed:\n\(run.output)") }
@@ -54,6 +54,17 @@ struct TerminalTests {
              {"key": "ctrl-c"}, {"expect": "touchstone> "},
              {"key": "ctrl-d"}, {"exit": 0}]
             """#)
+    }
+
+    /// A parent may start the REPL with terminal signals blocked (Foundation's `Process`
+    /// spawns from dispatch threads, which block nearly all of them). A hang-up must still end
+    /// the session, and a resize still reach the editor, while it waits at the prompt.
+    @Test func aHangUpEndsTheSessionEvenWhenTheParentBlockedIt() throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        try drive(#"""
+            [{"expect": "touchstone> "}, {"signal": "WINCH"}, {"send": "status\r"}, {"expect": "consecutive failures"},
+             {"expect": "touchstone> "}, {"signal": "HUP"}, {"exit": -1, "timeout": 5}]
+            """#, driverOptions: ["--block-signals", "HUP,TERM,WINCH,TSTP,CONT,QUIT"])
     }
 
     @Test func ctrlCClearsTheLineAndCtrlDLeaves() throws {

@@ -16,6 +16,10 @@ OPTIONS
     --raw            print the raw transcript (escape sequences shown as \\x1b)
                      instead of the cleaned one
     --quiet          print the transcript only when a step fails
+    --block-signals NAMES
+                     start COMMAND with these signals blocked (comma-separated,
+                     e.g. HUP,TERM), as a parent spawning from a thread that
+                     blocks them leaves them
 
 STEPS: a JSON array, run in order; each step is an object with one of:
     {"send": "text"}          write text to the terminal. After JSON decoding,
@@ -35,6 +39,7 @@ STEPS: a JSON array, run in order; each step is an object with one of:
                               far (e.g. a passcode that must not be echoed).
                               Optional "settle": seconds to wait first (0.3).
     {"sleep": S}              wait S seconds, reading output meanwhile.
+    {"signal": "NAME"}        send the signal (HUP, TERM, WINCH, ...) to COMMAND.
     {"exit": CODE}            wait for the command to exit with CODE
                               (null = any code); optional "timeout".
     Any step may carry "note": "..." which is shown when it fails.
@@ -134,7 +139,7 @@ def clean(text):
 
 
 class Session:
-    def __init__(self, argv, env, cols, rows):
+    def __init__(self, argv, env, cols, rows, blocked=()):
         self.output = ""          # everything decoded so far
         self.search_from = 0      # expectations look at output[search_from:]
         self.exit_code = None
@@ -142,6 +147,7 @@ class Session:
         pid, fd = pty.fork()
         if pid == 0:  # child
             try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, set(blocked))
                 os.execvpe(argv[0], argv, env)
             except OSError as error:
                 os.write(2, ("pty_session: cannot run %s: %s\n" % (argv[0], error)).encode())
@@ -256,6 +262,15 @@ class Session:
             pass
 
 
+def signal_number(name):
+    """The number of signal NAME (HUP or SIGHUP)."""
+    name = str(name).upper()
+    number = getattr(signal, name if name.startswith("SIG") else "SIG" + name, None)
+    if not isinstance(number, int):
+        raise StepFailed("unknown signal %r" % name)
+    return number
+
+
 def run_step(session, step, default_timeout):
     timeout = float(step.get("timeout", default_timeout))
     if "send" in step:
@@ -288,6 +303,9 @@ def run_step(session, step, default_timeout):
             raise StepFailed("%r appeared in the output but must not" % snippet)
     elif "sleep" in step:
         session.pump(float(step["sleep"]))
+    elif "signal" in step:
+        os.kill(session.pid, signal_number(step["signal"]))
+        session.pump(0.02)
     elif "exit" in step:
         code = session.wait_exit(timeout)
         if step["exit"] is not None and code != step["exit"]:
@@ -315,6 +333,7 @@ def main(argv):
     parser.add_argument("--env", action="append", default=[], metavar="K=V")
     parser.add_argument("--raw", action="store_true")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--block-signals", default="", metavar="NAMES")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
 
@@ -345,7 +364,11 @@ def main(argv):
             parser.error("--env needs K=V, got %r" % item)
         env[key] = value
 
-    session = Session(command, env, args.cols, args.rows)
+    try:
+        blocked = [signal_number(name) for name in args.block_signals.split(",") if name.strip()]
+    except StepFailed as error:
+        parser.error(str(error))
+    session = Session(command, env, args.cols, args.rows, blocked)
     failure = None
     for number, step in enumerate(steps, start=1):
         try:

@@ -154,6 +154,9 @@ final class SimulatedTemplates: Sendable {
         cache.withLock { $0 = nil }
     }
 
+    /// The key of round-1 templates in the device state record, as stored.
+    private static let legacyTemplatesKey = Data(#""enrollments""#.utf8)
+
     private func read(_ read: (RecordKey) throws -> Record?) throws -> [SensorIdentity] {
         if let record = try read(key) {
             do {
@@ -163,6 +166,10 @@ final class SimulatedTemplates: Sendable {
             }
         }
         guard let state = try read(RecordKey(.device, "state")) else { return [] }
+        // Only round-1 state records carry templates, under the key `enrollments`, which
+        // JSONEncoder writes as plain bytes: without them there is nothing to decode (the
+        // device decodes and checks its state record itself).
+        guard state.value.range(of: Self.legacyTemplatesKey) != nil else { return [] }
         do {
             let roundOne = try JSONDecoder().decode(RoundOneState.self, from: state.value)
             return (roundOne.enrollments?[modality] ?? []).map { SensorIdentity(id: $0.name, generation: $0.templateID) }

@@ -151,20 +151,33 @@ public final class Device: Sendable {
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
         if case .device = passcodeFactor.custody { passcodeKeptInStore = true } else { passcodeKeptInStore = false }
         let sensorType = sensor?.biometryType ?? .none
-        try storage.transaction { transaction in
+        let opened = try storage.transaction { transaction -> Cache in
+            var state: DeviceState
+            var stateBytes: Data
             if let record = try transaction.read(.deviceState) {
-                var state = try RecordCoding.decode(DeviceState.self, from: record)
+                state = try RecordCoding.decode(DeviceState.self, from: record)
+                stateBytes = record.value
                 if Self.migrate(&state, sensorType: sensorType) {
-                    transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
+                    stateBytes = try state.storedJSON()
+                    transaction.put(Record(key: .deviceState, value: stateBytes))
                 }
             } else {
-                let state = DeviceState(secret: random.bytes(32))
-                transaction.put(Record(key: .deviceState, value: try RecordCoding.encode(state)))
+                state = DeviceState(secret: random.bytes(32))
+                stateBytes = try state.storedJSON()
+                transaction.put(Record(key: .deviceState, value: stateBytes))
             }
-            if try transaction.read(.deviceCounters) == nil {
-                transaction.put(Record(key: .deviceCounters, value: try RecordCoding.encode(DeviceCounters())))
+            guard try transaction.read(.deviceCounters) == nil else {
+                return Cache(snapshot: nil, stateBytes: nil, countersBytes: nil)
             }
+            let counters = DeviceCounters()
+            let countersBytes = counters.storedJSON()
+            transaction.put(Record(key: .deviceCounters, value: countersBytes))
+            return Cache(snapshot: Snapshot(state: state, counters: counters, secretKey: SymmetricKey(data: state.secret)),
+                         stateBytes: stateBytes, countersBytes: countersBytes)
         }
+        // A new device's records are known without reading them back: the first snapshot
+        // finds the same bytes in storage and decodes nothing (storedSnapshot compares them).
+        cache.withLock { $0 = opened }
         // whenPasscodeSetThisDeviceOnly keychain items go with the passcode (REFERENCE §9).
         onPasscodeRemoval { [storage] in try Keychain.deletePasscodeBoundItems(in: storage) }
     }
@@ -288,7 +301,7 @@ public final class Device: Sendable {
             let result = try body(&state, &counters)
             var stateBytes = stateRecord.value
             if state != current.state {
-                stateBytes = try RecordCoding.encode(state)
+                stateBytes = try state.storedJSON()
                 transaction.put(Record(key: .deviceState, value: stateBytes))
             }
             if counters != current.counters {

@@ -45,6 +45,99 @@ struct DeviceState: Codable, Equatable, Sendable {
 
     /// The enrolled set as the core last recorded it.
     var identities: [SensorIdentity] { enrolled ?? [] }
+
+    /// The stored record's bytes: exactly what `JSONEncoder` with sorted keys writes
+    /// (`DeviceStateCodingTests` compares them), written directly. Opening a new device and
+    /// every enrollment change write this record; the coder's first use alone cost ~0.2 ms of
+    /// the REPL's start (issue 14). Round-1 records that still carry their legacy templates
+    /// (never written by this version, only kept) go through `JSONEncoder`.
+    func storedJSON() throws -> Data {
+        guard legacyEnrollments == nil else { return try RecordCoding.encoder.encode(self) }
+        var json = StoredJSON()
+        if let enrolled {
+            json.key("enrolled")
+            json.raw("[")
+            for (index, identity) in enrolled.enumerated() {
+                if index > 0 { json.raw(",") }
+                json.raw("{\"displayName\":")
+                json.string(identity.displayName)
+                json.raw(",\"generation\":")
+                json.string(identity.generation)
+                json.raw(",\"id\":")
+                json.string(identity.id)
+                json.raw("}")
+            }
+            json.raw("]")
+        }
+        json.key("enrollmentSequence")
+        json.raw(String(enrollmentSequence))
+        json.key("osEpoch")
+        json.raw(String(osEpoch))
+        if let passcodeVerifier {
+            json.key("passcodeVerifier")
+            json.data(passcodeVerifier)
+        }
+        if let schema {
+            json.key("schema")
+            json.raw(String(schema))
+        }
+        json.key("secret")
+        json.data(secret)
+        return json.finish()
+    }
+}
+
+/// A JSON object written the way `JSONEncoder` writes one: keys in the caller's (sorted)
+/// order, no spaces, `/` escaped, `Data` as base64.
+struct StoredJSON {
+    private var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+    /// `"name":`, after a comma unless it is the first key.
+    mutating func key(_ name: String) {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Text written as it is.
+    mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// A string value, escaped as `JSONEncoder` escapes it.
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "/"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A `Data` value: base64 in a string (its only character JSON escapes is `/`).
+    mutating func data(_ value: Data) {
+        string(value.base64EncodedString())
+    }
+
+    /// The object's bytes.
+    mutating func finish() -> Data {
+        bytes.append(UInt8(ascii: "}"))
+        return Data(bytes)
+    }
 }
 
 /// The device-wide counters and deadlines (record `device/counters`).
@@ -87,10 +180,10 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
     /// — every failed match writes the counters, and the coder cost more than the rest of the
     /// update. Decoding stays with `JSONDecoder`.
     func storedJSON() -> Data {
-        var json = "{"
+        var json = StoredJSON()
         func field(_ name: String, _ value: String) {
-            if json.utf8.count > 1 { json += "," }
-            json += "\"" + name + "\":" + value
+            json.key(name)
+            json.raw(value)
         }
         func time(_ instant: Timestamp) -> String { String(instant.nanosecondsSinceEpoch) }
         // Keys in sorted order; optional values only when present (as `encodeIfPresent`).
@@ -99,8 +192,8 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
         if let lastBiometricUnlock { field("lastBiometricUnlock", time(lastBiometricUnlock)) }
         if let lastPasscodeUnlock { field("lastPasscodeUnlock", time(lastPasscodeUnlock)) }
         if let lastWrongPasscodeDigest {
-            // Base64 holds no character JSON must escape except `/`, which JSONEncoder writes as `\/`.
-            field("lastWrongPasscodeDigest", "\"" + lastWrongPasscodeDigest.base64EncodedString().replacingOccurrences(of: "/", with: "\\/") + "\"")
+            json.key("lastWrongPasscodeDigest")
+            json.data(lastWrongPasscodeDigest)
         }
         if let lockedAt { field("lockedAt", time(lockedAt)) }
         field("passcodeFailures", String(passcodeFailures))
@@ -108,7 +201,7 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
         if let passcodeRetryAt { field("passcodeRetryAt", time(passcodeRetryAt)) }
         if let restartedAt { field("restartedAt", time(restartedAt)) }
         if let schema { field("schema", String(schema)) }
-        return Data((json + "}").utf8)
+        return json.finish()
     }
 }
 

@@ -3,8 +3,10 @@
 #   libedit-dev     line editing for the REPL (pkg-config: libedit)
 #   libsqlite3-dev  SQLite for the GRDB storage backend (pkg-config: sqlite3)
 #   pkg-config      how SwiftPM finds both
-#   libsystemd-dev  sd-bus for the linux.fprintd sensor (pkg-config: libsystemd)
-#   libpam0g-dev    PAM for the linux.pam passcode (pkg-config: pam)
+#   libsystemd-dev  sd-bus headers for the linux.fprintd sensor (pkg-config: libsystemd); the
+#                   plugin opens libsystemd.so.0 with dlopen when it is first used
+#   libpam0g-dev    PAM headers for the linux.pam passcode (pkg-config: pam); libpam.so.0 is
+#                   opened the same way
 # and, for the Linux authenticator integration tests (scripts/fprint-testenv.sh):
 #   fprintd, libfprint-2-2  the fingerprint daemon and libfprint's virtual_device driver
 #   python3-dbusmock        the polkit mock (under Debian's /usr/bin/python3)

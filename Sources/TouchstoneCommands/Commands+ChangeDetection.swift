@@ -108,14 +108,14 @@ extension CommandTable {
                     guard clock.now.duration(to: .latest) >= duration else {
                         throw arguments.usageError("the device clock cannot go past \(Timestamp.latest) (it reads \(clock.now)); advance by at most \(clock.now.duration(to: .latest).compactDescription)")
                     }
-                    guard let virtual = clock as? any ManualClock else {
+                    guard let virtual = clock.manual else {
                         throw UsageError.notSimulated("clock advance (the device runs on the wall clock)")
                     }
                     virtual.advance(by: duration)
                 case let other?:
                     throw arguments.usageError("unknown sub-command '\(other)'")
                 }
-                let kind = clock is any ManualClock ? "virtual" : "wall"
+                let kind = clock.manual != nil ? "virtual" : "wall"
                 return CommandOutput("clock: \(clock.now) (\(kind))",
                                      result: [("now", .string(clock.now.description)), ("kind", .string(kind))])
             },

@@ -20,7 +20,7 @@ extension CommandTable {
                 let names = try device.enrolledNames()
                 let biometry = try device.biometryStatus()
                 let passcode = try device.passcodeStatus()
-                let clockKind = device.clock is any ManualClock ? "virtual" : "wall"
+                let clockKind = device.clock.manual != nil ? "virtual" : "wall"
                 let sensorText = device.sensor == nil ? "none (no sensor)"
                     : "\(device.biometryType) (\(composition.sensor?.id ?? "?")), hardware \(hardware?.optionName ?? "?")"
                 // A real reader describes itself (linux.fprintd: its name and D-Bus path).

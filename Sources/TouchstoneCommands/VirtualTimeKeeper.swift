@@ -9,7 +9,7 @@ import TouchstoneSimulation
 ///
 /// ```swift
 /// var time = try VirtualTimeKeeper(restoring: device)
-/// (device.clock as? any ManualClock)?.advance(by: .seconds(300))
+/// device.clock.manual?.advance(by: .seconds(300))
 /// try time.save(device)   // written once; unchanged time is not written again
 /// ```
 public struct VirtualTimeKeeper: Sendable {
@@ -19,12 +19,12 @@ public struct VirtualTimeKeeper: Sendable {
     /// Moves `device`'s virtual clock forward to the time stored in its storage (never back).
     public init(restoring device: Device) throws {
         try device.restoreVirtualTime()
-        saved = (device.clock as? any ManualClock)?.now
+        saved = device.clock.manual?.now
     }
 
     /// Stores `device`'s virtual time when it moved since last restored or saved.
     public mutating func save(_ device: Device) throws {
-        guard let clock = device.clock as? any ManualClock else { return }
+        guard let clock = device.clock.manual else { return }
         let now = clock.now
         guard now != saved else { return }
         try device.saveVirtualTime()

@@ -32,7 +32,7 @@ extension Device {
     /// Lockout deadlines and passcode delays are stored as ``Timestamp``s; without this a new
     /// process would restart its virtual clock at the epoch and see them as far in the future.
     public func saveVirtualTime() throws {
-        guard let clock = clock as? any ManualClock else { return }
+        guard let clock = clock.manual else { return }
         let now = clock.now
         let bytes = Self.encodeReading(now)
         try storage.transaction { transaction in
@@ -49,7 +49,7 @@ extension Device {
     /// ``saveVirtualTime()`` (never backwards). Does nothing on a wall clock or when nothing
     /// was saved; a damaged reading is reported as ``StorageError/corruptRecord(key:reason:)``.
     public func restoreVirtualTime() throws {
-        guard let clock = clock as? any ManualClock, let record = try storage.read(Self.virtualTimeRecord) else { return }
+        guard let clock = clock.manual, let record = try storage.read(Self.virtualTimeRecord) else { return }
         do {
             let saved = try Self.decodeReading(record.value)
             clock.advance(by: clock.now.duration(to: saved))

@@ -57,7 +57,7 @@ enum CommandLayerExamples {
     // Sources/TouchstoneCommands/VirtualTimeKeeper.swift
     static func virtualTime(_ device: Device) throws {
         var time = try VirtualTimeKeeper(restoring: device)
-        (device.clock as? any ManualClock)?.advance(by: .seconds(300))
+        device.clock.manual?.advance(by: .seconds(300))
         try time.save(device)   // written once; unchanged time is not written again
     }
 

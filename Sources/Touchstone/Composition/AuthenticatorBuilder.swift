@@ -52,19 +52,23 @@ public struct AuthenticatorBuilder: Sendable {
             interaction: try interaction ?? keep?.device.interaction ?? makeInteraction())
 
         let storage: any StorageBackend = try keep?.device.storage
-            ?? registry.make(composition.storage, kind: .storage, environment: bare)
+            ?? registry.make(composition.storage, kind: .storage, environment: bare) { if case let .storage(made) = $0 { made } else { nil } }
         let environment = bare.with(storage: storage)
         let sensor: (any BiometricSensor)? = try composition.sensor.map {
-            try registry.make($0, kind: .sensor, environment: environment)
+            try registry.make($0, kind: .sensor, environment: environment) { if case let .sensor(made) = $0 { made } else { nil } }
         }
         let companion: (any CompanionDevice)? = try composition.companion.map {
-            try registry.make($0, kind: .companion, environment: environment)
+            try registry.make($0, kind: .companion, environment: environment) { if case let .companion(made) = $0 { made } else { nil } }
         }
-        let passcode: any PasscodeFactor = try registry.make(composition.passcode, kind: .passcode, environment: environment)
-        let detector: any ChangeDetector = try registry.make(composition.detector, kind: .detector, environment: environment)
+        let passcode: any PasscodeFactor = try registry.make(composition.passcode, kind: .passcode, environment: environment) {
+            if case let .passcode(made) = $0 { made } else { nil }
+        }
+        let detector: any ChangeDetector = try registry.make(composition.detector, kind: .detector, environment: environment) {
+            if case let .detector(made) = $0 { made } else { nil }
+        }
         let policySelections = composition.policies ?? registry.descriptors(of: .policy).map { PluginSelection($0.id) }
         let policies: [any Policy] = try policySelections.map {
-            try registry.make($0, kind: .policy, environment: environment)
+            try registry.make($0, kind: .policy, environment: environment) { if case let .policy(made) = $0 { made } else { nil } }
         }
         let device = try Device(
             storage: storage, sensor: sensor, companion: companion, passcodeFactor: passcode,

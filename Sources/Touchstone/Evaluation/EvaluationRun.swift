@@ -359,7 +359,7 @@ struct EvaluationRun {
             context.markInvalidated()
             throw fail(.appCancel, rule: .invalidateCancels)
         case let .wait(duration):
-            guard let clock = device.clock as? any ManualClock else {
+            guard let clock = device.clock.manual else {
                 throw UsageError.notSimulated("wait:\(duration.compactDescription) (the device runs on the wall clock)")
             }
             clock.advance(by: duration)

@@ -193,4 +193,94 @@ public protocol Plugin: Sendable {
 
     /// Creates the plugin from validated options.
     init(options: PluginOptions, environment: PluginEnvironment) throws
+
+    /// Creates the plugin as the kind it is. Every kind protocol implements this (a
+    /// ``BiometricSensor`` answers `.sensor(...)`), so a plugin does not: only a type that
+    /// conforms to two kind protocols has to choose. The registry creates plugins through it
+    /// because a dynamic cast to the kind (`plugin as? any BiometricSensor`) looks the
+    /// conformance up in every loaded library the first time, ~40 µs each at start-up.
+    static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance
+}
+
+/// A created plugin, as the kind it is.
+public enum PluginInstance: Sendable {
+    case sensor(any BiometricSensor)
+    case companion(any CompanionDevice)
+    case policy(any Policy)
+    case storage(any StorageBackend)
+    case detector(any ChangeDetector)
+    case passcode(any PasscodeFactor)
+
+    /// The plugin, whatever its kind.
+    public var plugin: any Plugin {
+        switch self {
+        case let .sensor(plugin): plugin
+        case let .companion(plugin): plugin
+        case let .policy(plugin): plugin
+        case let .storage(plugin): plugin
+        case let .detector(plugin): plugin
+        case let .passcode(plugin): plugin
+        }
+    }
+}
+
+extension Plugin {
+    /// For a type that conforms to no kind protocol: the plugin, cast to its descriptor's kind.
+    public static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance {
+        let plugin = try Self(options: options, environment: environment)
+        let instance: PluginInstance? = switch descriptor.kind {
+        case .sensor: (plugin as? any BiometricSensor).map { .sensor($0) }
+        case .companion: (plugin as? any CompanionDevice).map { .companion($0) }
+        case .policy: (plugin as? any Policy).map { .policy($0) }
+        case .storage: (plugin as? any StorageBackend).map { .storage($0) }
+        case .detector: (plugin as? any ChangeDetector).map { .detector($0) }
+        case .passcode: (plugin as? any PasscodeFactor).map { .passcode($0) }
+        }
+        guard let instance else {
+            throw ConfigurationError.wrongKind(id: descriptor.id, expected: descriptor.kind, actual: descriptor.kind)
+        }
+        return instance
+    }
+}
+
+extension BiometricSensor {
+    /// `.sensor(Self(...))`.
+    public static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance {
+        .sensor(try Self(options: options, environment: environment))
+    }
+}
+
+extension CompanionDevice {
+    /// `.companion(Self(...))`.
+    public static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance {
+        .companion(try Self(options: options, environment: environment))
+    }
+}
+
+extension Policy {
+    /// `.policy(Self(...))`.
+    public static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance {
+        .policy(try Self(options: options, environment: environment))
+    }
+}
+
+extension StorageBackend {
+    /// `.storage(Self(...))`.
+    public static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance {
+        .storage(try Self(options: options, environment: environment))
+    }
+}
+
+extension ChangeDetector {
+    /// `.detector(Self(...))`.
+    public static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance {
+        .detector(try Self(options: options, environment: environment))
+    }
+}
+
+extension PasscodeFactor {
+    /// `.passcode(Self(...))`.
+    public static func makeInstance(options: PluginOptions, environment: PluginEnvironment) throws -> PluginInstance {
+        .passcode(try Self(options: options, environment: environment))
+    }
 }

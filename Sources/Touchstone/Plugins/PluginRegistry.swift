@@ -59,6 +59,31 @@ public struct PluginRegistry: Sendable {
         return (type, options)
     }
 
+    /// Creates the plugin named by `selection` for the slot of `kind`, as that kind.
+    public func instance(
+        _ selection: PluginSelection, kind: PluginKind, environment: PluginEnvironment
+    ) throws -> PluginInstance {
+        let descriptor = try descriptor(selection.id, kind: kind)
+        guard let type = types[selection.id] else {
+            throw ConfigurationError.unknownPlugin(id: selection.id, kind: kind, known: descriptors(of: kind).map(\.id))
+        }
+        let options = try PluginOptions(selection.options, for: descriptor)
+        return try type.makeInstance(options: options, environment: environment)
+    }
+
+    /// Creates the plugin named by `selection` as the kind `extract` takes from the instance
+    /// (`{ if case let .sensor(s) = $0 { s } else { nil } }`): no dynamic cast.
+    func make<P>(
+        _ selection: PluginSelection, kind: PluginKind, environment: PluginEnvironment,
+        extract: (PluginInstance) -> P?
+    ) throws -> P {
+        let made = try instance(selection, kind: kind, environment: environment)
+        guard let typed = extract(made) else {
+            throw ConfigurationError.wrongKind(id: selection.id, expected: kind, actual: try descriptor(selection.id).kind)
+        }
+        return typed
+    }
+
     /// Creates the plugin named by `selection` as a `P` (one of the plugin-kind protocols).
     public func make<P>(
         _ selection: PluginSelection,

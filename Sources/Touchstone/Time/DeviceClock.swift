@@ -7,7 +7,17 @@ import Synchronization
 /// Lockout deadlines, passcode delays and the reuse window are all measured on it. Real
 /// authenticators use ``WallClock``; simulations and tests use a ``ManualClock`` (the
 /// simulation module's `VirtualClock`), whose time moves only when advanced.
-public protocol DeviceClock: Clock, Sendable where Instant == Timestamp, Duration == Swift.Duration {}
+public protocol DeviceClock: Clock, Sendable where Instant == Timestamp, Duration == Swift.Duration {
+    /// This clock as a ``ManualClock``, or nil when time moves by itself. ``ManualClock``
+    /// implements it; it answers what `clock as? any ManualClock` would, without the dynamic
+    /// cast, whose first use looks the conformance up in every loaded library (~40 µs).
+    var manual: (any ManualClock)? { get }
+}
+
+extension DeviceClock {
+    /// Nil: a clock that moves by itself.
+    public var manual: (any ManualClock)? { nil }
+}
 
 /// A device clock whose time moves only when told to. The engine advances it for a scripted
 /// `wait:<duration>` (the person waits on the prompt); nothing ever waits on real time.
@@ -15,6 +25,11 @@ public protocol ManualClock: DeviceClock {
     /// Moves time forward by `duration` (negative durations are ignored) and wakes every
     /// sleeper whose deadline has passed.
     func advance(by duration: Duration)
+}
+
+extension ManualClock {
+    /// This clock.
+    public var manual: (any ManualClock)? { self }
 }
 
 /// The real time of day, as a ``DeviceClock``, for authenticators that guard real things.

@@ -1,5 +1,6 @@
 import CSDBus
 import Foundation
+import Touchstone
 
 /// libsystemd's sd-bus functions, opened with `dlopen` the first time a connection is made
 /// (shim.h): the programs that carry the plugin neither link nor load libsystemd until then.
@@ -8,17 +9,9 @@ struct SDBus: @unchecked Sendable {
     let functions: ts_sdbus
 
     /// The loaded library, or why it could not be loaded (kept: the loader runs once).
-    static let shared: Result<SDBus, FprintdError> = {
-        let table = UnsafeMutablePointer<ts_sdbus>.allocate(capacity: 1)
-        defer { table.deallocate() }
-        var error = [CChar](repeating: 0, count: 512)
-        let loaded = error.withUnsafeMutableBufferPointer { ts_sdbus_load(table, $0.baseAddress, $0.count) }
-        guard loaded == 0 else {
-            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(.libraryUnavailable(reason: reason))
-        }
-        return .success(SDBus(functions: table.pointee))
-    }()
+    static let shared: Result<SDBus, FprintdError> = SystemLibrary.load(ts_sdbus_load)
+        .map { SDBus(functions: $0) }
+        .mapError { .libraryUnavailable(reason: $0.reason) }
 }
 
 /// One sd-bus connection. Not thread-safe (sd-bus is not): it lives on the thread of one

@@ -1,5 +1,6 @@
 import CPAM
 import Foundation
+import Touchstone
 
 /// What PAM said about one password.
 public enum PAMResult: Sendable, Equatable {
@@ -144,15 +145,7 @@ struct PAMLibrary: @unchecked Sendable {
     let functions: ts_pam
 
     /// The loaded library, or why it could not be loaded (kept: the loader runs once).
-    static let shared: Result<PAMLibrary, PAMError> = {
-        let table = UnsafeMutablePointer<ts_pam>.allocate(capacity: 1)
-        defer { table.deallocate() }
-        var error = [CChar](repeating: 0, count: 512)
-        let loaded = error.withUnsafeMutableBufferPointer { ts_pam_load(table, $0.baseAddress, $0.count) }
-        guard loaded == 0 else {
-            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(.libraryUnavailable(reason: reason))
-        }
-        return .success(PAMLibrary(functions: table.pointee))
-    }()
+    static let shared: Result<PAMLibrary, PAMError> = SystemLibrary.load(ts_pam_load)
+        .map { PAMLibrary(functions: $0) }
+        .mapError { .libraryUnavailable(reason: $0.reason) }
 }

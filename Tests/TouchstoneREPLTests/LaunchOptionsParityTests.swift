@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func randomLongerCommandLinesReadAsArgumentParserReadsThem() {
-        var generator = SplitMix64(seed: 14)
+        var generator = FuzzTests.Generator(state: 14)
         var taken = 0
         for _ in 0..<3_000 {
             let count = Int.random(in: 4...8, using: &generator)
@@ -84,18 +84,5 @@ import Testing
         for arguments in others {
             #expect(LaunchOptions(everyday: arguments) == nil, "command line \(arguments)")
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so the random command lines are the same every run.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -58,8 +58,8 @@ open class LAContext: NSObject, @unchecked Sendable {
 
     // MARK: Options
 
-    /// The fallback button's title: nil shows the default ("Enter Password"); the empty
-    /// string hides the button.
+    /// The fallback button's title: nil shows the default ("Enter Password", or "Enter
+    /// Passcode" under `.deviceOwnerAuthentication`); the empty string hides the button.
     open var localizedFallbackTitle: String? {
         get { touchstoneContext?.localizedFallbackTitle }
         set { touchstoneContext?.localizedFallbackTitle = newValue }

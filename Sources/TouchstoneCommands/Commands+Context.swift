@@ -55,7 +55,7 @@ extension CommandTable {
                                              result: [("reuse", .string(clamped.compactDescription))])
                     case "fallback-title":
                         context.localizedFallbackTitle = value == "nil" ? nil : value
-                        return CommandOutput("fallback title: \(describeTitle(context.localizedFallbackTitle, default: AuthenticationContext.defaultFallbackTitle))")
+                        return CommandOutput("fallback title: \(describeFallbackTitle(context.localizedFallbackTitle))")
                     case "cancel-title":
                         context.localizedCancelTitle = value == "nil" || value.isEmpty ? nil : value
                         let title = context.localizedCancelTitle.map { "\"\($0)\"" }
@@ -91,12 +91,18 @@ extension CommandTable {
         return title.isEmpty ? "hidden (\"\")" : "\"\(title)\""
     }
 
+    /// The fallback title as the dialog will show it: its default depends on the policy.
+    private static func describeFallbackTitle(_ title: String?) -> String {
+        guard title == nil else { return describeTitle(title, default: "") }
+        return "default (\"\(AuthenticationContext.defaultFallbackTitle)\"; \"\(AuthenticationContext.defaultPasscodeFallbackTitle)\" under deviceOwnerAuthentication)"
+    }
+
     private static func show(_ context: AuthenticationContext, app: String) -> CommandOutput {
         CommandOutput([
             "app: \(app)",
             "invalidated: \(context.isInvalidated ? "yes" : "no")",
             "biometryType: \(context.biometryType)",
-            "fallback title: \(describeTitle(context.localizedFallbackTitle, default: AuthenticationContext.defaultFallbackTitle))",
+            "fallback title: \(describeFallbackTitle(context.localizedFallbackTitle))",
             "cancel title: \(describeTitle(context.localizedCancelTitle, default: AuthenticationContext.defaultCancelTitle))",
             "reuse duration: \(context.touchIDAuthenticationAllowableReuseDuration.compactDescription)",
             "interaction: \(context.interactionNotAllowed ? "not allowed" : "allowed")",

@@ -39,6 +39,22 @@ struct AttemptTests {
         #expect(trace.steps.contains { $0.event == .prompt(.biometric, fallbackButton: "Enter Password") })
     }
 
+    @Test("a nil fallback title shows \"Enter Passcode\" under deviceOwnerAuthentication, \"Enter Password\" under biometrics only")
+    func defaultFallbackTitleDependsOnPolicy() async throws {
+        let rig = try TestDevice()
+        let owner = rig.authenticator.makeContext()
+        let result = try await rig.evaluate("owner", [.noMatch, .fallback, .passcode("1234")], on: owner)
+        #expect(result.methods == [.passcode])
+        let steps = try #require(owner.lastTrace?.steps)
+        #expect(steps.contains { $0.event == .prompt(.biometric, fallbackButton: "Enter Passcode") })
+        #expect(!steps.contains { $0.event == .prompt(.biometric, fallbackButton: "Enter Password") })
+        rig.user.clear()
+        let custom = rig.authenticator.makeContext()
+        custom.localizedFallbackTitle = "Use Device PIN"
+        _ = try await rig.evaluate("owner", [.noMatch, .fallback, .passcode("1234")], on: custom)
+        #expect(custom.lastTrace?.steps.contains { $0.event == .prompt(.biometric, fallbackButton: "Use Device PIN") } == true)
+    }
+
     @Test("an empty fallback title hides the button; nil shows the default")
     func emptyFallbackTitleHidesButton() async throws {
         let rig = try TestDevice()

@@ -24,8 +24,18 @@ public final class AuthenticationContext: Sendable {
     /// The longest reuse window (LATouchIDAuthenticationMaximumAllowableReuseDuration): 300 s.
     public static let maximumAllowableReuseDuration: Duration = .seconds(300)
 
-    /// The default title of the fallback button when none is set.
+    /// The default title of the fallback button when none is set, under a biometrics-only
+    /// policy, where the button hands control back to the app.
     public static let defaultFallbackTitle = "Enter Password"
+    /// The default title of the fallback button when none is set, under a policy whose
+    /// fallback is the device passcode (deviceOwnerAuthentication).
+    public static let defaultPasscodeFallbackTitle = "Enter Passcode"
+
+    /// The fallback button's default title (REFERENCE §5): "Enter Passcode" when the button
+    /// leads to the device passcode, otherwise "Enter Password".
+    public static func defaultFallbackTitle(passcodeFallback: Bool) -> String {
+        passcodeFallback ? defaultPasscodeFallbackTitle : defaultFallbackTitle
+    }
     /// The default title of the cancel button when none is set.
     public static let defaultCancelTitle = "Cancel"
 

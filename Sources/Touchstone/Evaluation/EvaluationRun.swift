@@ -153,7 +153,7 @@ struct EvaluationRun {
         while true {
             try checkInterrupted()
             let scanning = failures < rules.failuresPerEvaluation
-            let fallbackButton = failures >= rules.fallbackButtonAfterFailures ? fallbackTitle : nil
+            let fallbackButton = failures >= rules.fallbackButtonAfterFailures ? fallbackTitle(passcodeFallback: passcodeFallback) : nil
             let prompt = Prompt(
                 kind: !scanning ? .biometricButtonsOnly
                     : failures > 0 && !rules.endsWithAuthenticationFailed ? .biometricTryAgain : .biometric,
@@ -266,8 +266,12 @@ struct EvaluationRun {
         }
     }
 
-    private var fallbackTitle: String? {
-        guard let title = settings.fallbackTitle else { return AuthenticationContext.defaultFallbackTitle }
+    /// The fallback button's title: nil shows the default ("Enter Password", or "Enter Passcode"
+    /// when the button leads to the device passcode), the empty string hides it (REFERENCE §5).
+    private func fallbackTitle(passcodeFallback: Bool) -> String? {
+        guard let title = settings.fallbackTitle else {
+            return AuthenticationContext.defaultFallbackTitle(passcodeFallback: passcodeFallback)
+        }
         return title.isEmpty ? nil : title
     }
 

@@ -8,7 +8,7 @@ public enum UserAction: Sendable, Equatable, CustomStringConvertible {
     case noMatch
     /// Presses Cancel.
     case cancel
-    /// Presses the fallback button ("Enter Password").
+    /// Presses the fallback button (by default "Enter Password", or "Enter Passcode" when it leads to the device passcode).
     case fallback
     /// Types a passcode on the passcode prompt.
     case passcode(String)

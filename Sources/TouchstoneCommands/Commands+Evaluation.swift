@@ -81,33 +81,23 @@ extension CommandTable {
                 let hasReason = arguments.isQuoted(1)
                 let reason = hasReason ? arguments.words[1] : REPLSession.defaultReason
                 let outcomeWords = arguments.words.dropFirst(hasReason ? 2 : 1)
+                // Outcomes left unused are noted after the output (REPLSession.execute).
                 return try await session.withScriptedOutcomes(outcomeWords, arguments: arguments) { script in
                     let reader = RealReaderPrompt(session: session)
                     defer { reader.end() }
-                    do {
-                        let result = try await session.context.evaluate(policy, reason: reason)
-                        let unused = script.pending
-                        let matched = result.trace.steps.compactMap { step -> String? in
-                            if case let .matched(name) = step.event { return name }
-                            return nil
-                        }
-                        let methods = result.methods.map(\.rawValue)
-                        var line = "ok: \(policy.name) succeeded by \(methods.joined(separator: " + "))"
-                        if !matched.isEmpty { line += " (\(matched.joined(separator: ", ")))" }
-                        var lines = [line]
-                        if !unused.isEmpty { lines.append("note: unused outcomes: \(unused.map(\.description).joined(separator: " "))") }
-                        return CommandOutput(lines, result: [
-                            ("policy", .string(policy.name)), ("methods", .strings(methods)), ("matched", .strings(matched)),
-                            ("unusedOutcomes", .strings(unused.map(\.description))),
-                            ("evaluatedPolicyDomainState", Format.hexJSON(session.context.evaluatedPolicyDomainState)),
-                        ])
-                    } catch {
-                        let unused = script.pending
-                        if !unused.isEmpty {
-                            throw AnnotatedError(error, note: "(unused outcomes: \(unused.map(\.description).joined(separator: " ")))")
-                        }
-                        throw error
+                    let result = try await session.context.evaluate(policy, reason: reason)
+                    let matched = result.trace.steps.compactMap { step -> String? in
+                        if case let .matched(name) = step.event { return name }
+                        return nil
                     }
+                    let methods = result.methods.map(\.rawValue)
+                    var line = "ok: \(policy.name) succeeded by \(methods.joined(separator: " + "))"
+                    if !matched.isEmpty { line += " (\(matched.joined(separator: ", ")))" }
+                    return CommandOutput(line, result: [
+                        ("policy", .string(policy.name)), ("methods", .strings(methods)), ("matched", .strings(matched)),
+                        ("unusedOutcomes", .strings(script.pending.map(\.description))),
+                        ("evaluatedPolicyDomainState", Format.hexJSON(session.context.evaluatedPolicyDomainState)),
+                    ])
                 }
             },
             REPLCommand(

@@ -39,6 +39,9 @@ public final class REPLSession {
     public var rejectsUnusedOutcomes = false
     /// Reads a secret without echo when interactive (set by the terminal host).
     public var readSecret: ((String) -> String?)?
+    /// Outcomes the running command queued and its prompts left unused (see
+    /// ``withScriptedOutcomes(_:arguments:_:)``).
+    var unusedOutcomes: [UserAction] = []
     /// What the last command other than `expect` did.
     public internal(set) var previous: CommandRecord?
     /// The last signature `key sign` or `right sign` made (`key verify <name> <message> last` checks it).
@@ -173,7 +176,8 @@ public final class REPLSession {
         }
         let arguments = Array(words.dropFirst())
         let input = command.redactor(arguments).map { ([name] + $0).map(Tokenizer.quote).joined(separator: " ") } ?? line
-        let outcome: CommandRecord.Outcome
+        var outcome: CommandRecord.Outcome
+        unusedOutcomes = []
         do {
             outcome = .success(try await command.handler(self, CommandArguments(
                 command: command, words: arguments, quoted: tokens.dropFirst().map(\.quoted))))
@@ -183,6 +187,7 @@ public final class REPLSession {
         } catch {
             outcome = .failure(ErrorReport(error))
         }
+        outcome = noteUnusedOutcomes(outcome)
         do {
             try time.save(device)
         } catch {

@@ -285,6 +285,11 @@ final class TerminalAsker: @unchecked Sendable {
                     print("  '\(trimmed)' is not an outcome")
                     continue
                 }
+                if case let .present(name) = action,
+                   let nearest = Outcomes.likelySlip(name, enrolled: (try? session.device.enrolledNames()) ?? []) {
+                    print("  " + Outcomes.slipMessage(name, nearest: nearest))
+                    continue
+                }
                 switch action {
                 case .fallback where prompt.fallbackButton == nil:
                     print("  the fallback button is not shown on this prompt")

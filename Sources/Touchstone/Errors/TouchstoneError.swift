@@ -71,12 +71,36 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// cannot be set or cleared here. The text says where it is kept.
     case passcodeKeptOutside(String)
 
+    /// `name` in double quotes, with every control, format or unassigned character written as
+    /// `\u{…}`: a refused name may hold the characters it is refused for, and a message must
+    /// not pass them to the terminal.
+    static func escaped(_ name: String) -> String {
+        var text = "\""
+        for scalar in name.unicodeScalars {
+            if isUnprintable(scalar) {
+                text += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+
+    /// Whether `scalar` is a control, format, unassigned or private-use character, or a line or
+    /// paragraph separator: nothing a name should hold.
+    static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .unassigned, .surrogate, .privateUse, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .emptyLocalizedReason:
             return "programmer error: localizedReason must be a non-empty string (Apple's framework crashes here)"
         case let .invalidIdentityName(name):
-            return "invalid identity name '\(name)': use a non-empty name of at most 64 bytes, without spaces or ':'"
+            return "invalid identity name \(Self.escaped(name)): use a non-empty name of at most 64 bytes, without spaces, ':' or control characters"
         case let .notEnrolled(name):
             return "no identity named '\(name)' is enrolled"
         case let .alreadyEnrolled(name):

@@ -12,7 +12,7 @@ extension EncryptedFileStorage: StorageMaintenance {
         do {
             let (path, source) = try configuration(options)
             guard FileManager.default.fileExists(atPath: path) else {
-                return StorageCheckReport(location: path, intactRecords: 0, problems: ["there is no store at '\(path)'"])
+                return .missing(at: path)
             }
             do {
                 let store = try EncryptedFileStorage(path: path, key: source)

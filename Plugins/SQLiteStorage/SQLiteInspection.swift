@@ -20,6 +20,10 @@ enum SQLiteInspection {
         /// A problem SQLite would silently pass over (it stops reading at the first frame that
         /// fails its checksum, so later commits vanish), or nil.
         var damage: String?
+        /// Bytes after the last whole frame: what a writer stopped in the middle of writing a
+        /// transaction leaves (SQLite ignores them), or what a log cut inside its last frame
+        /// leaves. The log cannot tell the two apart.
+        var partialFrameBytes = 0
     }
 
     /// Checks the log's header and the checksum chain of its frames.
@@ -55,6 +59,7 @@ enum SQLiteInspection {
         }
         let frameSize = frameHeaderSize + pageSize
         let frameCount = (bytes.count - headerSize) / frameSize
+        report.partialFrameBytes = (bytes.count - headerSize) % frameSize
         var index = 0
         while index < frameCount {
             let offset = headerSize + index * frameSize
@@ -253,15 +258,24 @@ extension SQLiteStorage: StorageMaintenance {
     /// record's checksum, all through a read-only connection.
     public static func check(options: PluginOptions) -> StorageCheckReport {
         let path = options.string("path") ?? ""
+        guard FileManager.default.fileExists(atPath: path) else { return .missing(at: path) }
         var problems: [String] = []
         do {
-            if let damage = try SQLiteInspection.inspectWAL(at: path + "-wal")?.damage { problems.append(damage) }
+            var notes: [String] = []
+            if let wal = try SQLiteInspection.inspectWAL(at: path + "-wal") {
+                if let damage = wal.damage { problems.append(damage) }
+                if wal.partialFrameBytes > 0 {
+                    notes.append("the write-ahead log ends in \(wal.partialFrameBytes) bytes of an unfinished frame: SQLite ignores them. "
+                        + "A writer stopped while writing a transaction leaves this (that transaction never committed); "
+                        + "if no writer was stopped, the log was cut and its last transaction is lost")
+                }
+            }
             let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
             problems += connection.integrityProblems(full: true).prefix(20)
             let (records, damaged, error) = intactRecords(connection)
             problems += damaged
             if let error { problems.append("reading the records stopped: \(error)") }
-            return StorageCheckReport(location: path, intactRecords: records.count, problems: problems)
+            return StorageCheckReport(location: path, intactRecords: records.count, problems: problems, notes: notes)
         } catch {
             problems.append("\(error)")
             return StorageCheckReport(location: path, intactRecords: 0, problems: problems)

@@ -16,17 +16,25 @@ enum StoreMaintenanceCommand {
             return 2
         }
         guard let (type, options) = maintenance else {
-            printError("\(storage.id) has no separate store check: opening it checks it fully (every byte is authenticated)")
+            printError(storage.id == "storage.memory"
+                ? "storage.memory keeps nothing on disk: there is no store to check or export"
+                : "\(storage.id) has no store check or export")
             return 2
         }
         var status: Int32 = 0
         if check {
             let report = type.check(options: options)
-            if report.isSound {
+            if report.isMissing {
+                print("store \(report.location): there is no store at this path (nothing to check). "
+                    + "Name the store with the same --config (or --storage) the device uses.")
+                status = 1
+            } else if report.isSound {
                 print("store \(report.location): sound (\(report.intactRecords) records intact)")
+                for note in report.notes { print("  note: \(note)") }
             } else {
                 print("store \(report.location): DAMAGED (\(report.intactRecords) records intact)")
                 for problem in report.problems { print("  - \(problem)") }
+                for note in report.notes { print("  note: \(note)") }
                 print("The store was not changed. Salvage what is intact with: touchstone --export-store NEW-FILE (with the same --config)")
                 status = 1
             }

@@ -85,6 +85,41 @@ struct KilledWriterDamageTests {
         #expect(try Self.fingerprints(directory) == before)
     }
 
+    @Test("a write-ahead log cut inside its last frame is noted by the store check, which cannot tell it from a killed writer's unfinished transaction")
+    func logCutInsideItsLastFrameIsNoted() throws {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        try Self.killedWriterStore(directory)
+        let file = try #require(Backend.sqlite.file(in: directory))
+        let wal = file.path + "-wal"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: wal))
+        try #require(bytes.count > 32 + 2 * (24 + 4096))
+        try bytes.prefix(bytes.count - 1000).write(to: URL(fileURLWithPath: wal))
+        let before = try Self.fingerprints(directory)
+        let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: Backend.sqlite.selection(in: directory)))
+        let report = type.check(options: options)
+        #expect(report.isSound, "a cut inside the last frame is not provable damage: \(report.problems)")
+        #expect(report.notes.count == 1)
+        #expect(report.notes.first?.contains("3120 bytes of an unfinished frame") == true, "\(report.notes)")
+        #expect(try Self.fingerprints(directory) == before, "the check wrote nothing")
+    }
+
+    @Test("a store check of a path with no store says so instead of calling it damaged")
+    func checkOfAMissingStore() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        for backend in [Backend.sqlite, Backend.encrypted] {
+            let selection = backend.selection(in: directory)
+            let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: selection))
+            let report = type.check(options: options)
+            #expect(report.isMissing, "\(backend)")
+            #expect(!report.isSound)
+            #expect(report.problems.isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "the check created nothing")
+        }
+    }
+
     @Test("a damaged write-ahead log header is reported")
     func damagedLogHeader() throws {
         try #require(ChildProcess.executable != nil)

@@ -167,6 +167,59 @@ import TouchstoneBuiltins
         #expect(!(await repl.execute("keychain get vault alice").ok))
     }
 
+    @Test("a mistyped outcome (thum for thumb, cancle for cancel) is refused before any prompt, and counts no failed match")
+    func aMistypedOutcomeIsRefusedAndCountsNothing() async throws {
+        let repl = try session()
+        _ = await repl.execute("passcode set 1234")
+        _ = await repl.execute("enroll thumb")
+        let thum = await repl.execute("evaluate biometrics thum")
+        #expect(thum.error?.message.contains("did you mean thumb?") == true, "\(thum.text)")
+        let cancle = await repl.execute("evaluate biometrics nomatch cancle")
+        #expect(cancle.error?.message.contains("did you mean cancel?") == true, "\(cancle.text)")
+        let keychain = await repl.execute("keychain get api alice thmub")
+        #expect(keychain.error?.message.contains("did you mean thumb?") == true, "\(keychain.text)")
+        #expect(try repl.device.biometryStatus().consecutiveFailures == 0)
+        // A name that resembles nothing is a finger that is not enrolled: a failed match.
+        let stranger = await repl.execute("evaluate biometrics pinky cancel")
+        #expect(stranger.error?.name == "userCancel", "\(stranger.text)")
+        #expect(try repl.device.biometryStatus().consecutiveFailures == 1)
+        #expect(Outcomes.likelySlip("thumb", enrolled: ["thumb"]) == nil)
+        #expect(Outcomes.likelySlip("Thumb", enrolled: ["thumb"]) == "thumb")
+        #expect(Outcomes.likelySlip("falback", enrolled: []) == "fallback")
+    }
+
+    @Test("every command that takes outcomes notes the ones its prompts left unused, on success and on failure")
+    func unusedOutcomesAreNotedByEveryCommand() async throws {
+        let repl = try session()
+        _ = await repl.execute("passcode set 1234")
+        _ = await repl.execute("enroll thumb")
+        _ = await repl.execute("keychain add api alice s3cret access=biometryAny")
+        let get = await repl.execute("keychain get api alice thumb thumb")
+        #expect(get.ok)
+        #expect(get.text.hasSuffix("note: unused outcomes: thumb"), "\(get.text)")
+        #expect(get.json["result"]?["unusedOutcomes"] == .strings(["thumb"]))
+        let authorize = await repl.execute("keychain authorize access=biometryAny cancel nomatch")
+        #expect(authorize.error?.name == "userCancel", "\(authorize.text)")
+        #expect(authorize.error?.message.hasSuffix("(unused outcomes: nomatch)") == true, "\(authorize.text)")
+        let evaluate = await repl.execute("evaluate biometrics thumb cancel")
+        #expect(evaluate.text.components(separatedBy: "unused outcomes").count == 2, "noted once: \(evaluate.text)")
+        _ = await repl.execute("context new")
+        let clean = await repl.execute("keychain get api alice thumb")
+        #expect(!clean.text.contains("unused"), "\(clean.text)")
+    }
+
+    @Test("identity names with control characters are refused, and the message shows them escaped")
+    func identityNamesWithControlCharactersAreRefused() async throws {
+        let repl = try session()
+        for name in ["a\u{1B}[31mb", "a\u{7}b", "a\u{200B}b"] {
+            let record = await repl.execute("enroll '\(name)'")
+            #expect(record.error?.name == "invalidIdentityName", "\(record.text)")
+            #expect(!record.text.contains(name), "printed raw: \(record.text.debugDescription)")
+        }
+        #expect(try repl.device.enrolledNames().isEmpty)
+        #expect(await repl.execute("enroll Daumen-links").ok)
+    }
+
     @Test func keychainErrorsShowTheOSStatusAndAnswerToTheirKind() async throws {
         let repl = try session()
         let missing = await repl.execute("keychain get nothing here")

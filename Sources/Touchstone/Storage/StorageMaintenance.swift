@@ -20,15 +20,30 @@ public struct StorageCheckReport: Sendable, Equatable {
     public var intactRecords: Int
     /// Everything wrong, one line each; empty when the store is sound.
     public var problems: [String]
+    /// What is worth knowing but is not damage (such as the remains of a transaction whose
+    /// writer stopped before it committed), one line each.
+    public var notes: [String]
+
+    /// True when there is no store at ``location`` at all (nothing to check, nothing damaged).
+    public var isMissing: Bool
 
     /// True when nothing is wrong.
-    public var isSound: Bool { problems.isEmpty }
+    public var isSound: Bool { problems.isEmpty && !isMissing }
+
+    /// The report on a store that does not exist.
+    public static func missing(at location: String) -> StorageCheckReport {
+        var report = StorageCheckReport(location: location, intactRecords: 0, problems: [])
+        report.isMissing = true
+        return report
+    }
 
     /// Creates a report.
-    public init(location: String, intactRecords: Int, problems: [String]) {
+    public init(location: String, intactRecords: Int, problems: [String], notes: [String] = []) {
         self.location = location
         self.intactRecords = intactRecords
         self.problems = problems
+        self.notes = notes
+        self.isMissing = false
     }
 }
 

@@ -312,8 +312,12 @@ public final class SQLiteStorage: StorageBackend {
         guard !FileManager.default.fileExists(atPath: path) else { return }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StorageError.ioFailure(reason: "cannot create the directory of '\(path)': \(error.localizedDescription)")
+        }
         let temporary = path + ".creating-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }

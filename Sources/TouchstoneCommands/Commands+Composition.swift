@@ -51,6 +51,7 @@ extension CommandTable {
                 usage: "use <kind> <id> [key=value ...]", example: "use sensor sim.faceid",
                 moreExamples: ["use passcode passcode.sim rounds=1000", "use sensor sim.touchid hardware=absent"],
                 details: ["The device (enrolments, counters, clock) is kept unless the storage changes.",
+                          "The context is always new: its titles, reuse window and interaction setting start over.",
                           "kinds: " + kinds.joined(separator: ", ") + "; see plugins for ids and options"],
                 completer: { session, previous in
                     switch previous.count {
@@ -78,7 +79,7 @@ extension CommandTable {
                 let kept = session.builder.composition.storage == storageBefore
                 let selection = PluginSelection(id, options: options)
                 let shown = session.builder.registry.redactingSecrets(in: selection)
-                return CommandOutput("\(kind.rawValue): \(shown)" + (kept ? " (device kept)" : " (new device)"), result: [
+                return CommandOutput("\(kind.rawValue): \(shown)" + (kept ? " (device kept, new context)" : " (new device)"), result: [
                     ("kind", .string(kind.rawValue)), ("id", .string(id)),
                     ("options", .object(shown.options.keys.sorted().map { ($0, .string(shown.options[$0] ?? "")) })),
                     ("deviceKept", .bool(kept)),
@@ -107,9 +108,20 @@ extension CommandTable {
             },
             REPLCommand(
                 name: "reset", summary: "a fresh device with the same composition",
-                usage: "reset", example: "reset"
+                usage: "reset [--yes]", example: "reset",
+                details: ["A device kept on disk (storage.sqlite, storage.encrypted-file) is erased only with",
+                          "'reset --yes': its enrollments, passcode, counters, keychain items and keys are gone."]
             ) { session, arguments in
-                try arguments.expectAtMost(0)
+                try arguments.expectAtMost(1)
+                if let word = arguments[0], word != "--yes" {
+                    throw arguments.usageError("'\(word)' is not an option of reset; did you mean --yes?")
+                }
+                let storage = session.builder.composition.storage
+                if storage.id != "storage.memory", arguments[0] == nil {
+                    let place = storage.options["path"].map { " in \($0)" } ?? ""
+                    throw arguments.usageError("reset erases the device kept\(place) (\(storage.id)): its enrollments, passcode, "
+                        + "counters, keychain items and keys. Run 'reset --yes' to erase it")
+                }
                 try session.reset()
                 return CommandOutput("reset: fresh device (\(session.device.biometryType), no passcode, nothing enrolled)")
             },

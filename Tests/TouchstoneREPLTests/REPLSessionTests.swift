@@ -232,7 +232,7 @@ import TouchstoneBuiltins
 
 /// `reset` on a persistent store.
 @Suite struct REPLResetTests {
-    @Test("reset erases every record of a persistent store — the sensor's templates, keychain items, keys, baselines — and keeps the virtual time")
+    @Test("reset --yes erases every record of a persistent store (reset alone refuses) — the sensor's templates, keychain items, keys, baselines — and keeps the virtual time")
     func resetErasesThePersistentStore() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-reset-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -247,7 +247,10 @@ import TouchstoneBuiltins
             #expect(await repl.execute(line).error == nil, "\(line)")
         }
         #expect(try Set(repl.device.storage.namespaces()).isSuperset(of: ["device", "sensor", "clock"]))
-        #expect(await repl.execute("reset").error == nil)
+        let unconfirmed = await repl.execute("reset")
+        #expect(unconfirmed.error?.message.contains("reset --yes") == true, "\(unconfirmed.text)")
+        #expect(try repl.device.enrolledNames() == ["thumb"], "an unconfirmed reset erases nothing")
+        #expect(await repl.execute("reset --yes").error == nil)
         #expect(try repl.device.enrolledNames().isEmpty)
         #expect(try !repl.device.isPasscodeSet)
         #expect(try repl.device.storage.namespaces() == ["clock", "device"])

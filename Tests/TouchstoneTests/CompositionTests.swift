@@ -82,6 +82,21 @@ struct CompositionTests {
         }
     }
 
+    @Test("a value of the wrong kind in a configuration file names its key and the accepted values, not \"not valid JSON\"")
+    func badValueInConfiguration() throws {
+        #expect {
+            try Composition.parse(Data(#"{"clock": "sundial"}"#.utf8), path: "x.json")
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("'sundial' is not a clock; known: virtual, wall") && !text.contains("not valid JSON")
+        }
+        #expect {
+            try Composition.parse(Data(#"{"seed": -1}"#.utf8), path: "x.json")
+        } throws: { error in
+            "\(error)".contains("'seed'") && !"\(error)".contains("not valid JSON")
+        }
+    }
+
     @Test("the short form of a plugin selection and option values of any JSON type are accepted")
     func shortForms() throws {
         let composition = try Composition.parse(Data(#"""

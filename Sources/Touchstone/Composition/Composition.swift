@@ -17,7 +17,7 @@ import Foundation
 /// Every key is optional; missing keys take the defaults of ``Composition/init()``.
 public struct Composition: Sendable, Equatable {
     /// Which clock the device runs on.
-    public enum ClockKind: String, Sendable, Codable {
+    public enum ClockKind: String, Sendable, Codable, CaseIterable {
         /// A ``ManualClock`` from the simulation module: time moves only when advanced
         /// (simulation, tests, scripts).
         case virtual
@@ -82,6 +82,9 @@ public struct Composition: Sendable, Equatable {
             return try JSONDecoder().decode(Composition.self, from: data)
         } catch let error as ConfigurationError {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: error.description)
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "'\(key)': \(context.debugDescription)")
         } catch let DecodingError.dataCorrupted(context) {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: "not valid JSON (\(context.debugDescription))")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
@@ -124,8 +127,19 @@ extension Composition: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
         app = try container.decodeIfPresent(String.self, forKey: .app) ?? app
-        seed = try container.decodeIfPresent(UInt64.self, forKey: .seed)
-        clock = try container.decodeIfPresent(ClockKind.self, forKey: .clock) ?? clock
+        if container.contains(.seed), !(try container.decodeNil(forKey: .seed)) {
+            guard let value = try? container.decode(UInt64.self, forKey: .seed) else {
+                throw ConfigurationError.invalidSetting(name: "seed", reason: "must be a whole number from 0 to \(UInt64.max)")
+            }
+            seed = value
+        }
+        if let name = try container.decodeIfPresent(String.self, forKey: .clock) {
+            guard let kind = ClockKind(rawValue: name) else {
+                throw ConfigurationError.invalidSetting(
+                    name: "clock", reason: "'\(name)' is not a clock; known: \(ClockKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            clock = kind
+        }
         if container.contains(.sensor) {
             sensor = try container.decodeNil(forKey: .sensor) ? nil : try container.decode(PluginSelection.self, forKey: .sensor)
         }

@@ -45,7 +45,9 @@ enum StoreMaintenanceCommand {
                 print("exported \(report.copied) intact records to \(report.destination)")
                 for skipped in report.skipped { print("  skipped: \(skipped)") }
                 if !report.skipped.isEmpty {
-                    print("Counters or lockouts among the skipped records start from their defaults in the new store.")
+                    print("What was skipped starts from its defaults in the new store: a skipped device record means no passcode, "
+                        + "no failure counts and no lockout (set the passcode again); a skipped sensor record means nothing enrolled; "
+                        + "skipped keychain items and keys are gone.")
                 }
             } catch {
                 printError("export failed: \(error)")

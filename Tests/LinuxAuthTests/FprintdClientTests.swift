@@ -24,7 +24,7 @@ struct FprintdClientTests {
         let events = EventLog()
         async let result = client.enroll(finger: finger, timeout: .seconds(30)) { events.append($0) }
         let stages = try await client.enrollStages()
-        try environment.reader.send(Array(repeating: "SCAN \(print)", count: stages))
+        try await environment.reader.send(Array(repeating: "SCAN \(print)", count: stages))
         return (try await result, events.all)
     }
 
@@ -50,12 +50,12 @@ struct FprintdClientTests {
         #expect(try await enroll("right-index-finger", print: "print-a").0 == .completed)
 
         async let match = client.verify(timeout: .seconds(20))
-        try environment.reader.send("SCAN print-a")
+        try await environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "right-index-finger"))
 
         async let other = client.verify(timeout: .seconds(20))
-        try environment.reader.send("SCAN print-b")
+        try await environment.reader.send("SCAN print-b")
         let otherResult = try await other
         #expect(otherResult == .noMatch)
     }
@@ -64,12 +64,12 @@ struct FprintdClientTests {
         #expect(try await enroll("left-thumb", print: "print-a").0 == .completed)
         for (code, result) in [(1, "verify-swipe-too-short"), (2, "verify-finger-not-centered"), (3, "verify-remove-and-retry")] {
             async let retry = client.verify(timeout: .seconds(20))
-            try environment.reader.send("RETRY \(code)")
+            try await environment.reader.send("RETRY \(code)")
             let retryResult = try await retry
             #expect(retryResult == .retry(result))
         }
         async let match = client.verify(timeout: .seconds(20))
-        try environment.reader.send("SCAN print-a")
+        try await environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "left-thumb"))
     }
@@ -85,7 +85,7 @@ struct FprintdClientTests {
         #expect(ContinuousClock.now - started < .seconds(3))
         // Released: the next verification can claim the reader and match.
         async let match = client.verify(timeout: .seconds(20))
-        try environment.reader.send("SCAN print-a")
+        try await environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "right-index-finger"))
     }
@@ -94,20 +94,20 @@ struct FprintdClientTests {
         #expect(try await enroll("right-index-finger", print: "print-a").0 == .completed)
         let verification = Task { try await client.verify(timeout: .seconds(30)) }
         // The reader's socket answers once the device is claimed: the scan is waiting.
-        try environment.reader.send("SET_SCAN_TYPE swipe")
+        try await environment.reader.send("SET_SCAN_TYPE swipe")
         let cancelled = ContinuousClock.now
         verification.cancel()
         await #expect(throws: CancellationError.self) { try await verification.value }
         #expect(ContinuousClock.now - cancelled < .seconds(2))
         async let match = client.verify(timeout: .seconds(20))
-        try environment.reader.send("SCAN print-a")
+        try await environment.reader.send("SCAN print-a")
         let matchResult = try await match
         #expect(matchResult == .match(finger: "right-index-finger"))
     }
 
     @Test func cancelDuringEnrollmentStopsAndReleases() async throws {
         let enrollment = Task { try await client.enroll(finger: "right-thumb", timeout: .seconds(30)) }
-        try environment.reader.send("SCAN print-c")
+        try await environment.reader.send("SCAN print-c")
         enrollment.cancel()
         await #expect(throws: CancellationError.self) { try await enrollment.value }
         #expect(try await client.enrolledFingers() == [])
@@ -134,10 +134,10 @@ struct FprintdClientTests {
         defer { own.stop() }
         let client = FprintdClient(busAddress: own.busAddress)
         async let enrolled = client.enroll(finger: "right-index-finger", timeout: .seconds(30))
-        try own.reader.send(Array(repeating: "SCAN print-a", count: try await client.enrollStages()))
+        try await own.reader.send(Array(repeating: "SCAN print-a", count: try await client.enrollStages()))
         #expect(try await enrolled == .completed)
         async let verification = client.verify(timeout: .seconds(20))
-        try own.reader.send("UNPLUG")
+        try await own.reader.send("UNPLUG")
         let result = try await verification
         #expect(result == .deviceError("verify-unknown-error") || result == .disconnected)
     }

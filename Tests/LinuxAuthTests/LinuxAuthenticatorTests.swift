@@ -153,7 +153,7 @@ final class LinuxAuthenticatorTests {
         let policy = try authenticator.policy(named: "biometrics")
         let evaluation = Task { try await context.evaluate(policy, reason: "Unlock") }
         // The reader's socket answers once fprintd has the reader open: the scan is waiting.
-        try environment.reader.send("SET_SCAN_TYPE swipe")
+        try await environment.reader.send("SET_SCAN_TYPE swipe")
         let invalidated = ContinuousClock.now
         context.invalidate()
         do {

@@ -143,6 +143,26 @@ struct VirtualReader: Sendable {
         for command in commands { try send(command, within: within) }
     }
 
+    /// ``send(_:within:)`` for a task: waits between attempts by suspending, so it never holds
+    /// one of the few threads of Swift's cooperative pool (2 on this machine) while the task
+    /// that is to claim the device waits for one.
+    @discardableResult
+    func send(_ command: String, within: Duration = .seconds(20)) async throws -> String {
+        let deadline = ContinuousClock.now + within
+        while true {
+            if let reply = try attempt(command) { return reply }
+            guard ContinuousClock.now < deadline else {
+                throw EnvironmentFailure(description: "the virtual reader at \(path) never accepted '\(command)' (device not claimed?)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Sends each command in order (each on its own connection), from a task.
+    func send(_ commands: [String], within: Duration = .seconds(20)) async throws {
+        for command in commands { try await send(command, within: within) }
+    }
+
     private func attempt(_ command: String) throws -> String? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw EnvironmentFailure(description: "socket(): \(String(cString: strerror(errno)))") }

@@ -272,6 +272,11 @@ extension SQLiteStorage: StorageMaintenance {
             }
             let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
             problems += connection.integrityProblems(full: true).prefix(20)
+            let tables = connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'records'")
+            if tables.error == nil, tables.rows.isEmpty {
+                problems.append("the Touchstone schema is missing its records table: nothing can be salvaged from it")
+                return StorageCheckReport(location: path, intactRecords: 0, problems: problems, notes: notes)
+            }
             let (records, damaged, error) = intactRecords(connection)
             problems += damaged
             if let error { problems.append("reading the records stopped: \(error)") }

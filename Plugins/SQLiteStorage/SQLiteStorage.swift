@@ -110,6 +110,10 @@ public final class SQLiteStorage: StorageBackend {
             guard try migrator.hasCompletedMigrations(db) else {
                 throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing")
             }
+            // The migrations say the schema was made; a table dropped since is damage too.
+            guard try db.tableExists("records") else {
+                throw StorageError.corruptStore(path: path, reason: "the Touchstone schema is missing its records table")
+            }
         } catch let error as StorageError {
             throw error
         } catch let error as DatabaseError {

@@ -105,6 +105,31 @@ struct KilledWriterDamageTests {
         #expect(try Self.fingerprints(directory) == before, "the check wrote nothing")
     }
 
+    @Test("a store whose records table was dropped is refused as corrupt, not as an I/O failure, and the check names the missing table")
+    func droppedRecordsTableIsCorruption() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let file = try #require(Backend.sqlite.file(in: directory))
+        do {
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+            try rig.keychain.add("value", service: "s", account: "a")
+        }
+        let other = try DatabaseQueue(path: file.path)
+        try other.write { db in try db.execute(sql: "DROP TABLE records") }
+        try other.close()
+        let before = try Self.fingerprints(directory)
+        #expect {
+            _ = try Backend.sqlite.open(in: directory)
+        } throws: { error in
+            guard case let StorageError.corruptStore(_, reason) = error else { return false }
+            return reason.contains("records table")
+        }
+        let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: Backend.sqlite.selection(in: directory)))
+        let report = type.check(options: options)
+        #expect(report.problems.contains { $0.contains("records table") }, "\(report.problems)")
+        #expect(try Self.fingerprints(directory) == before)
+    }
+
     @Test("a store check of a path with no store says so instead of calling it damaged")
     func checkOfAMissingStore() throws {
         let directory = try makeTemporaryDirectory()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 import Touchstone
 
@@ -91,6 +92,7 @@ public final class SQLiteStorage: StorageBackend {
             }
             let queue = try DatabaseQueue(path: path, configuration: Self.configuration(synchronous, timeout: timeout, isNew: false))
             try queue.read { db in
+                try Self.checkWritable(db, path: path)
                 try Self.checkSchema(db, path: path)
                 let pageCount = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
                 let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
@@ -98,6 +100,18 @@ public final class SQLiteStorage: StorageBackend {
             }
             return queue
         }
+    }
+
+    /// SQLite opened the file for writing. It falls back to read-only when the file's
+    /// permissions forbid writing, and when the header's write version is one it does not
+    /// write (a damaged header): either way the store would open and then fail on its first
+    /// change, so it is refused here, before anything is counted.
+    private static func checkWritable(_ db: Database, path: String) throws {
+        guard sqlite3_db_readonly(db.sqliteConnection, "main") == 1 else { return }
+        if access(path, W_OK) != 0 {
+            throw StorageError.ioFailure(reason: "the store '\(path)' is not writable by this user: \(String(cString: strerror(errno)))")
+        }
+        throw StorageError.corruptStore(path: path, reason: "its header marks it read-only (a write version SQLite does not write)")
     }
 
     /// The schema is Touchstone's, at a version this build knows. Any error reading it (a

@@ -130,6 +130,28 @@ struct KilledWriterDamageTests {
         #expect(try Self.fingerprints(directory) == before)
     }
 
+    @Test("a header whose write version SQLite does not write is refused at open, not after the first change is counted")
+    func headerMarkedReadOnlyIsRefusedAtOpen() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let file = try #require(Backend.sqlite.file(in: directory))
+        do {
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+            try rig.keychain.add("value", service: "s", account: "a")
+        }
+        var bytes = try Data(contentsOf: file)
+        bytes[18] = 0x58   // the file format write version: 1 (rollback) or 2 (WAL) are SQLite's
+        try bytes.write(to: file)
+        let before = try Self.fingerprints(directory)
+        #expect {
+            _ = try Backend.sqlite.open(in: directory)
+        } throws: { error in
+            guard case let StorageError.corruptStore(_, reason) = error else { return false }
+            return reason.contains("read-only")
+        }
+        #expect(try Self.fingerprints(directory) == before)
+    }
+
     @Test("a store check of a path with no store says so instead of calling it damaged")
     func checkOfAMissingStore() throws {
         let directory = try makeTemporaryDirectory()

@@ -108,7 +108,7 @@ extension CommandTable {
             },
             REPLCommand(
                 name: "reset", summary: "a fresh device with the same composition",
-                usage: "reset [--yes]", example: "reset",
+                usage: "reset [--yes]", example: "reset", moreExamples: ["reset --yes"],
                 details: ["A device kept on disk (storage.sqlite, storage.encrypted-file) is erased only with",
                           "'reset --yes': its enrollments, passcode, counters, keychain items and keys are gone."]
             ) { session, arguments in

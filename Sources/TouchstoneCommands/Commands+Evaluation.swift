@@ -54,7 +54,7 @@ extension CommandTable {
             },
             REPLCommand(
                 name: "evaluate", aliases: ["eval"], summary: "evaluate a policy; outcomes are consumed in order",
-                usage: "evaluate <policy> \"<reason>\" [outcome ...]",
+                usage: "evaluate <policy> [\"<reason>\"] [outcome ...]",
                 example: "evaluate biometrics \"Unlock your notes\" nomatch thumb",
                 moreExamples: ["evaluate owner \"Pay 10 EUR\" nomatch nomatch nomatch passcode:1234",
                                "evaluate biometrics \"Sign in\" cancel"],
@@ -77,7 +77,6 @@ extension CommandTable {
                 // A quoted word after the policy is the reason; without one, every word is an
                 // outcome and the prompt shows the default reason (so TOUCHSTONE_SETUP's
                 // `evaluate biometrics nomatch nomatch nomatch` reads the same here).
-                _ = try arguments.required(1, "the reason (in quotes)")
                 let hasReason = arguments.isQuoted(1)
                 let reason = hasReason ? arguments.words[1] : REPLSession.defaultReason
                 let outcomeWords = arguments.words.dropFirst(hasReason ? 2 : 1)

@@ -114,13 +114,13 @@ struct TerminalTests {
         #expect(!saved.contains("161803"))
     }
 
-    @Test func aMistypedOutcomeAtTheOutcomePromptIsAskedAgainWithoutCountingAFailure() throws {
+    @Test func aMistypedOutcomeAtTheOutcomePromptIsAskedAgainWithoutCountingAFailure_evaluateWithoutAReasonAsks() throws {
         defer { try? FileManager.default.removeItem(at: state) }
         try drive(#"""
             [{"expect": "touchstone> "}, {"send": "use passcode passcode.sim rounds=1000\r"}, {"expect": "device kept"},
              {"expect": "touchstone> "}, {"send": "passcode set 1234\r"}, {"expect": "passcode set"},
              {"expect": "touchstone> "}, {"send": "enroll thumb\r"}, {"expect": "enrolled thumb"},
-             {"expect": "touchstone> "}, {"send": "evaluate biometrics \"Unlock\"\r"}, {"expect": "outcome> "},
+             {"expect": "touchstone> "}, {"send": "evaluate biometrics\r"}, {"expect": "prompt: \"Touchstone\""}, {"expect": "outcome> "},
              {"send": "thum\r"}, {"expect": "did you mean thumb?"}, {"expect": "outcome> "},
              {"send": "thumb\r"}, {"expect": "succeeded by biometry (thumb)"},
              {"expect": "touchstone> "}, {"send": "status\r"}, {"expect": "0 of 5 consecutive failures"},

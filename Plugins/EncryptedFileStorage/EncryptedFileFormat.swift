@@ -128,6 +128,7 @@ enum EncryptedFileFormat {
 
     /// The header in `bytes` (either version), or the reason it is not one.
     static func parseHeader(_ bytes: ArraySlice<UInt8>) -> Result<(header: Header, version: UInt8), StorageProblem> {
+        guard !bytes.isEmpty else { return .failure(.init("the file is empty, not a Touchstone store (remove it to start a new one)")) }
         guard bytes.count >= legacyHeaderSize else { return .failure(.init("the file is too short to be a store")) }
         guard Array(bytes.prefix(4)) == magic else { return .failure(.init("it is not a Touchstone encrypted store")) }
         var reader = ByteReader(bytes.dropFirst(4))

@@ -102,6 +102,22 @@ struct TamperingTests {
         #expect(try Data(contentsOf: file) == damaged, "the file is untouched")
     }
 
+    @Test("an emptied store file gets the same message from every backend: empty, remove it to start a new one", arguments: [Backend.sqlite, Backend.encrypted])
+    func emptiedStoreIsNamedAlike(_ backend: Backend) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let file = try #require(backend.file(in: directory))
+        _ = try await prepare(backend, directory)
+        try Data().write(to: file)
+        #expect {
+            _ = try backend.open(in: directory)
+        } throws: { error in
+            guard case let StorageError.corruptStore(_, reason) = error else { return false }
+            return reason.contains("the file is empty, not a Touchstone store (remove it to start a new one)")
+        }
+        #expect(try Data(contentsOf: file).isEmpty)
+    }
+
     @Test("a passphrase store with a damaged KDF header fails fast and clearly")
     func passphraseHeader() throws {
         let directory = try makeTemporaryDirectory()

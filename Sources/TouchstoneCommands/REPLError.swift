@@ -122,9 +122,12 @@ public struct ErrorReport: Sendable, Equatable {
     }
 
     /// `biometryLockout (-8): message` for LAErrors and `errSecItemNotFound (-25300): message` for
-    /// keychain statuses (the codes Apple code sees); `name: message` otherwise.
+    /// keychain statuses (the codes Apple code sees); `name: message` otherwise. A message may
+    /// echo what was typed or read from a file: its control characters (other than new lines
+    /// and tabs) are written as `\u{…}`, so they never reach the terminal.
     public var text: String {
-        domain == AuthenticationError.domain || domain == Self.osStatusDomain
+        let message = UsageError.escapingUnprintable(message, keeping: ["\n", "\t"])
+        return domain == AuthenticationError.domain || domain == Self.osStatusDomain
             ? "\(name) (\(code)): \(message)" : "\(name): \(message)"
     }
 

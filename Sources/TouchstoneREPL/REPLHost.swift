@@ -59,7 +59,7 @@ public final class REPLHost {
             let line = raw.trimmingBlanks()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let record = await session.execute(line)
-            if options.echo && !options.json { emit("> " + record.input) }
+            if options.echo && !options.json { emit(UsageError.escapingUnprintable("> " + record.input)) }
             if options.json || !record.isExpectation || record.ok { show(record) }
             if record.quits { return 0 }
             if !record.ok, record.isExpectation || options.strict {
@@ -162,7 +162,9 @@ public final class REPLHost {
         }
         switch record.outcome {
         case let .success(output):
-            if !output.lines.isEmpty { emit(output.text) }
+            // Names and values come from the user or a store: no control characters reach the
+            // terminal (a line's new lines and tabs stay).
+            if !output.lines.isEmpty { emit(UsageError.escapingUnprintable(output.text, keeping: ["\n", "\t"])) }
         case let .failure(report):
             let prefix = useColor ? "\u{1B}[31merror:\u{1B}[0m " : "error: "
             emit(prefix + report.text)
@@ -179,7 +181,7 @@ public final class REPLHost {
 
     private func fail(_ message: String) {
         fflush(ts_stdout())
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        FileHandle.standardError.write(Data((UsageError.escapingUnprintable(message, keeping: ["\n", "\t"]) + "\n").utf8))
     }
 }
 
@@ -269,7 +271,7 @@ final class TerminalAsker: @unchecked Sendable {
             return words.filter { $0.hasPrefix(word) }
         }
         defer { editor.completer = saved }
-        print("  [\(prompt.kind.rawValue) prompt: \"\(prompt.reason)\"] \(prompt.allowedActions.joined(separator: ", "))")
+        print("  [\(prompt.kind.rawValue) prompt: \"\(UsageError.escapingUnprintable(prompt.reason))\"] \(prompt.allowedActions.joined(separator: ", "))")
         fflush(ts_stdout())
         while true {
             switch editor.readLine(prompt: "  outcome> ") {
@@ -282,12 +284,12 @@ final class TerminalAsker: @unchecked Sendable {
                     continue
                 }
                 guard let action = UserAction(script: trimmed) else {
-                    print("  '\(trimmed)' is not an outcome")
+                    print("  '\(UsageError.escapingUnprintable(trimmed))' is not an outcome")
                     continue
                 }
                 if case let .present(name) = action,
                    let nearest = Outcomes.likelySlip(name, enrolled: (try? session.device.enrolledNames()) ?? []) {
-                    print("  " + Outcomes.slipMessage(name, nearest: nearest))
+                    print("  " + UsageError.escapingUnprintable(Outcomes.slipMessage(name, nearest: nearest)))
                     continue
                 }
                 switch action {

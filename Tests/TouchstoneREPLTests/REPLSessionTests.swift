@@ -220,6 +220,18 @@ import TouchstoneBuiltins
         #expect(await repl.execute("enroll Daumen-links").ok)
     }
 
+    @Test("an error that echoes input never passes its control characters to the terminal")
+    func errorsEscapeTheControlCharactersTheyEcho() async throws {
+        let repl = try session()
+        for line in ["x\u{1B}]0;owned\u{7}y", "evaluate 'bio\u{1B}[2J' Unlock", "use sensor 'sim\u{8}\u{8}x'"] {
+            let record = await repl.execute(line)
+            #expect(record.error != nil, "\(record.text)")
+            #expect(!record.text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" },
+                    "printed raw: \(record.text.debugDescription)")
+            #expect(record.text.contains("\\u{1B}") || record.text.contains("\\u{8}"), "\(record.text)")
+        }
+    }
+
     @Test func keychainErrorsShowTheOSStatusAndAnswerToTheirKind() async throws {
         let repl = try session()
         let missing = await repl.execute("keychain get nothing here")

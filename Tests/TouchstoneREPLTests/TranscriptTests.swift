@@ -70,6 +70,25 @@ import Testing
         #expect(run.output.hasPrefix("enrolled thumb"))
     }
 
+    @Test("names and values with control characters are printed escaped, and expect sees them as stored")
+    func outputNeverPassesControlCharactersToTheTerminal() throws {
+        let binary = try #require(Binary.touchstone)
+        let script = "keychain add 'sv\u{1B}[2Jc' acct 'v\u{7}al'\nkeychain list\nkeychain get 'sv\u{1B}[2Jc' acct\n"
+            + "expect contains 'v\u{7}al'\nexpect contains 'v\u{7}alx'\n"
+        let run = try Binary.run(binary, ["--memory"], input: script)
+        // The second expect fails (and ends the script): the first matched the raw value.
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("sv\\u{1B}[2Jc/acct  genericPassword"), "\(run.output)")
+        #expect(run.output.contains("ok: v\\u{7}al"), "\(run.output)")
+        #expect(run.output.contains("<stdin>:5: expect contains 'v\\u{7}alx' failed"), "\(run.output)")
+        let more = try Binary.run(binary, ["--memory", "--echo"], input: "app 'com.\u{1B}]0;x\u{7}y'\nbogus\u{1B}[31m\n")
+        #expect(more.output.contains("app: com.\\u{1B}]0;x\\u{7}y"), "\(more.output)")
+        #expect(more.output.contains("unknown command 'bogus\\u{1B}[31m'"), "\(more.output)")
+        for output in [run.output, more.output] {
+            #expect(!output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(output.debugDescription)")
+        }
+    }
+
     @Test func aMissingOutcomeInAScriptIsAnErrorNotAHang() throws {
         let binary = try #require(Binary.touchstone)
         let run = try Binary.run(binary, ["--seed", "1"], input: "passcode set 1234\nenroll thumb\nevaluate biometrics \"x\"\nexpect error noScriptedOutcome\n")

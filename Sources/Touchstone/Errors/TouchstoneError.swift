@@ -75,15 +75,29 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `\u{…}`: a refused name may hold the characters it is refused for, and a message must
     /// not pass them to the terminal.
     static func escaped(_ name: String) -> String {
-        var text = "\""
-        for scalar in name.unicodeScalars {
-            if isUnprintable(scalar) {
-                text += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        "\"" + escapingUnprintable(name) + "\""
+    }
+
+    /// `text` with every character ``isUnprintable(_:)`` finds written as `\u{…}`, except the
+    /// line feeds and tabs listed in `keeping`: what a message that echoes input may pass to a
+    /// terminal.
+    package static func escapingUnprintable(_ text: String, keeping: Set<Unicode.Scalar> = []) -> String {
+        // Printable ASCII (nearly every line) needs no look at the Unicode properties.
+        let asciiOnly = text.utf8.allSatisfy { byte in
+            (byte >= 0x20 && byte < 0x7F) || (byte < 0x20 && keeping.contains(Unicode.Scalar(byte)))
+        }
+        guard !asciiOnly, text.unicodeScalars.contains(where: { isUnprintable($0) && !keeping.contains($0) }) else {
+            return text
+        }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isUnprintable(scalar), !keeping.contains(scalar) {
+                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else {
-                text.unicodeScalars.append(scalar)
+                escaped.unicodeScalars.append(scalar)
             }
         }
-        return text + "\""
+        return escaped
     }
 
     /// Whether `scalar` is a control, format, unassigned or private-use character, or a line or

@@ -30,11 +30,11 @@ enum StoreMaintenanceCommand {
                 status = 1
             } else if report.isSound {
                 print("store \(report.location): sound (\(report.intactRecords) records intact)")
-                for note in report.notes { print("  note: \(note)") }
+                for note in report.notes { print("  note: \(UsageError.escapingUnprintable(note))") }
             } else {
                 print("store \(report.location): DAMAGED (\(report.intactRecords) records intact)")
-                for problem in report.problems { print("  - \(problem)") }
-                for note in report.notes { print("  note: \(note)") }
+                for problem in report.problems { print("  - \(UsageError.escapingUnprintable(problem))") }
+                for note in report.notes { print("  note: \(UsageError.escapingUnprintable(note))") }
                 print("The store was not changed. Salvage what is intact with: touchstone --export-store NEW-FILE (with the same --config)")
                 status = 1
             }
@@ -43,7 +43,7 @@ enum StoreMaintenanceCommand {
             do {
                 let report = try type.export(options: options, to: destination)
                 print("exported \(report.copied) intact records to \(report.destination)")
-                for skipped in report.skipped { print("  skipped: \(skipped)") }
+                for skipped in report.skipped { print("  skipped: \(UsageError.escapingUnprintable(skipped))") }
                 if !report.skipped.isEmpty {
                     print("What was skipped starts from its defaults in the new store: a skipped device record means no passcode, "
                         + "no failure counts and no lockout (set the passcode again); a skipped sensor record means nothing enrolled; "
@@ -68,7 +68,9 @@ enum StoreMaintenanceCommand {
         }
     }
 
+    /// Prints `text` as an error; what a damaged store holds (a record's key) never reaches the
+    /// terminal raw.
     private static func printError(_ text: String) {
-        FileHandle.standardError.write(Data(("error: " + text + "\n").utf8))
+        FileHandle.standardError.write(Data(("error: " + UsageError.escapingUnprintable(text, keeping: ["\n"]) + "\n").utf8))
     }
 }

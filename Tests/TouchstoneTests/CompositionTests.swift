@@ -82,6 +82,21 @@ struct CompositionTests {
         }
     }
 
+    @Test("a configuration path that is missing or a directory says so in words")
+    func unreadableConfigurationPathsSayWhy() throws {
+        #expect {
+            try Composition.load(from: URL(fileURLWithPath: "/nonexistent/touchstone.json"))
+        } throws: { error in
+            "\(error)" == "cannot read configuration '/nonexistent/touchstone.json': there is no such file"
+        }
+        let directory = FileManager.default.temporaryDirectory
+        #expect {
+            try Composition.load(from: directory)
+        } throws: { error in
+            "\(error)".contains("it is a directory") && !"\(error)".contains("NSCocoaErrorDomain")
+        }
+    }
+
     @Test("a value of the wrong kind in a configuration file names its key and the accepted values, not \"not valid JSON\"")
     func badValueInConfiguration() throws {
         #expect {

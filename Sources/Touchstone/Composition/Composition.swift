@@ -71,9 +71,19 @@ public struct Composition: Sendable, Equatable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ConfigurationError.unreadableConfiguration(path: url.path, reason: error.localizedDescription)
+            throw ConfigurationError.unreadableConfiguration(path: url.path, reason: readFailure(url.path, error))
         }
         return try parse(data, path: url.path)
+    }
+
+    /// Why a configuration file could not be read, in words (Foundation's own message on Linux
+    /// can be a bare "NSCocoaErrorDomain error 256").
+    private static func readFailure(_ path: String, _ error: any Error) -> String {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return "there is no such file" }
+        if isDirectory.boolValue { return "it is a directory; give the path of a JSON file (as `config` prints)" }
+        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
+        return error.localizedDescription
     }
 
     /// Parses JSON configuration text; `path` names it in errors.

@@ -33,8 +33,11 @@ public enum LoginServer {
         let router = Router(context: LoginRequestContext.self)
         router.add(middleware: APIErrorMiddleware())
         LoginAPI(repository: repository, clock: clock, configuration: configuration).addRoutes(to: router)
+        let idle = configuration.idleTimeout.components
         var app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(
+                idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server"),
             onServerRunning: onServerRunning,
             logger: logger

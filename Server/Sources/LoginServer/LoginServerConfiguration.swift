@@ -20,6 +20,10 @@ public struct LoginServerConfiguration: Sendable {
     public var addressFailureLimit: Int = 100
     /// The largest request body accepted; larger ones are answered 413.
     public var maxBodySize: Int = 64 * 1024
+    /// A connection that sends nothing for this long is closed, also in the middle of a request
+    /// (a client that stalls its body): idle connections cannot pile up, and SIGTERM never waits
+    /// longer than this for a silent client.
+    public var idleTimeout: Duration = .seconds(30)
 
     /// The defaults.
     public init() {}

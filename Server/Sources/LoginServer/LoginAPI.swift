@@ -309,7 +309,10 @@ struct LoginAPI: Sendable {
         }
         try await repository.recordFailure(key: addressKey, at: clock.now(), window: configuration.failureWindow)
         context.logger.notice("signature login failed", metadata: [
-            "deviceID": .string(String(body.deviceID.prefix(64))), "address": .string(context.remoteAddress),
+            // Only an ID of the form the server issues is logged: a client's text could hold a
+            // new line and forge a log line.
+            "deviceID": .string(UUID(uuidString: body.deviceID) != nil ? body.deviceID : "(not a device ID)"),
+            "address": .string(context.remoteAddress),
         ])
         throw APIError.loginFailed
     }

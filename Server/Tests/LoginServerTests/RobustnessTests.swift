@@ -41,6 +41,49 @@ struct RobustnessTests {
         }
     }
 
+    @Test("a device ID with a new line cannot forge a log line: only IDs of the issued form are logged")
+    func deviceIDsCannotForgeLogLines() async throws {
+        let server = try await TestServer.make(.sqlite)
+        let forged = "info touchstone.server: forged-entry"
+        let reply = try await server.run { client in
+            try await client.send(.post, "/v1/logins", json: ["deviceID": "zz\n" + forged, "challenge": "AAAA", "signature": "AAAA"])
+        }
+        #expect(reply.errorCode == "login_failed")
+        #expect(server.logs.text.contains("signature login failed"))
+        #expect(!server.logs.text.contains("forged-entry"), "\(server.logs.text)")
+    }
+
+    @Test("a client that stalls in the middle of a request is disconnected after the idle timeout")
+    func stalledRequestIsClosed() async throws {
+        let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .milliseconds(300) }
+        let closed = try await server.run { client in
+            try await Task.detached { try Self.sendHalfARequestAndWaitForClose(port: client.port) }.value
+        }
+        #expect(closed, "the server kept a stalled connection open")
+    }
+
+    /// Sends headers promising 100 body bytes and only 7 of them, then waits up to 10 s for the
+    /// server to close the connection (a read of 0 bytes).
+    private static func sendHalfARequestAndWaitForClose(port: Int) throws -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EBADF) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"user".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { throw POSIXError(.EIO) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        return recv(fd, &buffer, buffer.count, 0) == 0
+    }
+
     @Test("no password, session token, device token or challenge reaches the log")
     func noSecretsInLogs() async throws {
         let server = try await TestServer.make(.sqlite)

@@ -1,3 +1,4 @@
+import Synchronization
 import Dispatch
 import Foundation
 import Touchstone
@@ -9,21 +10,44 @@ import TouchstoneSimulation
 /// scripts nothing changes: the sensor waits up to its own scan timeout.
 final class RealReaderPrompt {
     private var source: (any DispatchSourceSignal)?
+    /// After a Ctrl-C: interrupts the sensor again every 50 ms until the prompt ends, so a
+    /// Ctrl-C that comes before the capture has started (the reader is still being claimed)
+    /// is not lost.
+    private let repeater = Repeater()
+
+    private final class Repeater: Sendable {
+        let timer = Mutex<(any DispatchSourceTimer)?>(nil)
+    }
 
     init(session: REPLSession) {
         guard session.isInteractive, let sensor = session.device.sensor, !(sensor is any SimulatedHardwareControl) else { return }
-        FileHandle.standardError.write(Data("touch the sensor (Ctrl-C cancels)\n".utf8))
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { sensor.interrupt() }
+        source.setEventHandler { [repeater] in
+            sensor.interrupt()
+            repeater.timer.withLock { timer in
+                guard timer == nil else { return }
+                let repeating = DispatchSource.makeTimerSource(queue: .global())
+                repeating.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50))
+                repeating.setEventHandler { sensor.interrupt() }
+                repeating.resume()
+                timer = repeating
+            }
+        }
         source.resume()
         self.source = source
+        // Said once Ctrl-C is handled, never before.
+        FileHandle.standardError.write(Data("touch the sensor (Ctrl-C cancels)\n".utf8))
     }
 
     /// Restores Ctrl-C's default action.
     func end() {
         guard let source else { return }
         source.cancel()
+        repeater.timer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
         signal(SIGINT, SIG_DFL)
         self.source = nil
     }

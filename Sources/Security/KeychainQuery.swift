@@ -115,6 +115,11 @@ struct KeychainQuery {
         case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
         case let other: throw Invalid(reason: "unknown kSecClass '\(other)'")
         }
+        // Persistent references are not simulated: a query that names one or asks for one is
+        // errSecUnimplemented, never a query that ignores it and matches (or deletes) every item.
+        if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
+            throw Unsimulated()
+        }
         let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
         var attributes: [String: KeychainAttributeValue] = [:]
         service = try dictionary[serviceKey].map { try Self.keyPart($0, serviceKey, into: &attributes) }

@@ -287,6 +287,28 @@ struct ConformanceIssue10Tests {
         #expect(sim.scriptingMistakes.count == 1)
     }
 
+    @Test("a persistent reference is errSecUnimplemented on every call, and a delete naming one deletes nothing")
+    func persistentReferencesAreRefusedNotIgnored() async throws {
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            let byReference: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                              kSecValuePersistentRef as String: Data("bogus".utf8)]
+            var result: CFTypeRef?
+            return [
+                Self.add([kSecAttrAccount as String: "one"]), Self.add([kSecAttrAccount as String: "two"]),
+                SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                            kSecAttrAccount as String: "three", kSecReturnPersistentRef as String: true] as CFDictionary, &result),
+                SecItemCopyMatching(byReference as CFDictionary, &result),
+                SecItemUpdate(byReference as CFDictionary, [kSecAttrLabel as String: "x"] as CFDictionary),
+                SecItemDelete(byReference as CFDictionary),
+                Self.read([kSecAttrAccount as String: "one"]).0, Self.read([kSecAttrAccount as String: "two"]).0,
+                Self.read([kSecAttrAccount as String: "three"]).0,
+            ]
+        }
+        #expect(statuses == [errSecSuccess, errSecSuccess, errSecUnimplemented, errSecUnimplemented, errSecUnimplemented,
+                             errSecUnimplemented, errSecSuccess, errSecSuccess, errSecItemNotFound])
+    }
+
     @Test("§10 kSecClassKey without a key: nothing found, nothing to delete; importing bytes and updating are errSecUnimplemented")
     func keyQueriesWithoutKeys() async throws {
         let sim = try TestDevice()

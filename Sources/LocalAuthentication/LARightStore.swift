@@ -261,50 +261,52 @@ open class LAPrivateKey: NSObject, @unchecked Sendable {
     /// The public half.
     open var publicKey: LAPublicKey { LAPublicKey(publicKeyData: right.enclaveKey.publicKeyData) }
 
-    /// Signs `data` (`.ecdsaSignatureMessageX962SHA256`, or a 32-byte digest with
-    /// `.ecdsaSignatureDigestX962SHA256`); the DER signature.
+    /// Signs `data` with ECDSA (a message for `.ecdsaSignatureMessageX962SHA256` and the SHA-1,
+    /// SHA-384, SHA-512 forms; a digest of the named hash's length for
+    /// `.ecdsaSignatureDigestX962SHA256` and its siblings); the DER signature.
     open func sign(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
-        guard canSign(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
-        let digest = algorithm == .ecdsaSignatureDigestX962SHA256
-        return try await right.withKey { keys, key, context in
-            digest ? try await keys.sign(digest: data, with: key, context: context)
-                : try await keys.sign(data, with: key, context: context)
+        let digest: Data
+        do {
+            digest = try algorithm.signedBytes(of: data)
+        } catch {
+            throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm or input: \(error.message)."])
         }
+        return try await right.withKey { keys, key, context in try await keys.sign(digest: digest, with: key, context: context) }
     }
 
-    /// Whether ``sign(_:algorithm:)`` supports `algorithm`.
+    /// Whether ``sign(_:algorithm:)`` supports `algorithm` (as `SecKeyIsAlgorithmSupported`).
     open func canSign(using algorithm: SecKeyAlgorithm) -> Bool {
-        algorithm == .ecdsaSignatureMessageX962SHA256 || algorithm == .ecdsaSignatureDigestX962SHA256
+        algorithm.ecdsaInput != nil
     }
 
-    /// Decrypts ECIES data (`.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` or the standard variant).
+    /// Decrypts one of Apple's ECIES forms (`.eciesEncryptionCofactorVariableIVX963SHA256AESGCM`,
+    /// the standard variant, other hashes, the iOS 10 forms).
     open func decrypt(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
-        guard canDecrypt(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
-        return try await right.withKey { keys, key, context in try await keys.decrypt(data, with: key, context: context) }
+        guard let variant = algorithm.eciesVariant else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
+        return try await right.withKey { keys, key, context in try await keys.decrypt(data, with: key, context: context, variant: variant) }
     }
 
     /// Whether ``decrypt(_:algorithm:)`` supports `algorithm`.
     open func canDecrypt(using algorithm: SecKeyAlgorithm) -> Bool {
-        algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
+        algorithm.eciesVariant != nil
     }
 
     /// ECDH with another party's X9.63 public key: the raw shared secret (`.ecdhKeyExchangeStandard`
-    /// / `…Cofactor`) or its X9.63 SHA-256 KDF (`…X963SHA256`, with
+    /// / `…Cofactor`) or its X9.63 KDF (`…X963SHA256` and the SHA-1, SHA-384, SHA-512 forms, with
     /// `kSecKeyKeyExchangeParameterRequestedSize` and `…SharedInfo` in `parameters`).
     open func exchangeKeys(publicKey: Data, algorithm: SecKeyAlgorithm, parameters: [AnyHashable: Any]) async throws -> Data {
-        guard canExchangeKeys(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
-        let kdf = algorithm == .ecdhKeyExchangeStandardX963SHA256 || algorithm == .ecdhKeyExchangeCofactorX963SHA256
+        guard let exchange = algorithm.keyExchange else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
         let size = (parameters[kSecKeyKeyExchangeParameterRequestedSize as String] as? Int) ?? 32
         let info = (parameters[kSecKeyKeyExchangeParameterSharedInfo as String] as? Data) ?? Data()
         guard size > 0, size <= 1 << 16 else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Invalid requested size."]) }
         let secret = try await right.withKey { keys, key, context in try await keys.sharedSecret(with: publicKey, using: key, context: context) }
-        return kdf ? ECIES.x963KDF(secret, sharedInfo: info, count: size) : secret
+        guard case let .x963(hash) = exchange else { return secret }
+        return ECIES.x963KDF(secret, sharedInfo: info, count: size, hash: hash)
     }
 
     /// Whether ``exchangeKeys(publicKey:algorithm:parameters:)`` supports `algorithm`.
     open func canExchangeKeys(using algorithm: SecKeyAlgorithm) -> Bool {
-        [.ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor, .ecdhKeyExchangeStandardX963SHA256, .ecdhKeyExchangeCofactorX963SHA256]
-            .contains(algorithm)
+        algorithm.keyExchange != nil
     }
 }
 
@@ -342,14 +344,14 @@ open class LAPublicKey: NSObject, @unchecked Sendable {
 
     /// Whether ``verify(_:signature:algorithm:)`` supports `algorithm`.
     open func canVerify(using algorithm: SecKeyAlgorithm) -> Bool {
-        algorithm == .ecdsaSignatureMessageX962SHA256 || algorithm == .ecdsaSignatureDigestX962SHA256
+        algorithm.ecdsaInput != nil
     }
 
-    /// Encrypts to this key in Apple's ECIES format (ephemeral key || ciphertext || tag).
+    /// Encrypts to this key in one of Apple's ECIES forms (ephemeral key || ciphertext || tag).
     open func encrypt(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
-        guard canEncrypt(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
+        guard let variant = algorithm.eciesVariant else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
         do {
-            return try ECIES.seal(data, to: publicKeyData)
+            return try ECIES.seal(data, to: publicKeyData, variant: variant)
         } catch {
             throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Encryption failed."])
         }
@@ -357,7 +359,7 @@ open class LAPublicKey: NSObject, @unchecked Sendable {
 
     /// Whether ``encrypt(_:algorithm:)`` supports `algorithm`.
     open func canEncrypt(using algorithm: SecKeyAlgorithm) -> Bool {
-        algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
+        algorithm.eciesVariant != nil
     }
 }
 

@@ -77,14 +77,104 @@ public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 /// The CoreFoundation `false` (an `NSNumber`).
 public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
 
-/// A CoreFoundation allocator. Only ``kCFAllocatorDefault`` exists; allocator arguments are
-/// accepted and ignored.
+/// A CoreFoundation allocator. Allocator arguments are accepted and ignored: memory is
+/// Swift's.
 public final class CFAllocator: Sendable {
     fileprivate init() {}
 }
 
 /// The default allocator, for `SecAccessControlCreateWithFlags(kCFAllocatorDefault, ...)`.
 public let kCFAllocatorDefault: CFAllocator! = CFAllocator()
+
+/// The system allocator (the same as ``kCFAllocatorDefault`` here).
+public let kCFAllocatorSystemDefault: CFAllocator! = kCFAllocatorDefault
+
+/// The allocator that does not free, for `CFDataCreateWithBytesNoCopy(…, kCFAllocatorNull)`.
+public let kCFAllocatorNull: CFAllocator! = CFAllocator()
+
+/// A CoreFoundation type's identifier (`CFTypeID`), as returned by ``CFGetTypeID(_:)`` and the
+/// `…GetTypeID()` functions. The values are Touchstone's; compare them, do not store them.
+public typealias CFTypeID = UInt
+
+/// The kinds ``CFGetTypeID(_:)`` tells apart, with their identifiers.
+enum CFTypeKind: CFTypeID {
+    case unknown = 0, string = 7, number = 22, boolean = 21, data = 20, dictionary = 18, array = 19, date = 42
+    case error = 30, secKey = 0x5EC0, secAccessControl = 0x5EC1
+}
+
+/// The type of a CoreFoundation object, to compare with a `…GetTypeID()` such as
+/// `SecKeyGetTypeID()` (`CFGetTypeID(item) == SecKeyGetTypeID()`). `kCFBooleanTrue` and
+/// `kCFBooleanFalse` are booleans, other numbers numbers. Objects that are not of a
+/// CoreFoundation type give 0.
+public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
+    guard let cf else { return CFTypeKind.unknown.rawValue }
+    let kind: CFTypeKind = switch cf {
+    case is SecKey: .secKey
+    case is SecAccessControl: .secAccessControl
+    case let number as NSNumber: number === kCFBooleanTrue || number === kCFBooleanFalse ? .boolean : .number
+    case is NSString: .string
+    case is NSData: .data
+    case is NSDictionary: .dictionary
+    case is NSArray: .array
+    case is NSDate: .date
+    case is NSError: .error
+    default: .unknown
+    }
+    return kind.rawValue
+}
+
+/// The type identifier of `CFString`.
+public func CFStringGetTypeID() -> CFTypeID { CFTypeKind.string.rawValue }
+/// The type identifier of `CFNumber`.
+public func CFNumberGetTypeID() -> CFTypeID { CFTypeKind.number.rawValue }
+/// The type identifier of `CFBoolean`.
+public func CFBooleanGetTypeID() -> CFTypeID { CFTypeKind.boolean.rawValue }
+/// The type identifier of `CFData`.
+public func CFDataGetTypeID() -> CFTypeID { CFTypeKind.data.rawValue }
+/// The type identifier of `CFDictionary`.
+public func CFDictionaryGetTypeID() -> CFTypeID { CFTypeKind.dictionary.rawValue }
+/// The type identifier of `CFArray`.
+public func CFArrayGetTypeID() -> CFTypeID { CFTypeKind.array.rawValue }
+/// The type identifier of `CFDate`.
+public func CFDateGetTypeID() -> CFTypeID { CFTypeKind.date.rawValue }
+/// The type identifier of `CFError`.
+public func CFErrorGetTypeID() -> CFTypeID { CFTypeKind.error.rawValue }
+
+/// A `CFData` holding a copy of `length` bytes at `bytes` (nil when `bytes` is nil and
+/// `length` is not 0, or `length` is negative).
+public func CFDataCreate(_ allocator: CFAllocator!, _ bytes: UnsafePointer<UInt8>!, _ length: CFIndex) -> CFData! {
+    guard length >= 0 else { return nil }
+    guard length > 0 else { return NSData() }
+    guard let bytes else { return nil }
+    return NSData(bytes: bytes, length: length)
+}
+
+/// A `CFData` of `length` bytes at `bytes`. It **copies** them (Foundation on Linux cannot
+/// borrow memory it does not free safely), so it behaves as on Apple platforms for callers that
+/// keep the bytes alive while the data is used, as Apple requires, and costs one copy. The
+/// deallocator is ignored (with ``kCFAllocatorNull``, the usual one, nothing is freed on Apple
+/// platforms either).
+public func CFDataCreateWithBytesNoCopy(_ allocator: CFAllocator!, _ bytes: UnsafePointer<UInt8>!, _ length: CFIndex,
+                                        _ bytesDeallocator: CFAllocator!) -> CFData! {
+    CFDataCreate(allocator, bytes, length)
+}
+
+/// The number of bytes in `data`.
+public func CFDataGetLength(_ data: CFData!) -> CFIndex {
+    data?.length ?? 0
+}
+
+/// A pointer to the bytes of `data`, valid while `data` lives (an `NSData` does not move its
+/// bytes).
+public func CFDataGetBytePtr(_ data: CFData!) -> UnsafePointer<UInt8>! {
+    data?.bytes.assumingMemoryBound(to: UInt8.self)
+}
+
+/// A `CFError` (an `NSError`) with `domain`, `code` and `userInfo`, as `CFErrorCreate` makes
+/// one: `CFErrorCreate(nil, NSOSStatusErrorDomain as CFErrorDomain, CFIndex(errSecVerifyFailed), nil)`.
+public func CFErrorCreate(_ allocator: CFAllocator!, _ domain: CFErrorDomain!, _ code: CFIndex, _ userInfo: CFDictionary!) -> CFError! {
+    NSError(domain: (domain as String?) ?? "", code: code, userInfo: (userInfo as? [String: Any]) ?? [:])
+}
 
 /// The `Info.plist` key of the bundle identifier (`"CFBundleIdentifier"`), which keychain
 /// libraries use to name their default service:

@@ -34,6 +34,11 @@ struct KeyQuery {
     }
 
     init(_ dictionary: [String: Any]) throws {
+        // Keys have no persistent references here: errSecUnimplemented, never a query that
+        // ignores the reference and matches (or deletes) every key.
+        if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
+            throw KeychainQuery.Unsimulated()
+        }
         switch dictionary[kSecAttrApplicationTag as String] {
         case nil: tag = nil
         case let text as String: tag = Data(text.utf8)

@@ -101,6 +101,11 @@ struct KeychainQuery {
     let synchronizable: Synchronizable
     let returnData: Bool
     let returnAttributes: Bool
+    /// `kSecReturnPersistentRef`.
+    let returnPersistentRef: Bool
+    /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names one
+    /// that is no item of this class (it then matches nothing).
+    let persistentRef: PersistentReference??
     let limitAll: Bool
     let context: (any KeychainAuthenticationContext)?
     let prompt: String?
@@ -115,10 +120,11 @@ struct KeychainQuery {
         case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
         case let other: throw Invalid(reason: "unknown kSecClass '\(other)'")
         }
-        // Persistent references are not simulated: a query that names one or asks for one is
-        // errSecUnimplemented, never a query that ignores it and matches (or deletes) every item.
-        if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
-            throw Unsimulated()
+        if let raw = dictionary[kSecValuePersistentRef as String] {
+            guard let bytes = Self.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
+            persistentRef = .some(PersistentReference(bytes, itemClass: itemClass))
+        } else {
+            persistentRef = nil
         }
         let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
         var attributes: [String: KeychainAttributeValue] = [:]
@@ -148,6 +154,8 @@ struct KeychainQuery {
         self.attributes = attributes
         returnData = try dictionary[kSecReturnData as String].map { try Self.bool($0, kSecReturnData as String) } ?? false
         returnAttributes = try dictionary[kSecReturnAttributes as String].map { try Self.bool($0, kSecReturnAttributes as String) } ?? false
+        returnPersistentRef = try dictionary[kSecReturnPersistentRef as String]
+            .map { try Self.bool($0, kSecReturnPersistentRef as String) } ?? false
         switch dictionary[kSecMatchLimit as String] {
         case nil: limitAll = false
         case let raw?:
@@ -237,8 +245,11 @@ struct KeychainQuery {
     /// The items of the query's class whose service, account, accessibility and every given
     /// attribute match. `appID` is the default access group.
     func matches(in keychain: Keychain, appID: String, includingInvalidated: Bool = false) throws -> [Found] {
-        try keychain.items(service: service.map(Self.stored)).compactMap { info in
+        if case .some(nil) = persistentRef { return [] }
+        let reference = persistentRef ?? nil
+        return try keychain.items(service: reference?.service ?? service.map(Self.stored)).compactMap { info in
             guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == info.account }) ?? true,
+                  reference.map({ $0.service == info.service && $0.account == info.account }) ?? true,
                   includingInvalidated || !info.isInvalidated,
                   accessibility.map({ $0 == info.accessControl.accessibility }) ?? true
             else { return nil }
@@ -257,13 +268,20 @@ struct KeychainQuery {
         }
     }
 
-    /// The `result` object Apple returns: `Data`, an attribute dictionary (with `kSecValueData`
-    /// when data was asked for), or an array of either.
+    /// Whether the call returns anything (`kSecReturnData`, `…Attributes` or `…PersistentRef`).
+    var returnsSomething: Bool { returnData || returnAttributes || returnPersistentRef }
+
+    /// The `result` object Apple returns: `Data` (the value, or the persistent reference when
+    /// only that was asked for), a dictionary when attributes or more than one thing was asked
+    /// for (attributes, `kSecValueData`, `kSecValuePersistentRef`), or an array of either.
     func shape(_ found: [(Found, Data?)], limitAll: Bool, appID: String) -> CFTypeRef? {
+        let asDictionary = returnAttributes || (returnData && returnPersistentRef)
         let shaped: [Any] = found.map { item, data in
-            guard returnAttributes else { return data ?? Data() }
-            var attributes = Self.attributes(of: item, appID: appID)
+            let reference = PersistentReference(item).bytes
+            guard asDictionary else { return returnPersistentRef ? reference : data ?? Data() }
+            var attributes = returnAttributes ? Self.attributes(of: item, appID: appID) : [:]
             if returnData, let data { attributes[kSecValueData as String] = data }
+            if returnPersistentRef { attributes[kSecValuePersistentRef as String] = reference }
             return attributes
         }
         if limitAll { return shaped as NSArray }
@@ -297,6 +315,46 @@ struct KeychainQuery {
             attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
         }
         return attributes
+    }
+
+    // MARK: Persistent references
+
+    /// A persistent reference (`kSecReturnPersistentRef`, `kSecValuePersistentRef`): opaque
+    /// `Data` naming one item of this app's keychain by class, service and account, as stored.
+    /// It stays valid while the item exists; renaming the item (a new service or account)
+    /// makes a new one (our rule: Apple's survives a rename).
+    struct PersistentReference: Equatable {
+        static let magic = Data("TSPR".utf8)
+        let itemClass: KeychainItemClass
+        let service: String
+        let account: String
+
+        init(_ item: Found) {
+            (itemClass, service, account) = (item.itemClass, item.service, item.account)
+        }
+
+        /// Reads `bytes`; nil when they are not a reference to an item of `itemClass`.
+        init?(_ bytes: Data, itemClass: KeychainItemClass) {
+            let bytes = Data(bytes)
+            let header = Self.magic.count + 2 + 4
+            guard bytes.count >= header, bytes.prefix(Self.magic.count) == Self.magic,
+                  bytes[bytes.startIndex + 4] == 1, bytes[bytes.startIndex + 5] == (itemClass == .internetPassword ? 1 : 0)
+            else { return nil }
+            let length = bytes.dropFirst(6).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            guard length <= bytes.count - header,
+                  let service = String(data: bytes.dropFirst(header).prefix(length), encoding: .utf8),
+                  let account = String(data: bytes.dropFirst(header + length), encoding: .utf8)
+            else { return nil }
+            (self.itemClass, self.service, self.account) = (itemClass, service, account)
+        }
+
+        /// "TSPR", version 1, the class, the service's length (4 bytes, big-endian), service, account.
+        var bytes: Data {
+            let service = Data(service.utf8)
+            let length = UInt32(truncatingIfNeeded: service.count)
+            return Self.magic + Data([1, itemClass == .internetPassword ? 1 : 0])
+                + withUnsafeBytes(of: length.bigEndian) { Data($0) } + service + Data(account.utf8)
+        }
     }
 
     // MARK: Reading values

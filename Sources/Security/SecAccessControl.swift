@@ -140,6 +140,9 @@ package func accessibleValue(_ accessibility: Accessibility) -> String {
     }
 }
 
+/// The type identifier of `SecAccessControl`, for `CFGetTypeID(value) == SecAccessControlGetTypeID()`.
+public func SecAccessControlGetTypeID() -> CFTypeID { CFTypeKind.secAccessControl.rawValue }
+
 /// An `NSError` in `NSOSStatusErrorDomain`, as Security reports `CFError`s.
 package func osStatusError(_ status: OSStatus, _ message: String) -> NSError {
     NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])

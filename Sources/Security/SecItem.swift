@@ -26,7 +26,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         try keychain.add(query.value ?? Data(), service: query.storedService, account: query.storedAccount,
                          itemClass: query.itemClass, accessControl: access, attributes: query.storedAttributes,
                          context: context)
-        if let result, query.returnData || query.returnAttributes {
+        if let result, query.returnsSomething {
             let info = try keychain.info(service: query.storedService, account: query.storedAccount, itemClass: query.itemClass)
             result.pointee = query.shape([(KeychainQuery.Found(info), query.value ?? Data())], limitAll: false,
                                          appID: keychain.authenticator.appID)
@@ -75,7 +75,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
             }
             found.append((match, data))
         }
-        if query.returnData || query.returnAttributes {
+        if query.returnsSomething {
             result?.pointee = query.shape(found, limitAll: query.limitAll, appID: appID)
         }
         return errSecSuccess

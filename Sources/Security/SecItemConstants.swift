@@ -338,6 +338,8 @@ public let errSecDecode: OSStatus = -26275
 public let errSecNotTrusted: OSStatus = -67843
 /// A cryptographic verification failure has occurred.
 public let errSecVerifyFailed: OSStatus = -67808
+/// An invalid record was encountered.
+public let errSecInvalidRecord: OSStatus = -67701
 /// A required entitlement isn't present.
 public let errSecMissingEntitlement: OSStatus = -34018
 
@@ -403,6 +405,7 @@ let securityErrorMessages: [OSStatus: String] = [
     -26275: "Unable to decode the provided data.",
     -67843: "The trust policy was not trusted.",
     -67808: "A cryptographic verification failure has occurred.",
+    -67701: "An invalid record was encountered.",
     -34018: "A required entitlement isn't present.",
 ]
 #endif

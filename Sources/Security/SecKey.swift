@@ -125,6 +125,25 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     }
 }
 
+/// The older way to make a key pair (deprecated by Apple in iOS 15, still common): the same
+/// parameters and rules as ``SecKeyCreateRandomKey(_:_:)``, both halves returned through the
+/// pointers, and the failure as a status (`errSecParam`, `errSecUnimplemented`,
+/// `errSecAuthFailed`...) instead of an error.
+public func SecKeyGeneratePair(_ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?,
+                               _ privateKey: UnsafeMutablePointer<SecKey?>?) -> OSStatus {
+    var error: Unmanaged<CFError>?
+    guard let key = SecKeyCreateRandomKey(parameters, &error) else {
+        let failure = error?.takeRetainedValue()
+        return failure.map { $0.domain == NSOSStatusErrorDomain ? OSStatus(truncatingIfNeeded: $0.code) : errSecAuthFailed } ?? errSecParam
+    }
+    publicKey?.pointee = SecKeyCopyPublicKey(key)
+    privateKey?.pointee = key
+    return errSecSuccess
+}
+
+/// The type identifier of `SecKey`, for `CFGetTypeID(item) == SecKeyGetTypeID()`.
+public func SecKeyGetTypeID() -> CFTypeID { CFTypeKind.secKey.rawValue }
+
 /// The public key of a key pair (the key itself for a public key).
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     key.isPrivate ? SecKey(.publicKey(key.publicKeyData)) : key
@@ -176,23 +195,21 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int { 32 }
 /// private key, verify / encrypt with a public key, for the algorithms ``SecKeyAlgorithm`` lists
 /// as supported.
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
-    let signing: Set<SecKeyAlgorithm> = [.ecdsaSignatureMessageX962SHA256, .ecdsaSignatureDigestX962SHA256]
-    let ecies: Set<SecKeyAlgorithm> = [.eciesEncryptionCofactorVariableIVX963SHA256AESGCM, .eciesEncryptionStandardVariableIVX963SHA256AESGCM]
-    let exchange: Set<SecKeyAlgorithm> = [.ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor,
-                                          .ecdhKeyExchangeStandardX963SHA256, .ecdhKeyExchangeCofactorX963SHA256]
     switch operation {
-    case .sign: return key.isPrivate && signing.contains(algorithm)
-    case .verify: return signing.contains(algorithm)
-    case .encrypt: return ecies.contains(algorithm)
-    case .decrypt: return key.isPrivate && ecies.contains(algorithm)
-    case .keyExchange: return key.isPrivate && exchange.contains(algorithm)
+    case .sign: key.isPrivate && algorithm.ecdsaInput != nil
+    case .verify: algorithm.ecdsaInput != nil
+    case .encrypt: algorithm.eciesVariant != nil
+    case .decrypt: key.isPrivate && algorithm.eciesVariant != nil
+    case .keyExchange: key.isPrivate && algorithm.keyExchange != nil
     }
 }
 
 // MARK: Using keys
 
-/// Signs `dataToSign` (a message, or a 32-byte digest for `.ecdsaSignatureDigestX962SHA256`)
-/// with a Secure Enclave private key; the DER signature. **This is where the prompt happens**:
+/// Signs `dataToSign` (a message for `.ecdsaSignatureMessageX962SHA256` / `SHA1` / `SHA384` /
+/// `SHA512`, a digest of the named hash's length for `.ecdsaSignatureDigestX962SHA256` and its
+/// siblings, 1 to 64 bytes for `.ecdsaSignatureDigestX962`) with a Secure Enclave private key;
+/// the DER signature. **This is where the prompt happens**:
 /// the key's access control is evaluated through its context (REFERENCE §10).
 ///
 /// Errors: a failed prompt is an LAError in `com.apple.LocalAuthentication` (userCancel -2
@@ -207,16 +224,10 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
         let data = Data(referencing: dataToSign)
         let context = try call.engineContext(key)
         let reason = key.reason
-        let signature: Data
-        switch algorithm {
-        case .ecdsaSignatureMessageX962SHA256:
-            signature = try runBlocking { try await authenticator.keys.sign(data, with: enclave, context: context, reason: reason) }
-        case .ecdsaSignatureDigestX962SHA256:
-            signature = try runBlocking { try await authenticator.keys.sign(digest: data, with: enclave, context: context, reason: reason) }
-        default:
-            throw SecKeyCall.Failure(errSecParam, "unsupported signature algorithm \(algorithm.identifier)")
-        }
-        return signature as NSData
+        let digest = try signedDigest(of: data, algorithm)
+        return try runBlocking {
+            try await authenticator.keys.sign(digest: digest, with: enclave, context: context, reason: reason)
+        } as NSData
     }
 }
 
@@ -229,32 +240,21 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
         guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: Data(referencing: signature)) else {
             throw SecKeyCall.Failure(errSecVerifyFailed, "the signature is not DER-encoded ECDSA")
         }
-        let data = Data(referencing: signedData)
-        let valid: Bool
-        switch algorithm {
-        case .ecdsaSignatureMessageX962SHA256:
-            valid = publicKey.isValidSignature(parsed, for: data)
-        case .ecdsaSignatureDigestX962SHA256:
-            guard data.count == 32 else { throw SecKeyCall.Failure(errSecParam, "a SHA-256 digest is 32 bytes") }
-            valid = publicKey.isValidSignature(parsed, for: SHA256DigestBytes(data))
-        default:
-            throw SecKeyCall.Failure(errSecParam, "unsupported signature algorithm \(algorithm.identifier)")
-        }
-        guard valid else { throw SecKeyCall.Failure(errSecVerifyFailed, "EC signature verification failed (ccerr -7)") }
+        let digest = try signedDigest(of: Data(referencing: signedData), algorithm)
+        guard publicKey.isValidSignature(parsed, for: DigestBytes(digest)) else { throw SecKeyCall.Failure(errSecVerifyFailed, "EC signature verification failed (ccerr -7)") }
         return true
     }
     return verified ?? false
 }
 
-/// Encrypts with a public key (`.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` or the
-/// standard variant): ephemeral public key || ciphertext || tag, as Apple's. Never prompts.
+/// Encrypts with a public key (`.eciesEncryptionCofactorVariableIVX963SHA256AESGCM`, the
+/// standard variant, the other hashes, or the iOS 10 forms without `VariableIV`): ephemeral
+/// public key || ciphertext || tag, as Apple's. Never prompts.
 public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { _ in
-        guard algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM
-            || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
-        else { throw SecKeyCall.Failure(errSecParam, "unsupported encryption algorithm \(algorithm.identifier)") }
-        return try ECIES.seal(Data(referencing: plaintext), to: key.publicKeyData) as NSData
+        let variant = try eciesVariant(algorithm)
+        return try ECIES.seal(Data(referencing: plaintext), to: key.publicKeyData, variant: variant) as NSData
     }
 }
 
@@ -264,35 +264,36 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
 public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in
-        guard algorithm == .eciesEncryptionCofactorVariableIVX963SHA256AESGCM
-            || algorithm == .eciesEncryptionStandardVariableIVX963SHA256AESGCM
-        else { throw SecKeyCall.Failure(errSecParam, "unsupported encryption algorithm \(algorithm.identifier)") }
+        let variant = try eciesVariant(algorithm)
         let (enclave, authenticator) = try call.privateKey(key)
         let data = Data(referencing: ciphertext)
         let context = try call.engineContext(key)
         let reason = key.reason
-        return try runBlocking { try await authenticator.keys.decrypt(data, with: enclave, context: context, reason: reason) } as NSData
+        return try runBlocking {
+            try await authenticator.keys.decrypt(data, with: enclave, context: context, reason: reason, variant: variant)
+        } as NSData
     }
 }
 
 /// ECDH between a Secure Enclave private key and another public key, after the private key's
 /// evaluation: the raw shared secret (`.ecdhKeyExchangeStandard` / `…Cofactor`), or for the
-/// `…X963SHA256` variants the X9.63 KDF of it with `kSecKeyKeyExchangeParameterSharedInfo` and
-/// `kSecKeyKeyExchangeParameterRequestedSize` (required).
+/// `…X963SHA256` variants (and SHA-1, SHA-384, SHA-512) the X9.63 KDF of it with
+/// `kSecKeyKeyExchangeParameterSharedInfo` and `kSecKeyKeyExchangeParameterRequestedSize`
+/// (required).
 public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey,
                                         _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in
         let (enclave, authenticator) = try call.privateKey(privateKey)
         let options = try KeyQuery.normalize(parameters)
-        var kdf: (size: Int, info: Data)?
-        switch algorithm {
-        case .ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor: break
-        case .ecdhKeyExchangeStandardX963SHA256, .ecdhKeyExchangeCofactorX963SHA256:
+        var kdf: (size: Int, info: Data, hash: ECIES.Hash)?
+        switch algorithm.keyExchange {
+        case .raw: break
+        case let .x963(hash):
             guard let size = options[kSecKeyKeyExchangeParameterRequestedSize as String].flatMap(KeyQuery.integer), size > 0, size <= 1 << 16 else {
                 throw SecKeyCall.Failure(errSecParam, "kSecKeyKeyExchangeParameterRequestedSize is required")
             }
-            kdf = (size, options[kSecKeyKeyExchangeParameterSharedInfo as String].flatMap(KeyQuery.data) ?? Data())
-        default:
+            kdf = (size, options[kSecKeyKeyExchangeParameterSharedInfo as String].flatMap(KeyQuery.data) ?? Data(), hash)
+        case nil:
             throw SecKeyCall.Failure(errSecParam, "unsupported key-exchange algorithm \(algorithm.identifier)")
         }
         let peer = publicKey.publicKeyData
@@ -300,18 +301,36 @@ public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKe
         let reason = privateKey.reason
         let secret = try runBlocking { try await authenticator.keys.sharedSecret(with: peer, using: enclave, context: context, reason: reason) }
         guard let kdf else { return secret as NSData }
-        return ECIES.x963KDF(secret, sharedInfo: kdf.info, count: kdf.size) as NSData
+        return ECIES.x963KDF(secret, sharedInfo: kdf.info, count: kdf.size, hash: kdf.hash) as NSData
     }
 }
 
-/// A SHA-256 digest given as bytes, for verifying `…DigestX962SHA256` signatures.
-private struct SHA256DigestBytes: Digest {
+/// The bytes ECDSA signs for `algorithm` (see ``SecKeyAlgorithm/signedBytes(of:)``); errSecParam
+/// for an algorithm that is not a supported ECDSA one or a digest of the wrong length.
+private func signedDigest(of data: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
+    do {
+        return try algorithm.signedBytes(of: data)
+    } catch {
+        throw SecKeyCall.Failure(errSecParam, error.message)
+    }
+}
+
+/// The ECIES form of `algorithm`; errSecParam for an algorithm that is not a supported ECIES.
+private func eciesVariant(_ algorithm: SecKeyAlgorithm) throws -> ECIES.Variant {
+    guard let variant = algorithm.eciesVariant else {
+        throw SecKeyCall.Failure(errSecParam, "unsupported encryption algorithm \(algorithm.identifier)")
+    }
+    return variant
+}
+
+/// A digest given as bytes, for verifying: swift-crypto's ECDSA reads only the bytes.
+private struct DigestBytes: Digest {
     static var byteCount: Int { 32 }
     let bytes: Data
     init(_ bytes: Data) { self.bytes = bytes }
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
     func makeIterator() -> Data.Iterator { bytes.makeIterator() }
-    var description: String { "SHA256DigestBytes" }
+    var description: String { "DigestBytes(\(bytes.count) bytes)" }
 }
 
 extension SecKey {

@@ -69,11 +69,13 @@ public enum SecKeyOperationType: Int, Sendable {
     case keyExchange = 4
 }
 
-/// A key algorithm (`SecKeyAlgorithm`), with Apple's identifiers. Touchstone supports, for
-/// P-256 keys: ECDSA over a message or a digest with SHA-256 (DER signatures), ECIES with
-/// X9.63 SHA-256 and AES-GCM (variable IV, standard or cofactor — the same on P-256), and ECDH
-/// key exchange (raw, or with the X9.63 SHA-256 KDF). Other algorithms are reported as
-/// unsupported (`SecKeyIsAlgorithmSupported` false, errSecParam).
+/// A key algorithm (`SecKeyAlgorithm`): every one of Apple's SecKey.h, with Apple's
+/// identifiers. Touchstone supports, for P-256 keys: ECDSA over a message (SHA-1, SHA-256,
+/// SHA-384, SHA-512) or a given digest (DER signatures); ECIES with the X9.63 KDF (SHA-1,
+/// SHA-256, SHA-384, SHA-512) and AES-GCM, both the variable-IV form and the iOS 10 form with an
+/// all-zero IV, standard or cofactor (the same on P-256); ECDH key exchange, raw or with the X9.63
+/// KDF. Others — RSA, SHA-224 hashing, RFC 4754 signatures — are reported as unsupported
+/// (`SecKeyIsAlgorithmSupported` false, errSecParam).
 public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
     /// Apple's identifier, e.g. `"algid:sign:ECDSA:message-X962:SHA256"`.
     public let identifier: String
@@ -85,49 +87,6 @@ public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
     public var rawValue: CFString { NSString(string: identifier) }
 
     init(_ identifier: String) { self.identifier = identifier }
-
-    /// ECDSA P-256 over the SHA-256 of the message; DER signature.
-    public static let ecdsaSignatureMessageX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA256")
-    /// ECDSA P-256 over a given SHA-256 digest (32 bytes); DER signature.
-    public static let ecdsaSignatureDigestX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA256")
-    /// ECDSA over SHA-1 (not supported).
-    public static let ecdsaSignatureMessageX962SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA1")
-    /// ECDSA over SHA-384 (not supported for P-256 keys here).
-    public static let ecdsaSignatureMessageX962SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA384")
-    /// ECIES, cofactor ECDH, X9.63 SHA-256 KDF giving key and IV, AES-GCM: ephemeral public key
-    /// || ciphertext || 16-byte tag.
-    public static let eciesEncryptionCofactorVariableIVX963SHA256AESGCM =
-        SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV")
-    /// ECIES, standard ECDH (the same bytes as the cofactor variant on P-256).
-    public static let eciesEncryptionStandardVariableIVX963SHA256AESGCM =
-        SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
-    /// The legacy ECIES with an all-zero IV (not supported).
-    public static let eciesEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM")
-    /// Raw ECDH: the shared secret's X coordinate.
-    public static let ecdhKeyExchangeStandard = SecKeyAlgorithm("algid:keyexchange:ECDH")
-    /// Raw cofactor ECDH (the same as standard on P-256).
-    public static let ecdhKeyExchangeCofactor = SecKeyAlgorithm("algid:keyexchange:ECDHC")
-    /// ECDH followed by the X9.63 SHA-256 KDF (`kSecKeyKeyExchangeParameterRequestedSize`,
-    /// `kSecKeyKeyExchangeParameterSharedInfo`).
-    public static let ecdhKeyExchangeStandardX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDH:KDFX963:SHA256")
-    /// Cofactor ECDH followed by the X9.63 SHA-256 KDF.
-    public static let ecdhKeyExchangeCofactorX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDHC:KDFX963:SHA256")
 }
 
-/// `SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256` under its C name.
-public let kSecKeyAlgorithmECDSASignatureMessageX962SHA256 = SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256
-/// `SecKeyAlgorithm.ecdsaSignatureDigestX962SHA256` under its C name.
-public let kSecKeyAlgorithmECDSASignatureDigestX962SHA256 = SecKeyAlgorithm.ecdsaSignatureDigestX962SHA256
-/// `SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` under its C name.
-public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM
-/// `SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA256AESGCM` under its C name.
-public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA256AESGCM
-/// `SecKeyAlgorithm.ecdhKeyExchangeStandard` under its C name.
-public let kSecKeyAlgorithmECDHKeyExchangeStandard = SecKeyAlgorithm.ecdhKeyExchangeStandard
-/// `SecKeyAlgorithm.ecdhKeyExchangeCofactor` under its C name.
-public let kSecKeyAlgorithmECDHKeyExchangeCofactor = SecKeyAlgorithm.ecdhKeyExchangeCofactor
-/// `SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA256` under its C name.
-public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256 = SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA256
-/// `SecKeyAlgorithm.ecdhKeyExchangeCofactorX963SHA256` under its C name.
-public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256 = SecKeyAlgorithm.ecdhKeyExchangeCofactorX963SHA256
 #endif

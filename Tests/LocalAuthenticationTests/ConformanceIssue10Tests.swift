@@ -287,26 +287,53 @@ struct ConformanceIssue10Tests {
         #expect(sim.scriptingMistakes.count == 1)
     }
 
-    @Test("a persistent reference is errSecUnimplemented on every call, and a delete naming one deletes nothing")
-    func persistentReferencesAreRefusedNotIgnored() async throws {
+    @Test("a persistent reference names one item: add returns it, copy, update and delete by it touch only that item; a bogus one matches nothing")
+    func persistentReferencesNameOneItem() async throws {
         let sim = try TestDevice()
-        let statuses = await sim.blocking { () -> [OSStatus] in
-            let byReference: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
-                                              kSecValuePersistentRef as String: Data("bogus".utf8)]
+        let outcome = await sim.blocking { () -> [String] in
+            var lines: [String] = []
             var result: CFTypeRef?
-            return [
-                Self.add([kSecAttrAccount as String: "one"]), Self.add([kSecAttrAccount as String: "two"]),
-                SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
-                            kSecAttrAccount as String: "three", kSecReturnPersistentRef as String: true] as CFDictionary, &result),
-                SecItemCopyMatching(byReference as CFDictionary, &result),
-                SecItemUpdate(byReference as CFDictionary, [kSecAttrLabel as String: "x"] as CFDictionary),
-                SecItemDelete(byReference as CFDictionary),
-                Self.read([kSecAttrAccount as String: "one"]).0, Self.read([kSecAttrAccount as String: "two"]).0,
-                Self.read([kSecAttrAccount as String: "three"]).0,
-            ]
+            _ = Self.add([kSecAttrAccount as String: "one"])
+            let added = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                    kSecAttrAccount as String: "two", kSecValueData as String: Data("2".utf8),
+                                    kSecReturnPersistentRef as String: true] as CFDictionary, &result)
+            guard added == errSecSuccess, let reference = result as? Data else { return ["add \(added) \(String(describing: result))"] }
+            let byReference: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: reference]
+            // Copy: data alone; then data, attributes and the reference together (a dictionary).
+            var query = byReference
+            query[kSecReturnData as String] = true
+            lines.append("copy \(SecItemCopyMatching(query as CFDictionary, &result)) \(String(decoding: result as? Data ?? Data(), as: UTF8.self))")
+            query[kSecReturnAttributes as String] = true
+            query[kSecReturnPersistentRef as String] = true
+            _ = SecItemCopyMatching(query as CFDictionary, &result)
+            let dictionary = result as? [String: Any]
+            lines.append("dict \(dictionary?[kSecAttrAccount as String] as? String ?? "-") \((dictionary?[kSecValuePersistentRef as String] as? Data) == reference)")
+            // Every item with its reference: each distinct, each naming its own item.
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+                                     kSecReturnPersistentRef as String: true] as CFDictionary, &result)
+            lines.append("all \(Set((result as? [Data]) ?? []).count)")
+            lines.append("update \(SecItemUpdate(byReference as CFDictionary, [kSecValueData as String: Data("22".utf8)] as CFDictionary))")
+            lines.append("values \(Self.read([kSecAttrAccount as String: "one"]).1 as? Data == Data("v".utf8)) \(Self.read([kSecAttrAccount as String: "two"]).1 as? Data == Data("22".utf8))")
+            // A bogus reference (or one of another class) matches nothing: nothing is deleted.
+            for bogus in [Data("bogus".utf8), reference.prefix(5), Data()] {
+                var wrong = byReference
+                wrong[kSecValuePersistentRef as String] = bogus
+                lines.append("bogus \(SecItemDelete(wrong as CFDictionary))")
+            }
+            var internet = byReference
+            internet[kSecClass as String] = kSecClassInternetPassword
+            lines.append("other class \(SecItemDelete(internet as CFDictionary))")
+            lines.append("delete \(SecItemDelete(byReference as CFDictionary)) \(SecItemDelete(byReference as CFDictionary))")
+            lines.append("left \(Self.read([kSecAttrAccount as String: "one"]).0) \(Self.read([kSecAttrAccount as String: "two"]).0)")
+            // Keys have no persistent references here: refused, never ignored.
+            lines.append("key \(SecItemDelete([kSecClass as String: kSecClassKey, kSecValuePersistentRef as String: reference] as CFDictionary))")
+            return lines
         }
-        #expect(statuses == [errSecSuccess, errSecSuccess, errSecUnimplemented, errSecUnimplemented, errSecUnimplemented,
-                             errSecUnimplemented, errSecSuccess, errSecSuccess, errSecItemNotFound])
+        #expect(outcome == [
+            "copy 0 2", "dict two true", "all 2", "update 0", "values true true",
+            "bogus -25300", "bogus -25300", "bogus -25300", "other class -25300",
+            "delete 0 -25300", "left 0 -25300", "key -4",
+        ])
     }
 
     @Test("§10 kSecClassKey without a key: nothing found, nothing to delete; importing bytes and updating are errSecUnimplemented")

@@ -85,5 +85,16 @@ struct CryptoKitSecureEnclaveTests {
         }
         #expect(!blob.isEmpty && !opened)
     }
+
+    @Test("ML-DSA Secure Enclave keys (iOS 26) are not simulated: creating or opening one throws errSecUnimplemented")
+    func postQuantumKeysThrowUnimplemented() throws {
+        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage], nil)!
+        #expect(throws: CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)) {
+            _ = try SecureEnclave.MLDSA65.PrivateKey(accessControl: access)
+        }
+        #expect(throws: CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)) {
+            _ = try SecureEnclave.MLDSA87.PrivateKey(dataRepresentation: Data([1, 2, 3]))
+        }
+    }
 }
 #endif

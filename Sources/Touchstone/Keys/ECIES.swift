@@ -15,6 +15,50 @@ import Foundation
 /// let plain = try await authenticator.keys.decrypt(box, with: key, reason: "Unlock")
 /// ```
 public enum ECIES {
+    /// The hash of the X9.63 KDF (and of ECDSA message signatures): the SHA-2 and SHA-1
+    /// functions swift-crypto provides. SHA-224 is not among them.
+    public enum Hash: Sendable, Hashable, CaseIterable {
+        /// SHA-1 (20 bytes).
+        case sha1
+        /// SHA-256 (32 bytes).
+        case sha256
+        /// SHA-384 (48 bytes).
+        case sha384
+        /// SHA-512 (64 bytes).
+        case sha512
+
+        /// The hash of `data`.
+        public func digest(_ data: Data) -> Data {
+            switch self {
+            case .sha1: Data(Insecure.SHA1.hash(data: data))
+            case .sha256: Data(SHA256.hash(data: data))
+            case .sha384: Data(SHA384.hash(data: data))
+            case .sha512: Data(SHA512.hash(data: data))
+            }
+        }
+    }
+
+    /// One of Apple's ECIES forms for P-256: the X9.63 KDF's hash, and where the AES-GCM IV
+    /// comes from. Both forms put the ephemeral public key (65 bytes) before the ciphertext and
+    /// the 16-byte tag after it, and use no associated data.
+    public struct Variant: Sendable, Hashable {
+        /// The KDF's hash.
+        public let hash: Hash
+        /// True for the "VariableIV" form (iOS 11 on): the KDF gives 32 bytes, the AES-128 key
+        /// then the 16-byte IV. False for the iOS 10 form: the KDF gives the 16-byte key and the
+        /// IV is 16 zero bytes.
+        public let variableIV: Bool
+
+        /// A form; see ``hash`` and ``variableIV``.
+        public init(hash: Hash, variableIV: Bool) {
+            self.hash = hash
+            self.variableIV = variableIV
+        }
+
+        /// `…VariableIVX963SHA256AESGCM`, the form this type's functions use by default.
+        public static let variableIVSHA256 = Variant(hash: .sha256, variableIV: true)
+    }
+
     /// The bytes of one ciphertext.
     struct Parts {
         let ephemeralPublicKey: Data
@@ -24,7 +68,7 @@ public enum ECIES {
 
     /// Encrypts `plaintext` to the P-256 public key `recipient` (65-byte X9.63). Needs no
     /// authentication (it uses only the public key). errSecParam for a malformed key.
-    public static func seal(_ plaintext: Data, to recipient: Data) throws -> Data {
+    public static func seal(_ plaintext: Data, to recipient: Data, variant: Variant = .variableIVSHA256) throws -> Data {
         let peer = try publicKey(recipient)
         let ephemeral = P256.KeyAgreement.PrivateKey()
         let ephemeralPublic = ephemeral.publicKey.x963Representation
@@ -34,7 +78,7 @@ public enum ECIES {
         } catch {
             throw KeychainError(.invalidParameter, message: "key agreement failed")
         }
-        let (key, iv) = derive(secret, sharedInfo: ephemeralPublic)
+        let (key, iv) = derive(secret, sharedInfo: ephemeralPublic, variant: variant)
         do {
             let box = try AES.GCM.seal(plaintext, using: key, nonce: try AES.GCM.Nonce(data: iv))
             return ephemeralPublic + box.ciphertext + box.tag
@@ -56,9 +100,9 @@ public enum ECIES {
     }
 
     /// Opens `parts` with the recipient's private key; errSecDecode when the tag does not match.
-    static func open(_ parts: Parts, privateKey: P256.Signing.PrivateKey) throws -> Data {
+    static func open(_ parts: Parts, privateKey: P256.Signing.PrivateKey, variant: Variant) throws -> Data {
         let secret = try agree(privateKey, try publicKey(parts.ephemeralPublicKey))
-        let (key, iv) = derive(secret, sharedInfo: parts.ephemeralPublicKey)
+        let (key, iv) = derive(secret, sharedInfo: parts.ephemeralPublicKey, variant: variant)
         do {
             let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: iv), ciphertext: parts.ciphertext, tag: parts.tag)
             return try AES.GCM.open(box, using: key)
@@ -86,23 +130,24 @@ public enum ECIES {
         }
     }
 
-    /// ANSI X9.63 KDF (SHA-256): `SHA256(Z || counter32be || sharedInfo)` for counters 1, 2, ….
-    public static func x963KDF(_ secret: Data, sharedInfo: Data, count: Int) -> Data {
+    /// ANSI X9.63 KDF: `H(Z || counter32be || sharedInfo)` for counters 1, 2, …, cut to `count`
+    /// bytes (`hash` defaults to SHA-256). Callers bound `count` (the keychain API to 64 KiB),
+    /// far below the 2³² blocks at which the counter would wrap.
+    public static func x963KDF(_ secret: Data, sharedInfo: Data, count: Int, hash: Hash = .sha256) -> Data {
         var output = Data()
         var counter: UInt32 = 1
         while output.count < count {
-            var hash = SHA256()
-            hash.update(data: secret)
-            hash.update(data: withUnsafeBytes(of: counter.bigEndian) { Data($0) })
-            hash.update(data: sharedInfo)
-            output.append(contentsOf: hash.finalize())
-            counter += 1
+            output.append(hash.digest(secret + withUnsafeBytes(of: counter.bigEndian) { Data($0) } + sharedInfo))
+            counter &+= 1
         }
         return output.prefix(count)
     }
 
-    private static func derive(_ secret: Data, sharedInfo: Data) -> (SymmetricKey, Data) {
-        let material = x963KDF(secret, sharedInfo: sharedInfo, count: 32)
+    private static func derive(_ secret: Data, sharedInfo: Data, variant: Variant) -> (SymmetricKey, Data) {
+        guard variant.variableIV else {
+            return (SymmetricKey(data: x963KDF(secret, sharedInfo: sharedInfo, count: 16, hash: variant.hash)), Data(count: 16))
+        }
+        let material = x963KDF(secret, sharedInfo: sharedInfo, count: 32, hash: variant.hash)
         return (SymmetricKey(data: material.prefix(16)), Data(material.suffix(16)))
     }
 }

@@ -98,15 +98,16 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
     }
 }
 
-/// A digest given as bytes (`…DigestX962SHA256` algorithms), so swift-crypto can sign and
-/// verify it without hashing again.
+/// A digest given as bytes (`…DigestX962…` algorithms), so swift-crypto can sign and verify
+/// it without hashing again. swift-crypto's ECDSA reads only the bytes (BoringSSL cuts a digest
+/// longer than the order), so one type serves every length; `byteCount` is nominal.
 struct RawDigest: Digest {
     static var byteCount: Int { 32 }
     let bytes: Data
 
-    /// nil unless `bytes` is 32 bytes long.
+    /// nil unless `bytes` is 1 to 64 bytes long (up to a SHA-512 digest).
     init?(_ bytes: Data) {
-        guard bytes.count == Self.byteCount else { return nil }
+        guard (1...64).contains(bytes.count) else { return nil }
         self.bytes = bytes
     }
 

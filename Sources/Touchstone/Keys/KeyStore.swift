@@ -158,12 +158,14 @@ public struct KeyStore: Sendable {
         }
     }
 
-    /// Signs a 32-byte SHA-256 digest (`.ecdsaSignatureDigestX962SHA256`); errSecParam for
-    /// another length. Authenticates as ``sign(_:with:context:reason:)``.
+    /// Signs a given digest (`.ecdsaSignatureDigestX962SHA256` and its siblings): ECDSA over
+    /// its bytes, a digest longer than 32 bytes cut to the curve order's size as X9.62 says.
+    /// errSecParam for an empty digest or one longer than 64 bytes (SHA-512's). Authenticates as
+    /// ``sign(_:with:context:reason:)``.
     public func sign(digest: Data, with key: EnclaveKey, context: AuthenticationContext? = nil,
                      reason: String? = nil) async throws -> Data {
         guard let raw = RawDigest(digest) else {
-            throw KeychainError(.invalidParameter, message: "a SHA-256 digest is 32 bytes, not \(digest.count)")
+            throw KeychainError(.invalidParameter, message: "a digest is 1 to 64 bytes, not \(digest.count)")
         }
         let privateKey = try await unseal(key, context: context, reason: reason ?? "Sign with your key")
         do {
@@ -183,14 +185,15 @@ public struct KeyStore: Sendable {
         return try ECIES.agree(privateKey, peer)
     }
 
-    /// Decrypts Apple's `.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` format (see
-    /// ``ECIES``) with `key`, after the key's evaluation (operation useKeyDecrypt).
-    /// errSecParam when the ciphertext is malformed; errSecDecode when it fails to open.
+    /// Decrypts one of Apple's ECIES formats (see ``ECIES``; by default
+    /// `.eciesEncryptionCofactorVariableIVX963SHA256AESGCM`) with `key`, after the key's
+    /// evaluation (operation useKeyDecrypt). errSecParam when the ciphertext is malformed;
+    /// errSecDecode when it fails to open.
     public func decrypt(_ ciphertext: Data, with key: EnclaveKey, context: AuthenticationContext? = nil,
-                        reason: String? = nil) async throws -> Data {
+                        reason: String? = nil, variant: ECIES.Variant = .variableIVSHA256) async throws -> Data {
         let parts = try ECIES.split(ciphertext)
         let privateKey = try await unseal(key, context: context, reason: reason ?? "Decrypt with your key")
-        return try ECIES.open(parts, privateKey: privateKey)
+        return try ECIES.open(parts, privateKey: privateKey, variant: variant)
     }
 
     /// Runs the key's protection rules (``Keychain``'s, shared) and opens its sealed scalar.

@@ -1,0 +1,207 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import LocalAuthentication
+import Testing
+import TouchstoneTesting
+import Touchstone
+
+/// `SecKeyAlgorithm`: Apple's whole SecKey.h list, and the hashes and ECIES forms a P-256
+/// Secure Enclave key supports, each checked against swift-crypto directly (never only against
+/// our own inverse), plus the CoreFoundation and SecKey functions iOS wrappers call around them.
+@Suite("SecKeyAlgorithm: Apple's identifiers, other hashes, the iOS 10 ECIES form")
+struct KeyAlgorithmTests {
+    static let message = Data("key-algorithms-2026".utf8)
+
+    /// A key without access control flags beyond privateKeyUsage: it signs without a prompt.
+    static func makeKey() -> SecKey? {
+        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage], nil)!
+        let attributes: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: false, kSecAttrAccessControl as String: access],
+        ]
+        return SecKeyCreateRandomKey(attributes as CFDictionary, nil)
+    }
+
+    static func publicKey(_ key: SecKey) throws -> P256.Signing.PublicKey {
+        try P256.Signing.PublicKey(x963Representation: SecKeyCopyExternalRepresentation(SecKeyCopyPublicKey(key)!, nil)! as Data)
+    }
+
+    @Test("the identifiers are Apple's, under the Swift member and the C name alike")
+    func identifiersAreApples() {
+        let expected: [(SecKeyAlgorithm, String)] = [
+            (.rsaSignatureRaw, "algid:sign:RSA:raw"),
+            (.rsaSignatureDigestPKCS1v15Raw, "algid:sign:RSA:digest-PKCS1v15"),
+            (.rsaSignatureMessagePKCS1v15SHA512, "algid:sign:RSA:message-PKCS1v15:SHA512"),
+            (.rsaSignatureDigestPSSSHA224, "algid:sign:RSA:digest-PSS:SHA224:SHA224:24"),
+            (.rsaSignatureMessagePSSSHA512, "algid:sign:RSA:message-PSS:SHA512:SHA512:64"),
+            (.rsaEncryptionOAEPSHA256AESGCM, "algid:encrypt:RSA:OAEP:SHA256:AESGCM"),
+            (.ecdsaSignatureRFC4754, "algid:sign:ECDSA:RFC4754"),
+            (.ecdsaSignatureDigestX962, "algid:sign:ECDSA:digest-X962"),
+            (.ecdsaSignatureMessageX962SHA224, "algid:sign:ECDSA:message-X962:SHA224"),
+            (.ecdsaSignatureMessageX962SHA512, "algid:sign:ECDSA:message-X962:SHA512"),
+            (.eciesEncryptionStandardX963SHA1AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM"),
+            (.eciesEncryptionCofactorX963SHA512AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM"),
+            (.eciesEncryptionStandardVariableIVX963SHA384AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV"),
+            (.ecdhKeyExchangeCofactorX963SHA1, "algid:keyexchange:ECDHC:KDFX963:SHA1"),
+            (kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM"),
+            (kSecKeyAlgorithmECDSASignatureMessageX962SHA256, "algid:sign:ECDSA:message-X962:SHA256"),
+            (kSecKeyAlgorithmRSAEncryptionPKCS1, "algid:encrypt:RSA:PKCS1"),
+        ]
+        for (algorithm, identifier) in expected {
+            #expect(algorithm.identifier == identifier)
+            #expect(SecKeyAlgorithm(rawValue: identifier as CFString) == algorithm)
+        }
+    }
+
+    @Test("a P-256 key supports ECDSA over SHA-1/256/384/512 and given digests, ECIES and ECDH with those KDF hashes; not SHA-224 hashing, RSA or RFC 4754")
+    func supportMatrix() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let rows = await sim.blocking { () -> [Bool] in
+            guard let key = Self.makeKey(), let publicKey = SecKeyCopyPublicKey(key) else { return [] }
+            return [
+                SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA1),
+                SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA384),
+                SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA512),
+                SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureDigestX962SHA224),
+                SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureDigestX962),
+                !SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA224),
+                !SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureRFC4754),
+                !SecKeyIsAlgorithmSupported(key, .sign, .rsaSignatureMessagePKCS1v15SHA256),
+                !SecKeyIsAlgorithmSupported(publicKey, .sign, .ecdsaSignatureMessageX962SHA256),
+                SecKeyIsAlgorithmSupported(publicKey, .verify, .ecdsaSignatureMessageX962SHA384),
+                SecKeyIsAlgorithmSupported(publicKey, .encrypt, .eciesEncryptionStandardX963SHA256AESGCM),
+                SecKeyIsAlgorithmSupported(publicKey, .encrypt, .eciesEncryptionCofactorX963SHA1AESGCM),
+                SecKeyIsAlgorithmSupported(key, .decrypt, .eciesEncryptionStandardVariableIVX963SHA512AESGCM),
+                !SecKeyIsAlgorithmSupported(publicKey, .encrypt, .eciesEncryptionStandardX963SHA224AESGCM),
+                !SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionOAEPSHA256AESGCM),
+                SecKeyIsAlgorithmSupported(key, .keyExchange, .ecdhKeyExchangeStandardX963SHA512),
+                !SecKeyIsAlgorithmSupported(key, .keyExchange, .ecdhKeyExchangeStandardX963SHA224),
+            ]
+        }
+        #expect(rows.count == 17 && rows.allSatisfy { $0 })
+    }
+
+    @Test("ECDSA over SHA-1, SHA-384 and SHA-512 of a message: swift-crypto verifies each over that hash, and no other")
+    func messageSignaturesUseTheNamedHash() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let message = Self.message
+        let signatures = await sim.blocking { () -> [Data]? in
+            guard let key = Self.makeKey() else { return nil }
+            return [SecKeyAlgorithm.ecdsaSignatureMessageX962SHA1, .ecdsaSignatureMessageX962SHA384, .ecdsaSignatureMessageX962SHA512].compactMap {
+                SecKeyCreateSignature(key, $0, message as CFData, nil) as Data?
+            } + [SecKeyCopyExternalRepresentation(SecKeyCopyPublicKey(key)!, nil)! as Data]
+        }
+        let all = try #require(signatures)
+        try #require(all.count == 4)
+        let publicKey = try P256.Signing.PublicKey(x963Representation: all[3])
+        let sha1 = try P256.Signing.ECDSASignature(derRepresentation: all[0])
+        let sha384 = try P256.Signing.ECDSASignature(derRepresentation: all[1])
+        let sha512 = try P256.Signing.ECDSASignature(derRepresentation: all[2])
+        #expect(publicKey.isValidSignature(sha1, for: Insecure.SHA1.hash(data: message)))
+        #expect(publicKey.isValidSignature(sha384, for: SHA384.hash(data: message)))
+        #expect(publicKey.isValidSignature(sha512, for: SHA512.hash(data: message)))
+        #expect(!publicKey.isValidSignature(sha384, for: SHA512.hash(data: message)))
+        #expect(!publicKey.isValidSignature(sha384, for: message))  // not SHA-256
+    }
+
+    @Test("a given digest signs as its message does; a digest of the wrong length is errSecParam")
+    func digestSignatures() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let message = Self.message
+        let results = await sim.blocking { () -> [Int] in
+            guard let key = Self.makeKey(), let publicKey = SecKeyCopyPublicKey(key) else { return [] }
+            let digest = Data(SHA384.hash(data: message))
+            var error: Unmanaged<CFError>?
+            let signature = SecKeyCreateSignature(key, .ecdsaSignatureDigestX962SHA384, digest as CFData, &error) as Data?
+            let verifiedAsMessage = signature.map {
+                SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA384, message as CFData, $0 as CFData, nil)
+            } ?? false
+            let anyLength = SecKeyCreateSignature(key, .ecdsaSignatureDigestX962, digest as CFData, nil) != nil
+            let wrong = SecKeyCreateSignature(key, .ecdsaSignatureDigestX962SHA256, digest as CFData, &error)
+            let wrongCode = wrong == nil ? (error?.takeRetainedValue() as NSError?)?.code ?? 0 : 0
+            let unsupported = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA224, message as CFData, &error)
+            let unsupportedCode = unsupported == nil ? (error?.takeRetainedValue() as NSError?)?.code ?? 0 : 0
+            return [verifiedAsMessage ? 1 : 0, anyLength ? 1 : 0, wrongCode, unsupportedCode]
+        }
+        #expect(results == [1, 1, Int(errSecParam), Int(errSecParam)])
+    }
+
+    @Test("the iOS 10 ECIES form (X9.63 KDF gives the 16-byte key, IV of 16 zero bytes) opens bytes built from Apple's description with swift-crypto")
+    func legacyECIESMatchesApplesConstruction() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let opened = try await sim.blocking { () -> Result<(Data?, Data?, Data?), any Error> in Result {
+            guard let key = Self.makeKey() else { return (nil, nil, nil) }
+            let recipient = try P256.KeyAgreement.PublicKey(x963Representation: SecKeyCopyExternalRepresentation(SecKeyCopyPublicKey(key)!, nil)! as Data)
+            // Built here, independently of Touchstone's ECIES: ECDH, X9.63 (SHA-256, counter 1,
+            // shared info = the ephemeral key), 16 bytes of key, AES-GCM with 16 zero bytes of IV.
+            let ephemeral = P256.KeyAgreement.PrivateKey()
+            let ephemeralBytes = ephemeral.publicKey.x963Representation
+            let secret = try ephemeral.sharedSecretFromKeyAgreement(with: recipient).withUnsafeBytes { Data($0) }
+            let aesKey = SymmetricKey(data: Data(SHA256.hash(data: secret + Data([0, 0, 0, 1]) + ephemeralBytes)).prefix(16))
+            let box = try AES.GCM.seal(Data("legacy".utf8), using: aesKey, nonce: AES.GCM.Nonce(data: Data(count: 16)))
+            let ciphertext = ephemeralBytes + box.ciphertext + box.tag
+            let legacy = SecKeyCreateDecryptedData(key, .eciesEncryptionStandardX963SHA256AESGCM, ciphertext as CFData, nil) as Data?
+            let asVariableIV = SecKeyCreateDecryptedData(key, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, ciphertext as CFData, nil) as Data?
+            // And the other way: our legacy SHA-512 encryption opens with the same construction.
+            let ours = SecKeyCreateEncryptedData(SecKeyCopyPublicKey(key)!, .eciesEncryptionCofactorX963SHA512AESGCM, Data("sha512".utf8) as CFData, nil)! as Data
+            let ourEphemeral = ours.prefix(65)
+            let privateSide = SecKeyCreateDecryptedData(key, .eciesEncryptionCofactorX963SHA512AESGCM, ours as CFData, nil) as Data?
+            #expect(ourEphemeral.first == 0x04 && ours.count == 65 + 6 + 16)
+            return (legacy, asVariableIV, privateSide)
+        } }.get()
+        #expect(opened.0 == Data("legacy".utf8))
+        #expect(opened.1 == nil)  // the variable-IV form derives another key and IV
+        #expect(opened.2 == Data("sha512".utf8))
+    }
+
+    @Test("SecKeyGeneratePair returns both halves; a key outside the Secure Enclave is errSecUnimplemented")
+    func generatePair() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let (status, matches, softwareStatus) = await sim.blocking { () -> (OSStatus, Bool, OSStatus) in
+            var publicKey: SecKey?, privateKey: SecKey?
+            let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                             kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]
+            let status = SecKeyGeneratePair(parameters as CFDictionary, &publicKey, &privateKey)
+            let matches = privateKey.flatMap(SecKeyCopyPublicKey) == publicKey && publicKey != nil
+            var software: SecKey?
+            let softwareStatus = SecKeyGeneratePair([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256] as CFDictionary,
+                                                    nil, &software)
+            return (status, matches && software == nil, softwareStatus)
+        }
+        #expect(status == errSecSuccess && matches)
+        #expect(softwareStatus == errSecUnimplemented)
+    }
+
+    @Test("CFGetTypeID tells keys, access controls, booleans, numbers, strings and data apart")
+    func typeIDs() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let isKey = await sim.blocking { Self.makeKey().map { CFGetTypeID($0) == SecKeyGetTypeID() } ?? false }
+        #expect(isKey)
+        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [], nil)
+        #expect(CFGetTypeID(access) == SecAccessControlGetTypeID())
+        #expect(CFGetTypeID(kCFBooleanTrue) == CFBooleanGetTypeID() && CFGetTypeID(true as NSNumber) == CFBooleanGetTypeID())
+        #expect(CFGetTypeID(NSNumber(value: 1)) == CFNumberGetTypeID())
+        #expect(CFGetTypeID("text" as NSString) == CFStringGetTypeID())
+        #expect(CFGetTypeID(Data([1]) as NSData) == CFDataGetTypeID())
+        #expect(CFGetTypeID(["a": 1] as NSDictionary) == CFDictionaryGetTypeID() && CFGetTypeID([1] as NSArray) == CFArrayGetTypeID())
+        #expect(CFGetTypeID("text" as NSString) != SecKeyGetTypeID())
+    }
+
+    @Test("CFDataCreateWithBytesNoCopy, CFDataGetBytePtr and CFErrorCreate behave as CoreFoundation's")
+    func coreFoundationData() throws {
+        var bytes: [UInt8] = [1, 2, 3, 4]
+        let data = bytes.withUnsafeBufferPointer { CFDataCreateWithBytesNoCopy(nil, $0.baseAddress, 3, kCFAllocatorNull) }
+        bytes[0] = 9
+        #expect(data as Data? == Data([1, 2, 3]))  // a copy: later writes to the buffer do not show
+        #expect(CFDataGetLength(data) == 3 && CFDataGetBytePtr(data)?[2] == 3)
+        #expect(CFDataCreate(nil, nil, 0) as Data? == Data() && CFDataCreate(nil, nil, 2) == nil)
+        let error = try #require(CFErrorCreate(nil, NSOSStatusErrorDomain as CFErrorDomain, CFIndex(errSecVerifyFailed),
+                                               [NSLocalizedDescriptionKey: "bad signature"] as CFDictionary))
+        #expect(error.domain == NSOSStatusErrorDomain && error.code == -67808 && error.localizedDescription == "bad signature")
+        #expect(errSecInvalidRecord == -67701)
+        #expect(SecCopyErrorMessageString(errSecInvalidRecord, nil) as String? == "An invalid record was encountered.")
+    }
+}
+#endif

@@ -84,6 +84,24 @@ struct KeyQuery {
         }
     }
 
+    /// Whether `key` (a stored public key) matches the query.
+    func matches(_ key: StoredPublicKey) -> Bool {
+        (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)
+            && (applicationLabel.map { $0 == key.applicationLabel } ?? true)
+            && (keyClass.map { $0 == kSecAttrKeyClassPublic as String } ?? true)
+            && (keyType.map { $0 == kSecAttrKeyTypeECSECPrimeRandom as String } ?? true)
+    }
+
+    /// The attributes of a stored public key: a public key's, with its tag, label and permanence.
+    static func attributes(of key: StoredPublicKey, secKey: SecKey) -> [String: Any] {
+        var attributes = attributes(of: secKey)
+        attributes[kSecAttrIsPermanent as String] = true
+        attributes[kSecAttrAccessGroup as String] = key.appID
+        if let tag = key.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
+        if let label = key.label { attributes[kSecAttrLabel as String] = label }
+        return attributes
+    }
+
     /// Whether `key` (a stored Secure Enclave private key) matches the query.
     func matches(_ key: EnclaveKey) -> Bool {
         (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)
@@ -148,11 +166,32 @@ extension SecKey {
 /// The `SecItem*` calls for `kSecClassKey`.
 enum KeyItems {
     /// `SecItemAdd` of a key: a `kSecValueRef` Secure Enclave key made with `kSecAttrIsPermanent`
-    /// false is stored (with the dictionary's tag and label). Importing key bytes
-    /// (`kSecValueData`) is `errSecUnimplemented`: nothing enters the Secure Enclave from outside.
+    /// false is stored (with the dictionary's tag and label); a public key — a `kSecValueRef`
+    /// public `SecKey`, or its 65 X9.63 bytes as `kSecValueData` with `kSecAttrKeyClassPublic` —
+    /// is stored as a public key item (`errSecDuplicateItem` when this app stored it already).
+    /// Importing private key bytes is `errSecUnimplemented`: nothing enters the Secure Enclave
+    /// from outside.
     static func add(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         KeychainCall.run { call in
-            let query = try KeyQuery(try KeyQuery.normalize(attributes))
+            let dictionary = try KeyQuery.normalize(attributes)
+            let query = try KeyQuery(dictionary)
+            var publicKeyData: Data?
+            if let ref = query.valueRef, case let .publicKey(data) = ref.material {
+                publicKeyData = data
+            } else if query.valueRef == nil, query.keyClass == kSecAttrKeyClassPublic as String,
+                      let raw = dictionary[kSecValueData as String] {
+                guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
+                publicKeyData = data
+            }
+            if let publicKeyData {
+                let authenticator = try call.authenticator(context: query.context)
+                let stored = try authenticator.keys.storePublicKey(publicKeyData, tag: query.tag, label: query.label)
+                let secKey = SecKey(.publicKey(stored.publicKeyData))
+                if query.returnRef { result?.pointee = secKey } else if query.returnAttributes {
+                    result?.pointee = KeyQuery.attributes(of: stored, secKey: secKey) as NSDictionary
+                }
+                return errSecSuccess
+            }
             guard let ref = query.valueRef else { return errSecUnimplemented }
             guard case let .enclave(key, authenticator) = ref.material else { return errSecUnimplemented }
             call.use(authenticator)
@@ -165,46 +204,57 @@ enum KeyItems {
         }
     }
 
-    /// `SecItemCopyMatching` of keys: the stored Secure Enclave private keys matching tag,
-    /// label, application label, class and type; invalidated ones are not found.
-    /// `kSecReturnRef` gives `SecKey`s (carrying the query's `kSecUseAuthenticationContext` and
-    /// `kSecUseOperationPrompt` for their prompts), `kSecReturnAttributes` dictionaries (both:
-    /// dictionaries with `kSecValueRef`). `kSecReturnData` alone is `errSecParam`: a Secure
-    /// Enclave key has no bytes to give.
+    /// `SecItemCopyMatching` of keys: the stored Secure Enclave private keys, then the stored
+    /// public keys, matching tag, label, application label, class and type; invalidated keys are
+    /// not found. `kSecReturnRef` gives `SecKey`s (carrying the query's
+    /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` for their prompts),
+    /// `kSecReturnAttributes` dictionaries (with `kSecValueRef` when both are asked for),
+    /// `kSecReturnData` a public key's X9.63 bytes. `kSecReturnData` alone for a Secure Enclave
+    /// key is `errSecParam`: it has no bytes to give.
     static func copyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         KeychainCall.run { call in
             let query = try KeyQuery(try KeyQuery.normalize(query))
             let authenticator = try call.authenticator(context: query.context)
-            var found = try authenticator.keys.keys().filter(query.matches)
+            var found: [(SecKey, StoredPublicKey?)] = try authenticator.keys.keys().filter(query.matches).map { key in
+                (SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI), nil)
+            }
+            found += try authenticator.keys.publicKeys().filter(query.matches).map { (SecKey(.publicKey($0.publicKeyData)), $0) }
             guard !found.isEmpty else { return errSecItemNotFound }
-            if query.returnData, !query.returnRef, !query.returnAttributes { return errSecParam }
+            let onlyData = query.returnData && !query.returnRef && !query.returnAttributes
             if !query.limitAll { found = [found[0]] }
-            let shaped: [Any] = found.map { key in
-                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt,
-                                    failsWithoutUI: query.failsWithoutUI)
+            if onlyData, found.contains(where: { $0.0.isPrivate }) { return errSecParam }
+            let shaped: [Any] = found.map { secKey, stored in
+                if onlyData { return secKey.publicKeyData as NSData }
                 if query.returnAttributes {
-                    var attributes = KeyQuery.attributes(of: secKey)
+                    var attributes = stored.map { KeyQuery.attributes(of: $0, secKey: secKey) } ?? KeyQuery.attributes(of: secKey)
                     if query.returnRef { attributes[kSecValueRef as String] = secKey }
+                    if query.returnData, !secKey.isPrivate { attributes[kSecValueData as String] = secKey.publicKeyData }
                     return attributes as NSDictionary
                 }
                 return secKey
             }
-            if query.returnRef || query.returnAttributes {
+            if query.returnRef || query.returnAttributes || query.returnData {
                 result?.pointee = query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
             }
             return errSecSuccess
         }
     }
 
-    /// `SecItemDelete` of keys: every stored key matching (invalidated ones too). Never prompts.
+    /// `SecItemDelete` of keys: every stored key matching, private (invalidated ones too) and
+    /// public; with `kSecValueRef`, only that key. Never prompts.
     static func delete(_ query: CFDictionary) -> OSStatus {
         KeychainCall.run { call in
             let query = try KeyQuery(try KeyQuery.normalize(query))
             let authenticator = try call.authenticator(context: query.context)
             var found = try authenticator.keys.keys(includingInvalidated: true).filter(query.matches)
-            if let ref = query.valueRef, let key = ref.touchstoneKey { found = found.filter { $0 == key } }
-            guard !found.isEmpty else { return errSecItemNotFound }
+            var publicKeys = try authenticator.keys.publicKeys().filter(query.matches)
+            if let ref = query.valueRef {
+                found = found.filter { $0 == ref.touchstoneKey }
+                publicKeys = ref.isPrivate ? [] : publicKeys.filter { $0.publicKeyData == ref.publicKeyData }
+            }
+            guard !found.isEmpty || !publicKeys.isEmpty else { return errSecItemNotFound }
             for key in found { try authenticator.keys.delete(key) }
+            for key in publicKeys { try authenticator.keys.deletePublicKey(key) }
             return errSecSuccess
         }
     }

@@ -14,7 +14,7 @@ import TouchstoneSimulation
 /// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a
 /// whenPasscodeSetThisDeviceOnly item without a passcode, `errSecAuthFailed` for a biometric
 /// access control with nothing enrolled or an applicationPassword item without the credential
-/// on the context, `errSecUnimplemented` for certificates and identities. For `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored.
+/// on the context, `errSecUnimplemented` for certificates and identities. For `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }

@@ -1,4 +1,5 @@
 #if !canImport(Darwin)
+import Crypto
 import Foundation
 import LocalAuthentication
 import Testing
@@ -228,6 +229,41 @@ struct ConformanceKeyTests {
             return [before, added, again, attributes, labelOK, deleted, after]
         }
         #expect(statuses == [errSecItemNotFound, errSecSuccess, errSecDuplicateItem, errSecSuccess, 0, errSecSuccess, errSecItemNotFound])
+    }
+
+    @Test("§10 a public key added with SecItemAdd (as a SecKey or its bytes) is found by label and class, as a SecKey, its bytes or attributes, and deleted")
+    func publicKeyItems() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let lines = await sim.blocking { () -> [String] in
+            guard let key = Self.makeKey([.privateKeyUsage]).0, let publicKey = SecKeyCopyPublicKey(key),
+                  let bytes = SecKeyCopyExternalRepresentation(publicKey, nil) as Data? else { return ["no key"] }
+            let add: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrLabel as String: "login.public", kSecValueRef as String: publicKey]
+            let publicQuery: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic,
+                                              kSecAttrLabel as String: "login.public"]
+            var result: CFTypeRef?
+            var lines = ["add \(SecItemAdd(add as CFDictionary, nil)) again \(SecItemAdd(add as CFDictionary, nil))"]
+            var query = publicQuery
+            query[kSecReturnRef as String] = true
+            lines.append("ref \(SecItemCopyMatching(query as CFDictionary, &result)) \((result as? SecKey) == publicKey)")
+            query = publicQuery
+            query[kSecReturnData as String] = true
+            lines.append("data \(SecItemCopyMatching(query as CFDictionary, &result)) \((result as? Data) == bytes)")
+            query[kSecReturnAttributes as String] = true
+            _ = SecItemCopyMatching(query as CFDictionary, &result)
+            let attributes = result as? [String: Any]
+            lines.append("attributes \(attributes?[kSecAttrLabel as String] as? String ?? "-") \(attributes?[kSecAttrKeyClass as String] as? String ?? "-") \(attributes?[kSecAttrIsPermanent as String] as? Bool ?? false)")
+            // The private key (tag com.example.key) is not a public key item, and the reverse.
+            lines.append("private by public label \(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrLabel as String: "login.public"] as CFDictionary, nil))")
+            // Bytes with kSecAttrKeyClassPublic are a public key too; private bytes are not imported.
+            let other = P256.Signing.PrivateKey().publicKey.x963Representation
+            lines.append("bytes \(SecItemAdd([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic, kSecAttrApplicationTag as String: "server", kSecValueData as String: other] as CFDictionary, nil))")
+            lines.append("private bytes \(SecItemAdd([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecValueData as String: Data(count: 32)] as CFDictionary, nil))")
+            lines.append("delete \(SecItemDelete(publicQuery as CFDictionary)) \(SecItemDelete(publicQuery as CFDictionary))")
+            lines.append("left \(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: "server"] as CFDictionary, nil)) \(Self.find() != nil)")
+            return lines
+        }
+        #expect(lines == ["add 0 again -25299", "ref 0 true", "data 0 true", "attributes login.public 0 true",
+                          "private by public label -25300", "bytes 0", "private bytes -4", "delete 0 -25300", "left 0 true"])
     }
 
     @Test("§10 ECIES: SecKeyCreateEncryptedData's bytes (ephemeral key || ciphertext || tag) open with the key after Touch ID")

@@ -29,6 +29,25 @@ struct KeyStoreTests {
         }
     }
 
+    @Test("stored public keys are found by tag and label, are not among the private keys, belong to one app, and are deleted")
+    func storedPublicKeys() throws {
+        let rig = try TestDevice()
+        let keys = rig.authenticator.keys
+        let privateKey = try keys.create(accessControl: access([]), tag: Data("login".utf8))
+        let server = P256.Signing.PrivateKey().publicKey.x963Representation
+        let stored = try keys.storePublicKey(server, tag: Data("login".utf8), label: "server")
+        #expect(try keys.keys(tag: Data("login".utf8)) == [privateKey])
+        #expect(try keys.publicKeys(tag: Data("login".utf8)) == [stored])
+        #expect(try keys.publicKeys(label: "other").isEmpty)
+        #expect(throws: KeychainError.self) { try keys.storePublicKey(server) }  // errSecDuplicateItem
+        #expect((try? keys.storePublicKey(Data(repeating: 4, count: 65))) == nil)  // not on the curve
+        #expect(try rig.authenticator.forApp("com.example.other").keys.publicKeys().isEmpty)
+        try keys.deletePublicKey(stored)
+        #expect(try keys.publicKeys().isEmpty)
+        #expect(try keys.keys() == [privateKey])
+        #expect(throws: KeychainError.self) { try keys.deletePublicKey(stored) }
+    }
+
     @Test("a signature made after a fingerprint verifies with the exported public key")
     func signatureVerifies() async throws {
         let rig = try TestDevice()

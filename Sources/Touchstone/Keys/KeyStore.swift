@@ -113,7 +113,10 @@ public struct KeyStore: Sendable {
     public func keys(tag: Data? = nil, label: String? = nil, includingInvalidated: Bool = false) throws -> [EnclaveKey] {
         try keychain.translatingErrors {
             let snapshot = try device.snapshot()
-            return try device.storage.list(namespace: Self.namespace, prefix: Keychain.escape(authenticator.appID) + "/")
+            let prefix = Keychain.escape(authenticator.appID) + "/"
+            return try device.storage.list(namespace: Self.namespace, prefix: prefix)
+                // keys/<app>/public/<hex> are stored public keys (``publicKeys(tag:label:)``).
+                .filter { !$0.key.name.dropFirst(prefix.count).contains("/") }
                 .map(Self.decode)
                 .filter { key in
                     (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)

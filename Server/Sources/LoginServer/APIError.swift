@@ -15,13 +15,22 @@ public struct APIError: Error, Sendable, Equatable {
     public var message: String
     /// Seconds to wait, sent as `Retry-After` (only for 429).
     public var retryAfter: Int?
+    /// The methods the path answers, sent as `Allow` (only for 405).
+    public var allow: String?
 
     /// Creates an error.
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil, allow: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+        self.allow = allow
+    }
+
+    /// 405 `method_not_allowed` with `Allow` listing `allowed`.
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> APIError {
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        return APIError(.methodNotAllowed, "method_not_allowed", "This path answers \(list) only.", allow: list)
     }
 
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code, message) }
@@ -43,6 +52,7 @@ public struct APIError: Error, Sendable, Equatable {
     func response() -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let allow { headers[.allow] = allow }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(Body(error: code, message: message))) ?? Data()

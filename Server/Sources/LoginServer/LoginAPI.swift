@@ -34,7 +34,21 @@ struct LoginAPI: Sendable {
         v1.post("challenges") { request, context in try await createChallenge(request, context) }
         v1.post("logins") { request, context in try await signatureLogin(request, context) }
         v1.post("logins/token") { request, context in try await tokenLogin(request, context) }
+        // A known path with another method is 405 with `Allow`, not 404: the client has the
+        // right address and the wrong verb.
+        for (path, allowed) in Self.routes {
+            for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] where !allowed.contains(method) {
+                router.on(RouterPath(path), method: method) { _, _ -> Response in throw APIError.methodNotAllowed(allowed) }
+            }
+        }
     }
+
+    /// Every path and the methods it answers (kept beside the routes above; a test checks
+    /// that each is served).
+    static let routes: [(String, [HTTPRequest.Method])] = [
+        ("/health", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post]), ("/v1/devices", [.get, .post]),
+        ("/v1/devices/:id", [.delete]), ("/v1/challenges", [.post]), ("/v1/logins", [.post]), ("/v1/logins/token", [.post]),
+    ]
 
     // MARK: Accounts and sessions
 
@@ -118,8 +132,9 @@ struct LoginAPI: Sendable {
 
     /// The profile of the request's bearer session, or 401.
     func authenticatedProfile(_ request: Request) async throws -> String {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              let token = Data(base64Encoded: String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)),
+        // The scheme name is case-insensitive (RFC 9110 §11.1): "bearer" and "BEARER" are Bearer.
+        guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer ",
+              let token = Data(base64Encoded: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
               token.count == 32,
               let profileID = try await repository.sessionProfile(tokenHash: sha256(token), now: clock.now())
         else { throw APIError.unauthorized }

@@ -199,9 +199,10 @@ struct Client: Sendable {
         var errorCode: String? { string("error") }
     }
 
-    func send(_ method: HTTPRequest.Method, _ path: String, raw: String? = nil, token: String? = nil) async throws -> Reply {
+    func send(_ method: HTTPRequest.Method, _ path: String, raw: String? = nil, token: String? = nil,
+              scheme: String = "Bearer") async throws -> Reply {
         var headers = [("Content-Type", "application/json")]
-        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let token { headers.append(("Authorization", "\(scheme) \(token)")) }
         let reply = try await LoopbackHTTP.send(
             port: port, method: .init(rawValue: method.rawValue), path: path, headers: headers, body: raw.map { Array($0.utf8) }
         )

@@ -41,6 +41,37 @@ struct RobustnessTests {
         }
     }
 
+    @Test("a known path with another method is a JSON 405 with Allow; every route answers its own methods")
+    func wrongMethodIs405() async throws {
+        try await TestServer.make(.sqlite).run { client in
+            let reply = try await client.send(.get, "/v1/accounts")
+            #expect(reply.status == .methodNotAllowed)
+            #expect(reply.errorCode == "method_not_allowed")
+            #expect(reply.header("Allow") == "POST")
+            let devices = try await client.send(.put, "/v1/devices")
+            #expect(devices.status == .methodNotAllowed && devices.header("Allow") == "GET, POST")
+            #expect(try await client.send(.post, "/v1/devices/abc").header("Allow") == "DELETE")
+            // The allowed methods still reach their handlers (not 405, not 404).
+            for (path, methods) in [("/health", HTTPRequest.Method.get), ("/v1/accounts", .post), ("/v1/devices", .get),
+                                    ("/v1/devices/abc", .delete), ("/v1/logins/token", .post)] {
+                let status = try await client.send(methods, path, raw: "{}").status
+                #expect(status != .methodNotAllowed && status != .notFound, "\(path) \(status)")
+            }
+        }
+    }
+
+    @Test("the Bearer scheme is case-insensitive (RFC 9110): bearer and BEARER work, another scheme is 401")
+    func bearerSchemeIgnoresCase() async throws {
+        try await TestServer.make(.sqlite).run { client in
+            try await client.register("casey")
+            let token = try await client.signIn("casey")
+            for scheme in ["Bearer", "bearer", "BEARER"] {
+                #expect(try await client.send(.get, "/v1/devices", token: token, scheme: scheme).status == .ok, "\(scheme)")
+            }
+            #expect(try await client.send(.get, "/v1/devices", token: token, scheme: "Basic").status == .unauthorized)
+        }
+    }
+
     @Test("a device ID with a new line cannot forge a log line: only IDs of the issued form are logged")
     func deviceIDsCannotForgeLogLines() async throws {
         let server = try await TestServer.make(.sqlite)

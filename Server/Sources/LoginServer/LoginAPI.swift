@@ -28,6 +28,7 @@ struct LoginAPI: Sendable {
         let v1 = router.group("v1")
         v1.post("accounts") { request, context in try await createAccount(request, context) }
         v1.post("sessions") { request, context in try await createSession(request, context) }
+        v1.delete("sessions") { request, context in try await endSession(request, context) }
         v1.post("devices") { request, context in try await bindDevice(request, context) }
         v1.get("devices") { request, context in try await listDevices(request, context) }
         v1.delete("devices/:id") { request, context in try await deleteDevice(request, context) }
@@ -46,7 +47,7 @@ struct LoginAPI: Sendable {
     /// Every path and the methods it answers (kept beside the routes above; a test checks
     /// that each is served).
     static let routes: [(String, [HTTPRequest.Method])] = [
-        ("/health", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post]), ("/v1/devices", [.get, .post]),
+        ("/health", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post, .delete]), ("/v1/devices", [.get, .post]),
         ("/v1/devices/:id", [.delete]), ("/v1/challenges", [.post]), ("/v1/logins", [.post]), ("/v1/logins/token", [.post]),
     ]
 
@@ -130,12 +131,29 @@ struct LoginAPI: Sendable {
         return SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt)
     }
 
-    /// The profile of the request's bearer session, or 401.
-    func authenticatedProfile(_ request: Request) async throws -> String {
+    /// Signs out: ends the request's bearer session (204); its token is refused from then on.
+    func endSession(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let profileID = try await authenticatedProfile(request)
+        guard let token = bearerToken(request), try await repository.deleteSession(tokenHash: sha256(token)) else {
+            throw APIError.unauthorized
+        }
+        context.logger.info("signed out", metadata: ["profileID": .string(profileID)])
+        return Response(status: .noContent)
+    }
+
+    /// The 32-byte token of the request's `Authorization: Bearer` header, if it has one.
+    func bearerToken(_ request: Request) -> Data? {
         // The scheme name is case-insensitive (RFC 9110 §11.1): "bearer" and "BEARER" are Bearer.
         guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer ",
               let token = Data(base64Encoded: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
-              token.count == 32,
+              token.count == 32
+        else { return nil }
+        return token
+    }
+
+    /// The profile of the request's bearer session, or 401.
+    func authenticatedProfile(_ request: Request) async throws -> String {
+        guard let token = bearerToken(request),
               let profileID = try await repository.sessionProfile(tokenHash: sha256(token), now: clock.now())
         else { throw APIError.unauthorized }
         return profileID

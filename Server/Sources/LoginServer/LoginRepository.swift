@@ -88,6 +88,8 @@ public protocol LoginRepository: Sendable {
     func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws
     /// The profile of a session that is still valid at `now`, if any.
     func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String?
+    /// Ends a session (signing out); `false` when there was none with this token hash.
+    func deleteSession(tokenHash: [UInt8]) async throws -> Bool
 
     /// Binds a device; throws ``RepositoryError/duplicate`` if its key or token is bound anywhere.
     func createDevice(_ device: DeviceRecord) async throws

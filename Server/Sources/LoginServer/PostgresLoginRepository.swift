@@ -139,6 +139,14 @@ public struct PostgresLoginRepository: LoginRepository {
         return nil
     }
 
+    public func deleteSession(tokenHash: [UInt8]) async throws -> Bool {
+        let rows = try await client.query(
+            "DELETE FROM sessions WHERE token_hash = \(Data(tokenHash)) RETURNING profile_id",
+            logger: quiet
+        )
+        return try await rows.collect().count == 1
+    }
+
     public func createDevice(_ device: DeviceRecord) async throws {
         try await insert(
             """

@@ -130,6 +130,13 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
+    public func deleteSession(tokenHash: [UInt8]) async throws -> Bool {
+        try await writes.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [Data(tokenHash)])
+            return db.changesCount == 1
+        }
+    }
+
     public func createDevice(_ device: DeviceRecord) async throws {
         try await insert { db in
             try db.execute(

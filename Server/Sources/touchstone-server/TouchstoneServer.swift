@@ -15,6 +15,7 @@ struct TouchstoneServer: AsyncParsableCommand {
             expiresAt}; its token is sent back as "Authorization: Bearer TOKEN".
               POST   /v1/accounts     {username, password}      -> 201 {profileID}
               POST   /v1/sessions     {username, password}      -> 200 session
+              DELETE /v1/sessions     (bearer)                  -> 204 (signs out)
               POST   /v1/devices      (bearer) {kind: "key", publicKey, name} or
                                       {kind: "token", deviceToken, name} -> 201 {deviceID}
               GET    /v1/devices      (bearer)                  -> 200 {devices: [...]}

@@ -126,4 +126,19 @@ struct AccountAndSessionTests {
             _ = try await client.signIn("ada")
         }
     }
+
+    @Test("DELETE /v1/sessions signs out: 204, then the token is 401; another session of the account still works",
+          arguments: Backend.available)
+    func signOut(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            try await client.register("sam")
+            let first = try await client.signIn("sam")
+            let second = try await client.signIn("sam")
+            #expect(try await client.send(.delete, "/v1/sessions", token: first).status == .noContent)
+            #expect(try await client.send(.get, "/v1/devices", token: first).status == .unauthorized)
+            #expect(try await client.send(.delete, "/v1/sessions", token: first).status == .unauthorized)
+            #expect(try await client.send(.get, "/v1/devices", token: second).status == .ok)
+            #expect(try await client.send(.delete, "/v1/sessions").status == .unauthorized)
+        }
+    }
 }

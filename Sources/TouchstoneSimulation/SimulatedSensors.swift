@@ -97,8 +97,10 @@ final class SimulatedTemplates: Sendable {
     func identities() throws -> [SensorIdentity] {
         guard let storage else { return memory.withLock { $0 } }
         let generation = try storage.generation
+        if let current = cache.withLock({ $0.flatMap { $0.generation == generation ? $0.identities : nil } }) {
+            return current
+        }
         let cached = cache.withLock { $0 }
-        if let cached, cached.generation == generation { return cached.identities }
         let record = try storage.read(key)
         if let cached, let record, cached.bytes == record.value {
             cache.withLock { $0 = (generation, record.value, cached.identities) }

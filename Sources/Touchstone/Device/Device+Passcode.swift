@@ -27,6 +27,13 @@ extension Device {
 
     /// Whether a passcode is set, given the stored `state`: a stored verifier, or the system's
     /// answer when the passcode is kept outside Touchstone.
+    func passcodeIsSet(_ snapshot: Snapshot) -> Bool {
+        if passcodeKeptInStore { return snapshot.hasPasscodeVerifier }
+        if case let .external(_, isSet) = passcodeFactor.custody { return isSet }
+        return snapshot.hasPasscodeVerifier
+    }
+
+    /// Whether a passcode is set, by `state` (or by the factor that keeps it outside).
     func passcodeIsSet(_ state: borrowing DeviceState) -> Bool {
         if passcodeKeptInStore { return state.passcodeVerifier != nil }
         if case let .external(_, isSet) = passcodeFactor.custody { return isSet }

@@ -70,10 +70,10 @@ extension Device {
     /// The error that keeps biometry from being used by `appID` now, in the precedence order
     /// of REFERENCE §3 (Apple's `LAContext.h`): hardware → enrollment → lockout → passcode. Nil when usable.
     func biometricProblem(appID: String?, snapshot: Snapshot, requiresPasscodeSet: Bool) -> AuthenticationError? {
-        guard let sensor else {
+        guard let box = sensorBox else {
             return AuthenticationError(.biometryNotAvailable, message: "This device has no biometric sensor.")
         }
-        switch sensor.hardwareState(for: appID ?? "") {
+        switch box.sensor.hardwareState(for: appID ?? "") {
         case .present:
             break
         case .absent:
@@ -82,11 +82,11 @@ extension Device {
             return AuthenticationError(.biometryNotAvailable, message: "The app is not permitted to use biometry.",
                                        recovery: "Allow it in the device's settings.")
         case .disconnected:
-            return sensor.isRemovable
+            return box.sensor.isRemovable
                 ? AuthenticationError(.biometryDisconnected)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is disconnected.")
         case .notPaired:
-            return sensor.isRemovable
+            return box.sensor.isRemovable
                 ? AuthenticationError(.biometryNotPaired)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is not paired.")
         }
@@ -96,10 +96,10 @@ extension Device {
         if snapshot.state.identities.isEmpty {
             return AuthenticationError(.biometryNotEnrolled, recovery: "Enroll an identity in the device's settings.")
         }
-        if sensor.biometryType.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) {
+        if box.sensor.biometryType.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) {
             return AuthenticationError(.biometryLockout, recovery: "Enter the device passcode to unlock biometry.")
         }
-        if requiresPasscodeSet, !passcodeIsSet(snapshot.state) {
+        if requiresPasscodeSet, !passcodeIsSet(snapshot) {
             return AuthenticationError(.passcodeNotSet, recovery: "Set a device passcode first.")
         }
         return nil

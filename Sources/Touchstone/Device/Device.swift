@@ -18,7 +18,10 @@ public final class Device: Sendable {
     /// The person in front of the device.
     public let interaction: any Interaction
     /// The biometric sensor, or nil when the device has none.
-    public let sensor: (any BiometricSensor)?
+    public var sensor: (any BiometricSensor)? { sensorBox?.sensor }
+    /// The sensor in a box: the evaluation's hot path calls it in place through the box instead
+    /// of copying the existential (a value-witness copy) at each use.
+    let sensorBox: SensorBox?
     /// The paired companion, or nil.
     public let companion: (any CompanionDevice)?
     /// The passcode factor.
@@ -37,6 +40,8 @@ public final class Device: Sendable {
         let state: DeviceState
         let counters: DeviceCounters
         let secretKey: SymmetricKey
+        /// Whether ``state`` holds a passcode verifier (read on every evaluation's checks).
+        let hasPasscodeVerifier: Bool
         /// Values derived from ``secretKey`` and ``state`` only (the Secure Enclave's per-app
         /// sealing keys, the keychain's enrolled-set hash, each app's domain state), so that an
         /// evaluation or a key use does not run HKDF / HMAC again while the state is unchanged.
@@ -50,6 +55,7 @@ public final class Device: Sendable {
             self.counters = counters
             self.secretKey = secretKey
             self.derivedKeys = derived
+            hasPasscodeVerifier = state.passcodeVerifier != nil
         }
     }
 
@@ -86,6 +92,12 @@ public final class Device: Sendable {
         }
     }
 
+    /// Holds the composed sensor (see ``sensorBox``).
+    final class SensorBox: Sendable {
+        let sensor: any BiometricSensor
+        init(_ sensor: any BiometricSensor) { self.sensor = sensor }
+    }
+
     /// The decoded device records and the bytes they were decoded from.
     private struct Cache: Sendable {
         /// The storage generation the snapshot is known to be current for; nil after a write.
@@ -99,6 +111,8 @@ public final class Device: Sendable {
 
     struct Activity: Sendable {
         var activeEvaluation: EvaluationHandle?
+        /// The trace of the device's most recent evaluation (``lastTrace``).
+        var lastTrace: Trace?
         var subscribers: [UInt64: AsyncStream<EnrollmentChange>.Continuation] = [:]
         var nextSubscriberID: UInt64 = 0
         var passcodeRemovalHooks: [@Sendable () throws -> Void] = []
@@ -127,7 +141,6 @@ public final class Device: Sendable {
     /// Secure Enclave keys as swift-crypto objects, by private scalar: a key is still unsealed
     /// (AES-GCM opened) on every use, but its public point is not recomputed each time.
     let unsealedKeys = Mutex<[Data: UnsealedKey]>([:])
-    let traceStore = Mutex<Trace?>(nil)
 
     /// Opens the device stored in `storage`, creating it (with a fresh device secret) when the
     /// store is empty.
@@ -142,7 +155,7 @@ public final class Device: Sendable {
         erasesDataAfterTenFailures: Bool = false
     ) throws {
         self.storage = storage
-        self.sensor = sensor
+        self.sensorBox = sensor.map(SensorBox.init)
         self.companion = companion
         self.passcodeFactor = passcodeFactor
         self.clock = clock
@@ -210,7 +223,7 @@ public final class Device: Sendable {
     /// report the problem.
     func snapshot() throws -> Snapshot {
         let stored = try storedSnapshot()
-        guard let sensor, let reported = try? sensor.enrolledIdentities(),
+        guard let box = sensorBox, let reported = try? box.sensor.enrolledIdentities(),
               reported != stored.state.identities else { return stored }
         return try recordEnrolledSet(reported) ?? storedSnapshot()
     }
@@ -236,10 +249,11 @@ public final class Device: Sendable {
     /// their bytes changed).
     func storedSnapshot() throws -> Snapshot {
         let generation = try storage.generation
-        let cached = cache.withLock { $0 }
-        if cached.generation == generation, let snapshot = cached.snapshot {
-            return snapshot
+        // The usual case — nothing written since — takes only the snapshot out of the lock.
+        if let current = cache.withLock({ $0.generation == generation ? $0.snapshot : nil }) {
+            return current
         }
+        let cached = cache.withLock { $0 }
         guard let stateRecord = try storage.read(.deviceState) else {
             throw StorageError.corruptRecord(key: RecordKey.deviceState.description, reason: "the record is missing")
         }

@@ -212,7 +212,6 @@ public final class AuthenticationContext: Sendable {
                 reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
         }
         device.begin(handle)
-        defer { device.end(handle) }
         var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
         do {
             let result = try await run.run()
@@ -228,7 +227,7 @@ public final class AuthenticationContext: Sendable {
                 }
                 if state.current === handle { state.current = nil }
             }
-            device.recordTrace(result.trace)
+            device.end(handle, trace: result.trace)
             return result
         } catch {
             let trace = run.trace(endingWith: error)
@@ -236,7 +235,7 @@ public final class AuthenticationContext: Sendable {
                 state.lastTrace = trace
                 if state.current === handle { state.current = nil }
             }
-            device.recordTrace(trace)
+            device.end(handle, trace: trace)
             throw error
         }
     }
@@ -281,20 +280,23 @@ struct EvaluationSettings: Sendable {
 }
 
 /// One evaluation in progress; the device and the context can interrupt it.
+///
+/// The evaluation reads the interruption before and after each user action, so it is an atomic
+/// (a load, not a lock): the code's raw value, or ``none`` while uninterrupted.
 final class EvaluationHandle: Sendable {
-    private let interruption = Mutex<AuthenticationError.Code?>(nil)
+    private static let none = Int.min
+    private let interruption = Atomic<Int>(EvaluationHandle.none)
 
     /// Records the first interruption; returns false if one was already recorded.
     @discardableResult
     func interrupt(with code: AuthenticationError.Code) -> Bool {
-        interruption.withLock { current in
-            guard current == nil else { return false }
-            current = code
-            return true
-        }
+        interruption.compareExchange(expected: Self.none, desired: code.rawValue, ordering: .acquiringAndReleasing).exchanged
     }
 
-    var interruptedWith: AuthenticationError.Code? { interruption.withLock { $0 } }
+    var interruptedWith: AuthenticationError.Code? {
+        let raw = interruption.load(ordering: .acquiring)
+        return raw == Self.none ? nil : AuthenticationError.Code(rawValue: raw)
+    }
 }
 
 extension Device {
@@ -310,9 +312,11 @@ extension Device {
         }
     }
 
-    func end(_ handle: EvaluationHandle) {
+    /// Ends `handle`'s evaluation and records its trace as the device's last, under one lock.
+    func end(_ handle: EvaluationHandle, trace: Trace) {
         activity.withLock { activity in
             if activity.activeEvaluation === handle { activity.activeEvaluation = nil }
+            activity.lastTrace = trace
         }
     }
 
@@ -322,9 +326,5 @@ extension Device {
     }
 
     /// The trace of the device's most recent evaluation, from any app or context.
-    public var lastTrace: Trace? { traceStore.withLock { $0 } }
-
-    func recordTrace(_ trace: Trace) {
-        traceStore.withLock { $0 = trace }
-    }
+    public var lastTrace: Trace? { activity.withLock { $0.lastTrace } }
 }

@@ -21,6 +21,10 @@ struct EvaluationRun {
         return steps
     }()
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
+    /// The device time read for the steps since the last suspension: no time passes between
+    /// steps recorded without awaiting (nothing advances the clock there), so one reading
+    /// serves them all. Cleared after every `await` and after a `wait` action.
+    private var stamp: Timestamp?
     /// The device state at the moment of a biometric success, for the context's domain state.
     private(set) var capturedSnapshot: Device.Snapshot?
 
@@ -74,6 +78,7 @@ struct EvaluationRun {
             case let .unavailable(code):
                 throw fail(code, rule: .unavailableOnLinux)
             }
+            stamp = nil
             // A one-step policy (nearly all) shares a constant array instead of allocating one.
             methods = methods.isEmpty && rule.steps.count == 1 ? AuthenticationMethod.alone(method) : methods + [method]
         }
@@ -86,6 +91,7 @@ struct EvaluationRun {
 
     /// The trace of a run that threw `error`.
     mutating func trace(endingWith error: any Error) -> Trace {
+        stamp = nil  // the error may come out of an await
         if let error = error as? AuthenticationError {
             if steps.last?.event != .finished(error.code) { record(.finished(error.code)) }
             return makeTrace(result: error.code, failure: nil)
@@ -97,12 +103,20 @@ struct EvaluationRun {
         Trace(policy: policy.name, appID: appID, steps: steps, result: result, failure: failure)
     }
 
+    /// Device time now (see ``stamp``).
+    private mutating func now() -> Timestamp {
+        if let stamp { return stamp }
+        let now = clock.now
+        stamp = now
+        return now
+    }
+
     private mutating func record(_ event: TraceEvent, rule: Rule? = nil) {
-        steps.append(TraceStep(at: clock.now, event: event, rule: rule, before: counts, after: counts))
+        steps.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: counts))
     }
 
     private mutating func record(_ event: TraceEvent, rule: Rule? = nil, after: CounterSnapshot) {
-        steps.append(TraceStep(at: clock.now, event: event, rule: rule, before: counts, after: after))
+        steps.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: after))
         counts = after
     }
 
@@ -137,7 +151,7 @@ struct EvaluationRun {
             throw fail(problem.code, rule: .precedence, message: problem.message)
         }
         if let unlocked = snapshot.counters.lastBiometricUnlock, settings.reuseDuration > .zero {
-            let age = unlocked.duration(to: clock.now)
+            let age = unlocked.duration(to: now())
             if age >= .zero, age <= settings.reuseDuration {
                 record(.reused(unlockedAgo: age), rule: .reuseWindow)
                 return .reuse
@@ -146,8 +160,9 @@ struct EvaluationRun {
         if settings.interactionNotAllowed {
             throw fail(.notInteractive, rule: .interactionNotAllowed)
         }
-        guard let sensor = device.sensor else { throw fail(.biometryNotAvailable, rule: .precedence) }
-        let rules = sensor.biometryType.attemptRules
+        guard let box = device.sensorBox else { throw fail(.biometryNotAvailable, rule: .precedence) }
+        let biometryType = box.sensor.biometryType
+        let rules = biometryType.attemptRules
         var failures = 0
         var shown: (Prompt.Kind, String?)?
         while true {
@@ -159,7 +174,7 @@ struct EvaluationRun {
                     : failures > 0 && !rules.endsWithAuthenticationFailed ? .biometricTryAgain : .biometric,
                 reason: reason,
                 fallbackButton: fallbackButton, cancelButton: cancelTitle,
-                biometryType: sensor.biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
+                biometryType: biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
             if shown.map({ $0.0 != prompt.kind || $0.1 != fallbackButton }) ?? true {
                 record(.prompt(prompt.kind, fallbackButton: fallbackButton),
                        rule: fallbackButton != nil && shown?.1 == nil
@@ -168,7 +183,13 @@ struct EvaluationRun {
                 shown = (prompt.kind, fallbackButton)
             }
             // A capture decided already (a queued scripted answer) is taken without suspending.
-            let reading = if let immediate = try sensor.immediateCapture(prompt) { immediate } else { try await sensor.capture(prompt) }
+            let reading: CaptureResult
+            if let immediate = try box.sensor.immediateCapture(prompt) {
+                reading = immediate
+            } else {
+                reading = try await box.sensor.capture(prompt)
+                stamp = nil
+            }
             try checkInterrupted()
             var matchedID: String?
             switch reading {
@@ -183,7 +204,7 @@ struct EvaluationRun {
                 record(.captureRetry(reason), rule: .retryNotCounted)
                 continue
             case let .unavailable(state):
-                throw fail(sensor.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
+                throw fail(box.sensor.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
                            rule: .sensorLostDuringCapture)
             case let .action(action):
                 record(.action(action))
@@ -199,6 +220,7 @@ struct EvaluationRun {
                     throw fail(.userFallback, rule: .fallbackEndsWithUserFallback)
                 }
                 try await handleCommon(action, on: prompt)
+                stamp = nil
                 continue
             }
             // The records as stored now (another process may have counted failures while this
@@ -287,7 +309,7 @@ struct EvaluationRun {
     nonisolated(nonsending) private mutating func passcode() async throws -> AuthenticationMethod {
         let snapshot = try device.snapshot()
         if snapshot.counters.isDisabled { throw fail(.authenticationFailed, rule: .deviceDisabled) }
-        guard device.passcodeIsSet(snapshot.state) else { throw fail(.passcodeNotSet, rule: .precedence) }
+        guard device.passcodeIsSet(snapshot) else { throw fail(.passcodeNotSet, rule: .precedence) }
         if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
         let prompt = Prompt(kind: .passcode, reason: reason, fallbackButton: nil, cancelButton: cancelTitle,
                             biometryType: device.biometryType, failuresSoFar: 0,
@@ -296,10 +318,12 @@ struct EvaluationRun {
         while true {
             try checkInterrupted()
             let action = try await device.interaction.nextAction(for: prompt)
+            stamp = nil
             try checkInterrupted()
             record(.action(action))
             guard case let .passcode(entry) = action else {
                 try await handleCommon(action, on: prompt)
+                stamp = nil
                 continue
             }
             var after = counts
@@ -340,6 +364,7 @@ struct EvaluationRun {
         while true {
             try checkInterrupted()
             let action = try await device.interaction.nextAction(for: prompt)
+            stamp = nil
             try checkInterrupted()
             record(.action(action))
             if action == .approveOnCompanion {
@@ -347,6 +372,7 @@ struct EvaluationRun {
                 return .companion
             }
             try await handleCommon(action, on: prompt)
+            stamp = nil
         }
     }
 
@@ -367,6 +393,7 @@ struct EvaluationRun {
                 throw UsageError.notSimulated("wait:\(duration.compactDescription) (the device runs on the wall clock)")
             }
             clock.advance(by: duration)
+            stamp = nil
             record(.waited(duration))
         default:
             throw device.interaction.misfit(action, on: prompt)
@@ -388,7 +415,7 @@ extension Device {
         if snapshot.counters.isDisabled {
             return AuthenticationError(.authenticationFailed, message: "The device is disabled after too many wrong passcodes.")
         }
-        let passcodeMissing = !passcodeIsSet(snapshot.state)
+        let passcodeMissing = !passcodeIsSet(snapshot)
         for step in rule.steps {
             switch step {
             case let .unavailable(code):

@@ -165,6 +165,9 @@ struct EvaluationRun {
         let rules = biometryType.attemptRules
         var failures = 0
         var shown: (Prompt.Kind, String?)?
+        // The records just read, while nothing can have changed them in this evaluation: until
+        // the first capture that suspends, action, retry or write.
+        var unchanged: Device.Snapshot? = snapshot
         while true {
             try checkInterrupted()
             let scanning = failures < rules.failuresPerEvaluation
@@ -189,6 +192,7 @@ struct EvaluationRun {
             } else {
                 reading = try await box.sensor.capture(prompt)
                 stamp = nil
+                unchanged = nil
             }
             try checkInterrupted()
             var matchedID: String?
@@ -202,12 +206,14 @@ struct EvaluationRun {
                 throw device.interaction.misfit(presented, on: prompt)
             case let .retry(reason):
                 record(.captureRetry(reason), rule: .retryNotCounted)
+                unchanged = nil
                 continue
             case let .unavailable(state):
                 throw fail(box.sensor.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
                            rule: .sensorLostDuringCapture)
             case let .action(action):
                 record(.action(action))
+                unchanged = nil
                 if action == .approveOnCompanion, companionUsable {
                     record(.companionApproved, rule: .companionApproval)
                     return .companion
@@ -224,9 +230,13 @@ struct EvaluationRun {
                 continue
             }
             // The records as stored now (another process may have counted failures while this
-            // one scanned). The enrolled set recorded there is current for every change made
-            // through Touchstone; only a match on an identity it lacks asks the sensor again.
-            var current = try device.storedSnapshot()
+            // one scanned). A capture that answered at once (a decided, queued answer) scanned
+            // for no time: the records read just before it are as current as a second read, as
+            // the same race with another process exists after any read. The enrolled set
+            // recorded there is current for every change made through Touchstone; only a match
+            // on an identity it lacks asks the sensor again.
+            var current = try unchanged ?? device.storedSnapshot()
+            unchanged = nil
             if let name = matchedID, !current.state.identities.contains(where: { $0.id == name }) {
                 current = try device.snapshot()
             }

@@ -77,7 +77,8 @@ final class SimulatedTemplates: Sendable {
 
     private static let schema = 1
 
-    private let storage: (any StorageBackend)?
+    /// Where the templates are kept (nil: in memory, changed by nothing but this object).
+    let storage: (any StorageBackend)?
     private let key: RecordKey
     private let modality: String
     private let random: RandomSource
@@ -212,6 +213,7 @@ extension SimulatedBiometricSensor {
     public func hardwareState(for appID: String) -> HardwareState { hardware.current }
     public func setHardwareState(_ state: HardwareState) { hardware.set(state) }
     public func enrolledIdentities() throws -> [SensorIdentity] { try hardware.templates.identities() }
+    public var enrollmentStorage: (any StorageBackend)? { hardware.templates.storage }
     public func capture(_ prompt: Prompt) async throws -> CaptureResult { try await hardware.capture(prompt) }
     public func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? { try hardware.immediateCapture(prompt) }
     public func interrupt() {}

@@ -13,6 +13,8 @@ final class ReaderHardware: Sendable {
         var captures: [CaptureResult] = []
         var unreachable = false
         var interrupted = 0
+        /// How many times the core asked for the enrolled set.
+        var asked = 0
     }
     let state = Mutex(State())
 
@@ -38,10 +40,12 @@ final class ReaderHardware: Sendable {
 struct TestReader: BiometricSensor {
     static let descriptor = PluginDescriptor(
         id: "test.reader", kind: .sensor, summary: "a reader that owns its prints (tests)",
-        options: [OptionSpec("reader", .string, "which test reader"), OptionSpec("removable", .boolean, default: "false", "removable")])
+        options: [OptionSpec("reader", .string, "which test reader"), OptionSpec("removable", .boolean, default: "false", "removable"),
+                  OptionSpec("follows-storage", .boolean, default: "false", "claims its set changes only with the device's storage")])
 
     let hardware: ReaderHardware
     let isRemovable: Bool
+    let enrollmentStorage: (any StorageBackend)?
     var biometryType: BiometryType { .touchID }
 
     struct Missing: Error {}
@@ -50,6 +54,7 @@ struct TestReader: BiometricSensor {
         guard let hardware = ReaderHardware.byName.withLock({ $0[options.string("reader") ?? ""] }) else { throw Missing() }
         self.hardware = hardware
         isRemovable = options.boolean("removable")
+        enrollmentStorage = options.boolean("follows-storage") ? environment.storage : nil
     }
 
     func hardwareState(for appID: String) -> HardwareState {
@@ -58,6 +63,7 @@ struct TestReader: BiometricSensor {
 
     func enrolledIdentities() throws -> [SensorIdentity] {
         try hardware.state.withLock { state in
+            state.asked += 1
             if state.unreachable { throw Missing() }
             return state.identities
         }
@@ -100,14 +106,15 @@ struct SensorOwnershipTests {
         var authenticator: Authenticator { kit.authenticator }
         var device: Device { kit.device }
 
-        init(removable: Bool = false, systemPasscode: Bool = false) throws {
+        init(removable: Bool = false, systemPasscode: Bool = false, followsStorage: Bool = false) throws {
             let (name, hardware) = ReaderHardware.make()
             var registry = PluginRegistry.builtIn
             try registry.register(TestReader.self)
             try registry.register(SystemPasscode.self)
             var composition = Composition()
             composition.seed = 3
-            composition.sensor = PluginSelection("test.reader", options: ["reader": name, "removable": removable ? "true" : "false"])
+            composition.sensor = PluginSelection("test.reader", options: ["reader": name, "removable": removable ? "true" : "false",
+                                                                           "follows-storage": followsStorage ? "true" : "false"])
             composition.passcode = systemPasscode
                 ? PluginSelection("test.system-passcode")
                 : PluginSelection("passcode.sim", options: ["rounds": "1000"])
@@ -129,6 +136,31 @@ struct SensorOwnershipTests {
                 return error.code
             }
         }
+    }
+
+    @Test("a sensor whose set follows the device's storage is asked once per storage generation; any write makes the core ask again; a real reader is asked every time")
+    func enrolledSetIsAskedOncePerStorageGeneration() async throws {
+        let rig = try ReaderRig(followsStorage: true)
+        rig.hardware.enrollOutside("thumb", generation: "g1")
+        try rig.authenticator.keychain.add(Data("v".utf8), service: "s", account: "a")  // a write
+        rig.hardware.state.withLock { $0.asked = 0 }
+        for _ in 0..<3 { #expect(try rig.device.enrolledIdentities().map(\.id) == ["thumb"]) }
+        // The first snapshot saw the new print and recorded it (a write); the next asked once
+        // at the new generation; the rest asked nothing.
+        #expect(rig.hardware.state.withLock { $0.asked } == 2)
+        // A change the storage does not see is not seen (the sensor promised there is none)...
+        rig.hardware.enrollOutside("index", generation: "g2")
+        #expect(try rig.device.enrolledIdentities().map(\.id) == ["thumb"])
+        // ...until the storage changes: then the sensor is asked again and the print recorded.
+        try rig.authenticator.keychain.add(Data("v".utf8), service: "s", account: "b")
+        #expect(try rig.device.enrolledIdentities().map(\.id) == ["thumb", "index"])
+
+        let real = try ReaderRig()
+        real.hardware.enrollOutside("thumb", generation: "g1")
+        _ = try real.device.enrolledIdentities()
+        real.hardware.state.withLock { $0.asked = 0 }
+        for _ in 0..<3 { _ = try real.device.enrolledIdentities() }
+        #expect(real.hardware.state.withLock { $0.asked } == 3)
     }
 
     @Test("the enrolled set is what the sensor reports: no prints is biometryNotEnrolled, a print enrolled outside Touchstone is seen at once")

@@ -22,6 +22,10 @@ public final class Device: Sendable {
     /// The sensor in a box: the evaluation's hot path calls it in place through the box instead
     /// of copying the existential (a value-witness copy) at each use.
     let sensorBox: SensorBox?
+    /// Whether the sensor's enrolled set changes only with writes to ``storage`` (see
+    /// ``BiometricSensor/enrollmentStorage``): then a snapshot asks the sensor only once per
+    /// storage generation.
+    let sensorFollowsStorage: Bool
     /// The paired companion, or nil.
     public let companion: (any CompanionDevice)?
     /// The passcode factor.
@@ -102,6 +106,9 @@ public final class Device: Sendable {
     private struct Cache: Sendable {
         /// The storage generation the snapshot is known to be current for; nil after a write.
         var generation: UInt64?
+        /// The generation at which the sensor reported the snapshot's enrolled set (used only
+        /// when ``Device/sensorFollowsStorage``).
+        var sensorAgreedAt: UInt64?
         var snapshot: Snapshot?
         var stateBytes: Data?
         var countersBytes: Data?
@@ -156,6 +163,7 @@ public final class Device: Sendable {
     ) throws {
         self.storage = storage
         self.sensorBox = sensor.map(SensorBox.init)
+        sensorFollowsStorage = sensor?.enrollmentStorage.map { $0 as AnyObject === storage as AnyObject } ?? false
         self.companion = companion
         self.passcodeFactor = passcodeFactor
         self.clock = clock
@@ -222,9 +230,14 @@ public final class Device: Sendable {
     /// answer (a daemon gone) leaves the recorded set in force; its hardware state and capture
     /// report the problem.
     func snapshot() throws -> Snapshot {
-        let stored = try storedSnapshot()
-        guard let box = sensorBox, let reported = try? box.sensor.enrolledIdentities(),
-              reported != stored.state.identities else { return stored }
+        let (stored, generation, sensorAgreed) = try storedSnapshotAndGeneration()
+        guard let box = sensorBox, !sensorAgreed, let reported = try? box.sensor.enrolledIdentities() else { return stored }
+        guard reported != stored.state.identities else {
+            if sensorFollowsStorage {
+                cache.withLock { if $0.generation == generation { $0.sensorAgreedAt = generation } }
+            }
+            return stored
+        }
         return try recordEnrolledSet(reported) ?? storedSnapshot()
     }
 
@@ -248,10 +261,19 @@ public final class Device: Sendable {
     /// changed — a keychain item, a baseline — they are re-read but decoded again only if
     /// their bytes changed).
     func storedSnapshot() throws -> Snapshot {
+        try storedSnapshotAndGeneration().snapshot
+    }
+
+    /// ``storedSnapshot()``, the storage generation it is current for, and whether the sensor
+    /// already reported its enrolled set at that generation (see ``sensorFollowsStorage``).
+    private func storedSnapshotAndGeneration() throws -> (snapshot: Snapshot, generation: UInt64, sensorAgreed: Bool) {
         let generation = try storage.generation
         // The usual case — nothing written since — takes only the snapshot out of the lock.
-        if let current = cache.withLock({ $0.generation == generation ? $0.snapshot : nil }) {
-            return current
+        if let current = cache.withLock({ cache -> (Snapshot, Bool)? in
+            guard cache.generation == generation, let snapshot = cache.snapshot else { return nil }
+            return (snapshot, sensorFollowsStorage && cache.sensorAgreedAt == generation)
+        }) {
+            return (current.0, generation, current.1)
         }
         let cached = cache.withLock { $0 }
         guard let stateRecord = try storage.read(.deviceState) else {
@@ -262,7 +284,7 @@ public final class Device: Sendable {
         cache.withLock {
             $0 = Cache(generation: generation, snapshot: snapshot, stateBytes: stateRecord.value, countersBytes: countersBytes)
         }
-        return snapshot
+        return (snapshot, generation, false)
     }
 
     /// The device records as `transaction` sees them, for code already inside a storage

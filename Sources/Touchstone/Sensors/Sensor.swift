@@ -68,6 +68,13 @@ public protocol BiometricSensor: Plugin {
     /// is seen the next time.
     func enrolledIdentities() throws -> [SensorIdentity]
 
+    /// The storage whose writes are the only way this sensor's enrolled set changes — the
+    /// simulated sensors keep their templates in the device's store —, or nil, the default: a
+    /// real reader's set changes outside Touchstone and is asked for every time. When it is the
+    /// device's storage, the core asks ``enrolledIdentities()`` again only after that storage
+    /// changed.
+    var enrollmentStorage: (any StorageBackend)? { get }
+
     /// Waits for the person to present a finger/face/iris or act on `prompt`.
     func capture(_ prompt: Prompt) async throws -> CaptureResult
 
@@ -82,6 +89,7 @@ public protocol BiometricSensor: Plugin {
 
 extension BiometricSensor {
     public func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? { nil }
+    public var enrollmentStorage: (any StorageBackend)? { nil }
 }
 
 /// One step of an enrollment, as the sensor reports it.

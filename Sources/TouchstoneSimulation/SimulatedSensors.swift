@@ -9,7 +9,29 @@ final class SimulatedHardware: Sendable {
     let interaction: any Interaction
     let isRemovable: Bool
     let templates: SimulatedTemplates
-    private let state: Mutex<HardwareState>
+    /// The hardware state (``code(_:)``): read on every evaluation, so an atomic load rather
+    /// than a lock.
+    private let state: Atomic<Int>
+
+    private static func code(_ state: HardwareState) -> Int {
+        switch state {
+        case .present: 0
+        case .absent: 1
+        case .disconnected: 2
+        case .denied: 3
+        case .notPaired: 4
+        }
+    }
+
+    private static func state(_ code: Int) -> HardwareState {
+        switch code {
+        case 1: .absent
+        case 2: .disconnected
+        case 3: .denied
+        case 4: .notPaired
+        default: .present
+        }
+    }
 
     static let options: [OptionSpec] = [
         OptionSpec("hardware", .choice(HardwareState.allCases.map(\.optionName)), default: "present",
@@ -23,13 +45,13 @@ final class SimulatedHardware: Sendable {
         isRemovable = options.boolean("removable")
         templates = SimulatedTemplates(storage: environment.storage, modality: modality, random: environment.random)
         let initial = options.string("hardware").flatMap(HardwareState.init(optionName:)) ?? .present
-        state = Mutex(initial)
+        state = Atomic(Self.code(initial))
     }
 
-    var current: HardwareState { state.withLock { $0 } }
+    var current: HardwareState { Self.state(state.load(ordering: .acquiring)) }
 
     func set(_ newState: HardwareState) {
-        state.withLock { $0 = newState }
+        state.store(Self.code(newState), ordering: .releasing)
     }
 
     /// The scripted person presents a name: a match when an identity with that id is enrolled,

@@ -53,6 +53,11 @@ struct LoginAPI: Sendable {
 
     // MARK: Accounts and sessions
 
+    /// A username as stored and looked up: Unicode NFC. Case is kept and matters (our rule).
+    static func normalized(_ username: String) -> String {
+        username.precomposedStringWithCanonicalMapping
+    }
+
     struct Credentials: Decodable {
         var username: String
         var password: String
@@ -60,9 +65,13 @@ struct LoginAPI: Sendable {
 
     func createAccount(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
         let body = try await decode(Credentials.self, from: request)
-        let username = body.username
+        // Stored in NFC, so "é" typed precomposed or as e + accent is one account.
+        let username = Self.normalized(body.username)
         guard !username.isEmpty, username.count <= 64, username.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace || $0 == " " }),
               username.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }),
+              // Format characters (bidi overrides, zero-width joiners and spaces) would let two
+              // names look alike.
+              !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .format }),
               username.trimmingCharacters(in: .whitespaces) == username
         else {
             throw APIError.badRequest("invalid_username", "A username is 1 to 64 printable characters without leading or trailing spaces.")
@@ -98,12 +107,13 @@ struct LoginAPI: Sendable {
         guard body.username.utf8.count <= 256, body.password.utf8.count <= 1024 else {
             throw APIError.badRequest("invalid_credentials_format", "The username or password is too long.")
         }
-        let accountKey = "account:" + body.username
+        let username = Self.normalized(body.username)
+        let accountKey = "account:" + username
         let addressKey = "address:" + context.remoteAddress
         try await checkRateLimit(addressKey, limit: configuration.addressFailureLimit)
         try await checkRateLimit(accountKey, limit: configuration.accountFailureLimit)
 
-        let account = try await repository.account(username: body.username)
+        let account = try await repository.account(username: username)
         // Unknown users cost one hash too, so the two failures take about as long.
         let hasher = self.hasher
         let password = body.password

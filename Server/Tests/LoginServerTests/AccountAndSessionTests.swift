@@ -141,4 +141,22 @@ struct AccountAndSessionTests {
             #expect(try await client.send(.delete, "/v1/sessions").status == .unauthorized)
         }
     }
+
+    @Test("usernames are stored in NFC: e + accent and é are one account; bidi overrides and zero-width characters are refused",
+          arguments: Backend.available)
+    func usernamesAreNormalized(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            try await client.register("Ren\u{E9}e")
+            let decomposed = try await client.send(.post, "/v1/accounts", json: ["username": "Rene\u{301}e", "password": "correct horse battery"])
+            #expect(decomposed.status == .conflict && decomposed.errorCode == "username_taken")
+            // Signing in with either form reaches the account.
+            #expect(try await client.send(.post, "/v1/sessions", json: ["username": "Rene\u{301}e", "password": "correct horse battery"]).status == .ok)
+            for spoof in ["admin\u{202E}nimda", "ad\u{200B}min", "\u{2066}bob\u{2069}"] {
+                let reply = try await client.send(.post, "/v1/accounts", json: ["username": spoof, "password": "correct horse battery"])
+                #expect(reply.errorCode == "invalid_username", "\(spoof.unicodeScalars.map { String($0.value, radix: 16) })")
+            }
+            // Case is kept and matters (our rule).
+            #expect(try await client.send(.post, "/v1/accounts", json: ["username": "RENEE", "password": "correct horse battery"]).status == .created)
+        }
+    }
 }

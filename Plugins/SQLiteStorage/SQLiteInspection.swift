@@ -270,6 +270,13 @@ extension SQLiteStorage: StorageMaintenance {
                         + "if no writer was stopped, the log was cut and its last transaction is lost")
                 }
             }
+            if let header = FileManager.default.contents(atPath: path)?.prefix(20), header.count == 20,
+               header[header.startIndex + 18] > 2 {
+                // The write version: SQLite opens such a file read-only, so the store would be
+                // refused on opening (SQLiteStorage.checkWritable), though every page is sound.
+                problems.append("the header's write version (byte 18) is \(header[header.startIndex + 18]), which SQLite does not write: "
+                    + "it opens the file read-only, so Touchstone refuses the store. --export-store copies its intact records to a new store")
+            }
             let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
             problems += connection.integrityProblems(full: true).prefix(20)
             let tables = connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'records'")

@@ -149,6 +149,13 @@ struct KilledWriterDamageTests {
             guard case let StorageError.corruptStore(_, reason) = error else { return false }
             return reason.contains("read-only")
         }
+        // The check says why the store will not open (it used to call it sound), and still
+        // finds its record intact, for --export-store.
+        let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: Backend.sqlite.selection(in: directory)))
+        let report = type.check(options: options)
+        #expect(!report.isSound)
+        #expect(report.problems.contains { $0.contains("write version (byte 18) is 88") }, "\(report.problems)")
+        #expect(report.intactRecords > 0)
         #expect(try Self.fingerprints(directory) == before)
     }
 

@@ -4,8 +4,8 @@ import Foundation
 import Touchstone
 
 /// A `kSecClassKey` dictionary (`SecKeyCreateRandomKey` attributes, `SecItem*` queries), read
-/// into the terms of Touchstone's ``KeyStore``: keys are found by `kSecAttrApplicationTag`
-/// (`Data`, or a `String` taken as UTF-8), `kSecAttrLabel` and `kSecAttrApplicationLabel`.
+/// into the terms of Touchstone's ``KeyStore``: keys are found by `kSecAttrApplicationTag` and
+/// `kSecAttrApplicationLabel` (each `Data`, or a `String` taken as UTF-8) and `kSecAttrLabel`.
 struct KeyQuery {
     typealias Invalid = KeychainQuery.Invalid
 
@@ -51,7 +51,13 @@ struct KeyQuery {
             if let data = Self.data(raw), let text = String(data: data, encoding: .utf8) { return text }
             throw Invalid(reason: "kSecAttrLabel must be a String")
         }
-        applicationLabel = dictionary[kSecAttrApplicationLabel as String].flatMap(Self.data)
+        switch dictionary[kSecAttrApplicationLabel as String] {
+        case nil: applicationLabel = nil
+        case let text as String: applicationLabel = Data(text.utf8)  // as Auth0's DPoP key store passes it
+        case let raw?:
+            guard let data = Self.data(raw) else { throw Invalid(reason: "kSecAttrApplicationLabel must be Data or a String") }
+            applicationLabel = data
+        }
         keyClass = dictionary[kSecAttrKeyClass as String].flatMap { ($0 as? String) ?? ($0 as? NSNumber)?.stringValue }
         keyType = dictionary[kSecAttrKeyType as String].flatMap { ($0 as? String) ?? ($0 as? NSNumber)?.stringValue }
         accessControl = try KeychainQuery.protection(dictionary).0
@@ -121,15 +127,15 @@ struct KeyQuery {
         ]
         if let enclave = key.touchstoneKey {
             attributes[kSecAttrKeyClass as String] = kSecAttrKeyClassPrivate as String
-            attributes[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave as String
+            if !enclave.isSoftware { attributes[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave as String }
             attributes[kSecAttrIsPermanent as String] = enclave.isPermanent
             attributes[kSecAttrCanSign as String] = true
             attributes[kSecAttrCanDecrypt as String] = true
             attributes[kSecAttrCanDerive as String] = true
             attributes[kSecAttrCanVerify as String] = false
             attributes[kSecAttrCanEncrypt as String] = false
-            attributes[kSecAttrIsExtractable as String] = false
-            attributes[kSecAttrIsSensitive as String] = true
+            attributes[kSecAttrIsExtractable as String] = enclave.isSoftware
+            attributes[kSecAttrIsSensitive as String] = !enclave.isSoftware
             attributes[kSecAttrAccessible as String] = accessibleValue(enclave.accessibility)
             attributes[kSecAttrAccessControl as String] = SecAccessControl(enclave.accessControl)
             attributes[kSecAttrAccessGroup as String] = enclave.appID
@@ -154,6 +160,15 @@ struct KeyQuery {
         return KeychainQuery.integer(value)
     }
     static func data(_ value: Any) -> Data? { KeychainQuery.data(value) }
+
+    /// `bytes` when they have the length of a P-256 private key in X9.63 form (`04 || X || Y ||
+    /// K`, 97 bytes: what Apple's API takes and gives); errSecParam otherwise.
+    static func privateKeyBytes(_ bytes: Data) throws -> Data {
+        guard bytes.count == 97 else {
+            throw Invalid(reason: "a P-256 private key is 97 bytes in X9.63 form (04 || X || Y || K), not \(bytes.count)")
+        }
+        return bytes
+    }
 }
 
 extension SecKey {
@@ -165,12 +180,13 @@ extension SecKey {
 
 /// The `SecItem*` calls for `kSecClassKey`.
 enum KeyItems {
-    /// `SecItemAdd` of a key: a `kSecValueRef` Secure Enclave key made with `kSecAttrIsPermanent`
-    /// false is stored (with the dictionary's tag and label); a public key — a `kSecValueRef`
-    /// public `SecKey`, or its 65 X9.63 bytes as `kSecValueData` with `kSecAttrKeyClassPublic` —
-    /// is stored as a public key item (`errSecDuplicateItem` when this app stored it already).
-    /// Importing private key bytes is `errSecUnimplemented`: nothing enters the Secure Enclave
-    /// from outside.
+    /// `SecItemAdd` of a key: a `kSecValueRef` private key made with `kSecAttrIsPermanent`
+    /// false is stored (with the dictionary's tag and label; a software key also with its
+    /// `kSecAttrApplicationLabel` and accessibility or access control); a software private key's
+    /// 97 X9.63 bytes as `kSecValueData` with `kSecAttrKeyClassPrivate` are imported and stored
+    /// likewise; a public key — a `kSecValueRef` public `SecKey`, or its 65 X9.63 bytes as
+    /// `kSecValueData` with `kSecAttrKeyClassPublic` — is stored as a public key item
+    /// (`errSecDuplicateItem` when this app stored it already).
     static func add(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         KeychainCall.run { call in
             let dictionary = try KeyQuery.normalize(attributes)
@@ -192,10 +208,21 @@ enum KeyItems {
                 }
                 return errSecSuccess
             }
-            guard let ref = query.valueRef else { return errSecUnimplemented }
+            let ref: SecKey
+            if let given = query.valueRef {
+                ref = given
+            } else if query.keyClass == kSecAttrKeyClassPrivate as String, let raw = dictionary[kSecValueData as String] {
+                guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
+                let authenticator = try call.authenticator(context: query.context)
+                ref = SecKey(.enclave(try authenticator.keys.importPrivateKey(try KeyQuery.privateKeyBytes(data)), authenticator),
+                             context: query.context)
+            } else {
+                throw KeychainQuery.Invalid(reason: "a key item needs kSecValueRef, or kSecValueData with kSecAttrKeyClass")
+            }
             guard case let .enclave(key, authenticator) = ref.material else { return errSecUnimplemented }
             call.use(authenticator)
-            let stored = try authenticator.keys.store(key, tag: query.tag, label: query.label)
+            let stored = try authenticator.keys.store(key, tag: query.tag, label: query.label,
+                                                      applicationLabel: query.applicationLabel, accessControl: query.accessControl)
             let secKey = SecKey(.enclave(stored, authenticator), context: ref.context, prompt: ref.prompt)
             if query.returnRef { result?.pointee = secKey } else if query.returnAttributes {
                 result?.pointee = KeyQuery.attributes(of: secKey) as NSDictionary

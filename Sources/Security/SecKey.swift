@@ -4,11 +4,13 @@ import Foundation
 import Touchstone
 import TouchstoneSimulation
 
-/// A key (`SecKey`): a Secure Enclave private key of a Touchstone device, or a P-256 public key.
+/// A key (`SecKey`): a P-256 private key of a Touchstone device — in its Secure Enclave, or a
+/// software key — or a P-256 public key.
 ///
-/// Private keys come from `SecKeyCreateRandomKey` with `kSecAttrTokenIDSecureEnclave`, or from
-/// `SecItemCopyMatching` with `kSecReturnRef`; they never leave the device
-/// (`SecKeyCopyExternalRepresentation` refuses them). Using one (`SecKeyCreateSignature`,
+/// Private keys come from `SecKeyCreateRandomKey` (with `kSecAttrTokenIDSecureEnclave`, or
+/// without it for a software key), `SecKeyCreateWithData` (a software key from its bytes) or
+/// `SecItemCopyMatching` with `kSecReturnRef`. A Secure Enclave key never leaves the device
+/// (`SecKeyCopyExternalRepresentation` refuses it); a software key's bytes can be exported. Using one (`SecKeyCreateSignature`,
 /// `SecKeyCreateDecryptedData`, `SecKeyCopyKeyExchangeResult`) runs its access control's
 /// evaluation — the prompt — through the `LAContext` given as `kSecUseAuthenticationContext`
 /// when the key was made or found (a context that already evaluated signs without asking again).
@@ -80,22 +82,25 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(publicKeyData)
     }
 
-    /// `<SecKey private EC 256 Secure Enclave 1a2b3c…>`.
+    /// `<SecKey private EC 256 Secure Enclave 1a2b3c…>`, `<SecKey private EC 256 1a2b3c…>` for
+    /// a software key.
     public var description: String {
         let id = Data(Insecure.SHA1.hash(data: publicKeyData)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        return isPrivate ? "<SecKey private EC 256 Secure Enclave \(id)>" : "<SecKey public EC 256 \(id)>"
+        guard let key = touchstoneKey else { return "<SecKey public EC 256 \(id)>" }
+        return key.isSoftware ? "<SecKey private EC 256 \(id)>" : "<SecKey private EC 256 Secure Enclave \(id)>"
     }
 }
 
 // MARK: Creating and converting
 
-/// Generates a key pair and returns its private key (`kSecAttrTokenID` =
-/// `kSecAttrTokenIDSecureEnclave`, `kSecAttrKeyType` EC, `kSecAttrKeySizeInBits` 256; under
-/// `kSecPrivateKeyAttrs`: `kSecAttrIsPermanent`, `kSecAttrApplicationTag`, `kSecAttrLabel`,
-/// `kSecAttrAccessControl`). A permanent key is stored in the device's keychain. Never prompts.
+/// Generates a key pair and returns its private key (`kSecAttrKeyType` EC,
+/// `kSecAttrKeySizeInBits` 256; `kSecAttrTokenID` = `kSecAttrTokenIDSecureEnclave` for a
+/// Secure Enclave key, no token for a software key; under `kSecPrivateKeyAttrs`:
+/// `kSecAttrIsPermanent`, `kSecAttrApplicationTag`, `kSecAttrLabel`, `kSecAttrAccessControl`).
+/// A permanent key is stored in the device's keychain. Never prompts.
 ///
 /// Returns nil with an `NSOSStatusErrorDomain` error: `errSecParam` for another key type or
-/// size, `errSecUnimplemented` for a key outside the Secure Enclave (not simulated),
+/// size (RSA and the other curves are not simulated: our rule) or another token,
 /// `errSecNotAvailable` / `errSecAuthFailed` when the access control cannot be bound now
 /// (no passcode for whenPasscodeSet…, nothing enrolled for biometry).
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
@@ -106,10 +111,13 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             throw SecKeyCall.Failure(errSecParam, "only EC keys (kSecAttrKeyTypeECSECPrimeRandom) are supported")
         }
         guard let size = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer), size == 256 else {
-            throw SecKeyCall.Failure(errSecParam, "Secure Enclave keys are 256-bit (kSecAttrKeySizeInBits 256)")
+            throw SecKeyCall.Failure(errSecParam, "only P-256 keys are simulated (kSecAttrKeySizeInBits 256)")
         }
-        guard dictionary[kSecAttrTokenID as String].flatMap({ $0 as? String }) == kSecAttrTokenIDSecureEnclave as String else {
-            throw SecKeyCall.Failure(errSecUnimplemented, "only Secure Enclave keys (kSecAttrTokenIDSecureEnclave) are simulated")
+        let software: Bool
+        switch dictionary[kSecAttrTokenID as String] {
+        case nil: software = true
+        case let token as String where token == kSecAttrTokenIDSecureEnclave as String: software = false
+        default: throw SecKeyCall.Failure(errSecParam, "the only token is kSecAttrTokenIDSecureEnclave")
         }
         var attributes = dictionary
         if let raw = dictionary[kSecPrivateKeyAttrs as String] {
@@ -120,7 +128,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         let authenticator = try call.authenticator(query.context)
         let access = try query.accessControl ?? AccessControl(.whenUnlocked, flags: .privateKeyUsage)
         let key = try authenticator.keys.create(accessControl: access, tag: query.tag, label: query.label,
-                                                permanent: query.isPermanent ?? false)
+                                                permanent: query.isPermanent ?? false, software: software)
         return SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt)
     }
 }
@@ -149,32 +157,39 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     key.isPrivate ? SecKey(.publicKey(key.publicKeyData)) : key
 }
 
-/// A public key's bytes: X9.63 uncompressed, 65 bytes (`04 || X || Y`). A Secure Enclave
-/// private key refuses (`errSecUnimplemented`, NSOSStatusErrorDomain): its bytes never leave
-/// the device.
+/// A key's bytes: for a public key X9.63 uncompressed, 65 bytes (`04 || X || Y`); for a
+/// software private key `04 || X || Y || K`, 97 bytes, after the evaluation its access control
+/// requires (errors as ``SecKeyCreateSignature(_:_:_:_:)``). A Secure Enclave private key
+/// refuses (`errSecUnimplemented`, NSOSStatusErrorDomain): its bytes never leave the device.
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    guard !key.isPrivate else {
+    guard let stored = key.touchstoneKey else { return key.publicKeyData as NSData }
+    guard stored.isSoftware else {
         error?.pointee = Unmanaged.passRetained(osStatusError(errSecUnimplemented, "a Secure Enclave private key cannot be exported"))
         return nil
     }
-    return key.publicKeyData as NSData
+    return SecKeyCall.run(error) { call in try call.exportPrivateKey(key) as NSData }
 }
 
-/// A public key from its X9.63 bytes (`kSecAttrKeyType` EC, `kSecAttrKeyClass`
-/// `kSecAttrKeyClassPublic`). Private keys cannot be imported (errSecParam); a malformed key is
-/// errSecParam.
+/// A key from its bytes (`kSecAttrKeyType` EC): with `kSecAttrKeyClassPublic` (the default) a
+/// public key from its 65 X9.63 bytes; with `kSecAttrKeyClassPrivate` a software private key
+/// of the default device from `04 || X || Y || K` (97 bytes, as CryptoKit's
+/// `x963Representation`), not stored until `SecItemAdd` with `kSecValueRef`. A malformed key
+/// or another type is errSecParam.
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
-    SecKeyCall.run(error) { _ in
+    SecKeyCall.run(error) { call in
         let dictionary = try KeyQuery.normalize(attributes)
         if let type = dictionary[kSecAttrKeyType as String] as? String, type != kSecAttrKeyTypeECSECPrimeRandom as String {
             throw SecKeyCall.Failure(errSecParam, "only EC P-256 keys are supported")
         }
-        guard dictionary[kSecAttrKeyClass as String].flatMap({ $0 as? String }) ?? (kSecAttrKeyClassPublic as String)
-            == kSecAttrKeyClassPublic as String
-        else {
-            throw SecKeyCall.Failure(errSecParam, "private keys cannot be imported into the Secure Enclave")
-        }
+        let keyClass = dictionary[kSecAttrKeyClass as String].flatMap { ($0 as? String) ?? ($0 as? NSNumber)?.stringValue }
         let bytes = Data(referencing: keyData)
+        if keyClass == kSecAttrKeyClassPrivate as String {
+            let authenticator = try call.authenticator(nil)
+            return SecKey(.enclave(try authenticator.keys.importPrivateKey(try KeyQuery.privateKeyBytes(bytes)), authenticator))
+        }
+        guard keyClass == nil || keyClass == kSecAttrKeyClassPublic as String else {
+            throw SecKeyCall.Failure(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
+        }
         guard (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
             throw SecKeyCall.Failure(errSecParam, "not a P-256 public key in X9.63 form (65 bytes)")
         }
@@ -413,6 +428,14 @@ struct SecKeyCall {
         }
         used = authenticator
         return (enclave, authenticator)
+    }
+
+    /// A software private key's X9.63 bytes, after its evaluation.
+    mutating func exportPrivateKey(_ key: SecKey) throws -> Data {
+        let (stored, authenticator) = try privateKey(key)
+        let context = try engineContext(key)
+        let reason = key.reason
+        return try runBlocking { try await authenticator.keys.exportPrivateKey(stored, context: context, reason: reason) }
     }
 
     /// The engine context the key's operations run on: its `LAContext`'s, or nil (a fresh one);

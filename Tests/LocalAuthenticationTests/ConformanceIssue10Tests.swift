@@ -336,7 +336,7 @@ struct ConformanceIssue10Tests {
         ])
     }
 
-    @Test("§10 kSecClassKey without a key: nothing found, nothing to delete; importing bytes and updating are errSecUnimplemented")
+    @Test("§10 kSecClassKey without a key: adding nothing is errSecParam, nothing found, nothing to delete; updating is errSecUnimplemented")
     func keyQueriesWithoutKeys() async throws {
         let sim = try TestDevice()
         let statuses = await sim.blocking { () -> [OSStatus] in
@@ -345,7 +345,7 @@ struct ConformanceIssue10Tests {
             return [SecItemAdd(key as CFDictionary, nil), SecItemCopyMatching(key as CFDictionary, &result),
                     SecItemUpdate(key as CFDictionary, [kSecAttrLabel as String: "x"] as CFDictionary), SecItemDelete(key as CFDictionary)]
         }
-        #expect(statuses == [errSecUnimplemented, errSecItemNotFound, errSecUnimplemented, errSecItemNotFound])
+        #expect(statuses == [errSecParam, errSecItemNotFound, errSecUnimplemented, errSecItemNotFound])
     }
 
     @Test("§9 kSecAttrSynchronizable: absent matches only items that do not synchronize; kSecAttrSynchronizableAny matches all")

@@ -104,7 +104,7 @@ struct ConformanceKeyTests {
         #expect(refused && roundTrip)
     }
 
-    @Test("§10 only 256-bit EC keys in the Secure Enclave: RSA or 384 bits is errSecParam, no token errSecUnimplemented")
+    @Test("§10 only 256-bit EC keys: RSA or 384 bits is errSecParam; without a token the key is a software key (our rule)")
     func creationParameters() async throws {
         let sim = try TestDevice()
         let codes = await sim.blocking { () -> [Int] in
@@ -120,7 +120,97 @@ struct ConformanceKeyTests {
                     create(base.merging([kSecAttrKeySizeInBits as String: 384]) { $1 }),
                     create(base.filter { $0.key != kSecAttrTokenID as String })]
         }
-        #expect(codes == [0, Int(errSecParam), Int(errSecParam), Int(errSecUnimplemented)])
+        #expect(codes == [0, Int(errSecParam), Int(errSecParam), 0])
+    }
+
+    /// A software key item as Auth0's DPoP `KeychainKeyStore` and Apple's "Storing CryptoKit
+    /// Keys in the Keychain" store one: tag plus a string application label.
+    static var softwareQuery: [String: Any] {
+        [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("com.example.dpop".utf8),
+         kSecAttrApplicationLabel as String: "com.example.dpop.privateKey"]
+    }
+
+    @Test("software keys: a CryptoKit P-256 key imported with SecKeyCreateWithData, added as kSecValueRef, found by tag and application label, exported back (Auth0's KeychainKeyStore flow)")
+    func softwareKeyItemRoundTrip() async throws {
+        let sim = try TestDevice()
+        let original = P256.Signing.PrivateKey().x963Representation
+        let outcome = await sim.blocking { () -> (OSStatus, Data?, Bool, OSStatus, OSStatus) in
+            var error: Unmanaged<CFError>?
+            guard let secKey = SecKeyCreateWithData(original as CFData, [
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+            ] as CFDictionary, &error) else { return (-1, nil, false, -1, -1) }
+            var add = Self.softwareQuery
+            add[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+            add[kSecValueRef as String] = secKey
+            let added = SecItemAdd(add as CFDictionary, nil)
+            var query = Self.softwareQuery
+            query[kSecAttrKeyType as String] = kSecAttrKeyTypeECSECPrimeRandom
+            query[kSecReturnRef as String] = true
+            var item: CFTypeRef?
+            guard SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess, CFGetTypeID(item) == SecKeyGetTypeID(),
+                  let found = item as? SecKey else { return (added, nil, false, -1, -1) }
+            let exported = SecKeyCopyExternalRepresentation(found, &error) as Data?
+            let attributes = SecKeyCopyAttributes(found) as? [String: Any] ?? [:]
+            let described = attributes[kSecAttrTokenID as String] == nil && attributes[kSecAttrIsExtractable as String] as? Bool == true
+                && attributes[kSecAttrApplicationLabel as String] as? Data == Data("com.example.dpop.privateKey".utf8)
+                && attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
+            let deleted = SecItemDelete(Self.softwareQuery as CFDictionary)
+            return (added, exported, described, deleted, SecItemCopyMatching(query as CFDictionary, &item))
+        }
+        #expect(outcome.0 == errSecSuccess)
+        #expect(outcome.1 == original)
+        #expect(outcome.2)
+        #expect(outcome.3 == errSecSuccess && outcome.4 == errSecItemNotFound)
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("software keys: SecKeyCreateRandomKey without a token signs without a prompt, exports 97 bytes that CryptoKit reads, and keeps its key across SecItemCopyMatching")
+    func softwareKeyCreated() async throws {
+        let sim = try TestDevice()
+        let outcome = await sim.blocking { () -> (Bool, Data?, Bool, String) in
+            let attributes: [String: Any] = [
+                kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256,
+                kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Self.tag],
+            ]
+            var error: Unmanaged<CFError>?
+            guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else { return (false, nil, false, "") }
+            let signature = (try? Self.sign(key).get()) ?? Data()
+            let exported = SecKeyCopyExternalRepresentation(key, &error) as Data?
+            let found = Self.find()
+            let same = found.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? } == exported
+            return (Self.verify(key, signature), exported, same, "\(key)")
+        }
+        #expect(outcome.0 && outcome.2)
+        let exported = try #require(outcome.1)
+        #expect(exported.count == 97 && exported.first == 0x04)
+        #expect((try? P256.Signing.PrivateKey(x963Representation: exported)) != nil)
+        #expect(outcome.3.hasPrefix("<SecKey private EC 256 ") && !outcome.3.contains("Secure Enclave"))
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("software keys: a key stored with userPresence asks for the user before exporting or signing; a cancel is LAError -2")
+    func softwareKeyAccessControl() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.cancel, .present("thumb")])
+        let outcome = await sim.blocking { () -> (Int?, Data?) in
+            let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)!
+            let original = P256.Signing.PrivateKey()
+            var add = Self.softwareQuery
+            add[kSecAttrKeyClass as String] = kSecAttrKeyClassPrivate
+            add[kSecValueData as String] = original.x963Representation
+            add[kSecAttrAccessControl as String] = access
+            guard SecItemAdd(add as CFDictionary, nil) == errSecSuccess else { return (nil, nil) }
+            var query = Self.softwareQuery
+            query[kSecReturnRef as String] = true
+            var item: CFTypeRef?
+            guard SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess, let key = item as? SecKey else { return (nil, nil) }
+            var error: Unmanaged<CFError>?
+            let cancelled = SecKeyCopyExternalRepresentation(key, &error) == nil ? (error?.takeRetainedValue() as NSError?)?.code : 0
+            return (cancelled, SecKeyCopyExternalRepresentation(key, nil) as Data?)
+        }
+        #expect(outcome.0 == -2)
+        #expect(outcome.1?.count == 97)
+        #expect(sim.user.pending.isEmpty)
     }
 
     @Test("§10 a cancelled signing prompt fails with LAError -2 in the CFError (observed on iOS)")
@@ -254,7 +344,8 @@ struct ConformanceKeyTests {
             lines.append("attributes \(attributes?[kSecAttrLabel as String] as? String ?? "-") \(attributes?[kSecAttrKeyClass as String] as? String ?? "-") \(attributes?[kSecAttrIsPermanent as String] as? Bool ?? false)")
             // The private key (tag com.example.key) is not a public key item, and the reverse.
             lines.append("private by public label \(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrLabel as String: "login.public"] as CFDictionary, nil))")
-            // Bytes with kSecAttrKeyClassPublic are a public key too; private bytes are not imported.
+            // Bytes with kSecAttrKeyClassPublic are a public key too; private bytes that are not a
+            // P-256 key in X9.63 form are errSecParam.
             let other = P256.Signing.PrivateKey().publicKey.x963Representation
             lines.append("bytes \(SecItemAdd([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic, kSecAttrApplicationTag as String: "server", kSecValueData as String: other] as CFDictionary, nil))")
             lines.append("private bytes \(SecItemAdd([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecValueData as String: Data(count: 32)] as CFDictionary, nil))")
@@ -263,7 +354,7 @@ struct ConformanceKeyTests {
             return lines
         }
         #expect(lines == ["add 0 again -25299", "ref 0 true", "data 0 true", "attributes login.public 0 true",
-                          "private by public label -25300", "bytes 0", "private bytes -4", "delete 0 -25300", "left 0 true"])
+                          "private by public label -25300", "bytes 0", "private bytes -50", "delete 0 -25300", "left 0 true"])
     }
 
     @Test("§10 ECIES: SecKeyCreateEncryptedData's bytes (ephemeral key || ciphertext || tag) open with the key after Touch ID")

@@ -48,6 +48,38 @@ struct KeyStoreTests {
         #expect(throws: KeychainError.self) { try keys.deletePublicKey(stored) }
     }
 
+    @Test("software keys export their bytes, import them back, keep a given application label and their access control; enclave keys export nothing")
+    func softwareKeys() async throws {
+        let rig = try TestDevice()
+        let keys = rig.authenticator.keys
+        let enclave = try keys.create(accessControl: access([]))
+        await #expect(throws: KeychainError.self) { try await keys.exportPrivateKey(enclave) }
+        #expect(throws: KeychainError.self) { try keys.importPrivateKey(Data(repeating: 4, count: 97)) }  // not a key
+        #expect(throws: KeychainError.self) { try keys.importPrivateKey(Data(repeating: 1, count: 64)) }  // wrong length
+
+        let original = P256.Signing.PrivateKey()
+        let imported = try keys.importPrivateKey(original.x963Representation)
+        #expect(imported.isSoftware && !imported.isPermanent && imported.publicKeyData == original.publicKey.x963Representation)
+        #expect(try await keys.exportPrivateKey(imported) == original.x963Representation)
+
+        // Stored with an app-chosen application label and a user-presence access control: found
+        // by that label, and the export asks for the user first.
+        let label = Data("com.example.dpop.privateKey".utf8)
+        let stored = try keys.store(imported, tag: Data("dpop".utf8), applicationLabel: label,
+                                    accessControl: try AccessControl(.whenUnlocked, flags: .userPresence))
+        #expect(stored.applicationLabel == label && stored.id == imported.id && stored.flags == .userPresence)
+        #expect(try keys.keys(tag: Data("dpop".utf8)) == [stored])
+        rig.user.enqueue([.present("thumb")])
+        #expect(try await keys.exportPrivateKey(stored, reason: "Export") == original.x963Representation)
+        #expect(rig.user.pending.isEmpty)
+        #expect(rig.device.lastTrace?.steps.contains { $0.event == .matched("thumb") } == true)
+
+        let created = try keys.create(accessControl: access([]), permanent: false, software: true)
+        #expect(created.isSoftware && "\(created)".contains("software"))
+        let exported = try await keys.exportPrivateKey(created)
+        #expect(try P256.Signing.PrivateKey(x963Representation: exported).publicKey.x963Representation == created.publicKeyData)
+    }
+
     @Test("a signature made after a fingerprint verifies with the exported public key")
     func signatureVerifies() async throws {
         let rig = try TestDevice()

@@ -39,15 +39,30 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
     let enrollmentSequence: Int?
     /// The private key, AES-GCM sealed (nonce, ciphertext, tag) under the device key.
     let sealedPrivateKey: Data
+    /// True for a software key (made without `kSecAttrTokenIDSecureEnclave`, or imported);
+    /// nil (absent from records) for a Secure Enclave key.
+    let software: Bool?
+    /// `kSecAttrApplicationLabel` given when the key was stored, replacing the default.
+    let storedApplicationLabel: Data?
+
+    /// Whether this is a software key: made outside the Secure Enclave (`SecKeyCreateRandomKey`
+    /// without `kSecAttrTokenIDSecureEnclave`) or imported (`SecKeyCreateWithData` with
+    /// `kSecAttrKeyClassPrivate`). It is sealed at rest and protected by its access control like
+    /// an enclave key, but its private bytes can be exported (``KeyStore/exportPrivateKey(_:context:reason:)``).
+    public var isSoftware: Bool { software ?? false }
 
     /// The key's access control.
     public var accessControl: AccessControl { AccessControl(validated: accessibility, flags: flags) }
 
-    /// `kSecAttrApplicationLabel`: the SHA-1 of the public key, as Apple computes it for EC keys.
-    public var applicationLabel: Data { Data(Insecure.SHA1.hash(data: publicKeyData)) }
+    /// `kSecAttrApplicationLabel`: the SHA-1 of the public key, as Apple computes it for EC keys,
+    /// unless the app gave its own when storing the key.
+    public var applicationLabel: Data { storedApplicationLabel ?? publicKeyHash }
 
-    /// The key's identifier: ``applicationLabel`` in lowercase hex.
-    public var id: String { applicationLabel.hexString }
+    /// The SHA-1 of the public key.
+    var publicKeyHash: Data { Data(Insecure.SHA1.hash(data: publicKeyData)) }
+
+    /// The key's identifier: the SHA-1 of the public key in lowercase hex.
+    public var id: String { publicKeyHash.hexString }
 
     /// The public key as swift-crypto's signing key, to verify signatures.
     public var signingPublicKey: P256.Signing.PublicKey {
@@ -67,7 +82,7 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
         var text = "key \(id.prefix(16))"
         if let applicationTag { text += " tag=\(String(data: applicationTag, encoding: .utf8) ?? applicationTag.hexString)" }
         if let label { text += " label=\(label)" }
-        return text + " \(accessControl)" + (isPermanent ? "" : " ephemeral")
+        return text + " \(accessControl)" + (isSoftware ? " software" : "") + (isPermanent ? "" : " ephemeral")
     }
 
     /// Equal when they are the same key (same public key, same app).
@@ -83,7 +98,7 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
 
     init(appID: String, publicKeyData: Data, applicationTag: Data?, label: String?, accessibility: Accessibility,
          flags: AccessControlFlags, isPermanent: Bool, creationDate: Timestamp, enrolledSetHash: Data?,
-         enrollmentSequence: Int?, sealedPrivateKey: Data) {
+         enrollmentSequence: Int?, sealedPrivateKey: Data, isSoftware: Bool = false, applicationLabel: Data? = nil) {
         self.appID = appID
         self.publicKeyData = publicKeyData
         self.applicationTag = applicationTag
@@ -95,6 +110,8 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
         self.enrolledSetHash = enrolledSetHash
         self.enrollmentSequence = enrollmentSequence
         self.sealedPrivateKey = sealedPrivateKey
+        software = isSoftware ? true : nil
+        storedApplicationLabel = applicationLabel
     }
 }
 

@@ -48,27 +48,63 @@ public struct KeyStore: Sendable {
     // MARK: Creating
 
     /// Generates a new P-256 private key inside the device (`SecKeyCreateRandomKey` with
-    /// `kSecAttrTokenIDSecureEnclave`). A permanent key is stored and found again by tag or
+    /// `kSecAttrTokenIDSecureEnclave`), or with `software` a software key (the same call without
+    /// the token: its bytes can be exported). A permanent key is stored and found again by tag or
     /// label; several keys may share a tag, as on iOS. Never prompts.
     ///
     /// - Throws: ``KeychainError`` — errSecParam for `or` with `and`; errSecNotAvailable for
     ///   whenPasscodeSetThisDeviceOnly without a passcode; errSecAuthFailed for biometric flags
     ///   with nothing enrolled; errSecInteractionNotAllowed when the lock state forbids the class.
     public func create(
-        accessControl: AccessControl, tag: Data? = nil, label: String? = nil, permanent: Bool = true
+        accessControl: AccessControl, tag: Data? = nil, label: String? = nil, permanent: Bool = true,
+        software: Bool = false
+    ) throws -> EnclaveKey {
+        try make(generate(), accessControl: accessControl, tag: tag, label: label, permanent: permanent, software: software)
+    }
+
+    /// Makes a software key of an existing P-256 private key (`SecKeyCreateWithData` with
+    /// `kSecAttrKeyClassPrivate`): `privateKey` is its X9.63 form (`04 || X || Y || K`, 97
+    /// bytes, what `SecKeyCopyExternalRepresentation` gives) or its raw 32-byte scalar. The key
+    /// is not stored (``store(_:tag:label:applicationLabel:accessControl:)`` stores it) and has no
+    /// access-control constraint unless one is given. errSecParam for bytes that are not a P-256
+    /// private key or whose public half does not match. Never prompts.
+    public func importPrivateKey(
+        _ privateKey: Data, accessControl: AccessControl? = nil
+    ) throws -> EnclaveKey {
+        let key: P256.Signing.PrivateKey
+        switch privateKey.count {
+        case 97:
+            guard let parsed = try? P256.Signing.PrivateKey(x963Representation: privateKey) else {
+                throw KeychainError(.invalidParameter, message: "not a P-256 private key in X9.63 form (04 || X || Y || K)")
+            }
+            key = parsed
+        case 32:
+            guard let parsed = try? P256.Signing.PrivateKey(rawRepresentation: privateKey) else {
+                throw KeychainError(.invalidParameter, message: "not a P-256 private scalar")
+            }
+            key = parsed
+        default:
+            throw KeychainError(.invalidParameter, message: "a P-256 private key is 97 bytes (X9.63) or 32 (the scalar), not \(privateKey.count)")
+        }
+        return try make(key, accessControl: accessControl ?? AccessControl(validated: .whenUnlocked, flags: []),
+                        tag: nil, label: nil, permanent: false, software: true)
+    }
+
+    private func make(
+        _ privateKey: P256.Signing.PrivateKey, accessControl: AccessControl, tag: Data?, label: String?,
+        permanent: Bool, software: Bool
     ) throws -> EnclaveKey {
         try accessControl.flags.validate()
         return try keychain.translatingErrors {
             let binding = try keychain.protectionBinding(accessControl)
             let snapshot = try device.snapshot()
-            let privateKey = try generate()
             let publicKeyData = privateKey.publicKey.x963Representation
             let sealed = try seal(privateKey.rawRepresentation, publicKey: publicKeyData, snapshot: snapshot)
             let key = EnclaveKey(
                 appID: authenticator.appID, publicKeyData: publicKeyData, applicationTag: tag, label: label,
                 accessibility: accessControl.accessibility, flags: accessControl.flags, isPermanent: permanent,
                 creationDate: device.clock.now, enrolledSetHash: binding.setHash,
-                enrollmentSequence: binding.sequence, sealedPrivateKey: sealed)
+                enrollmentSequence: binding.sequence, sealedPrivateKey: sealed, isSoftware: software)
             if permanent {
                 try device.storage.commit([.put(try record(of: key))])
             }
@@ -78,7 +114,7 @@ public struct KeyStore: Sendable {
 
     /// A P-256 scalar from the device's random source (seeded in simulation, so keys are
     /// reproducible there; the system CSPRNG otherwise).
-    private func generate() throws -> P256.Signing.PrivateKey {
+    private func generate() throws(KeychainError) -> P256.Signing.PrivateKey {
         for _ in 0 ..< 8 {
             if let key = try? P256.Signing.PrivateKey(rawRepresentation: device.random.bytes(32)) { return key }
         }
@@ -86,15 +122,27 @@ public struct KeyStore: Sendable {
     }
 
     /// Stores a key made with `permanent: false` (`SecItemAdd` with `kSecValueRef`), with a
-    /// new tag / label when given; errSecDuplicateItem when it is stored already. Never prompts.
+    /// new tag / label when given; errSecDuplicateItem when it is stored already. A software
+    /// key also takes the add's `kSecAttrApplicationLabel` and its accessibility or access
+    /// control (an enclave key keeps the access control it was made with, and its application
+    /// label). Never prompts.
     @discardableResult
-    public func store(_ key: EnclaveKey, tag: Data? = nil, label: String? = nil) throws -> EnclaveKey {
+    public func store(_ key: EnclaveKey, tag: Data? = nil, label: String? = nil, applicationLabel: Data? = nil,
+                      accessControl: AccessControl? = nil) throws -> EnclaveKey {
         guard key.appID == authenticator.appID else { throw KeychainError(.invalidParameter, message: "the key belongs to another app") }
+        var access = key.accessControl
+        var binding: (setHash: Data?, sequence: Int?) = (key.enrolledSetHash, key.enrollmentSequence)
+        if key.isSoftware, let accessControl {
+            try accessControl.flags.validate()
+            access = accessControl
+            binding = try keychain.translatingErrors { try keychain.protectionBinding(accessControl) }
+        }
         let stored = EnclaveKey(
             appID: key.appID, publicKeyData: key.publicKeyData, applicationTag: tag ?? key.applicationTag,
-            label: label ?? key.label, accessibility: key.accessibility, flags: key.flags, isPermanent: true,
-            creationDate: key.creationDate, enrolledSetHash: key.enrolledSetHash, enrollmentSequence: key.enrollmentSequence,
-            sealedPrivateKey: key.sealedPrivateKey)
+            label: label ?? key.label, accessibility: access.accessibility, flags: access.flags, isPermanent: true,
+            creationDate: key.creationDate, enrolledSetHash: binding.setHash, enrollmentSequence: binding.sequence,
+            sealedPrivateKey: key.sealedPrivateKey, isSoftware: key.isSoftware,
+            applicationLabel: key.isSoftware ? applicationLabel ?? key.storedApplicationLabel : key.storedApplicationLabel)
         let record = try record(of: stored)
         try keychain.translatingErrors {
             try device.storage.transaction { transaction in
@@ -186,6 +234,17 @@ public struct KeyStore: Sendable {
         let peer = try ECIES.publicKey(publicKey)
         let privateKey = try await unseal(key, context: context, reason: reason ?? "Use your key")
         return try ECIES.agree(privateKey, peer)
+    }
+
+    /// A software key's private bytes in X9.63 form (`04 || X || Y || K`, 97 bytes:
+    /// `SecKeyCopyExternalRepresentation`), after the evaluation its access control requires.
+    /// A Secure Enclave key's bytes never leave the device: ``KeychainError`` `.invalidParameter`.
+    public func exportPrivateKey(_ key: EnclaveKey, context: AuthenticationContext? = nil,
+                                 reason: String? = nil) async throws -> Data {
+        guard key.isSoftware else {
+            throw KeychainError(.invalidParameter, message: "a Secure Enclave private key cannot be exported")
+        }
+        return try await unseal(key, context: context, reason: reason ?? "Use your key").x963Representation
     }
 
     /// Decrypts one of Apple's ECIES formats (see ``ECIES``; by default

@@ -26,6 +26,9 @@ test: deps
 	SWIFT=$(SWIFT) scripts/server-test.sh
 
 bench: deps
+	$(SWIFT) build -c release --product touchstone
+	$(SWIFT) build -c release --product BenchHello
+	$(SWIFT) build -c release --product BenchHelloStatic
 	$(SWIFT) run -c release touchstone-bench all
 
 example: deps

@@ -7,6 +7,17 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// Links the Swift runtime and Foundation statically on Linux (what
+/// `swift build --static-swift-stdlib` does, for one executable).
+let staticSwiftRuntime: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld"], .when(platforms: [.linux])),
+]
+/// The compile half of it: the executable's module is compiled against the static runtime's
+/// modules, whose link entries name the static libraries Foundation needs.
+let staticSwiftRuntimeCompile: [SwiftSetting] = [
+    .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux])),
+]
+
 /// A built-in plugin: one target under `Plugins/<Name>`, depending on the core only.
 func plugin(_ name: String, extra: [Target.Dependency] = []) -> Target {
     .target(
@@ -163,13 +174,23 @@ let package = Package(
             dependencies: ["TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "CLibEdit", "LocalAuthentication"],
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "touchstone",
+        // The `touchstone` command line (ArgumentParser and the quick everyday reader).
+        .target(
+            name: "TouchstoneCLI",
             dependencies: [
                 "TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "touchstone",
+            dependencies: ["TouchstoneCLI"],
+            swiftSettings: strictSettings + staticSwiftRuntimeCompile,
+            // The Swift runtime and Foundation linked in: the dynamic loader then maps 11
+            // libraries instead of 25 and resolves no Swift symbols at start, which halves the
+            // time to the first prompt (docs/REPL.md, "Performance").
+            linkerSettings: staticSwiftRuntime
         ),
 
         // The test kit, for app developers' tests and ours.
@@ -232,6 +253,10 @@ let package = Package(
         ),
         // Baseline for `touchstone-bench repl`: a Swift executable that only prints and exits.
         .executableTarget(name: "BenchHello", path: "Benchmarks/BenchHello", swiftSettings: strictSettings),
+        // The same hello world linked as `touchstone` is (static Swift runtime): a second baseline.
+        .executableTarget(name: "BenchHelloStatic", path: "Benchmarks/BenchHelloStatic",
+                          swiftSettings: strictSettings + staticSwiftRuntimeCompile,
+                          linkerSettings: staticSwiftRuntime),
 
         // Test helper: a child process the storage crash-injection tests kill with SIGKILL.
         .executableTarget(
@@ -292,7 +317,7 @@ let package = Package(
             dependencies: [
                 "TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication", "TestSupport",
                 // LaunchOptionsParityTests: the executable's quick command-line reader against ArgumentParser.
-                "touchstone", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TouchstoneCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),

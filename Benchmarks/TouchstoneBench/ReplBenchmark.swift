@@ -7,7 +7,10 @@ import Darwin
 
 /// `touchstone-bench repl`: time from process start to the REPL's first prompt (in a
 /// pseudo-terminal, as a person would see it) and the throughput of a 10,000-command script,
-/// each beside the same measure for `BenchHello`, a Swift executable that only prints and exits.
+/// each beside the same measure for `BenchHello`, a Swift executable that only prints and exits
+/// (built the default way: the Swift runtime in shared libraries), and for `BenchHelloStatic`,
+/// the same program linked as `touchstone` is (the Swift runtime linked in). The ratios are to
+/// `BenchHello`, the issue's baseline; the `_static` lines show what the linking alone gives.
 ///
 /// Prints `name value unit` lines. Goals (issue 3): first prompt within 50 ms in a release
 /// build, the 10,000-command script in under 1 s.
@@ -16,7 +19,8 @@ func runReplBenchmark() async throws {
         ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let touchstone = directory.appendingPathComponent("touchstone")
     let hello = directory.appendingPathComponent("BenchHello")
-    for binary in [touchstone, hello] where !FileManager.default.isExecutableFile(atPath: binary.path) {
+    let helloStatic = directory.appendingPathComponent("BenchHelloStatic")
+    for binary in [touchstone, hello, helloStatic] where !FileManager.default.isExecutableFile(atPath: binary.path) {
         throw ReplBenchmarkError("missing \(binary.path); build all products first (swift build -c release)")
     }
     let runs = 21
@@ -24,15 +28,20 @@ func runReplBenchmark() async throws {
     // 1. Start to first prompt, in a pseudo-terminal.
     var replTimes: [Double] = []
     var helloTimes: [Double] = []
+    var helloStaticTimes: [Double] = []
     for _ in 0..<runs {
         replTimes.append(try timeToOutput(touchstone, arguments: ["--memory"], marker: "touchstone> "))
         helloTimes.append(try timeToOutput(hello, arguments: [], marker: "hello> "))
+        helloStaticTimes.append(try timeToOutput(helloStatic, arguments: [], marker: "hello> "))
     }
     let replPrompt = replMedian(replTimes), helloPrompt = replMedian(helloTimes)
+    let helloStaticPrompt = replMedian(helloStaticTimes)
     replReport("repl.first_prompt.median", replPrompt, "ms")
     replReport("repl.first_prompt.min", replTimes.min() ?? 0, "ms")
     replReport("baseline.hello_first_output.median", helloPrompt, "ms")
+    replReport("baseline.hello_static_first_output.median", helloStaticPrompt, "ms")
     replReport("repl.first_prompt.ratio_to_baseline", replPrompt / max(helloPrompt, 0.001), "x")
+    replReport("repl.first_prompt.ratio_to_static_baseline", replPrompt / max(helloStaticPrompt, 0.001), "x")
     replReport("repl.first_prompt.goal", 50, "ms")
 
     // 2. A 10,000-command script.
@@ -41,16 +50,21 @@ func runReplBenchmark() async throws {
     defer { try? FileManager.default.removeItem(at: script) }
     var scriptTimes: [Double] = []
     var helloRunTimes: [Double] = []
+    var helloStaticRunTimes: [Double] = []
     for _ in 0..<5 {
         scriptTimes.append(try timeToExit(touchstone, arguments: ["--memory", "--seed", "1", script.path]))
         helloRunTimes.append(try timeToExit(hello, arguments: []))
+        helloStaticRunTimes.append(try timeToExit(helloStatic, arguments: []))
     }
     let scriptTime = replMedian(scriptTimes), helloRun = replMedian(helloRunTimes)
+    let helloStaticRun = replMedian(helloStaticRunTimes)
     replReport("repl.script_10000.median", scriptTime, "ms")
     replReport("repl.script_10000.per_command", scriptTime * 1000 / 10_000, "us")
     replReport("repl.script_10000.commands_per_second", 10_000 / (scriptTime / 1000), "cmd/s")
     replReport("baseline.hello_run.median", helloRun, "ms")
+    replReport("baseline.hello_static_run.median", helloStaticRun, "ms")
     replReport("repl.script_10000.ratio_to_baseline", scriptTime / max(helloRun, 0.001), "x")
+    replReport("repl.script_10000.ratio_to_static_baseline", scriptTime / max(helloStaticRun, 0.001), "x")
     replReport("repl.script_10000.goal", 1000, "ms")
 }
 

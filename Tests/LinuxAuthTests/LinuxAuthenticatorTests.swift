@@ -257,7 +257,7 @@ final class LinuxAuthenticatorTests {
     @Test func theREPLLoadsLibsystemdAndLibpamOnlyWhenTheirPluginsWork() throws {
         let touchstone = try #require(Self.touchstoneBinary(), "the touchstone binary is built beside the tests")
         let simulated = try loaderTrace(touchstone, script: "can biometrics\nenroll thumb\nevaluate biometrics \"Unlock\" thumb\n")
-        #expect(simulated.contains("file=libswiftCore.so"), "LD_DEBUG traced the loader: \(simulated.suffix(400))")
+        #expect(simulated.contains("file=libedit.so.2"), "LD_DEBUG traced the loader: \(simulated.suffix(400))")
         #expect(simulated.contains("ok"))
         #expect(!simulated.contains("libsystemd.so.0"), "libsystemd was loaded without linux.fprintd")
         #expect(!simulated.contains("libpam.so.0"), "libpam was loaded without linux.pam")

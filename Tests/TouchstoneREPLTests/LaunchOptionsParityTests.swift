@@ -1,6 +1,6 @@
 import ArgumentParser
 import Testing
-@testable import touchstone
+@testable import TouchstoneCLI
 
 /// `touchstone` reads its everyday command lines without ArgumentParser (start-up time, issue
 /// 14). Whatever it reads that way must be exactly what ArgumentParser reads; everything else

@@ -4,10 +4,11 @@ import Touchstone
 import TouchstoneCommands
 import TouchstoneREPL
 
-/// The `touchstone` executable: the REPL, interactive on a terminal, a script runner otherwise.
-@main
-struct TouchstoneCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The `touchstone` executable's command line: the REPL, interactive on a terminal, a script
+/// runner otherwise. (A library, so that tests can compare its two command-line readers without
+/// linking the executable, which carries the Swift runtime statically.)
+package struct TouchstoneCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "touchstone",
         abstract: "Compose, evaluate and inspect simulated LocalAuthentication devices.",
         discussion: """
@@ -48,6 +49,8 @@ struct TouchstoneCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A script to run instead of reading standard input.", valueName: "script"))
     var script: String?
 
+    package init() {}
+
     /// The options ArgumentParser read.
     var launchOptions: LaunchOptions {
         LaunchOptions(
@@ -55,9 +58,9 @@ struct TouchstoneCommand: AsyncParsableCommand {
             checkStore: checkStore, exportStore: exportStore, script: script)
     }
 
-    /// Runs the everyday command lines straight away (``LaunchOptions/init(everyday:)``) and
-    /// hands every other one to ArgumentParser.
-    static func main() async {
+    /// The executable's entry point: runs the everyday command lines straight away
+    /// (``LaunchOptions/init(everyday:)``) and hands every other one to ArgumentParser.
+    nonisolated(nonsending) package static func start() async {
         let arguments = CommandLine.arguments
         guard let options = LaunchOptions(everyday: arguments.isEmpty ? [] : Array(arguments[1...])) else {
             await main(nil)
@@ -70,7 +73,7 @@ struct TouchstoneCommand: AsyncParsableCommand {
         }
     }
 
-    mutating func run() async throws {
+    package mutating func run() async throws {
         try await Self.launch(launchOptions)
     }
 

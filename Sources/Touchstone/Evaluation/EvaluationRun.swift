@@ -6,10 +6,8 @@ struct EvaluationRun {
     let context: AuthenticationContext
     let device: Device
     let appID: String
-    /// The device's clock, read once per trace step.
-    let clock: any DeviceClock
-    let policy: any Policy
-    /// The policy's rule, read once.
+    /// The policy's name (for the trace) and rule, read once.
+    let policyName: String
     let rule: PolicyRule
     let reason: String
     let handle: EvaluationHandle
@@ -33,8 +31,7 @@ struct EvaluationRun {
         self.context = context
         self.device = context.authenticator.device
         self.appID = context.authenticator.appID
-        self.clock = context.authenticator.device.clock
-        self.policy = policy
+        self.policyName = policy.name
         self.rule = policy.rule
         self.reason = reason
         self.handle = handle
@@ -100,13 +97,13 @@ struct EvaluationRun {
     }
 
     private func makeTrace(result: AuthenticationError.Code?, failure: String?) -> Trace {
-        Trace(policy: policy.name, appID: appID, steps: steps, result: result, failure: failure)
+        Trace(policy: policyName, appID: appID, steps: steps, result: result, failure: failure)
     }
 
     /// Device time now (see ``stamp``).
     private mutating func now() -> Timestamp {
         if let stamp { return stamp }
-        let now = clock.now
+        let now = device.clock.now
         stamp = now
         return now
     }

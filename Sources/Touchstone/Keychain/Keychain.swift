@@ -197,7 +197,7 @@ public struct Keychain: Sendable {
     ) async throws -> Data {
         let key = try recordKey(itemClass, service, account)
         return try await translatingErrors {
-            let item = try await authorize(key: key, context: context, reason: reason ?? "Access \"\(service)\"")
+            let (item, _) = try await authorize(key: key, context: context, reason: reason ?? "Access \"\(service)\"")
             return try item.open(credential: item.flags.contains(.applicationPassword) ? applicationPassword(context) : nil,
                                  aad: key.name)
         }
@@ -245,7 +245,7 @@ public struct Keychain: Sendable {
         let newKey = try recordKey(itemClass, newService, newAccount)
         if let access = changes.accessControl { try access.flags.validate() }
         try await translatingErrors {
-            let current = try await authorize(key: key, context: context, reason: reason ?? "Update \"\(service)\"")
+            let (current, currentBytes) = try await authorize(key: key, context: context, reason: reason ?? "Update \"\(service)\"")
             let oldCredential = current.flags.contains(.applicationPassword) ? try applicationPassword(context) : nil
             // Opening also proves the application password of a sealed item, even when the
             // value is replaced.
@@ -275,8 +275,10 @@ public struct Keychain: Sendable {
             item.modified = device.clock.now
             let record = try item.record(key: newKey, appID: authenticator.appID)
             try device.storage.transaction { transaction in
-                // The item may have been deleted or replaced while the prompt was up.
-                guard let stored = try transaction.read(key), try StoredItem.decode(stored).sameProtection(as: current) else {
+                // The item may have been deleted or replaced while the prompt was up (the same
+                // bytes as authorized are the same item: no second decode).
+                guard let stored = try transaction.read(key),
+                      try stored.value == currentBytes || StoredItem.decode(stored).sameProtection(as: current) else {
                     throw KeychainError(.itemNotFound, message: "the item changed or was deleted during the update")
                 }
                 if newKey != key {
@@ -341,15 +343,16 @@ public struct Keychain: Sendable {
 
     // MARK: Rules
 
-    /// Loads the item at `key` and runs the evaluation its flags require.
-    private func authorize(key: RecordKey, context: AuthenticationContext?, reason: String) async throws -> StoredItem {
+    /// Loads the item at `key` and runs the evaluation its flags require; the item and the
+    /// bytes it was decoded from.
+    private func authorize(key: RecordKey, context: AuthenticationContext?, reason: String) async throws -> (StoredItem, Data) {
         if let context, context.isInvalidated {
             throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
         }
         guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
         let item = try StoredItem.decode(record)
         try await enforce(item, storedAt: key, context: context, reason: reason)
-        return item
+        return (item, record.value)
     }
 
     /// The rules every protected thing obeys before it is used — keychain items and Secure

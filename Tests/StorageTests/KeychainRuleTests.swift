@@ -235,6 +235,38 @@ struct KeychainRuleTests {
         #expect(await rig.read("s", "a", context: context) == .success("new-value"))
     }
 
+    @Test("an item deleted or re-protected while the update's prompt is up is not overwritten; one whose value changed meanwhile is")
+    func itemChangedDuringUpdatePrompt() async throws {
+        let rig = try TestDevice()
+        rig.user.waitsForActions = true
+        // Deleted and added again with weaker protection while the prompt is up: refused.
+        try rig.keychain.add("v1", service: "s", account: "a", accessControl: access(.biometryAny))
+        let update = Task { try await rig.keychain.update("v2", service: "s", account: "a") }
+        await rig.untilEvaluationIsOnScreen()
+        try rig.keychain.delete(service: "s", account: "a")
+        try rig.keychain.add("other", service: "s", account: "a")
+        rig.user.enqueue(.present("thumb"))
+        await #expect(throws: KeychainError.self) { try await update.value }
+        #expect(try await rig.keychain.read(service: "s", account: "a") == Data("other".utf8))
+
+        // The value changed by another writer, protection unchanged: the update still lands.
+        try rig.keychain.add("w1", service: "s", account: "b", accessControl: access(.biometryAny))
+        let second = Task { try await rig.keychain.update("w3", service: "s", account: "b") }
+        await rig.untilEvaluationIsOnScreen()
+        let key = RecordKey(Keychain.namespace, [rig.authenticator.appID, KeychainItemClass.genericPassword.rawValue, "s", "b"]
+            .map(Keychain.escape).joined(separator: "/"))
+        try rig.device.storage.transaction { transaction in
+            let record = try #require(try transaction.read(key))
+            var item = try StoredItem.decode(record)
+            item.value = Data("w2".utf8)
+            transaction.put(try item.record(key: key, appID: rig.authenticator.appID))
+        }
+        rig.user.enqueue(.present("thumb"))
+        try await second.value
+        rig.user.enqueue(.present("thumb"))
+        #expect(try await rig.keychain.read(service: "s", account: "b") == Data("w3".utf8))
+    }
+
     @Test("update keeps the protection and prompts; delete never prompts")
     func updateAndDelete() async throws {
         let rig = try TestDevice()

@@ -67,10 +67,11 @@ extension CommandTable {
     /// The `access=...` and `accessible=...` words from word `index` on, over the defaults
     /// (`keychain add` and `key create`).
     static func protection(_ arguments: CommandArguments, from index: Int, flags defaultFlags: AccessControlFlags,
-                           accessibility defaultAccessibility: Accessibility) throws -> (AccessControlFlags, Accessibility) {
+                           accessibility defaultAccessibility: Accessibility,
+                           skipping others: Set<String> = []) throws -> (AccessControlFlags, Accessibility) {
         var flags = defaultFlags
         var accessibility = defaultAccessibility
-        for word in arguments.words.dropFirst(index) {
+        for word in arguments.words.dropFirst(index) where !others.contains(word) {
             if word.hasPrefix("access=") {
                 guard let parsed = AccessControlFlags(list: String(word.dropFirst("access=".count))) else {
                     throw arguments.usageError("'\(word)': flags are \(AccessControlFlags.named.map(\.name).joined(separator: ", "))")

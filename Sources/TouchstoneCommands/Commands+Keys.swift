@@ -2,22 +2,24 @@ import Foundation
 import Touchstone
 
 extension CommandTable {
-    /// `key create|list|sign|verify|delete`: Secure Enclave keys (REFERENCE §10) named by their
-    /// application tag, signing through the same evaluation as keychain items.
+    /// `key create|list|sign|verify|export|delete`: Secure Enclave keys (REFERENCE §10) and software
+    /// keys, named by their application tag, signing through the same evaluation as keychain items.
     static func keyCommands() -> [REPLCommand] {
         [
             REPLCommand(
                 name: "key",
-                summary: "Secure Enclave keys: create, list, sign (prompts), verify, delete",
-                usage: "key create <name> [access=flag,flag] [accessible=class] | key list | "
+                summary: "Secure Enclave keys: create, list, sign (prompts), verify, export (software keys), delete",
+                usage: "key create <name> [access=flag,flag] [accessible=class] [software] | key list | "
                     + "key sign <name> <text|hex:bytes> [outcome ...] | key verify <name> <text|hex:bytes> <signature-hex|last> | "
-                    + "key delete <name>",
+                    + "key export <name> [outcome ...] | key delete <name>",
                 example: "key create login access=biometryCurrentSet",
                 moreExamples: [
                     "key sign login challenge-42 thumb",
                     "key verify login challenge-42 last",
                     "key sign login hex:00ff10 thumb",
                     "key list",
+                    "key create dpop software",
+                    "key export dpop",
                     "key delete login",
                 ],
                 details: [
@@ -30,28 +32,33 @@ extension CommandTable {
                     "shows the evaluation it ran. verify needs no prompt ('last' is the last signature made).",
                     "A biometryCurrentSet key is unusable after an enrollment change: errSecItemNotFound (-25300)",
                     "[invalidated]; removing the passcode deletes whenPasscodeSetThisDeviceOnly keys.",
+                    "software makes a software key (SecKeyCreateRandomKey without kSecAttrTokenIDSecureEnclave): sealed",
+                    "and guarded the same way, but export prints its private key (X9.63, 97 bytes) after the prompt",
+                    "its flags require; export of a Secure Enclave key fails (errSecParam).",
                 ],
                 completer: { session, previous in
                     switch previous.count {
-                    case 0: return ["create", "list", "sign", "verify", "delete"]
-                    case 1 where ["sign", "verify", "delete"].contains(previous[0]):
+                    case 0: return ["create", "list", "sign", "verify", "export", "delete"]
+                    case 1 where ["sign", "verify", "export", "delete"].contains(previous[0]):
                         return ((try? session.authenticator.keys.keys(includingInvalidated: true)) ?? []).compactMap(\.label)
                     default:
                         if previous[0] == "create" {
                             return ["access=" + AccessControlFlags.named.map(\.name).joined(separator: ",")]
-                                + Accessibility.allCases.map { "accessible=\($0.rawValue)" }
+                                + Accessibility.allCases.map { "accessible=\($0.rawValue)" } + ["software"]
                         }
-                        return previous[0] == "sign" && previous.count >= 3 ? session.outcomeWords : []
+                        let outcomesFrom = previous[0] == "export" ? 2 : 3
+                        return ["sign", "export"].contains(previous[0]) && previous.count >= outcomesFrom ? session.outcomeWords : []
                     }
                 },
                 redactor: REPLCommand.redacting()  // passcode outcomes never reach history or echo
             ) { session, arguments in
-                let verb = try arguments.required(0, "create, list, sign, verify or delete")
+                let verb = try arguments.required(0, "create, list, sign, verify, export or delete")
                 switch verb {
                 case "create": return try keyCreate(session, arguments)
                 case "list": return try keyList(session, arguments)
                 case "sign": return try await keySign(session, arguments)
                 case "verify": return try keyVerify(session, arguments)
+                case "export": return try await keyExport(session, arguments)
                 case "delete": return try keyDelete(session, arguments)
                 default: throw arguments.usageError("unknown key action '\(verb)'")
                 }
@@ -61,14 +68,17 @@ extension CommandTable {
 
     private static func keyCreate(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
-        let (flags, accessibility) = try protection(arguments, from: 2, flags: [.privateKeyUsage],
-                                                    accessibility: .whenUnlockedThisDeviceOnly)
+        let software = arguments.words.dropFirst(2).contains("software")
+        let (flags, accessibility) = try protection(arguments, from: 2, flags: software ? [] : [.privateKeyUsage],
+                                                    accessibility: .whenUnlockedThisDeviceOnly, skipping: ["software"])
         let keys = session.authenticator.keys
         if try !keys.keys(tag: Data(name.utf8), includingInvalidated: true).isEmpty {
             throw KeychainError(.duplicateItem, message: "a key named '\(name)' exists (key delete \(name) first)")
         }
-        let key = try keys.create(accessControl: AccessControl(accessibility, flags: flags), tag: Data(name.utf8), label: name)
-        return CommandOutput(["ok: created key \(name) (\(key.accessControl))", "public key (X9.63): \(key.publicKeyData.hexString)"],
+        let key = try keys.create(accessControl: AccessControl(accessibility, flags: flags), tag: Data(name.utf8), label: name,
+                                  software: software)
+        return CommandOutput(["ok: created \(software ? "software " : "")key \(name) (\(key.accessControl))",
+                              "public key (X9.63): \(key.publicKeyData.hexString)"],
                              result: keyJSON(name, key, invalidated: false))
     }
 
@@ -79,7 +89,7 @@ extension CommandTable {
         var rows: [(String, EnclaveKey, Bool)] = []
         for key in all { rows.append((key.label ?? key.id, key, try keys.isInvalidated(key))) }
         let lines = rows.isEmpty ? ["no keys for \(session.authenticator.appID)"] : rows.map { name, key, invalidated in
-            "\(name)  \(key.accessControl)  public \(key.publicKeyData.hexString.prefix(18))…"
+            "\(name)  \(key.accessControl)\(key.isSoftware ? "  software" : "")  public \(key.publicKeyData.hexString.prefix(18))…"
                 + (invalidated ? "  invalidated by an enrollment change" : "")
         }
         return CommandOutput(lines, result: [("keys", .array(rows.map { .object(keyJSON($0.0, $0.1, invalidated: $0.2)) }))])
@@ -98,6 +108,17 @@ extension CommandTable {
                               "public key (X9.63): \(key.publicKeyData.hexString)"],
                              result: [("key", .string(name)), ("signature", .string(signature.hexString)),
                                       ("publicKey", .string(key.publicKeyData.hexString)), ("algorithm", .string("ecdsaSignatureMessageX962SHA256"))])
+    }
+
+    nonisolated(nonsending) private static func keyExport(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+        let name = try arguments.required(1, "the key's name")
+        let key = try findKey(session, name)
+        let context = session.context
+        let exported = try await session.withScriptedOutcomes(arguments.words.dropFirst(2), arguments: arguments) { _ in
+            try await session.authenticator.keys.exportPrivateKey(key, context: context, reason: "Export \"\(name)\"")
+        }
+        return CommandOutput(["ok: exported software key \(name)", "private key (X9.63): \(exported.hexString)"],
+                             result: [("key", .string(name)), ("privateKey", .string(exported.hexString))])
     }
 
     private static func keyVerify(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
@@ -142,7 +163,7 @@ extension CommandTable {
 
     private static func keyJSON(_ name: String, _ key: EnclaveKey, invalidated: Bool) -> [(String, JSONValue)] {
         [("key", .string(name)), ("accessible", .string(key.accessibility.rawValue)), ("access", .string(key.flags.description)),
-         ("publicKey", .string(key.publicKeyData.hexString)), ("invalidated", .bool(invalidated))]
+         ("publicKey", .string(key.publicKeyData.hexString)), ("software", .bool(key.isSoftware)), ("invalidated", .bool(invalidated))]
     }
 }
 

@@ -26,18 +26,14 @@ func runReplBenchmark() async throws {
     let runs = 21
 
     // 1. Start to first prompt, in a pseudo-terminal.
-    var replTimes: [Double] = []
-    var helloTimes: [Double] = []
-    var helloStaticTimes: [Double] = []
-    for _ in 0..<runs {
-        replTimes.append(try timeToOutput(touchstone, arguments: ["--memory"], marker: "touchstone> "))
-        helloTimes.append(try timeToOutput(hello, arguments: [], marker: "hello> "))
-        helloStaticTimes.append(try timeToOutput(helloStatic, arguments: [], marker: "hello> "))
-    }
-    let replPrompt = replMedian(replTimes), helloPrompt = replMedian(helloTimes)
-    let helloStaticPrompt = replMedian(helloStaticTimes)
+    let prompts = try interleavedTimes(runs: runs, [
+        { try timeToOutput(touchstone, arguments: ["--memory"], marker: "touchstone> ") },
+        { try timeToOutput(hello, arguments: [], marker: "hello> ") },
+        { try timeToOutput(helloStatic, arguments: [], marker: "hello> ") },
+    ])
+    let replPrompt = replMedian(prompts[0]), helloPrompt = replMedian(prompts[1]), helloStaticPrompt = replMedian(prompts[2])
     replReport("repl.first_prompt.median", replPrompt, "ms")
-    replReport("repl.first_prompt.min", replTimes.min() ?? 0, "ms")
+    replReport("repl.first_prompt.min", prompts[0].min() ?? 0, "ms")
     replReport("baseline.hello_first_output.median", helloPrompt, "ms")
     replReport("baseline.hello_static_first_output.median", helloStaticPrompt, "ms")
     replReport("repl.first_prompt.ratio_to_baseline", replPrompt / max(helloPrompt, 0.001), "x")
@@ -48,16 +44,12 @@ func runReplBenchmark() async throws {
     let script = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-bench-\(getpid()).touchstone")
     try makeScript(commands: 10_000).write(to: script, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: script) }
-    var scriptTimes: [Double] = []
-    var helloRunTimes: [Double] = []
-    var helloStaticRunTimes: [Double] = []
-    for _ in 0..<5 {
-        scriptTimes.append(try timeToExit(touchstone, arguments: ["--memory", "--seed", "1", script.path]))
-        helloRunTimes.append(try timeToExit(hello, arguments: []))
-        helloStaticRunTimes.append(try timeToExit(helloStatic, arguments: []))
-    }
-    let scriptTime = replMedian(scriptTimes), helloRun = replMedian(helloRunTimes)
-    let helloStaticRun = replMedian(helloStaticRunTimes)
+    let exits = try interleavedTimes(runs: 5, [
+        { try timeToExit(touchstone, arguments: ["--memory", "--seed", "1", script.path]) },
+        { try timeToExit(hello, arguments: []) },
+        { try timeToExit(helloStatic, arguments: []) },
+    ])
+    let scriptTime = replMedian(exits[0]), helloRun = replMedian(exits[1]), helloStaticRun = replMedian(exits[2])
     replReport("repl.script_10000.median", scriptTime, "ms")
     replReport("repl.script_10000.per_command", scriptTime * 1000 / 10_000, "us")
     replReport("repl.script_10000.commands_per_second", 10_000 / (scriptTime / 1000), "cmd/s")
@@ -66,6 +58,16 @@ func runReplBenchmark() async throws {
     replReport("repl.script_10000.ratio_to_baseline", scriptTime / max(helloRun, 0.001), "x")
     replReport("repl.script_10000.ratio_to_static_baseline", scriptTime / max(helloStaticRun, 0.001), "x")
     replReport("repl.script_10000.goal", 1000, "ms")
+}
+
+/// Each measure's times over `runs` rounds, the measures taken in turn within a round so that
+/// a noisy moment of the machine touches all of them alike.
+private func interleavedTimes(runs: Int, _ measures: [() throws -> Double]) throws -> [[Double]] {
+    var times = Array(repeating: [Double](), count: measures.count)
+    for _ in 0..<runs {
+        for (index, measure) in measures.enumerated() { times[index].append(try measure()) }
+    }
+    return times
 }
 
 struct ReplBenchmarkError: Error, CustomStringConvertible {

@@ -58,8 +58,8 @@ struct KeyQuery {
             guard let data = Self.data(raw) else { throw Invalid(reason: "kSecAttrApplicationLabel must be Data or a String") }
             applicationLabel = data
         }
-        keyClass = dictionary[kSecAttrKeyClass as String].flatMap { ($0 as? String) ?? ($0 as? NSNumber)?.stringValue }
-        keyType = dictionary[kSecAttrKeyType as String].flatMap { ($0 as? String) ?? ($0 as? NSNumber)?.stringValue }
+        keyClass = dictionary[kSecAttrKeyClass as String].flatMap(Self.code)
+        keyType = dictionary[kSecAttrKeyType as String].flatMap(Self.code)
         accessControl = try KeychainQuery.protection(dictionary).0
         isPermanent = try dictionary[kSecAttrIsPermanent as String].map { try KeychainQuery.bool($0, kSecAttrIsPermanent as String) }
         if let raw = dictionary[kSecUseAuthenticationContext as String] {
@@ -161,13 +161,19 @@ struct KeyQuery {
     }
     static func data(_ value: Any) -> Data? { KeychainQuery.data(value) }
 
-    /// `bytes` when they have the length of a P-256 private key in X9.63 form (`04 || X || Y ||
-    /// K`, 97 bytes: what Apple's API takes and gives); errSecParam otherwise.
-    static func privateKeyBytes(_ bytes: Data) throws -> Data {
+    /// A code attribute (`kSecAttrKeyClass`, `kSecAttrKeyType`) given as a `String` or a number.
+    static func code(_ value: Any) -> String? {
+        (value as? String) ?? (value as? NSNumber)?.stringValue
+    }
+
+    /// A software private key of `authenticator` from the bytes Apple's API takes and gives: a
+    /// P-256 key in X9.63 form (`04 || X || Y || K`, 97 bytes); errSecParam for anything else.
+    static func softwareKey(_ bytes: Data, on authenticator: Authenticator,
+                            context: (any KeychainAuthenticationContext)? = nil) throws -> SecKey {
         guard bytes.count == 97 else {
             throw Invalid(reason: "a P-256 private key is 97 bytes in X9.63 form (04 || X || Y || K), not \(bytes.count)")
         }
-        return bytes
+        return SecKey(.enclave(try authenticator.keys.importPrivateKey(bytes), authenticator), context: context)
     }
 }
 
@@ -213,9 +219,7 @@ enum KeyItems {
                 ref = given
             } else if query.keyClass == kSecAttrKeyClassPrivate as String, let raw = dictionary[kSecValueData as String] {
                 guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
-                let authenticator = try call.authenticator(context: query.context)
-                ref = SecKey(.enclave(try authenticator.keys.importPrivateKey(try KeyQuery.privateKeyBytes(data)), authenticator),
-                             context: query.context)
+                ref = try KeyQuery.softwareKey(data, on: call.authenticator(context: query.context), context: query.context)
             } else {
                 throw KeychainQuery.Invalid(reason: "a key item needs kSecValueRef, or kSecValueData with kSecAttrKeyClass")
             }

@@ -181,11 +181,10 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
         if let type = dictionary[kSecAttrKeyType as String] as? String, type != kSecAttrKeyTypeECSECPrimeRandom as String {
             throw SecKeyCall.Failure(errSecParam, "only EC P-256 keys are supported")
         }
-        let keyClass = dictionary[kSecAttrKeyClass as String].flatMap { ($0 as? String) ?? ($0 as? NSNumber)?.stringValue }
+        let keyClass = dictionary[kSecAttrKeyClass as String].flatMap(KeyQuery.code)
         let bytes = Data(referencing: keyData)
         if keyClass == kSecAttrKeyClassPrivate as String {
-            let authenticator = try call.authenticator(nil)
-            return SecKey(.enclave(try authenticator.keys.importPrivateKey(try KeyQuery.privateKeyBytes(bytes)), authenticator))
+            return try KeyQuery.softwareKey(bytes, on: call.authenticator(nil))
         }
         guard keyClass == nil || keyClass == kSecAttrKeyClassPublic as String else {
             throw SecKeyCall.Failure(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")

@@ -89,10 +89,17 @@ func runEvaluateBenchmark(iterations: Int = 100_000, rounds: Int = 3, concurrenc
         }
     }
 
-    // Profiling: TOUCHSTONE_BENCH_PROFILE=engine runs only the engine, for perf record.
-    if ProcessInfo.processInfo.environment["TOUCHSTONE_BENCH_PROFILE"] == "engine" {
+    // Profiling: TOUCHSTONE_BENCH_PROFILE=engine (or sensor_floor) runs only that loop, for
+    // perf record or perf stat.
+    switch ProcessInfo.processInfo.environment["TOUCHSTONE_BENCH_PROFILE"] {
+    case "engine":
         _ = try await engine(iterations)
         return
+    case "sensor_floor":
+        _ = try await sensorFloor(iterations)
+        return
+    default:
+        break
     }
 
     // Warm up each, then keep the best of several rounds of each, interleaved.

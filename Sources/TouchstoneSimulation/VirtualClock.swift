@@ -25,12 +25,44 @@ public final class VirtualClock: ManualClock {
 
     private let state: Mutex<State>
 
+    /// A copy of `state.now` that reading the time takes without the lock (every evaluation
+    /// reads the clock): a sequence lock. ``advance(by:)``, under the lock, makes the sequence
+    /// odd, writes the two components and makes it even again; a reader retries when the
+    /// sequence was odd or moved while it read.
+    private let sequence = Atomic<UInt64>(0)
+    private let seconds: Atomic<Int64>
+    private let attoseconds: Atomic<Int64>
+
     /// Creates a clock that reads `start` until advanced.
     public init(start: Timestamp = .epoch) {
         state = Mutex(State(now: start))
+        let (seconds, attoseconds) = start.sinceEpoch.components
+        self.seconds = Atomic(seconds)
+        self.attoseconds = Atomic(attoseconds)
     }
 
-    public var now: Timestamp { state.withLock { $0.now } }
+    public var now: Timestamp {
+        while true {
+            let before = sequence.load(ordering: .acquiring)
+            let seconds = seconds.load(ordering: .relaxed)
+            let attoseconds = attoseconds.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            if before & 1 == 0, sequence.load(ordering: .relaxed) == before {
+                return Timestamp(sinceEpoch: Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
+            }
+        }
+    }
+
+    /// Publishes `now` to lock-free readers; called with the lock held (one writer at a time).
+    private func publish(_ now: Timestamp) {
+        let (seconds, attoseconds) = now.sinceEpoch.components
+        let odd = sequence.load(ordering: .relaxed) &+ 1
+        sequence.store(odd, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        self.seconds.store(seconds, ordering: .relaxed)
+        self.attoseconds.store(attoseconds, ordering: .relaxed)
+        sequence.store(odd &+ 1, ordering: .releasing)
+    }
 
     public var minimumResolution: Duration { .nanoseconds(1) }
 
@@ -41,6 +73,7 @@ public final class VirtualClock: ManualClock {
         let due: [Sleeper] = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
+            publish(now)
             let due = state.sleepers.filter { $0.deadline <= now }
             state.sleepers.removeAll { $0.deadline <= now }
             return due

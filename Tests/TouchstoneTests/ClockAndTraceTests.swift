@@ -25,6 +25,40 @@ struct ClockAndTraceTests {
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
+    @Test("the virtual clock read without its lock while another task advances it: never a torn or backward time")
+    func virtualClockLockFreeRead() async throws {
+        let clock = VirtualClock()
+        // Each step changes both components of the time (seconds and attoseconds), so a read
+        // mixing two writes would land between the multiples of the step.
+        let step = Duration.milliseconds(1_500)
+        let steps = 20_000
+        let advancer = Task {
+            for _ in 0..<steps { clock.advance(by: step) }
+        }
+        let readers = (0..<2).map { _ in
+            Task { () -> (backward: Int, torn: Int) in
+                var last = Timestamp.epoch
+                var backward = 0, torn = 0
+                for _ in 0..<50_000 {
+                    let now = clock.now
+                    if now < last { backward += 1 }
+                    let (seconds, attoseconds) = now.sinceEpoch.components
+                    let milliseconds = seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+                    if milliseconds % 1_500 != 0 || attoseconds % 1_000_000_000_000_000 != 0 { torn += 1 }
+                    last = now
+                }
+                return (backward, torn)
+            }
+        }
+        await advancer.value
+        for reader in readers {
+            let result = await reader.value
+            #expect(result.backward == 0)
+            #expect(result.torn == 0)
+        }
+        #expect(clock.now == Timestamp.epoch.advanced(by: step * steps))
+    }
+
     @Test("durations parse and print compactly")
     func durations() {
         #expect(Duration(compact: "90s") == .seconds(90))

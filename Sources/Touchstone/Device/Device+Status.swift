@@ -82,21 +82,21 @@ extension Device {
             return AuthenticationError(.biometryNotAvailable, message: "The app is not permitted to use biometry.",
                                        recovery: "Allow it in the device's settings.")
         case .disconnected:
-            return box.sensor.isRemovable
+            return box.isRemovable
                 ? AuthenticationError(.biometryDisconnected)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is disconnected.")
         case .notPaired:
-            return box.sensor.isRemovable
+            return box.isRemovable
                 ? AuthenticationError(.biometryNotPaired)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is not paired.")
         }
         // Apple's LAContext.h order for biometric policies: not available → not enrolled →
         // locked out, and passcodeNotSet only "when biometry is available, enrolled and not
         // locked out" (REFERENCE §3).
-        if snapshot.state.identities.isEmpty {
+        if !snapshot.isEnrolled {
             return AuthenticationError(.biometryNotEnrolled, recovery: "Enroll an identity in the device's settings.")
         }
-        if box.sensor.biometryType.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) {
+        if box.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) {
             return AuthenticationError(.biometryLockout, recovery: "Enter the device passcode to unlock biometry.")
         }
         if requiresPasscodeSet, !passcodeIsSet(snapshot) {

@@ -12,7 +12,9 @@ public final class Device: Sendable {
     /// Where everything is stored.
     public let storage: any StorageBackend
     /// Device time.
-    public let clock: any DeviceClock
+    public var clock: any DeviceClock { clockBox.clock }
+    /// The clock in a box, read in place (see ``now``).
+    private let clockBox: ClockBox
     /// Device randomness.
     public let random: RandomSource
     /// The person in front of the device.
@@ -46,6 +48,8 @@ public final class Device: Sendable {
         let secretKey: SymmetricKey
         /// Whether ``state`` holds a passcode verifier (read on every evaluation's checks).
         let hasPasscodeVerifier: Bool
+        /// Whether ``state`` records any enrolled identity.
+        let isEnrolled: Bool
         /// Values derived from ``secretKey`` and ``state`` only (the Secure Enclave's per-app
         /// sealing keys, the keychain's enrolled-set hash, each app's domain state), so that an
         /// evaluation or a key use does not run HKDF / HMAC again while the state is unchanged.
@@ -60,6 +64,7 @@ public final class Device: Sendable {
             self.secretKey = secretKey
             self.derivedKeys = derived
             hasPasscodeVerifier = state.passcodeVerifier != nil
+            isEnrolled = !(state.enrolled?.isEmpty ?? true)
         }
     }
 
@@ -96,10 +101,31 @@ public final class Device: Sendable {
         }
     }
 
-    /// Holds the composed sensor (see ``sensorBox``).
+    /// Holds the device clock, so that reading the time calls it in place instead of copying
+    /// the existential (a value-witness copy and a retain) on every read.
+    private final class ClockBox: Sendable {
+        let clock: any DeviceClock
+        init(_ clock: any DeviceClock) { self.clock = clock }
+    }
+
+    /// Device time now (``clock``'s reading).
+    var now: Timestamp { clockBox.clock.now }
+
+    /// Holds the composed sensor (see ``sensorBox``) and its constant attributes, read once
+    /// when the device is composed (``BiometricSensor/biometryType`` and
+    /// ``BiometricSensor/isRemovable`` do not change over a sensor's life).
     final class SensorBox: Sendable {
         let sensor: any BiometricSensor
-        init(_ sensor: any BiometricSensor) { self.sensor = sensor }
+        let biometryType: BiometryType
+        let attemptRules: AttemptRules
+        let isRemovable: Bool
+
+        init(_ sensor: any BiometricSensor) {
+            self.sensor = sensor
+            biometryType = sensor.biometryType
+            attemptRules = biometryType.attemptRules
+            isRemovable = sensor.isRemovable
+        }
     }
 
     /// The decoded device records and the bytes they were decoded from.
@@ -166,12 +192,12 @@ public final class Device: Sendable {
         sensorFollowsStorage = sensor?.enrollmentStorage.map { $0 as AnyObject === storage as AnyObject } ?? false
         self.companion = companion
         self.passcodeFactor = passcodeFactor
-        self.clock = clock
+        self.clockBox = ClockBox(clock)
         self.random = random
         self.interaction = interaction
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
         if case .device = passcodeFactor.custody { passcodeKeptInStore = true } else { passcodeKeptInStore = false }
-        let sensorType = sensor?.biometryType ?? .none
+        let sensorType = sensorBox?.biometryType ?? .none
         let opened = try storage.transaction { transaction -> Cache in
             var state: DeviceState
             var stateBytes: Data
@@ -245,7 +271,7 @@ public final class Device: Sendable {
     /// the snapshot written (nil when another writer had recorded it already).
     @discardableResult
     func recordEnrolledSet(_ reported: [SensorIdentity]) throws -> Snapshot? {
-        let now = clock.now
+        let now = self.now
         let change = try update { state, _ -> EnrollmentChange? in
             guard state.identities != reported else { return nil }
             state.enrolled = reported
@@ -366,7 +392,7 @@ public final class Device: Sendable {
     }
 
     /// The biometry type of the sensor (`.none` without one).
-    public var biometryType: BiometryType { sensor?.biometryType ?? .none }
+    public var biometryType: BiometryType { sensorBox?.biometryType ?? .none }
 
     /// The current OS epoch (moved on by the simulation's OS upgrade).
     public var osEpoch: Int {

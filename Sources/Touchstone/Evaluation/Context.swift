@@ -46,7 +46,9 @@ public final class AuthenticationContext: Sendable {
         var interactionNotAllowed = false
         var credentials: [CredentialType: Data] = [:]
         var biometryType: BiometryType = .none
-        var evaluatedDomainState: Data?
+        /// The device state `evaluatedPolicyDomainState` is derived from, only when asked for
+        /// (the derivation is a pure function of the snapshot and app, memoized per state).
+        var biometrySnapshot: Device.Snapshot?
         /// The device state captured for `domainState`, derived only when asked for.
         var domainSnapshot: Device.Snapshot?
         var isInvalidated = false
@@ -105,15 +107,20 @@ public final class AuthenticationContext: Sendable {
     /// The biometric domain state captured when ``canEvaluate(_:)-(Policy)`` last succeeded for a
     /// biometric policy or a biometric evaluation last succeeded; nil before. A later
     /// enrollment change shows only after the next such call (our rule).
-    public var evaluatedPolicyDomainState: Data? { state.withLock { $0.evaluatedDomainState } }
+    public var evaluatedPolicyDomainState: Data? {
+        guard let snapshot = state.withLock({ $0.biometrySnapshot }) else { return nil }
+        return authenticator.device.biometryDomainState(appID: authenticator.appID, snapshot: snapshot)
+    }
 
     /// The newer domain-state shape, captured when ``canEvaluate(_:)-(Policy)`` or an evaluation
     /// succeeds; every hash is nil before. Its biometry part is readable exactly when
     /// ``evaluatedPolicyDomainState`` is, and its hash is history-based (REFERENCE §7).
     public var domainState: DomainState {
-        let (snapshot, biometry) = state.withLock { ($0.domainSnapshot, $0.evaluatedDomainState != nil) }
+        let (snapshot, biometrySnapshot) = state.withLock { ($0.domainSnapshot, $0.biometrySnapshot) }
         guard let snapshot else { return .empty }
-        return authenticator.device.domainState(appID: authenticator.appID, snapshot: snapshot, includeBiometry: biometry)
+        let device = authenticator.device
+        let biometry = biometrySnapshot.flatMap { device.biometryDomainState(appID: authenticator.appID, snapshot: $0) } != nil
+        return device.domainState(appID: authenticator.appID, snapshot: snapshot, includeBiometry: biometry)
     }
 
     /// The trace of this context's last evaluation.
@@ -174,12 +181,13 @@ public final class AuthenticationContext: Sendable {
         // Captured only when biometry itself is usable: policy 4 may pass through its companion
         // while biometry is locked out or absent, and must not reveal the biometric state then.
         let biometryUsable = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: true) == nil
+        // Captured when it has a value (something is enrolled); else the last one stays.
         let captured = problem == nil && policy.rule.isBiometric && biometryUsable
-            ? device.biometryDomainState(appID: appID, snapshot: snapshot) : nil
+            && device.biometryDomainState(appID: appID, snapshot: snapshot) != nil
         if problem == nil {
             state.withLock { state in
                 state.domainSnapshot = snapshot
-                if let captured { state.evaluatedDomainState = captured }
+                if captured { state.biometrySnapshot = snapshot }
             }
         }
         return problem
@@ -199,8 +207,13 @@ public final class AuthenticationContext: Sendable {
     /// satisfied it, or throws an ``AuthenticationError`` (or ``UsageError`` for an empty
     /// reason, the interaction's misfit error — a scripted person's `SimulationError` — when
     /// an action does not fit the prompt).
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`, the default for
+    /// nonisolated async functions under Swift's `NonisolatedNonsendingByDefault`): an
+    /// evaluation that needs nothing to wait for — a queued scripted answer — finishes without
+    /// hopping to the global executor; a sensor that waits suspends the caller as any await does.
     @discardableResult
-    public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
+    nonisolated(nonsending) public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
         let device = authenticator.device
         let handle = EvaluationHandle()
@@ -216,14 +229,14 @@ public final class AuthenticationContext: Sendable {
         do {
             let result = try await run.run()
             let captured = run.capturedSnapshot
-            let hash = captured.flatMap { device.biometryDomainState(appID: authenticator.appID, snapshot: $0) }
-            // One lock for the outcome and for ending this evaluation on the context.
+            // One lock for the outcome and for ending this evaluation on the context. The
+            // domain state is derived from the captured snapshot when it is read.
             state.withLock { state in
                 state.lastTrace = result.trace
                 state.grant(AccessGrant(methods: result.methods))
                 if let captured {
                     state.domainSnapshot = captured
-                    state.evaluatedDomainState = hash
+                    state.biometrySnapshot = captured
                 }
                 if state.current === handle { state.current = nil }
             }
@@ -242,7 +255,7 @@ public final class AuthenticationContext: Sendable {
 
     /// Looks `name` up among the authenticator's policies and evaluates it.
     @discardableResult
-    public func evaluate(policyNamed name: String, reason: String) async throws -> EvaluationResult {
+    nonisolated(nonsending) public func evaluate(policyNamed name: String, reason: String) async throws -> EvaluationResult {
         try await evaluate(authenticator.policy(named: name), reason: reason)
     }
 
@@ -252,7 +265,7 @@ public final class AuthenticationContext: Sendable {
     /// let result = try await context.evaluate(.biometrics, reason: "Unlock your notes")
     /// ```
     @discardableResult
-    public func evaluate(_ name: PolicyName, reason: String) async throws -> EvaluationResult {
+    nonisolated(nonsending) public func evaluate(_ name: PolicyName, reason: String) async throws -> EvaluationResult {
         try await evaluate(authenticator.policy(name), reason: reason)
     }
 

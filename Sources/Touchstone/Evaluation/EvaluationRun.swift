@@ -75,7 +75,7 @@ struct EvaluationRun {
             case let .unavailable(code):
                 throw fail(code, rule: .unavailableOnLinux)
             }
-            stamp = nil
+            // (No `stamp = nil` here: the steps clear it after each of their own awaits.)
             // A one-step policy (nearly all) shares a constant array instead of allocating one.
             methods = methods.isEmpty && rule.steps.count == 1 ? AuthenticationMethod.alone(method) : methods + [method]
         }
@@ -103,7 +103,7 @@ struct EvaluationRun {
     /// Device time now (see ``stamp``).
     private mutating func now() -> Timestamp {
         if let stamp { return stamp }
-        let now = device.clock.now
+        let now = device.now
         stamp = now
         return now
     }
@@ -158,8 +158,8 @@ struct EvaluationRun {
             throw fail(.notInteractive, rule: .interactionNotAllowed)
         }
         guard let box = device.sensorBox else { throw fail(.biometryNotAvailable, rule: .precedence) }
-        let biometryType = box.sensor.biometryType
-        let rules = biometryType.attemptRules
+        let biometryType = box.biometryType
+        let rules = box.attemptRules
         var failures = 0
         var shown: (Prompt.Kind, String?)?
         // The records just read, while nothing can have changed them in this evaluation: until
@@ -206,7 +206,7 @@ struct EvaluationRun {
                 unchanged = nil
                 continue
             case let .unavailable(state):
-                throw fail(box.sensor.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
+                throw fail(box.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
                            rule: .sensorLostDuringCapture)
             case let .action(action):
                 record(.action(action))

@@ -53,11 +53,13 @@ public enum CaptureResult: Sendable, Equatable {
 /// }
 /// ```
 public protocol BiometricSensor: Plugin {
-    /// The modality, which selects the attempt rules (REFERENCE §5).
+    /// The modality, which selects the attempt rules (REFERENCE §5). Read once, when the
+    /// device is composed: it does not change over the sensor's life.
     var biometryType: BiometryType { get }
 
     /// Whether the sensor is removable (macOS-style): then a disconnected or unpaired sensor
     /// reports `biometryDisconnected` / `biometryNotPaired` instead of `biometryNotAvailable`.
+    /// Read once, when the device is composed.
     var isRemovable: Bool { get }
 
     /// The hardware as `appID` sees it.

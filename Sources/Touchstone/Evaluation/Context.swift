@@ -227,7 +227,13 @@ public final class AuthenticationContext: Sendable {
         device.begin(handle)
         var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
         do {
-            let result = try await run.run()
+            // As far as it goes without waiting, synchronously; the rest awaited.
+            let result: EvaluationResult
+            if let finished = try run.start() {
+                result = finished
+            } else {
+                result = try await run.resume()
+            }
             let captured = run.capturedSnapshot
             // One lock for the outcome and for ending this evaluation on the context. The
             // domain state is derived from the captured snapshot when it is read.

@@ -40,7 +40,79 @@ struct EvaluationRun {
 
     // MARK: Running
 
-    nonisolated(nonsending) mutating func run() async throws -> EvaluationResult {
+    /// Where an evaluation that could not finish without waiting goes on (see ``start()``).
+    enum Resumption {
+        /// The policy's steps, from the first, after the preflight (policies of several steps).
+        case steps(Device.Snapshot)
+        /// The passcode prompt the biometric step switched to.
+        case passcode
+        /// The companion the biometric step handed over to.
+        case companion
+        /// A biometric prompt shown (and traced) whose capture must be awaited.
+        case capture(BiometricScan, Prompt)
+    }
+
+    /// Where ``resume()`` goes on; set when ``start()`` had to stop.
+    private var resumption: Resumption?
+
+    /// Runs the evaluation as far as it can go without waiting: the preflight, and for a
+    /// policy of one biometric step every prompt a capture answers at once (a queued scripted
+    /// answer). Returns the result, or nil when it must wait (for the sensor or the person):
+    /// then ``resume()`` goes on from there. The rules are those of the awaited path — the same
+    /// functions run either way — so a sensor that answers at once costs no suspension.
+    mutating func start() throws -> EvaluationResult? {
+        let snapshot = try checkPreflight()
+        guard rule.steps.count == 1, case let .biometry(passcodeFallback, orCompanion) = rule.steps[0] else {
+            return suspend(.steps(snapshot))
+        }
+        var scan: BiometricScan
+        switch try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
+                                 snapshot: snapshot, checked: !passcodeFallback && !orCompanion) {
+        case let .decided(method): return try finish(AuthenticationMethod.alone(method))
+        case .passcode: return suspend(.passcode)
+        case .companion: return suspend(.companion)
+        case let .scan(begun): scan = begun
+        }
+        while true {
+            let prompt = try showPrompt(&scan)
+            guard let reading = try scan.box.sensor.immediateCapture(prompt) else {
+                return suspend(.capture(scan, prompt))
+            }
+            switch try handle(reading, on: prompt, in: &scan) {
+            case let .decided(method): return try finish(AuthenticationMethod.alone(method))
+            case .again: continue
+            case .passcode: return suspend(.passcode)
+            }
+        }
+    }
+
+    private mutating func suspend(_ at: Resumption) -> EvaluationResult? {
+        resumption = at
+        return nil
+    }
+
+    /// Goes on from where ``start()`` had to wait, to the end.
+    nonisolated(nonsending) mutating func resume() async throws -> EvaluationResult {
+        let method: AuthenticationMethod
+        guard let resumption = resumption.take() else {
+            preconditionFailure("resume() is called only after start() stopped")  // an invariant of this file
+        }
+        switch resumption {
+        case let .steps(snapshot):
+            return try finish(try await runSteps(snapshot: snapshot))
+        case .passcode:
+            method = try await passcode()
+        case .companion:
+            method = try await companion()
+        case .capture(var scan, let prompt):
+            method = try await biometricScan(&scan, awaiting: prompt)
+        }
+        return try finish(AuthenticationMethod.alone(method))
+    }
+
+    /// Reads the device state, applies the preflight (the errors that come before any prompt)
+    /// and traces its outcome; returns the state it checked.
+    private mutating func checkPreflight() throws -> Device.Snapshot {
         let snapshot = try device.snapshot()
         counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
         counts.passcodeFailures = snapshot.counters.passcodeFailures
@@ -57,6 +129,11 @@ struct EvaluationRun {
             throw problem
         }
         record(.checked(nil))
+        return snapshot
+    }
+
+    /// Each step of the policy in turn (the first sees the state the preflight checked).
+    nonisolated(nonsending) private mutating func runSteps(snapshot: Device.Snapshot) async throws -> [AuthenticationMethod] {
         var methods: [AuthenticationMethod] = []
         for (index, step) in rule.steps.enumerated() {
             let method: AuthenticationMethod
@@ -79,6 +156,11 @@ struct EvaluationRun {
             // A one-step policy (nearly all) shares a constant array instead of allocating one.
             methods = methods.isEmpty && rule.steps.count == 1 ? AuthenticationMethod.alone(method) : methods + [method]
         }
+        return methods
+    }
+
+    /// The successful end: the device state for the domain state, the last trace step, the result.
+    private mutating func finish(_ methods: [AuthenticationMethod]) throws -> EvaluationResult {
         if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
         }
@@ -135,164 +217,242 @@ struct EvaluationRun {
 
     // MARK: Biometry
 
+    /// The state of a biometric step's prompt loop, between captures.
+    struct BiometricScan {
+        let box: Device.SensorBox
+        let rules: AttemptRules
+        let passcodeFallback: Bool
+        let companionUsable: Bool
+        /// Failed matches in this step so far.
+        var failures = 0
+        /// The prompt kind and fallback button last traced (a prompt is traced when they change).
+        var shown: (kind: Prompt.Kind, fallbackButton: String?)?
+        /// The records just read, while nothing can have changed them in this evaluation: until
+        /// the first capture that suspends, action, retry or write.
+        var unchanged: Device.Snapshot?
+    }
+
+    /// How a biometric step starts, or what decided it before any prompt.
+    private enum BiometryStart {
+        case scan(BiometricScan)
+        case decided(AuthenticationMethod)
+        /// Switched to the passcode prompt (traced).
+        case passcode
+        /// Handed to the companion.
+        case companion
+    }
+
+    /// What one capture led to.
+    private enum ScanStep {
+        case decided(AuthenticationMethod)
+        /// Show the prompt again (after a failure, a retry or a `wait`).
+        case again
+        /// Switched to the passcode prompt (traced).
+        case passcode
+    }
+
+    /// A biometric step, from its checks to its last capture.
     nonisolated(nonsending) private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
                                    snapshot current: Device.Snapshot?, checked: Bool) async throws -> AuthenticationMethod {
+        switch try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion, snapshot: current, checked: checked) {
+        case let .decided(method): return method
+        case .passcode: return try await passcode()
+        case .companion: return try await companion()
+        case var .scan(scan): return try await biometricScan(&scan, awaiting: nil)
+        }
+    }
+
+    /// The prompt loop of a biometric step; `prompt`, when given, is on screen already and its
+    /// capture is the first one awaited.
+    nonisolated(nonsending) private mutating func biometricScan(_ scan: inout BiometricScan, awaiting shownPrompt: Prompt?) async throws -> AuthenticationMethod {
+        var pending = shownPrompt
+        while true {
+            let prompt: Prompt
+            let reading: CaptureResult
+            if let shown = pending {
+                pending = nil
+                prompt = shown
+                reading = try await scan.box.sensor.capture(prompt)
+                stamp = nil
+                scan.unchanged = nil
+            } else {
+                prompt = try showPrompt(&scan)
+                // A capture decided already (a queued scripted answer) is taken without suspending.
+                if let immediate = try scan.box.sensor.immediateCapture(prompt) {
+                    reading = immediate
+                } else {
+                    reading = try await scan.box.sensor.capture(prompt)
+                    stamp = nil
+                    scan.unchanged = nil
+                }
+            }
+            switch try handle(reading, on: prompt, in: &scan) {
+            case let .decided(method): return method
+            case .again: continue
+            case .passcode: return try await passcode()
+            }
+        }
+    }
+
+    /// The checks before a biometric step's first prompt: biometry unusable (switch to the
+    /// passcode or the companion, or fail), the reuse window, interaction not allowed.
+    private mutating func beginBiometry(passcodeFallback: Bool, orCompanion: Bool,
+                                        snapshot current: Device.Snapshot?, checked: Bool) throws -> BiometryStart {
         let snapshot = try current ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
         if !checked, let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
             if passcodeFallback {
                 record(.switchedToPasscode, rule: .passcodeWhenBiometryUnusable)
-                return try await passcode()
+                return .passcode
             }
-            if companionUsable { return try await companion() }
+            if companionUsable { return .companion }
             throw fail(problem.code, rule: .precedence, message: problem.message)
         }
         if let unlocked = snapshot.counters.lastBiometricUnlock, settings.reuseDuration > .zero {
             let age = unlocked.duration(to: now())
             if age >= .zero, age <= settings.reuseDuration {
                 record(.reused(unlockedAgo: age), rule: .reuseWindow)
-                return .reuse
+                return .decided(.reuse)
             }
         }
         if settings.interactionNotAllowed {
             throw fail(.notInteractive, rule: .interactionNotAllowed)
         }
         guard let box = device.sensorBox else { throw fail(.biometryNotAvailable, rule: .precedence) }
-        let biometryType = box.biometryType
-        let rules = box.attemptRules
-        var failures = 0
-        var shown: (Prompt.Kind, String?)?
-        // The records just read, while nothing can have changed them in this evaluation: until
-        // the first capture that suspends, action, retry or write.
-        var unchanged: Device.Snapshot? = snapshot
-        while true {
-            try checkInterrupted()
-            let scanning = failures < rules.failuresPerEvaluation
-            let fallbackButton = failures >= rules.fallbackButtonAfterFailures ? fallbackTitle(passcodeFallback: passcodeFallback) : nil
-            let prompt = Prompt(
-                kind: !scanning ? .biometricButtonsOnly
-                    : failures > 0 && !rules.endsWithAuthenticationFailed ? .biometricTryAgain : .biometric,
-                reason: reason,
-                fallbackButton: fallbackButton, cancelButton: cancelTitle,
-                biometryType: biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
-            if shown.map({ $0.0 != prompt.kind || $0.1 != fallbackButton }) ?? true {
-                record(.prompt(prompt.kind, fallbackButton: fallbackButton),
-                       rule: fallbackButton != nil && shown?.1 == nil
-                           ? (rules.fallbackButtonAfterFailures > 1 ? .faceIDFallbackAfterSecondFailure : .fallbackAfterFirstFailure)
-                           : nil)
-                shown = (prompt.kind, fallbackButton)
+        return .scan(BiometricScan(box: box, rules: box.attemptRules, passcodeFallback: passcodeFallback,
+                                   companionUsable: companionUsable, unchanged: snapshot))
+    }
+
+    /// The prompt for the next capture, traced when it differs from the one on screen.
+    private mutating func showPrompt(_ scan: inout BiometricScan) throws -> Prompt {
+        try checkInterrupted()
+        let rules = scan.rules
+        let failures = scan.failures
+        let scanning = failures < rules.failuresPerEvaluation
+        let fallbackButton = failures >= rules.fallbackButtonAfterFailures ? fallbackTitle(passcodeFallback: scan.passcodeFallback) : nil
+        let prompt = Prompt(
+            kind: !scanning ? .biometricButtonsOnly
+                : failures > 0 && !rules.endsWithAuthenticationFailed ? .biometricTryAgain : .biometric,
+            reason: reason,
+            fallbackButton: fallbackButton, cancelButton: cancelTitle,
+            biometryType: scan.box.biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
+        if scan.shown.map({ $0.kind != prompt.kind || $0.fallbackButton != fallbackButton }) ?? true {
+            record(.prompt(prompt.kind, fallbackButton: fallbackButton),
+                   rule: fallbackButton != nil && scan.shown?.fallbackButton == nil
+                       ? (rules.fallbackButtonAfterFailures > 1 ? .faceIDFallbackAfterSecondFailure : .fallbackAfterFirstFailure)
+                       : nil)
+            scan.shown = (prompt.kind, fallbackButton)
+        }
+        return prompt
+    }
+
+    /// What the capture `reading` of `prompt` leads to: a match (after the lockout check), a
+    /// counted failure and the attempt limits, a retry, a lost sensor, or the person's action.
+    private mutating func handle(_ reading: CaptureResult, on prompt: Prompt, in scan: inout BiometricScan) throws -> ScanStep {
+        try checkInterrupted()
+        let rules = scan.rules
+        let scanning = scan.failures < rules.failuresPerEvaluation
+        var matchedID: String?
+        switch reading {
+        case let .matched(id) where scanning:
+            matchedID = id
+        case .noMatch where scanning:
+            matchedID = nil
+        case .matched, .noMatch:
+            let presented: UserAction = if case let .matched(id) = reading { .present(id) } else { .noMatch }
+            throw device.interaction.misfit(presented, on: prompt)
+        case let .retry(reason):
+            record(.captureRetry(reason), rule: .retryNotCounted)
+            scan.unchanged = nil
+            return .again
+        case let .unavailable(state):
+            throw fail(scan.box.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
+                       rule: .sensorLostDuringCapture)
+        case let .action(action):
+            record(.action(action))
+            scan.unchanged = nil
+            if action == .approveOnCompanion, scan.companionUsable {
+                record(.companionApproved, rule: .companionApproval)
+                return .decided(.companion)
             }
-            // A capture decided already (a queued scripted answer) is taken without suspending.
-            let reading: CaptureResult
-            if let immediate = try box.sensor.immediateCapture(prompt) {
-                reading = immediate
-            } else {
-                reading = try await box.sensor.capture(prompt)
-                stamp = nil
-                unchanged = nil
-            }
-            try checkInterrupted()
-            var matchedID: String?
-            switch reading {
-            case let .matched(id) where scanning:
-                matchedID = id
-            case .noMatch where scanning:
-                matchedID = nil
-            case .matched, .noMatch:
-                let presented: UserAction = if case let .matched(id) = reading { .present(id) } else { .noMatch }
-                throw device.interaction.misfit(presented, on: prompt)
-            case let .retry(reason):
-                record(.captureRetry(reason), rule: .retryNotCounted)
-                unchanged = nil
-                continue
-            case let .unavailable(state):
-                throw fail(box.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
-                           rule: .sensorLostDuringCapture)
-            case let .action(action):
-                record(.action(action))
-                unchanged = nil
-                if action == .approveOnCompanion, companionUsable {
-                    record(.companionApproved, rule: .companionApproval)
-                    return .companion
+            if action == .fallback, prompt.fallbackButton != nil {
+                if scan.passcodeFallback {
+                    record(.switchedToPasscode, rule: .fallbackOpensPasscode)
+                    return .passcode
                 }
-                if action == .fallback, fallbackButton != nil {
-                    if passcodeFallback {
-                        record(.switchedToPasscode, rule: .fallbackOpensPasscode)
-                        return try await passcode()
-                    }
-                    throw fail(.userFallback, rule: .fallbackEndsWithUserFallback)
-                }
-                try await handleCommon(action, on: prompt)
-                stamp = nil
-                continue
+                throw fail(.userFallback, rule: .fallbackEndsWithUserFallback)
             }
-            // The records as stored now (another process may have counted failures while this
-            // one scanned). A capture that answered at once (a decided, queued answer) scanned
-            // for no time: the records read just before it are as current as a second read, as
-            // the same race with another process exists after any read. The enrolled set
-            // recorded there is current for every change made through Touchstone; only a match
-            // on an identity it lacks asks the sensor again.
-            var current = try unchanged ?? device.storedSnapshot()
-            unchanged = nil
-            if let name = matchedID, !current.state.identities.contains(where: { $0.id == name }) {
-                current = try device.snapshot()
-            }
-            if let name = matchedID, current.state.identities.contains(where: { $0.id == name }) {
-                // Another evaluation (another process) may have locked biometry while this one
-                // was scanning: the count is read and reset in one transaction, so a match
-                // never slips past a lockout.
-                var stillLocked = rules.isLockedOut(after: current.counters.consecutiveBiometricFailures)
-                if !stillLocked, current.counters.consecutiveBiometricFailures != 0 {
-                    stillLocked = try device.update { _, counters -> Bool in
-                        guard !rules.isLockedOut(after: counters.consecutiveBiometricFailures) else { return true }
-                        counters.consecutiveBiometricFailures = 0
-                        return false
-                    }
-                }
-                if !stillLocked {
-                    // The state matched against is the state the domain state is derived from.
-                    if capturedSnapshot == nil { capturedSnapshot = current }
-                    var after = counts
-                    after.biometricFailures = 0
-                    record(.matched(name), rule: .matchResetsFailures, after: after)
-                    return .biometry
+            try handleCommon(action, on: prompt)
+            return .again
+        }
+        // The records as stored now (another process may have counted failures while this
+        // one scanned). A capture that answered at once (a decided, queued answer) scanned
+        // for no time: the records read just before it are as current as a second read, as
+        // the same race with another process exists after any read. The enrolled set
+        // recorded there is current for every change made through Touchstone; only a match
+        // on an identity it lacks asks the sensor again.
+        var current = try scan.unchanged ?? device.storedSnapshot()
+        scan.unchanged = nil
+        if let name = matchedID, !current.state.identities.contains(where: { $0.id == name }) {
+            current = try device.snapshot()
+        }
+        if let name = matchedID, current.state.identities.contains(where: { $0.id == name }) {
+            // Another evaluation (another process) may have locked biometry while this one
+            // was scanning: the count is read and reset in one transaction, so a match
+            // never slips past a lockout.
+            var stillLocked = rules.isLockedOut(after: current.counters.consecutiveBiometricFailures)
+            if !stillLocked, current.counters.consecutiveBiometricFailures != 0 {
+                stillLocked = try device.update { _, counters -> Bool in
+                    guard !rules.isLockedOut(after: counters.consecutiveBiometricFailures) else { return true }
+                    counters.consecutiveBiometricFailures = 0
+                    return false
                 }
             }
-            // A failed match (or a match that came too late: biometry is locked out).
-            failures += 1
-            let consecutive = try device.update { _, counters -> Int in
-                // Locked out meanwhile by another evaluation: nothing more to count.
-                if !rules.isLockedOut(after: counters.consecutiveBiometricFailures) {
-                    counters.consecutiveBiometricFailures += 1
-                }
-                return counters.consecutiveBiometricFailures
-            }
-            var after = counts
-            after.evaluationFailures = failures
-            after.biometricFailures = consecutive
-            if rules.isLockedOut(after: consecutive) {
-                record(.notMatched, rule: .fiveFailuresLockOut, after: after)
-                if passcodeFallback {
-                    record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
-                    return try await passcode()
-                }
-                throw fail(.biometryLockout, rule: .fiveFailuresLockOut)
-            }
-            if failures >= rules.failuresPerEvaluation {
-                if passcodeFallback {
-                    record(.notMatched, after: after)
-                    record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
-                    return try await passcode()
-                }
-                if rules.endsWithAuthenticationFailed {
-                    record(.notMatched, after: after)
-                    throw fail(.authenticationFailed, rule: .touchIDThreeFailuresEnd)
-                }
-                record(.notMatched, rule: .faceIDTwoFailuresStopScanning, after: after)
-            } else {
-                record(.notMatched, after: after)
+            if !stillLocked {
+                // The state matched against is the state the domain state is derived from.
+                if capturedSnapshot == nil { capturedSnapshot = current }
+                var after = counts
+                after.biometricFailures = 0
+                record(.matched(name), rule: .matchResetsFailures, after: after)
+                return .decided(.biometry)
             }
         }
+        // A failed match (or a match that came too late: biometry is locked out).
+        scan.failures += 1
+        let failures = scan.failures
+        let consecutive = try device.update { _, counters -> Int in
+            // Locked out meanwhile by another evaluation: nothing more to count.
+            if !rules.isLockedOut(after: counters.consecutiveBiometricFailures) {
+                counters.consecutiveBiometricFailures += 1
+            }
+            return counters.consecutiveBiometricFailures
+        }
+        var after = counts
+        after.evaluationFailures = failures
+        after.biometricFailures = consecutive
+        if rules.isLockedOut(after: consecutive) {
+            record(.notMatched, rule: .fiveFailuresLockOut, after: after)
+            if scan.passcodeFallback {
+                record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
+                return .passcode
+            }
+            throw fail(.biometryLockout, rule: .fiveFailuresLockOut)
+        }
+        if failures >= rules.failuresPerEvaluation {
+            if scan.passcodeFallback {
+                record(.notMatched, after: after)
+                record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
+                return .passcode
+            }
+            if rules.endsWithAuthenticationFailed {
+                record(.notMatched, after: after)
+                throw fail(.authenticationFailed, rule: .touchIDThreeFailuresEnd)
+            }
+            record(.notMatched, rule: .faceIDTwoFailuresStopScanning, after: after)
+        } else {
+            record(.notMatched, after: after)
+        }
+        return .again
     }
 
     /// The fallback button's title: nil shows the default ("Enter Password", or "Enter Passcode"
@@ -329,8 +489,7 @@ struct EvaluationRun {
             try checkInterrupted()
             record(.action(action))
             guard case let .passcode(entry) = action else {
-                try await handleCommon(action, on: prompt)
-                stamp = nil
+                try handleCommon(action, on: prompt)
                 continue
             }
             var after = counts
@@ -378,15 +537,14 @@ struct EvaluationRun {
                 record(.companionApproved, rule: .companionApproval)
                 return .companion
             }
-            try await handleCommon(action, on: prompt)
-            stamp = nil
+            try handleCommon(action, on: prompt)
         }
     }
 
     // MARK: Actions every prompt understands
 
     /// Cancel, system cancel, invalidate and wait; anything else does not fit `prompt`.
-    nonisolated(nonsending) private mutating func handleCommon(_ action: UserAction, on prompt: Prompt) async throws {
+    private mutating func handleCommon(_ action: UserAction, on prompt: Prompt) throws {
         switch action {
         case .cancel:
             throw fail(.userCancel, rule: .userCancel)

@@ -48,7 +48,8 @@ public final class VirtualClock: ManualClock {
             let attoseconds = attoseconds.load(ordering: .relaxed)
             atomicMemoryFence(ordering: .acquiring)
             if before & 1 == 0, sequence.load(ordering: .relaxed) == before {
-                return Timestamp(sinceEpoch: Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
+                // Written from a `Timestamp`, so within its limit already.
+                return Timestamp(withinLimit: Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
             }
         }
     }

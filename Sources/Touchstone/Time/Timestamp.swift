@@ -22,6 +22,12 @@ public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvert
         self.sinceEpoch = min(max(sinceEpoch, .zero - Self.limit), Self.limit)
     }
 
+    /// An instant already known to be within ±``limit`` (a clock's own reading of a value it
+    /// clamped when it was set): no clamping on the hot path of reading the time.
+    package init(withinLimit sinceEpoch: Duration) {
+        self.sinceEpoch = sinceEpoch
+    }
+
     /// The Unix epoch itself: the start of every manual clock unless told otherwise.
     public static let epoch = Timestamp(sinceEpoch: .zero)
 

@@ -132,12 +132,15 @@ struct LoginAPI: Sendable {
     }
 
     /// Makes a new bearer token, stores its hash (with the device's last use, if a device logged
-    /// in) and returns it.
+    /// in: the session ends with the device) and returns it; a device deleted meanwhile is a
+    /// failed login.
     func startSession(profileID: String, deviceID: String? = nil) async throws -> SessionResponse {
         let token = randomBytes(32)
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
-        try await repository.createSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt, now: now, usedDeviceID: deviceID)
+        guard try await repository.createSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt,
+                                                 now: now, usedDeviceID: deviceID)
+        else { throw APIError.loginFailed }
         return SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt)
     }
 

@@ -84,8 +84,11 @@ public protocol LoginRepository: Sendable {
     func account(username: String) async throws -> AccountRecord?
 
     /// Stores a session token hash that is valid until `expiresAt`; when a device logged in,
-    /// records `now` as its last use in the same transaction.
-    func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws
+    /// records `now` as its last use in the same transaction and ties the session to it
+    /// (deleting the device ends the session). `false`, storing nothing, when that device was
+    /// deleted meanwhile.
+    @discardableResult
+    func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws -> Bool
     /// The profile of a session that is still valid at `now`, if any.
     func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String?
     /// Ends a session (signing out); `false` when there was none with this token hash.
@@ -138,8 +141,10 @@ extension LoginRepository {
     /// ``consumeChallenge(hash:deviceID:now:)`` then ``createSession(tokenHash:profileID:expiresAt:now:usedDeviceID:)``:
     /// two steps; repositories override it with one transaction.
     public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
-        guard let device = try await consumeChallenge(hash: hash, deviceID: deviceID, now: now) else { return nil }
-        try await createSession(tokenHash: sessionTokenHash, profileID: device.profileID, expiresAt: sessionExpiresAt, now: now, usedDeviceID: device.deviceID)
+        guard let device = try await consumeChallenge(hash: hash, deviceID: deviceID, now: now),
+              try await createSession(tokenHash: sessionTokenHash, profileID: device.profileID, expiresAt: sessionExpiresAt,
+                                      now: now, usedDeviceID: device.deviceID)
+        else { return nil }
         return device.profileID
     }
 }

@@ -72,6 +72,10 @@ public struct PostgresLoginRepository: LoginRepository {
         """,
         "CREATE INDEX IF NOT EXISTS login_failures_key_at ON login_failures(key, at)",
         "CREATE INDEX IF NOT EXISTS login_failures_at ON login_failures(at)",
+        // A session a device logged in records that device and ends with it: deleting the
+        // device (a lost phone) signs it out. Sessions from before have no device.
+        "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS device_id TEXT REFERENCES devices(device_id) ON DELETE CASCADE",
+        "CREATE INDEX IF NOT EXISTS sessions_device_id ON sessions(device_id)",
     ]
 
     public func migrate() async throws {
@@ -108,21 +112,26 @@ public struct PostgresLoginRepository: LoginRepository {
         return nil
     }
 
-    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws {
+    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws -> Bool {
         if shouldPrune() {
             try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
         }
-        // One statement: the device's last use and the session land together.
-        try await client.query(
+        // One statement: the device's last use and the session land together, and a device
+        // deleted since it was looked up (nothing touched) gets no session.
+        let rows = try await client.query(
             """
             WITH touched AS (
                 UPDATE devices SET last_used_at = \(now.millisecondsSince1970) WHERE device_id = \(usedDeviceID)
+                RETURNING device_id
             )
-            INSERT INTO sessions (token_hash, profile_id, expires_at)
-            VALUES (\(Data(tokenHash)), \(profileID), \(expiresAt.millisecondsSince1970))
+            INSERT INTO sessions (token_hash, profile_id, expires_at, device_id)
+            SELECT \(Data(tokenHash)), \(profileID), \(expiresAt.millisecondsSince1970), device_id
+            FROM (SELECT device_id FROM touched UNION ALL SELECT NULL WHERE \(usedDeviceID == nil)) AS used
+            RETURNING 1
             """,
             logger: quiet
         )
+        return try await rows.collect().count == 1
     }
 
     public func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String? {
@@ -285,10 +294,10 @@ public struct PostgresLoginRepository: LoginRepository {
             ), touched AS (
                 UPDATE devices SET last_used_at = \(now.millisecondsSince1970)
                 WHERE device_id IN (SELECT device_id FROM consumed)
-                RETURNING profile_id
+                RETURNING profile_id, device_id
             )
-            INSERT INTO sessions (token_hash, profile_id, expires_at)
-            SELECT \(Data(sessionTokenHash)), profile_id, \(sessionExpiresAt.millisecondsSince1970) FROM touched
+            INSERT INTO sessions (token_hash, profile_id, expires_at, device_id)
+            SELECT \(Data(sessionTokenHash)), profile_id, \(sessionExpiresAt.millisecondsSince1970), device_id FROM touched
             RETURNING profile_id
             """,
             logger: quiet

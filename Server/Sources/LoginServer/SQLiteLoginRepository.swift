@@ -77,6 +77,14 @@ public struct SQLiteLoginRepository: LoginRepository {
                 CREATE INDEX login_failures_at ON login_failures(at);
                 """)
         }
+        // v2: a session a device logged in records that device and ends with it: deleting the
+        // device (a lost phone) signs it out. Sessions from before have no device.
+        migrator.registerMigration("v2-session-device") { db in
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN device_id TEXT REFERENCES devices(device_id) ON DELETE CASCADE;
+                CREATE INDEX sessions_device_id ON sessions(device_id);
+                """)
+        }
         try migrator.migrate(writer)
     }
 
@@ -103,21 +111,24 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
-    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws {
-        try await writes.write { db in
+    public func createSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, usedDeviceID: String?) async throws -> Bool {
+        try await writes.write { db -> Bool in
             if let usedDeviceID {
                 try db.execute(
                     sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?",
                     arguments: [now.millisecondsSince1970, usedDeviceID]
                 )
+                // Deleted since it was looked up: no session for it.
+                guard db.changesCount == 1 else { return false }
             }
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             }
             try db.execute(
-                sql: "INSERT INTO sessions (token_hash, profile_id, expires_at) VALUES (?, ?, ?)",
-                arguments: [Data(tokenHash), profileID, expiresAt.millisecondsSince1970]
+                sql: "INSERT INTO sessions (token_hash, profile_id, expires_at, device_id) VALUES (?, ?, ?, ?)",
+                arguments: [Data(tokenHash), profileID, expiresAt.millisecondsSince1970, usedDeviceID]
             )
+            return true
         }
     }
 
@@ -256,8 +267,8 @@ public struct SQLiteLoginRepository: LoginRepository {
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [nowMilliseconds])
             }
-            try db.cachedStatement(sql: "INSERT INTO sessions (token_hash, profile_id, expires_at) VALUES (?, ?, ?)")
-                .execute(arguments: [Data(sessionTokenHash), profileID, sessionExpiresAt.millisecondsSince1970])
+            try db.cachedStatement(sql: "INSERT INTO sessions (token_hash, profile_id, expires_at, device_id) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [Data(sessionTokenHash), profileID, sessionExpiresAt.millisecondsSince1970, deviceID])
             return profileID
         }
     }

@@ -247,8 +247,9 @@ extension ServerBench {
                             guard let device = try await repository.consumeChallenge(hash: hash, deviceID: deviceID, now: at) else {
                                 throw ValidationError("not consumed")
                             }
-                            try await repository.createSession(tokenHash: token, profileID: device.profileID, expiresAt: at.addingTimeInterval(3600),
-                                                               now: at, usedDeviceID: deviceID)
+                            guard try await repository.createSession(tokenHash: token, profileID: device.profileID, expiresAt: at.addingTimeInterval(3600),
+                                                                     now: at, usedDeviceID: deviceID)
+                            else { throw ValidationError("no session") }
                         }
                         done += 1
                     }

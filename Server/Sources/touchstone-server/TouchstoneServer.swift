@@ -19,7 +19,8 @@ struct TouchstoneServer: AsyncParsableCommand {
               POST   /v1/devices      (bearer) {kind: "key", publicKey, name} or
                                       {kind: "token", deviceToken, name} -> 201 {deviceID}
               GET    /v1/devices      (bearer)                  -> 200 {devices: [...]}
-              DELETE /v1/devices/ID   (bearer)                  -> 204
+              DELETE /v1/devices/ID   (bearer)                  -> 204 (ends the sessions
+                                      the device logged in)
               POST   /v1/challenges   {deviceID}        -> 200 {challenge, expiresAt}
               POST   /v1/logins       {deviceID, challenge, signature} -> 200 session
               POST   /v1/logins/token {deviceToken}             -> 200 session

@@ -105,4 +105,44 @@ struct DeviceTests {
             #expect((list.json["devices"] as? [Any])?.isEmpty == true)
         }
     }
+    @Test("deleting a device ends the sessions it logged in; password sessions and other devices' sessions stay", arguments: Backend.available)
+    func deletingDeviceEndsItsSessions(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            let phone = try await EnrolledDevice.make(client)
+            let laptop = P256Key()
+            let laptopID = try await client.bindKey(laptop, token: phone.sessionToken, name: "laptop")
+            let deviceToken = Data((0..<48).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            let bind = try await client.send(.post, "/v1/devices", json: ["kind": "token", "deviceToken": deviceToken, "name": "tablet"],
+                                             token: phone.sessionToken)
+            let tabletID = try #require(bind.string("deviceID"))
+
+            func signedIn(_ key: P256Key, _ deviceID: String) async throws -> String {
+                let challenge = try await client.challenge(deviceID)
+                let reply = try await client.login(deviceID, challenge: challenge, signature: try key.sign(challenge))
+                return try #require(reply.string("token"))
+            }
+            let phoneSession = try await signedIn(phone.key, phone.deviceID)
+            let laptopSession = try await signedIn(laptop, laptopID)
+            let tabletSession = try #require(try await client.send(.post, "/v1/logins/token", json: ["deviceToken": deviceToken]).string("token"))
+            func works(_ session: String) async throws -> Bool {
+                try await client.send(.get, "/v1/devices", token: session).status == .ok
+            }
+            #expect(try await works(phoneSession))
+            #expect(try await works(laptopSession))
+            #expect(try await works(tabletSession))
+
+            // The phone is lost: its owner deletes it from the laptop.
+            #expect(try await client.send(.delete, "/v1/devices/\(phone.deviceID)", token: laptopSession).status == .noContent)
+            #expect(try await !works(phoneSession))
+            #expect(try await client.send(.get, "/v1/devices", token: phoneSession).errorCode == "unauthorized")
+            #expect(try await works(laptopSession))
+            #expect(try await works(tabletSession))
+            #expect(try await works(phone.sessionToken))  // the password session
+
+            // A token device too.
+            #expect(try await client.send(.delete, "/v1/devices/\(tabletID)", token: laptopSession).status == .noContent)
+            #expect(try await !works(tabletSession))
+            #expect(try await works(laptopSession))
+        }
+    }
 }

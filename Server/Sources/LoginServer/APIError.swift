@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOHTTP1
 import Logging
 import NIOCore
 
@@ -69,6 +70,9 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             return error.response()
+        } catch is HTTPParserError {
+            // The body did not parse as HTTP (a malformed chunk, say): the client's fault.
+            return APIError.badRequest("malformed_request", "The request is not valid HTTP.").response()
         } catch is NIOTooManyBytesError {
             return APIError(.contentTooLarge, "body_too_large", "The request body is larger than 64 KiB.").response()
         } catch let error as HTTPError {

@@ -97,9 +97,49 @@ struct RobustnessTests {
     /// Sends headers promising 100 body bytes and only 7 of them, then waits up to 10 s for the
     /// server to close the connection (a read of 0 bytes).
     private static func sendHalfARequestAndWaitForClose(port: Int) throws -> Bool {
+        let fd = try connectLoopback(port: port)
+        defer { close(fd) }
+        let request = Array("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"user".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { throw POSIXError(.EIO) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        return recv(fd, &buffer, buffer.count, 0) == 0
+    }
+
+    @Test("a body that is not valid HTTP (a malformed chunk) is a JSON 400, not a 500 and an error in the log")
+    func malformedChunkedBody() async throws {
+        let server = try await TestServer.make(.sqlite)
+        let reply = try await server.run { client in
+            try await Task.detached {
+                try Self.exchange(port: client.port, Array("""
+                    POST /v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n
+                    """.utf8))
+            }.value
+        }
+        #expect(reply.hasPrefix("HTTP/1.1 400 "))
+        #expect(reply.contains(#""error":"malformed_request""#))
+        #expect(!server.logs.text.contains("request failed"))
+    }
+
+    /// Sends `request` on a new connection and returns everything the server answers until it
+    /// closes the connection (or 10 s pass).
+    private static func exchange(port: Int, _ request: [UInt8]) throws -> String {
+        let fd = try connectLoopback(port: port)
+        defer { close(fd) }
+        guard send(fd, request, request.count, 0) == request.count else { throw POSIXError(.EIO) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// A blocking TCP connection to 127.0.0.1:`port` whose reads time out after 10 s.
+    private static func connectLoopback(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EBADF) }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -107,13 +147,13 @@ struct RobustnessTests {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = Array("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"user".utf8)
-        guard send(fd, request, request.count, 0) == request.count else { throw POSIXError(.EIO) }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        return recv(fd, &buffer, buffer.count, 0) == 0
+        return fd
     }
 
     @Test("no password, session token, device token or challenge reaches the log")

@@ -4,9 +4,16 @@ import _CryptoExtras
 
 /// Slow salted password hashing: PBKDF2-HMAC-SHA256, 16-byte random salt, 32-byte output.
 ///
-/// The encoded form records its own parameters, `pbkdf2-sha256$<rounds>$<salt>$<hash>` (base64),
-/// so the round count can rise later without breaking stored hashes.
+/// The encoded form records its own parameters, `pbkdf2-sha256-nfkc$<rounds>$<salt>$<hash>`
+/// (base64), so the round count can rise later without breaking stored hashes. The password is
+/// hashed in Unicode NFKC (NIST SP 800-63B §5.1.1.2): "é" typed as one character or as e + an
+/// accent, or a full-width letter from an East Asian keyboard, is the same password. Hashes of
+/// the earlier form, `pbkdf2-sha256$…`, hashed the password's bytes as typed and still verify
+/// that way.
 public struct PasswordHasher: Sendable {
+    /// The scheme of new hashes, and the earlier scheme (the password's bytes as typed).
+    private static let scheme = "pbkdf2-sha256-nfkc", unnormalizedScheme = "pbkdf2-sha256"
+
     /// OWASP's minimum for PBKDF2-HMAC-SHA256, and the server's default.
     public static let minimumRounds = 210_000
 
@@ -21,19 +28,20 @@ public struct PasswordHasher: Sendable {
     /// Hashes `password` with a fresh random salt.
     public func hash(_ password: String) throws -> String {
         let salt = randomBytes(16)
-        let derived = try derive(password, salt: salt, rounds: rounds)
-        return "pbkdf2-sha256$\(rounds)$\(Data(salt).base64EncodedString())$\(Data(derived).base64EncodedString())"
+        let derived = try derive(Self.normalized(password), salt: salt, rounds: rounds)
+        return "\(Self.scheme)$\(rounds)$\(Data(salt).base64EncodedString())$\(Data(derived).base64EncodedString())"
     }
 
     /// Whether `password` matches `encoded`, compared in constant time. A malformed `encoded`
     /// never matches.
     public func verify(_ password: String, against encoded: String) -> Bool {
         let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "pbkdf2-sha256",
+        guard parts.count == 4, parts[0] == Self.scheme || parts[0] == Self.unnormalizedScheme,
               let rounds = Int(parts[1]), rounds > 0, rounds <= 10_000_000,
               let salt = Data(base64Encoded: String(parts[2])),
               let expected = Data(base64Encoded: String(parts[3])),
-              let derived = try? derive(password, salt: Array(salt), rounds: rounds)
+              let derived = try? derive(parts[0] == Self.scheme ? Self.normalized(password) : password,
+                                        salt: Array(salt), rounds: rounds)
         else { return false }
         return constantTimeEqual(derived, Array(expected))
     }
@@ -43,7 +51,12 @@ public struct PasswordHasher: Sendable {
     public func decoy() -> String {
         let zeros = Data(count: 16).base64EncodedString()
         let digest = Data(count: 32).base64EncodedString()
-        return "pbkdf2-sha256$\(rounds)$\(zeros)$\(digest)"
+        return "\(Self.scheme)$\(rounds)$\(zeros)$\(digest)"
+    }
+
+    /// A password as hashed: Unicode NFKC.
+    static func normalized(_ password: String) -> String {
+        password.precomposedStringWithCompatibilityMapping
     }
 
     private func derive(_ password: String, salt: [UInt8], rounds: Int) throws -> [UInt8] {

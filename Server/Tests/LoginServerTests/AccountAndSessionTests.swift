@@ -142,7 +142,7 @@ struct AccountAndSessionTests {
         }
     }
 
-    @Test("usernames are stored in NFC: e + accent and é are one account; bidi overrides and zero-width characters are refused",
+    @Test("usernames are stored in NFC: e + accent and é are one account (and one password); bidi overrides and zero-width characters are refused",
           arguments: Backend.available)
     func usernamesAreNormalized(backend: Backend) async throws {
         try await TestServer.make(backend).run { client in
@@ -155,6 +155,9 @@ struct AccountAndSessionTests {
                 let reply = try await client.send(.post, "/v1/accounts", json: ["username": spoof, "password": "correct horse battery"])
                 #expect(reply.errorCode == "invalid_username", "\(spoof.unicodeScalars.map { String($0.value, radix: 16) })")
             }
+            // Passwords too are one whichever way an accent is typed (NFKC).
+            #expect(try await client.send(.post, "/v1/accounts", json: ["username": "zoe", "password": "p\u{E4}ssw\u{F6}rd-42"]).status == .created)
+            #expect(try await client.send(.post, "/v1/sessions", json: ["username": "zoe", "password": "pa\u{308}sswo\u{308}rd-42"]).status == .ok)
             // Case is kept and matters (our rule).
             #expect(try await client.send(.post, "/v1/accounts", json: ["username": "RENEE", "password": "correct horse battery"]).status == .created)
         }

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import _CryptoExtras
+import Crypto
 import Hummingbird
 import LoginServer
 import Testing
@@ -282,13 +284,31 @@ struct PasswordAndConfigurationTests {
         #expect(LoginServerConfiguration().passwordRounds >= 210_000)
         let first = try hasher.hash("correct horse battery")
         let second = try hasher.hash("correct horse battery")
-        #expect(first.hasPrefix("pbkdf2-sha256$210000$"))
+        #expect(first.hasPrefix("pbkdf2-sha256-nfkc$210000$"))
         #expect(first != second)
         #expect(!first.contains("correct horse"))
         #expect(hasher.verify("correct horse battery", against: first))
         #expect(!hasher.verify("correct horse batterx", against: first))
         #expect(!hasher.verify("anything", against: "garbage"))
         #expect(!hasher.verify("anything", against: hasher.decoy()))
+    }
+
+    @Test("passwords are hashed in NFKC: composed, decomposed and full-width forms are one password; hashes of the earlier form verify as typed")
+    func passwordsAreNormalized() throws {
+        let hasher = PasswordHasher(rounds: 1_000)
+        let hash = try hasher.hash("p\u{E4}ssw\u{F6}rd-42")             // ä and ö as one character each
+        #expect(hasher.verify("pa\u{308}sswo\u{308}rd-42", against: hash))  // a and o + combining diaeresis
+        #expect(hasher.verify("\u{FF50}\u{E4}ssw\u{F6}rd-42", against: hash)) // a full-width p
+        #expect(!hasher.verify("passwort-42", against: hash))
+        // A hash stored before normalization (the decomposed bytes as typed) keeps working for
+        // exactly what was typed.
+        let salt = Data(count: 16)
+        let typed = "pa\u{308}sswo\u{308}rd-42"
+        let derived = try KDF.Insecure.PBKDF2.deriveKey(from: Data(typed.utf8), salt: salt, using: .sha256,
+                                                        outputByteCount: 32, unsafeUncheckedRounds: 1_000)
+        let earlier = "pbkdf2-sha256$1000$\(salt.base64EncodedString())$\(derived.withUnsafeBytes { Data($0) }.base64EncodedString())"
+        #expect(hasher.verify(typed, against: earlier))
+        #expect(!hasher.verify("p\u{E4}ssw\u{F6}rd-42", against: earlier))
     }
 
     @Test("database URLs parse; the password is hidden when printed")

@@ -76,8 +76,11 @@ struct LoginAPI: Sendable {
         else {
             throw APIError.badRequest("invalid_username", "A username is 1 to 64 printable characters without leading or trailing spaces.")
         }
-        guard body.password.count >= 8, body.password.utf8.count <= 1024,
-              body.password != username, Set(body.password).count >= 3
+        // The rules apply to the password as it is hashed (NFKC): a full-width copy of the
+        // username is the username.
+        let normalizedPassword = PasswordHasher.normalized(body.password)
+        guard normalizedPassword.count >= 8, body.password.utf8.count <= 1024,
+              normalizedPassword != PasswordHasher.normalized(username), Set(normalizedPassword).count >= 3
         else {
             throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
         }

@@ -73,9 +73,22 @@ public struct PostgresLoginRepository: LoginRepository {
         "CREATE INDEX IF NOT EXISTS login_failures_key_at ON login_failures(key, at)",
         "CREATE INDEX IF NOT EXISTS login_failures_at ON login_failures(at)",
         // A session a device logged in records that device and ends with it: deleting the
-        // device (a lost phone) signs it out. Sessions from before have no device.
-        "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS device_id TEXT REFERENCES devices(device_id) ON DELETE CASCADE",
-        "CREATE INDEX IF NOT EXISTS sessions_device_id ON sessions(device_id)",
+        // device (a lost phone) signs it out. Sessions from before have no device. Altered only
+        // when the column is missing: ALTER TABLE locks the table against every session lookup
+        // before it looks, even with IF NOT EXISTS.
+        """
+        DO $$
+        BEGIN
+            IF NOT EXISTS (
+                SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'sessions' AND column_name = 'device_id'
+            ) THEN
+                ALTER TABLE sessions ADD COLUMN device_id TEXT REFERENCES devices(device_id) ON DELETE CASCADE;
+                CREATE INDEX sessions_device_id ON sessions(device_id);
+            END IF;
+        END
+        $$
+        """,
     ]
 
     public func migrate() async throws {

@@ -35,6 +35,9 @@ struct AccountAndSessionTests {
                 ("ada", "short", "weak_password"),
                 ("ada", "aaaaaaaaaaaa", "weak_password"),
                 ("adalovelace", "adalovelace", "weak_password"),
+                // Judged as hashed (NFKC): the full-width username, and one letter in three forms.
+                ("adalovelace", "\u{FF41}\u{FF44}\u{FF41}\u{FF4C}\u{FF4F}\u{FF56}\u{FF45}\u{FF4C}\u{FF41}\u{FF43}\u{FF45}", "weak_password"),
+                ("ada", "a\u{FF41}\u{24D0}aaaaa", "weak_password"),
             ] {
                 let reply = try await client.send(.post, "/v1/accounts", json: ["username": username, "password": password])
                 #expect(reply.status == .badRequest, "\(username) / \(password)")

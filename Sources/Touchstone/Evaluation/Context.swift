@@ -208,10 +208,13 @@ public final class AuthenticationContext: Sendable {
     /// reason, the interaction's misfit error — a scripted person's `SimulationError` — when
     /// an action does not fit the prompt).
     ///
-    /// It runs on the caller's executor (`nonisolated(nonsending)`, the default for
-    /// nonisolated async functions under Swift's `NonisolatedNonsendingByDefault`): an
-    /// evaluation that needs nothing to wait for — a queued scripted answer — finishes without
-    /// hopping to the global executor; a sensor that waits suspends the caller as any await does.
+    /// It runs on the caller's executor (`nonisolated(nonsending)`, what nonisolated async
+    /// functions do by default under Swift's `NonisolatedNonsendingByDefault`; this package
+    /// does not enable that mode, so it is an explicit choice here): an evaluation that needs
+    /// nothing to wait for — a queued scripted answer — finishes without hopping to the global
+    /// executor, and a sensor or person that must be waited for suspends the caller as any
+    /// await does. Its storage writes (counters, a few hundred microseconds on SQLite) run on
+    /// the caller's executor too, the main actor when called from there.
     @discardableResult
     nonisolated(nonsending) public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }

@@ -19,9 +19,10 @@ struct EvaluationRun {
         return steps
     }()
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
-    /// The device time read for the steps since the last suspension: no time passes between
-    /// steps recorded without awaiting (nothing advances the clock there), so one reading
-    /// serves them all. Cleared after every `await` and after a `wait` action.
+    /// The device time read for the steps since the last suspension: no virtual time passes
+    /// between steps recorded without awaiting (nothing advances the clock there), so one
+    /// reading serves them all — on the wall clock, steps microseconds apart share it, across
+    /// policy steps too. Cleared after every `await` and after a `wait` action.
     private var stamp: Timestamp?
     /// The device state at the moment of a biometric success, for the context's domain state.
     private(set) var capturedSnapshot: Device.Snapshot?
@@ -42,7 +43,8 @@ struct EvaluationRun {
 
     /// Where an evaluation that could not finish without waiting goes on (see ``start()``).
     enum Resumption {
-        /// The policy's steps, from the first, after the preflight (policies of several steps).
+        /// The policy's steps, from the first, after the preflight (a policy of several steps,
+        /// or whose only step is not biometric).
         case steps(Device.Snapshot)
         /// The passcode prompt the biometric step switched to.
         case passcode

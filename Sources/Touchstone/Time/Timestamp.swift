@@ -11,8 +11,8 @@ public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvert
     /// How far from the epoch device time may go either way: 200 years (73,000 days), so the
     /// stored form (whole nanoseconds in an `Int64`, good for ±292 years) can never wrap and
     /// no deadline arithmetic can overflow.
-    /// (Computed rather than stored: every device-clock reading clamps against it, and a
-    /// stored static is a lazy global checked on each access.)
+    /// (Computed rather than stored: clamping reads it often — the wall clock's every reading —
+    /// and a stored static is a lazy global checked on each access.)
     public static var limit: Duration {
         Duration(secondsComponent: Duration.maximumCompactSeconds * 2, attosecondsComponent: 0)
     }

@@ -27,8 +27,8 @@ public final class VirtualClock: ManualClock {
 
     /// A copy of `state.now` that reading the time takes without the lock (every evaluation
     /// reads the clock): a sequence lock. ``advance(by:)``, under the lock, makes the sequence
-    /// odd, writes the two components and makes it even again; a reader retries when the
-    /// sequence was odd or moved while it read.
+    /// odd, writes the two components and makes it even again; a reader that finds the
+    /// sequence odd or moved while it read takes the lock instead.
     private let sequence = Atomic<UInt64>(0)
     private let seconds: Atomic<Int64>
     private let attoseconds: Atomic<Int64>
@@ -42,16 +42,16 @@ public final class VirtualClock: ManualClock {
     }
 
     public var now: Timestamp {
-        while true {
-            let before = sequence.load(ordering: .acquiring)
-            let seconds = seconds.load(ordering: .relaxed)
-            let attoseconds = attoseconds.load(ordering: .relaxed)
-            atomicMemoryFence(ordering: .acquiring)
-            if before & 1 == 0, sequence.load(ordering: .relaxed) == before {
-                // Written from a `Timestamp`, so within its limit already.
-                return Timestamp(withinLimit: Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
-            }
+        let before = sequence.load(ordering: .acquiring)
+        let seconds = seconds.load(ordering: .relaxed)
+        let attoseconds = attoseconds.load(ordering: .relaxed)
+        atomicMemoryFence(ordering: .acquiring)
+        if before & 1 == 0, sequence.load(ordering: .relaxed) == before {
+            // Written from a `Timestamp`, so within its limit already.
+            return Timestamp(withinLimit: Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
         }
+        // An advance was under way: wait for it on the lock rather than spin.
+        return state.withLock { $0.now }
     }
 
     /// Publishes `now` to lock-free readers; called with the lock held (one writer at a time).

@@ -112,8 +112,12 @@ struct EvaluationRun {
         return try finish(AuthenticationMethod.alone(method))
     }
 
+    // The step functions below are `@inline(__always)`: inlined into `start()`, their enum
+    // results and the scan state fold away (measured: 735 -> 697 ns an evaluation).
+
     /// Reads the device state, applies the preflight (the errors that come before any prompt)
     /// and traces its outcome; returns the state it checked.
+    @inline(__always)
     private mutating func checkPreflight() throws -> Device.Snapshot {
         let snapshot = try device.snapshot()
         counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
@@ -162,6 +166,7 @@ struct EvaluationRun {
     }
 
     /// The successful end: the device state for the domain state, the last trace step, the result.
+    @inline(__always)
     private mutating func finish(_ methods: [AuthenticationMethod]) throws -> EvaluationResult {
         if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
@@ -298,6 +303,7 @@ struct EvaluationRun {
 
     /// The checks before a biometric step's first prompt: biometry unusable (switch to the
     /// passcode or the companion, or fail), the reuse window, interaction not allowed.
+    @inline(__always)
     private mutating func beginBiometry(passcodeFallback: Bool, orCompanion: Bool,
                                         snapshot current: Device.Snapshot?, checked: Bool) throws -> BiometryStart {
         let snapshot = try current ?? device.snapshot()
@@ -326,6 +332,7 @@ struct EvaluationRun {
     }
 
     /// The prompt for the next capture, traced when it differs from the one on screen.
+    @inline(__always)
     private mutating func showPrompt(_ scan: inout BiometricScan) throws -> Prompt {
         try checkInterrupted()
         let rules = scan.rules
@@ -350,6 +357,7 @@ struct EvaluationRun {
 
     /// What the capture `reading` of `prompt` leads to: a match (after the lockout check), a
     /// counted failure and the attempt limits, a retry, a lost sensor, or the person's action.
+    @inline(__always)
     private mutating func handle(_ reading: CaptureResult, on prompt: Prompt, in scan: inout BiometricScan) throws -> ScanStep {
         try checkInterrupted()
         let rules = scan.rules

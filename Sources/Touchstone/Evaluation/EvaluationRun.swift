@@ -46,12 +46,8 @@ struct EvaluationRun {
         /// The policy's steps, from the first, after the preflight (a policy of several steps,
         /// or whose only step is not biometric).
         case steps(Device.Snapshot)
-        /// The passcode prompt the biometric step switched to.
-        case passcode
-        /// The companion the biometric step handed over to.
-        case companion
-        /// A biometric prompt shown (and traced) whose capture must be awaited.
-        case capture(BiometricScan, Prompt)
+        /// The one biometric step, where it stopped.
+        case biometry(BiometryStop)
     }
 
     /// Where ``resume()`` goes on; set when ``start()`` had to stop.
@@ -65,51 +61,26 @@ struct EvaluationRun {
     mutating func start() throws -> EvaluationResult? {
         let snapshot = try checkPreflight()
         guard rule.steps.count == 1, case let .biometry(passcodeFallback, orCompanion) = rule.steps[0] else {
-            return suspend(.steps(snapshot))
+            resumption = .steps(snapshot)
+            return nil
         }
-        var scan: BiometricScan
-        switch try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
-                                 snapshot: snapshot, checked: !passcodeFallback && !orCompanion) {
-        case let .decided(method): return try finish(AuthenticationMethod.alone(method))
-        case .passcode: return suspend(.passcode)
-        case .companion: return suspend(.companion)
-        case let .scan(begun): scan = begun
-        }
-        while true {
-            let prompt = try showPrompt(&scan)
-            guard let reading = try scan.box.sensor.immediateCapture(prompt) else {
-                return suspend(.capture(scan, prompt))
-            }
-            switch try handle(reading, on: prompt, in: &scan) {
-            case let .decided(method): return try finish(AuthenticationMethod.alone(method))
-            case .again: continue
-            case .passcode: return suspend(.passcode)
-            }
-        }
-    }
-
-    private mutating func suspend(_ at: Resumption) -> EvaluationResult? {
-        resumption = at
+        let stop = try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
+                                     snapshot: snapshot, checked: !passcodeFallback && !orCompanion)
+        if case let .decided(method) = stop { return try finish(AuthenticationMethod.alone(method)) }
+        resumption = .biometry(stop)
         return nil
     }
 
     /// Goes on from where ``start()`` had to wait, to the end.
     nonisolated(nonsending) mutating func resume() async throws -> EvaluationResult {
-        let method: AuthenticationMethod
-        guard let resumption = resumption.take() else {
+        switch resumption.take() {
+        case nil:
             preconditionFailure("resume() is called only after start() stopped")  // an invariant of this file
-        }
-        switch resumption {
         case let .steps(snapshot):
             return try finish(try await runSteps(snapshot: snapshot))
-        case .passcode:
-            method = try await passcode()
-        case .companion:
-            method = try await companion()
-        case .capture(var scan, let prompt):
-            method = try await biometricScan(&scan, awaiting: prompt)
+        case let .biometry(stop):
+            return try finish(AuthenticationMethod.alone(try await complete(stop)))
         }
-        return try finish(AuthenticationMethod.alone(method))
     }
 
     // The step functions below are `@inline(__always)`: inlined into `start()`, their enum
@@ -192,7 +163,7 @@ struct EvaluationRun {
     /// Device time now (see ``stamp``).
     private mutating func now() -> Timestamp {
         if let stamp { return stamp }
-        let now = device.now
+        let now = device.clock.now
         stamp = now
         return now
     }
@@ -239,14 +210,15 @@ struct EvaluationRun {
         var unchanged: Device.Snapshot?
     }
 
-    /// How a biometric step starts, or what decided it before any prompt.
-    private enum BiometryStart {
-        case scan(BiometricScan)
+    /// Where a biometric step stands when it cannot go on without waiting, or how it ended.
+    enum BiometryStop {
         case decided(AuthenticationMethod)
         /// Switched to the passcode prompt (traced).
         case passcode
         /// Handed to the companion.
         case companion
+        /// A prompt shown (and traced) whose capture must be awaited.
+        case capture(BiometricScan, Prompt)
     }
 
     /// What one capture led to.
@@ -261,51 +233,58 @@ struct EvaluationRun {
     /// A biometric step, from its checks to its last capture.
     nonisolated(nonsending) private mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
                                    snapshot current: Device.Snapshot?, checked: Bool) async throws -> AuthenticationMethod {
-        switch try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion, snapshot: current, checked: checked) {
-        case let .decided(method): return method
-        case .passcode: return try await passcode()
-        case .companion: return try await companion()
-        case var .scan(scan): return try await biometricScan(&scan, awaiting: nil)
-        }
+        try await complete(beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
+                                         snapshot: current, checked: checked))
     }
 
-    /// The prompt loop of a biometric step; `prompt`, when given, is on screen already and its
-    /// capture is the first one awaited.
-    nonisolated(nonsending) private mutating func biometricScan(_ scan: inout BiometricScan, awaiting shownPrompt: Prompt?) async throws -> AuthenticationMethod {
-        var pending = shownPrompt
+    /// Finishes a biometric step from where it stopped: awaits each capture the sensor has to
+    /// wait for, the passcode prompt or the companion.
+    nonisolated(nonsending) private mutating func complete(_ stop: BiometryStop) async throws -> AuthenticationMethod {
+        var stop = stop
         while true {
-            let prompt: Prompt
-            let reading: CaptureResult
-            if let shown = pending {
-                pending = nil
-                prompt = shown
-                reading = try await scan.box.sensor.capture(prompt)
+            switch stop {
+            case let .decided(method): return method
+            case .passcode: return try await passcode()
+            case .companion: return try await companion()
+            case .capture(var scan, let prompt):
+                let reading = try await scan.box.sensor.capture(prompt)
                 stamp = nil
                 scan.unchanged = nil
-            } else {
-                prompt = try showPrompt(&scan)
-                // A capture decided already (a queued scripted answer) is taken without suspending.
-                if let immediate = try scan.box.sensor.immediateCapture(prompt) {
-                    reading = immediate
-                } else {
-                    reading = try await scan.box.sensor.capture(prompt)
-                    stamp = nil
-                    scan.unchanged = nil
-                }
-            }
-            switch try handle(reading, on: prompt, in: &scan) {
-            case let .decided(method): return method
-            case .again: continue
-            case .passcode: return try await passcode()
+                stop = try self.scan(&scan, from: (reading, prompt))
             }
         }
     }
 
-    /// The checks before a biometric step's first prompt: biometry unusable (switch to the
-    /// passcode or the companion, or fail), the reuse window, interaction not allowed.
+    /// The prompt loop of a biometric step as far as it goes without waiting: shows each prompt
+    /// and handles each capture the sensor answers at once (a queued scripted answer), from
+    /// `awaited` — a capture just awaited and its prompt — when given.
+    @inline(__always)
+    private mutating func scan(_ scan: inout BiometricScan, from awaited: (CaptureResult, Prompt)?) throws -> BiometryStop {
+        var next = awaited
+        while true {
+            let reading: CaptureResult, prompt: Prompt
+            if let given = next {
+                (reading, prompt) = given
+                next = nil
+            } else {
+                prompt = try showPrompt(&scan)
+                guard let immediate = try scan.box.sensor.immediateCapture(prompt) else { return .capture(scan, prompt) }
+                reading = immediate
+            }
+            switch try handle(reading, on: prompt, in: &scan) {
+            case let .decided(method): return .decided(method)
+            case .passcode: return .passcode
+            case .again: continue
+            }
+        }
+    }
+
+    /// The checks before a biometric step's first prompt — biometry unusable (switch to the
+    /// passcode or the companion, or fail), the reuse window, interaction not allowed — then
+    /// its prompts as far as they go without waiting.
     @inline(__always)
     private mutating func beginBiometry(passcodeFallback: Bool, orCompanion: Bool,
-                                        snapshot current: Device.Snapshot?, checked: Bool) throws -> BiometryStart {
+                                        snapshot current: Device.Snapshot?, checked: Bool) throws -> BiometryStop {
         let snapshot = try current ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
         if !checked, let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
@@ -327,8 +306,9 @@ struct EvaluationRun {
             throw fail(.notInteractive, rule: .interactionNotAllowed)
         }
         guard let box = device.sensorBox else { throw fail(.biometryNotAvailable, rule: .precedence) }
-        return .scan(BiometricScan(box: box, rules: box.attemptRules, passcodeFallback: passcodeFallback,
-                                   companionUsable: companionUsable, unchanged: snapshot))
+        var scan = BiometricScan(box: box, rules: box.attemptRules, passcodeFallback: passcodeFallback,
+                                 companionUsable: companionUsable, unchanged: snapshot)
+        return try self.scan(&scan, from: nil)
     }
 
     /// The prompt for the next capture, traced when it differs from the one on screen.

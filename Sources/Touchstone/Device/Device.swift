@@ -12,9 +12,7 @@ public final class Device: Sendable {
     /// Where everything is stored.
     public let storage: any StorageBackend
     /// Device time.
-    public var clock: any DeviceClock { clockBox.clock }
-    /// The clock in a box, read in place (see ``now``).
-    private let clockBox: ClockBox
+    public let clock: any DeviceClock
     /// Device randomness.
     public let random: RandomSource
     /// The person in front of the device.
@@ -101,16 +99,6 @@ public final class Device: Sendable {
         }
     }
 
-    /// Holds the device clock, so that reading the time calls it in place instead of copying
-    /// the existential (a value-witness copy and a retain) on every read.
-    private final class ClockBox: Sendable {
-        let clock: any DeviceClock
-        init(_ clock: any DeviceClock) { self.clock = clock }
-    }
-
-    /// Device time now (``clock``'s reading).
-    var now: Timestamp { clockBox.clock.now }
-
     /// Holds the composed sensor (see ``sensorBox``) and its constant attributes, read once
     /// when the device is composed (``BiometricSensor/biometryType`` and
     /// ``BiometricSensor/isRemovable`` do not change over a sensor's life).
@@ -192,7 +180,7 @@ public final class Device: Sendable {
         sensorFollowsStorage = sensor?.enrollmentStorage.map { $0 as AnyObject === storage as AnyObject } ?? false
         self.companion = companion
         self.passcodeFactor = passcodeFactor
-        self.clockBox = ClockBox(clock)
+        self.clock = clock
         self.random = random
         self.interaction = interaction
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
@@ -271,7 +259,7 @@ public final class Device: Sendable {
     /// the snapshot written (nil when another writer had recorded it already).
     @discardableResult
     func recordEnrolledSet(_ reported: [SensorIdentity]) throws -> Snapshot? {
-        let now = self.now
+        let now = clock.now
         let change = try update { state, _ -> EnrollmentChange? in
             guard state.identities != reported else { return nil }
             state.enrolled = reported

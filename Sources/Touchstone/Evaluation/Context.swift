@@ -181,9 +181,8 @@ public final class AuthenticationContext: Sendable {
         // Captured only when biometry itself is usable: policy 4 may pass through its companion
         // while biometry is locked out or absent, and must not reveal the biometric state then.
         let biometryUsable = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: true) == nil
-        // Captured when it has a value (something is enrolled); else the last one stays.
+        // (Usable biometry has something enrolled, so the captured state has a value.)
         let captured = problem == nil && policy.rule.isBiometric && biometryUsable
-            && device.biometryDomainState(appID: appID, snapshot: snapshot) != nil
         if problem == nil {
             state.withLock { state in
                 state.domainSnapshot = snapshot

@@ -129,6 +129,16 @@ public struct PostgresLoginRepository: LoginRepository {
         if shouldPrune() {
             try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
         }
+        guard let usedDeviceID else {
+            try await client.query(
+                """
+                INSERT INTO sessions (token_hash, profile_id, expires_at)
+                VALUES (\(Data(tokenHash)), \(profileID), \(expiresAt.millisecondsSince1970))
+                """,
+                logger: quiet
+            )
+            return true
+        }
         // One statement: the device's last use and the session land together, and a device
         // deleted since it was looked up (nothing touched) gets no session.
         let rows = try await client.query(
@@ -138,8 +148,7 @@ public struct PostgresLoginRepository: LoginRepository {
                 RETURNING device_id
             )
             INSERT INTO sessions (token_hash, profile_id, expires_at, device_id)
-            SELECT \(Data(tokenHash)), \(profileID), \(expiresAt.millisecondsSince1970), device_id
-            FROM (SELECT device_id FROM touched UNION ALL SELECT NULL WHERE \(usedDeviceID == nil)) AS used
+            SELECT \(Data(tokenHash)), \(profileID), \(expiresAt.millisecondsSince1970), device_id FROM touched
             RETURNING 1
             """,
             logger: quiet

@@ -7,24 +7,11 @@ import TouchstoneSimulation
 /// A capture already decided (a scripted answer queued before the prompt) is taken without
 /// suspending (`immediateCapture`); it must be indistinguishable from the awaited capture.
 @Suite struct ImmediateCaptureTests {
-    /// Runs `answers` on a fresh device: queued before the evaluation (the immediate path), or
-    /// handed over one by one while the prompt waits (the awaited path). Returns the trace.
+    /// Runs `answers` under `biometrics` on a fresh device: queued before the evaluation (the
+    /// immediate path), or handed over one by one while the prompt waits (the awaited path).
+    /// Returns the trace.
     func trace(_ answers: [UserAction], queued: Bool) async throws -> Trace {
-        let rig = try TestDevice()
-        let context = rig.authenticator.makeContext()
-        if queued {
-            rig.enqueue(contentsOf: answers)
-            _ = try? await rig.outcome("biometrics", [], on: context)
-        } else {
-            rig.user.waitsForActions = true
-            let evaluation = Task { try? await rig.outcome("biometrics", [], on: context) }
-            for answer in answers {
-                await rig.untilEvaluationIsOnScreen()
-                rig.user.enqueue(answer)
-            }
-            _ = await evaluation.value
-        }
-        return try #require(context.lastTrace)
+        try await run(.biometrics, queued: queued ? answers : [], awaited: queued ? [] : answers).trace
     }
 
     @Test("queued and awaited answers give the same trace: steps, rules and counters", arguments: [

@@ -10,6 +10,8 @@
 //   swift run -c release touchstone-bench storage-scaling   # only the second half
 //   swift run -c release touchstone-bench keys       # Secure Enclave signing vs. bare P-256 signing
 //   swift run -c release touchstone-bench all
+//   TOUCHSTONE_BENCH_PROFILE=engine TOUCHSTONE_BENCH_ITERATIONS=3000000 \
+//     .build/release/touchstone-bench evaluate   # only the engine loop (or sensor_floor), for perf
 
 import Foundation
 

@@ -95,6 +95,47 @@ struct ClockAndTraceTests {
         #expect(trace.description.contains("bio=2 -> eval=3 bio=3") || trace.description.contains("eval=2 bio=2 pass=0 -> eval=3 bio=3 pass=0"))
     }
 
+    @Test("a trace longer than its first buffer keeps every step, in order")
+    func traceGrowsPastFirstBuffer() async throws {
+        let rig = try TestDevice()  // passcode 1234
+        // Fallback to the passcode, then wrong entries (no delay for the first four) and the
+        // right one: more steps than the recorder's first buffer holds.
+        rig.enqueue(.noMatch, .fallback, .passcode("0001"), .passcode("0002"), .passcode("0003"),
+                    .passcode("0004"), .passcode("1234"))
+        let result = try await rig.authenticator.makeContext().evaluate(.deviceOwner, reason: "Grow")
+        let steps = result.trace.steps
+        #expect(steps.count > TraceRecorder.initialCapacity)
+        #expect(steps.first?.event == .checked(nil))
+        #expect(steps.last?.event == .finished(nil))
+        let rejected = steps.filter { if case .passcodeRejected = $0.event { true } else { false } }
+        #expect(rejected.map(\.after.passcodeFailures) == [1, 2, 3, 4])
+        #expect(steps.contains { $0.event == .passcodeAccepted })
+        #expect(Array(steps) == (0..<steps.count).map { steps[$0] })
+        #expect(rig.device.lastTrace == result.trace)
+    }
+
+    @Test("a trace handed out is never written again: later steps go to a copy")
+    func sealedTraceIsImmutable() {
+        var recorder = TraceRecorder(policy: "biometrics", appID: "com.example")
+        let counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
+        func step(_ event: TraceEvent) -> TraceStep {
+            TraceStep(at: .epoch, event: event, rule: nil, before: counts, after: counts)
+        }
+        recorder.append(step(.checked(nil)))
+        recorder.append(step(.matched("thumb")))
+        let first = recorder.seal(result: nil, failure: nil)
+        for index in 0..<20 { recorder.append(step(.waited(.seconds(index)))) }
+        let second = recorder.seal(result: .userCancel, failure: nil)
+        #expect(first.steps.count == 2)
+        #expect(first.steps.map(\.event) == [.checked(nil), .matched("thumb")])
+        #expect(first.result == nil)
+        #expect(second.steps.count == 22)
+        #expect(second.steps.last?.event == .waited(.seconds(19)))
+        #expect(second.result == .userCancel)
+        #expect(first != second)
+        #expect(first.policy == "biometrics" && second.appID == "com.example")
+    }
+
     @Test("every rule has a summary")
     func ruleSummaries() {
         for rule in Rule.allCases { #expect(!rule.summary.isEmpty) }

@@ -216,8 +216,27 @@ public final class AuthenticationContext: Sendable {
     /// the caller's executor too, the main actor when called from there.
     @discardableResult
     nonisolated(nonsending) public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
+        // As far as it goes without waiting, synchronously; the rest awaited.
+        switch try evaluateAtOnce(policy, reason: reason) {
+        case let .finished(result):
+            return result
+        case let .waiting(run, resumption):
+            return try await resume(run, from: resumption)
+        }
+    }
+
+    /// How ``evaluateAtOnce(_:reason:)`` left an evaluation.
+    private enum Started {
+        case finished(EvaluationResult)
+        /// Boxed: the run is large, and an evaluation that finishes at once should not move it.
+        indirect case waiting(EvaluationRun, EvaluationRun.Resumption)
+    }
+
+    /// Starts an evaluation and runs it as far as it goes without waiting (see
+    /// ``EvaluationRun/start()``), concluding it when it ends there. A sync function, so that
+    /// an evaluation that never waits keeps its state off the async frame.
+    private func evaluateAtOnce(_ policy: any Policy, reason: String) throws -> Started {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
-        let device = authenticator.device
         let handle = EvaluationHandle()
         let settings = try state.withLock { state -> EvaluationSettings in
             if state.isInvalidated { throw AuthenticationError(.invalidContext) }
@@ -226,39 +245,63 @@ public final class AuthenticationContext: Sendable {
                 fallbackTitle: state.fallbackTitle, cancelTitle: state.cancelTitle,
                 reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
         }
-        device.begin(handle)
+        authenticator.device.begin(handle)
         var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
+        let started: EvaluationRun.Start
         do {
-            // As far as it goes without waiting, synchronously; the rest awaited.
-            let result: EvaluationResult
-            if let finished = try run.start() {
-                result = finished
-            } else {
-                result = try await run.resume()
-            }
-            let captured = run.capturedSnapshot
-            // One lock for the outcome and for ending this evaluation on the context. The
-            // domain state is derived from the captured snapshot when it is read.
-            state.withLock { state in
-                state.lastTrace = result.trace
-                state.grant(AccessGrant(methods: result.methods))
-                if let captured {
-                    state.domainSnapshot = captured
-                    state.biometrySnapshot = captured
-                }
-                if state.current === handle { state.current = nil }
-            }
-            device.end(handle, trace: result.trace)
+            started = try run.start()
+        } catch {
+            throw conclude(&run, throwing: error)
+        }
+        switch started {
+        case let .finished(result):
+            conclude(run, with: result)
+            return .finished(result)
+        case let .waiting(resumption):
+            return .waiting(run, resumption)
+        }
+    }
+
+    /// The rest of an evaluation that had to wait.
+    nonisolated(nonsending) private func resume(_ run: EvaluationRun, from resumption: EvaluationRun.Resumption) async throws -> EvaluationResult {
+        var run = run
+        do {
+            let result = try await run.resume(from: resumption)
+            conclude(run, with: result)
             return result
         } catch {
-            let trace = run.trace(endingWith: error)
-            state.withLock { state in
-                state.lastTrace = trace
-                if state.current === handle { state.current = nil }
-            }
-            device.end(handle, trace: trace)
-            throw error
+            throw conclude(&run, throwing: error)
         }
+    }
+
+    /// Records a successful evaluation's outcome on the context (under one lock: its trace,
+    /// grant and the device state its domain state is derived from when read) and ends it on
+    /// the device.
+    private func conclude(_ run: EvaluationRun, with result: EvaluationResult) {
+        let handle = run.handle
+        let captured = run.capturedSnapshot
+        state.withLock { state in
+            state.lastTrace = result.trace
+            state.grant(AccessGrant(methods: result.methods))
+            if let captured {
+                state.domainSnapshot = captured
+                state.biometrySnapshot = captured
+            }
+            if state.current === handle { state.current = nil }
+        }
+        authenticator.device.end(handle, trace: result.trace)
+    }
+
+    /// Records a failed evaluation's trace and ends it; returns `error` to rethrow.
+    private func conclude(_ run: inout EvaluationRun, throwing error: any Error) -> any Error {
+        let handle = run.handle
+        let trace = run.trace(endingWith: error)
+        state.withLock { state in
+            state.lastTrace = trace
+            if state.current === handle { state.current = nil }
+        }
+        authenticator.device.end(handle, trace: trace)
+        return error
     }
 
     /// Looks `name` up among the authenticator's policies and evaluates it.

@@ -6,18 +6,13 @@ struct EvaluationRun {
     let context: AuthenticationContext
     let device: Device
     let appID: String
-    /// The policy's name (for the trace) and rule, read once.
-    let policyName: String
+    /// The policy's rule, read once.
     let rule: PolicyRule
     let reason: String
     let handle: EvaluationHandle
     let settings: EvaluationSettings
 
-    private var steps: [TraceStep] = {
-        var steps: [TraceStep] = []
-        steps.reserveCapacity(6)
-        return steps
-    }()
+    private var trace: TraceRecorder
     private var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
     /// The device time read for the steps since the last suspension: no virtual time passes
     /// between steps recorded without awaiting (nothing advances the clock there), so one
@@ -32,7 +27,7 @@ struct EvaluationRun {
         self.context = context
         self.device = context.authenticator.device
         self.appID = context.authenticator.appID
-        self.policyName = policy.name
+        self.trace = TraceRecorder(policy: policy.name, appID: appID)
         self.rule = policy.rule
         self.reason = reason
         self.handle = handle
@@ -50,32 +45,34 @@ struct EvaluationRun {
         case biometry(BiometryStop)
     }
 
-    /// Where ``resume()`` goes on; set when ``start()`` had to stop.
-    private var resumption: Resumption?
+    /// How ``start()`` left the evaluation.
+    enum Start {
+        /// It finished.
+        case finished(EvaluationResult)
+        /// It must wait: ``resume(from:)`` goes on from here. Boxed, so that an evaluation that
+        /// finishes at once does not carry the space of a stopped biometric step around.
+        indirect case waiting(Resumption)
+    }
 
     /// Runs the evaluation as far as it can go without waiting: the preflight, and for a
     /// policy of one biometric step every prompt a capture answers at once (a queued scripted
-    /// answer). Returns the result, or nil when it must wait (for the sensor or the person):
-    /// then ``resume()`` goes on from there. The rules are those of the awaited path — the same
+    /// answer). Returns the result, or where it must wait (for the sensor or the person):
+    /// ``resume(from:)`` goes on from there. The rules are those of the awaited path — the same
     /// functions run either way — so a sensor that answers at once costs no suspension.
-    mutating func start() throws -> EvaluationResult? {
+    mutating func start() throws -> Start {
         let snapshot = try checkPreflight()
         guard rule.steps.count == 1, case let .biometry(passcodeFallback, orCompanion) = rule.steps[0] else {
-            resumption = .steps(snapshot)
-            return nil
+            return .waiting(.steps(snapshot))
         }
         let stop = try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
                                      snapshot: snapshot, checked: !passcodeFallback && !orCompanion)
-        if case let .decided(method) = stop { return try finish(AuthenticationMethod.alone(method)) }
-        resumption = .biometry(stop)
-        return nil
+        if case let .decided(method) = stop { return .finished(try finish(AuthenticationMethod.alone(method))) }
+        return .waiting(.biometry(stop))
     }
 
     /// Goes on from where ``start()`` had to wait, to the end.
-    nonisolated(nonsending) mutating func resume() async throws -> EvaluationResult {
-        switch resumption.take() {
-        case nil:
-            preconditionFailure("resume() is called only after start() stopped")  // an invariant of this file
+    nonisolated(nonsending) mutating func resume(from resumption: Resumption) async throws -> EvaluationResult {
+        switch resumption {
         case let .steps(snapshot):
             return try finish(try await runSteps(snapshot: snapshot))
         case let .biometry(stop):
@@ -150,14 +147,14 @@ struct EvaluationRun {
     mutating func trace(endingWith error: any Error) -> Trace {
         stamp = nil  // the error may come out of an await
         if let error = error as? AuthenticationError {
-            if steps.last?.event != .finished(error.code) { record(.finished(error.code)) }
+            if trace.last?.event != .finished(error.code) { record(.finished(error.code)) }
             return makeTrace(result: error.code, failure: nil)
         }
         return makeTrace(result: nil, failure: "\(error)")
     }
 
-    private func makeTrace(result: AuthenticationError.Code?, failure: String?) -> Trace {
-        Trace(policy: policyName, appID: appID, steps: steps, result: result, failure: failure)
+    private mutating func makeTrace(result: AuthenticationError.Code?, failure: String?) -> Trace {
+        trace.seal(result: result, failure: failure)
     }
 
     /// Device time now (see ``stamp``).
@@ -169,11 +166,11 @@ struct EvaluationRun {
     }
 
     private mutating func record(_ event: TraceEvent, rule: Rule? = nil) {
-        steps.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: counts))
+        trace.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: counts))
     }
 
     private mutating func record(_ event: TraceEvent, rule: Rule? = nil, after: CounterSnapshot) {
-        steps.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: after))
+        trace.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: after))
         counts = after
     }
 

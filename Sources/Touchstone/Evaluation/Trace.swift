@@ -194,6 +194,7 @@ public struct Trace: Sendable, Equatable, CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 
+    /// Whether both record the same policy, app, steps and ending.
     public static func == (lhs: Trace, rhs: Trace) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.policy == rhs.policy && lhs.appID == rhs.appID && lhs.result == rhs.result
@@ -205,18 +206,23 @@ public struct Trace: Sendable, Equatable, CustomStringConvertible {
 public struct TraceSteps: RandomAccessCollection, Sendable, Equatable, CustomStringConvertible {
     let storage: TraceStorage
 
+    /// Zero.
     public var startIndex: Int { 0 }
+    /// The number of steps.
     public var endIndex: Int { storage.count }
 
+    /// The step at `position` (`0..<count`).
     public subscript(position: Int) -> TraceStep {
         precondition(position >= 0 && position < endIndex, "TraceSteps index out of range")
         return storage.withUnsafeMutablePointerToElements { $0[position] }
     }
 
+    /// Whether both hold the same steps in the same order.
     public static func == (lhs: TraceSteps, rhs: TraceSteps) -> Bool {
         lhs.storage === rhs.storage || lhs.elementsEqual(rhs)
     }
 
+    /// The steps as an array prints them.
     public var description: String { Array(self).description }
 }
 

@@ -388,8 +388,37 @@ public final class SQLiteStorage: StorageBackend {
     private static func fetch(_ db: Database, _ key: RecordKey) throws -> Touchstone.Record? {
         // Prepared once per connection: this is every read's hot path.
         let statement = try db.cachedStatement(sql: "SELECT value, attributes, checksum FROM records WHERE namespace = ? AND name = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [key.namespace.rawValue, key.name]) else { return nil }
+        guard let row = try Row.fetchOne(statement, arguments: [key.namespace.rawValue, key.name]) else {
+            try verifyNeighbors(of: key, in: db)
+            return nil
+        }
         return try decode(row, key: key)
+    }
+
+    /// A lookup found no record at `key`. A record whose key bytes were altered in the file is
+    /// still there, where `key` would sort, but no lookup finds it again: taken for absent, it
+    /// would be written anew and its data lost (a device reset, a failure count cleared). So a
+    /// miss verifies the records on either side of `key`, where such a record lies, and an
+    /// altered one makes the store corrupt. Misses are rare on the hot paths, and this costs
+    /// two indexed reads; `touchstone --check-store` remains the whole-file check.
+    private static func verifyNeighbors(of key: RecordKey, in db: Database) throws {
+        let arguments: StatementArguments = [key.namespace.rawValue, key.name]
+        let after = try db.cachedStatement(sql: """
+            SELECT namespace, name, value, attributes, checksum FROM records
+            WHERE (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT 2
+            """)
+        let before = try db.cachedStatement(sql: """
+            SELECT namespace, name, value, attributes, checksum FROM records
+            WHERE (namespace, name) < (?, ?) ORDER BY namespace DESC, name DESC LIMIT 2
+            """)
+        for statement in [after, before] {
+            for row in try Row.fetchAll(statement, arguments: arguments) {
+                guard let namespace = row["namespace"] as String?, let name = row["name"] as String? else {
+                    throw StorageError.corruptRecord(key: key.description, reason: "a record beside it has no readable key")
+                }
+                _ = try decode(row, key: RecordKey(RecordNamespace(rawValue: namespace), name))
+            }
+        }
     }
 
     private static func decode(_ row: Row, key: RecordKey) throws -> Touchstone.Record {

@@ -197,6 +197,14 @@ public final class Device: Sendable {
                     transaction.put(Record(key: .deviceState, value: stateBytes))
                 }
             } else {
+                // A device writes its state and counters together: counters without a state
+                // are a damaged store, never a new device (its passcode, secret and
+                // enrollments would be silently replaced).
+                if try transaction.read(.deviceCounters) != nil {
+                    throw StorageError.corruptRecord(
+                        key: RecordKey.deviceState.description,
+                        reason: "the record is missing while the device's counters exist (run `touchstone --check-store`)")
+                }
                 state = DeviceState(secret: random.bytes(32))
                 stateBytes = try state.storedJSON()
                 transaction.put(Record(key: .deviceState, value: stateBytes))

@@ -155,6 +155,12 @@ public final class EncryptedFileStorage: StorageBackend {
         } catch {
             throw StorageError.ioFailure(reason: "cannot create the directory of '\(path)': \(error.localizedDescription)")
         }
+        // A path that exists must be a plain file; refused before the lock file is made
+        // beside it (`/dev/urandom` would otherwise leave `/dev/urandom.lock`).
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw StorageError.ioFailure(reason: "'\(path)' is not a regular file (a store and its key file must be plain files)")
+        }
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw StorageError.ioFailure(reason: "cannot open '\(lockPath)': \(Self.lastError)") }
         do {
@@ -262,7 +268,7 @@ public final class EncryptedFileStorage: StorageBackend {
             }
         }
         defer { if !locked { flock(state.lockDescriptor, LOCK_UN) } }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             guard errno == ENOENT else { throw StorageError.ioFailure(reason: "cannot open '\(path)': \(Self.lastError)") }
             guard state.file == nil else { throw StorageError.corruptStore(path: path, reason: "the store file disappeared") }
@@ -402,7 +408,7 @@ public final class EncryptedFileStorage: StorageBackend {
                                                 header: file.header, keys: keys)
         let (newEnd, overflow) = file.end.addingReportingOverflow(UInt64(frame.count))
         guard !overflow, file.count < UInt64.max else { throw StorageError.ioFailure(reason: "the store file is full") }
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw StorageError.ioFailure(reason: "cannot open '\(path)': \(Self.lastError)") }
         defer { close(descriptor) }
         // A killed writer's announced, uncommitted bytes go first.
@@ -476,7 +482,7 @@ public final class EncryptedFileStorage: StorageBackend {
 
     /// The file's bytes and identity, or nil when it does not exist.
     static func readFile(_ path: String) throws -> (bytes: [UInt8], identity: FileIdentity)? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw StorageError.ioFailure(reason: "cannot open '\(path)': \(lastError)")
@@ -547,9 +553,16 @@ public final class EncryptedFileStorage: StorageBackend {
         return identity(of: info)
     }
 
+    /// The identity of the file open at `descriptor`, which must be a regular file: a FIFO,
+    /// a device such as `/dev/urandom` or a directory given as the store or key path is refused
+    /// before it is read (it could block forever or never end). The store's files are opened
+    /// with `O_NONBLOCK` for the same reason; a regular file ignores it.
     private static func identity(of descriptor: Int32, path: String) throws -> FileIdentity {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw StorageError.ioFailure(reason: "cannot stat '\(path)': \(lastError)") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError.ioFailure(reason: "'\(path)' is not a regular file (a store and its key file must be plain files)")
+        }
         return identity(of: info)
     }
 

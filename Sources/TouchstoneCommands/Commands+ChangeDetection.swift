@@ -105,11 +105,11 @@ extension CommandTable {
                     guard let duration = Duration(compact: text) else {
                         throw arguments.usageError("'\(text)' is not a duration from \(Duration.compactRangeDescription), such as 90s, 5m or 1h")
                     }
-                    guard clock.now.duration(to: .latest) >= duration else {
-                        throw arguments.usageError("the device clock cannot go past \(Timestamp.latest) (it reads \(clock.now)); advance by at most \(clock.now.duration(to: .latest).compactDescription)")
-                    }
                     guard let virtual = clock.manual else {
                         throw UsageError.notSimulated("clock advance (the device runs on the wall clock)")
+                    }
+                    guard virtual.remaining >= duration else {
+                        throw arguments.usageError("the device clock cannot go past \(Timestamp.latestReading) (it reads \(clock.now)); advance by at most \(virtual.remaining.compactDescription)")
                     }
                     virtual.advance(by: duration)
                 case let other?:

@@ -177,6 +177,7 @@ public struct ErrorReport: Sendable, Equatable {
         case .passcodeRequiredToUnlock: (8, "passcodeRequiredToUnlock")
         case .enrollmentNotSupported: (9, "enrollmentNotSupported")
         case .passcodeKeptOutside: (10, "passcodeKeptOutside")
+        case .clockLimit: (11, "clockLimit")
         }
     }
 

@@ -67,12 +67,14 @@ public final class VirtualClock: ManualClock {
 
     public var minimumResolution: Duration { .nanoseconds(1) }
 
-    /// Moves time forward by `duration` (negative durations are ignored) and wakes every
-    /// sleeper whose deadline has passed.
+    /// Moves time forward by `duration` (negative durations are ignored), at most to
+    /// ``Timestamp/latestReading``, and wakes every sleeper whose deadline has passed. Callers
+    /// that must not stop short check ``remaining`` first.
     public func advance(by duration: Duration) {
         guard duration > .zero else { return }
         let due: [Sleeper] = state.withLock { state in
-            state.now = state.now.advanced(by: duration)
+            guard state.now < .latestReading else { return [] }
+            state.now = min(state.now.advanced(by: duration), .latestReading)
             let now = state.now
             publish(now)
             let due = state.sleepers.filter { $0.deadline <= now }

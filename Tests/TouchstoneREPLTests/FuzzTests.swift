@@ -144,15 +144,58 @@ struct FuzzTests {
         do {
             let session = try REPLSession(composition: composition)
             #expect(await session.execute("clock advance 36500d").ok)
-            #expect(await session.execute("clock advance 36500d").ok)
+            let tooFar = await session.execute("clock advance 36500d")
+            #expect(!tooFar.ok, "past the clock's last reading, a day short of the 73000-day limit")
+            #expect(tooFar.text.contains("advance by at most 36499d"))
+            #expect(await session.execute("clock advance 36499d").ok)
             let refused = await session.execute("clock advance 1s")
-            #expect(!refused.ok, "past the 73000-day limit")
+            #expect(!refused.ok, "past the clock's last reading")
             #expect(refused.text.contains("cannot go past"))
             // 9,300,000,000 s is past the limit too: refused, not wrapped.
             #expect(!(await session.execute("clock advance 9300000000").ok))
         }
         let restarted = try REPLSession(composition: composition)
-        #expect(await restarted.execute("clock").text.contains("t+73000d"))
+        #expect(await restarted.execute("clock").text.contains("t+72999d"))
+    }
+
+    @Test("passcode.delay-ladder at the clock's last reading: the delay still holds")
+    func passcodeDelayAtClockLimit() async throws {
+        var composition = Composition()
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        let session = try REPLSession(composition: composition)
+        #expect(await session.execute("passcode set 1234").ok)
+        // As far as the clock goes (a second 36500d used to reach the 73000-day limit itself;
+        // now it is refused and 36499d gets there).
+        #expect(await session.execute("clock advance 36500d").ok)
+        _ = await session.execute("clock advance 36500d")
+        _ = await session.execute("clock advance 36499d")
+        #expect(!(await session.execute("clock advance 1s").ok))
+        for index in 1...5 {
+            #expect(await session.execute("passcode enter 000\(index)").ok)
+        }
+        // The fifth wrong passcode started a one-minute delay. Before, its deadline was cut to
+        // the clock's own limit, so it ended at once and every entry was checked.
+        let refused = await session.execute("passcode enter 0006")
+        #expect(refused.text.contains("1m remaining"), "\(refused.text)")
+        // Time stops at the clock's last reading, so the delay never runs out.
+        #expect(!(await session.execute("clock advance 1m").ok))
+        #expect(await session.execute("passcode enter 1234").text.contains("1m remaining"))
+    }
+
+    @Test("wait: past the clock's last reading is refused, not cut short")
+    func waitPastClockLimit() async throws {
+        var composition = Composition()
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        let session = try REPLSession(composition: composition)
+        #expect(await session.execute("passcode set 1234").ok)
+        #expect(await session.execute("enroll thumb").ok)
+        #expect(await session.execute("clock advance 36500d").ok)
+        #expect(await session.execute("clock advance 36499d").ok)
+        let refused = await session.execute(#"evaluate biometrics "x" wait:1s thumb"#)
+        #expect(!refused.ok)
+        #expect(refused.text.contains("cannot go past"), "\(refused.text)")
+        #expect(!(await session.execute("trace").text.contains("waited")))
+        #expect(await session.execute("clock").text.contains("t+72999d"))
     }
 
     @Test("enrolling past the sensor's limit is a clear error, and cheap")

@@ -70,6 +70,9 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The passcode is kept outside Touchstone (the user's login password through PAM): it
     /// cannot be set or cleared here. The text says where it is kept.
     case passcodeKeptOutside(String)
+    /// Advancing the simulated clock by this much would take it past
+    /// ``Timestamp/latestReading``, the latest time a device clock reads.
+    case clockLimit(requested: Duration, now: Timestamp)
 
     /// `name` in double quotes, with every control, format or unassigned character written as
     /// `\u{…}`: a refused name may hold the characters it is refused for, and a message must
@@ -131,6 +134,9 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the sensor \(sensor) does not enroll or remove identities through Touchstone; use the system's own tool"
         case let .passcodeKeptOutside(custodian):
             return "the passcode is \(custodian); it cannot be set or cleared here"
+        case let .clockLimit(requested, now):
+            return "the device clock cannot go past \(Timestamp.latestReading) (it reads \(now)); "
+                + "\(requested.compactDescription) is more than the \(max(now.duration(to: .latestReading), .zero).compactDescription) left"
         }
     }
 }

@@ -544,6 +544,9 @@ struct EvaluationRun {
             guard let clock = device.clock.manual else {
                 throw UsageError.notSimulated("wait:\(duration.compactDescription) (the device runs on the wall clock)")
             }
+            guard clock.remaining >= duration else {
+                throw UsageError.clockLimit(requested: duration, now: clock.now)
+            }
             clock.advance(by: duration)
             stamp = nil
             record(.waited(duration))

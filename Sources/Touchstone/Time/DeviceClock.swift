@@ -22,14 +22,18 @@ extension DeviceClock {
 /// A device clock whose time moves only when told to. The engine advances it for a scripted
 /// `wait:<duration>` (the person waits on the prompt); nothing ever waits on real time.
 public protocol ManualClock: DeviceClock {
-    /// Moves time forward by `duration` (negative durations are ignored) and wakes every
-    /// sleeper whose deadline has passed.
+    /// Moves time forward by `duration` (negative durations are ignored), never past
+    /// ``Timestamp/latestReading``, and wakes every sleeper whose deadline has passed.
     func advance(by duration: Duration)
 }
 
 extension ManualClock {
     /// This clock.
     public var manual: (any ManualClock)? { self }
+
+    /// How far the clock can still advance: up to ``Timestamp/latestReading``. The engine's
+    /// `wait:` and the REPL's `clock advance` refuse a longer step rather than stop short.
+    public var remaining: Duration { max(now.duration(to: .latestReading), .zero) }
 }
 
 /// The real time of day, as a ``DeviceClock``, for authenticators that guard real things.

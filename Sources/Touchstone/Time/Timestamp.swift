@@ -31,8 +31,14 @@ public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvert
     /// The Unix epoch itself: the start of every manual clock unless told otherwise.
     public static let epoch = Timestamp(sinceEpoch: .zero)
 
-    /// The latest instant device time can reach (``limit`` after the epoch).
+    /// The latest instant a timestamp can hold (``limit`` after the epoch).
     public static let latest = Timestamp(sinceEpoch: limit)
+
+    /// The latest time a simulated device clock reads: a day before ``latest``. A deadline the
+    /// rules set from the clock's time (a passcode delay, an hour at most) is then still later
+    /// than the clock and representable, so a delay that starts at the end of the range is
+    /// enforced instead of ending at once (our rule).
+    public static let latestReading = Timestamp(sinceEpoch: limit - .seconds(86_400))
 
     /// Saturates at ±``limit``: never traps, never wraps.
     public func advanced(by duration: Duration) -> Timestamp {

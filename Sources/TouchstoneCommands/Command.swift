@@ -215,7 +215,11 @@ public struct CommandTable: Sendable {
             return prefixed
         }
         var best: (String, Int)?
+        let length = lowered.count
         for candidate in allNames {
+            // No suggestion is more than 3 edits away, so a name whose length differs by more
+            // cannot be one: skipped before the quadratic distance (a 1 MB word stays cheap).
+            guard abs(length - candidate.count) <= 3 else { continue }
             let distance = editDistance(lowered, candidate)
             if distance <= max(1, min(3, candidate.count / 2)), best.map({ distance < $0.1 }) ?? true {
                 best = (candidate, distance)

@@ -147,6 +147,14 @@ public final class REPLSession {
         }
     }
 
+    /// Whether a line starting with `word` is meant as an expectation: the word names one, or
+    /// is a slip from one (the command an unknown word suggests).
+    private func isMeantAsExpectation(_ word: String) -> Bool {
+        guard word.count >= 3 else { return false }  // too short to tell what was meant
+        if let command = table.command(named: word) { return command.isExpectation }
+        return table.suggestion(for: word).flatMap(table.command(named:))?.isExpectation ?? false
+    }
+
     /// Moves the virtual clock to the time stored in the device's storage, if later.
     func restoreClock() throws {
         time = try VirtualTimeKeeper(restoring: device)
@@ -160,8 +168,13 @@ public final class REPLSession {
         do {
             tokens = try Tokenizer.words(line)
         } catch {
-            let record = CommandRecord(command: "", input: line, outcome: .failure(ErrorReport(error)), isExpectation: false)
-            previous = record
+            // A line that cannot be read (an unbalanced quote) is still an expectation when its
+            // first word says so: it fails as one, so a script's check cannot silently vanish.
+            let first = line.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+            let expectation = isMeantAsExpectation(first)
+            let record = CommandRecord(command: expectation ? first : "", input: line,
+                                       outcome: .failure(ErrorReport(error)), isExpectation: expectation)
+            if !expectation { previous = record }
             return record
         }
         let words = tokens.map(\.text)
@@ -170,8 +183,10 @@ public final class REPLSession {
         }
         guard let command = table.command(named: name) else {
             let error = REPLError.unknownCommand(name, suggestion: table.suggestion(for: name))
-            let record = CommandRecord(command: name, input: line, outcome: .failure(ErrorReport(error)), isExpectation: false)
-            previous = record
+            // A misspelt `expect` (`expcet ok`) fails as the expectation it was meant to be.
+            let expectation = isMeantAsExpectation(name)
+            let record = CommandRecord(command: name, input: line, outcome: .failure(ErrorReport(error)), isExpectation: expectation)
+            if !expectation { previous = record }
             return record
         }
         let arguments = Array(words.dropFirst())

@@ -82,11 +82,24 @@ import Testing
         #expect(run.output.contains("ok: v\\u{7}al"), "\(run.output)")
         #expect(run.output.contains("<stdin>:5: expect contains 'v\\u{7}alx' failed"), "\(run.output)")
         let more = try Binary.run(binary, ["--memory", "--echo"], input: "app 'com.\u{1B}]0;x\u{7}y'\nbogus\u{1B}[31m\n")
-        #expect(more.output.contains("app: com.\\u{1B}]0;x\\u{7}y"), "\(more.output)")
+        // An app id with control characters is refused, and the refusal shows them escaped.
+        #expect(more.output.contains("\"com.\\u{1B}]0;x\\u{7}y\" is not an app id"), "\(more.output)")
         #expect(more.output.contains("unknown command 'bogus\\u{1B}[31m'"), "\(more.output)")
         for output in [run.output, more.output] {
             #expect(!output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(output.debugDescription)")
         }
+    }
+
+    @Test("an expect line that cannot be read, or a misspelt expect, fails the script instead of vanishing",
+          arguments: ["expect contains \"ok", "expcet ok", "expect 'ok"])
+    func unreadableExpectationFailsTheScript(_ line: String) throws {
+        let binary = try #require(Binary.touchstone)
+        let run = try Binary.run(binary, ["--memory"], input: "can biometrics\n\(line)\ndevice\n")
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("<stdin>:2: "), "\(run.output)")
+        // An unknown command that is not meant as an expectation still lets the script go on.
+        let other = try Binary.run(binary, ["--memory"], input: "bogus\nenroll \"thumb\ndevice\n")
+        #expect(other.status == 0, "\(other.output)")
     }
 
     @Test func aMissingOutcomeInAScriptIsAnErrorNotAHang() throws {

@@ -133,13 +133,30 @@ struct CompositionTests {
         #expect(swapped.device.storage === rig.device.storage)
     }
 
-    @Test("the app id must look like one")
-    func badAppID() throws {
+    @Test("the app id must look like one: no spaces or control characters, 1 to 255 bytes",
+          arguments: ["my app", "", "com.\u{0}x", "com.\u{1B}[2Jx", String(repeating: "a", count: 256)])
+    func badAppID(_ app: String) throws {
         var composition = Composition()
-        composition.app = "my app"
-        #expect(throws: ConfigurationError.self) {
+        composition.app = app
+        #expect {
             try AuthenticatorBuilder(registry: .builtIn, composition: composition).build()
+        } throws: { error in
+            // The message never passes the id's control characters on, nor all of a long one.
+            let text = "\(error)"
+            return text.contains("is not an app id") && !text.unicodeScalars.contains { $0.value < 0x20 } && text.count < 400
         }
+        composition.app = String(repeating: "a", count: 255)
+        #expect(throws: Never.self) { try AuthenticatorBuilder(registry: .builtIn, composition: composition).build() }
+    }
+
+    @Test("a passcode longer than 512 bytes is refused; 512 is accepted")
+    func passcodeLengthLimit() throws {
+        let rig = try TestDevice()
+        #expect(throws: UsageError.invalidPasscode(reason: "it is longer than 512 bytes")) {
+            try rig.device.setPasscode(String(repeating: "7", count: 513))
+        }
+        try rig.device.setPasscode(String(repeating: "7", count: 512))
+        #expect(try rig.device.enterPasscode(String(repeating: "7", count: 512)) == .accepted)
     }
 }
 

@@ -47,11 +47,18 @@ extension Device {
         }
     }
 
+    /// The longest passcode ``setPasscode(_:)`` accepts, in UTF-8 bytes: PAM's limit for a
+    /// response (`PAM_MAX_RESP_SIZE`), so a passcode set here could also be typed there (our rule).
+    public static let maximumPasscodeBytes = 512
+
     /// Sets (or changes) the device passcode. Only a salted slow hash is stored. Clears the
     /// passcode failure count and delays.
     public func setPasscode(_ passcode: String) throws {
         try requirePasscodeKeptHere()
         guard !passcode.isEmpty else { throw UsageError.invalidPasscode(reason: "it is empty") }
+        guard passcode.utf8.count <= Self.maximumPasscodeBytes else {
+            throw UsageError.invalidPasscode(reason: "it is longer than \(Self.maximumPasscodeBytes) bytes")
+        }
         let verifier = try passcodeFactor.makeVerifier(for: passcode, random: random)
         try update { state, counters in
             state.passcodeVerifier = verifier

@@ -102,6 +102,81 @@ struct TamperingTests {
         #expect(try Data(contentsOf: file) == damaged, "the file is untouched")
     }
 
+    /// Records whose key bytes a test alters in the file: the device's state and counters, the
+    /// sensor's templates, a keychain item.
+    static let alteredKeys: [(namespace: String, name: String)] = [
+        ("device", "state"), ("device", "counters"), ("sensor", "touchID"), ("t", "x"),
+    ]
+
+    @Test("SQLite: a record whose key was altered in the file is damage, never an absent record that is written anew",
+          arguments: alteredKeys.map { "\($0.namespace)/\($0.name)" })
+    func sqliteAlteredKey(_ key: String) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let file = try #require(Backend.sqlite.file(in: directory))
+        var data = try await prepare(.sqlite, directory)
+        // SQLite keeps the two key columns side by side: "device" then "state".
+        let parts = key.split(separator: "/").map(String.init)
+        let needle = Data((parts[0] + parts[1]).utf8)
+        let found = try #require(data.range(of: needle), "the key \(key) is in the file")
+        data[found.lowerBound + 1] ^= 0x20  // "device" -> "dEvice": the row no lookup finds
+        try data.write(to: file)
+        do {
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+            // The device opened (the damage is elsewhere than what it read first): every read of
+            // the damaged record's neighbourhood must fail, and nothing may be written.
+            _ = try? rig.keychain.add("more", service: "s2", account: "a2")
+            _ = try? rig.device.storage.read(RecordKey(RecordNamespace(rawValue: parts[0]), parts[1]))
+            _ = try? rig.device.lock()
+        } catch let error as StorageError {
+            switch error {
+            case .corruptStore, .corruptRecord: break
+            case .ioFailure: Issue.record("expected a corruption error, got \(error)")
+            }
+        }
+        #expect(try Data(contentsOf: file) == data, "the file is untouched: nothing was written over the damage")
+    }
+
+    @Test("encrypted file: a FIFO, a device or a directory as the store or key file is refused at once",
+          arguments: ["fifo-store", "device-store", "directory-store", "fifo-key"])
+    func encryptedNonRegularFiles(_ case: String) throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        var path = directory.appendingPathComponent("device.store").path
+        var keyPath = directory.appendingPathComponent("device.key").path
+        switch `case` {
+        case "fifo-store": #expect(mkfifo(path, 0o600) == 0)
+        case "device-store": path = "/dev/urandom"
+        case "directory-store": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        default:
+            keyPath = directory.appendingPathComponent("fifo.key").path
+            #expect(mkfifo(keyPath, 0o600) == 0)
+            // An existing store makes the key file be read, not created.
+            try Self.encrypted(path, key: directory.appendingPathComponent("real.key").path)
+                .commit([.put(Record(key: RecordKey("a", "b"), value: Data()))])
+        }
+        let lockExisted = FileManager.default.fileExists(atPath: path + ".lock")
+        let start = ContinuousClock.now
+        #expect {
+            _ = try Self.encrypted(path, key: keyPath)
+        } throws: { error in
+            guard case let StorageError.ioFailure(reason) = error else { return false }
+            return reason.contains("is not a regular file")
+        }
+        #expect(ContinuousClock.now - start < .seconds(5), "refused, not read")
+        if `case` != "fifo-key" {
+            #expect(FileManager.default.fileExists(atPath: path + ".lock") == lockExisted, "no lock file made beside it")
+        }
+    }
+
+    /// An encrypted-file store at `path` keyed by the file `key`, through the registry.
+    static func encrypted(_ path: String, key: String) throws -> any StorageBackend {
+        let environment = PluginEnvironment(clock: VirtualClock(), random: RandomSource(seed: 1), interaction: ScriptedInteraction())
+        return try PluginRegistry.builtIn.make(
+            PluginSelection("storage.encrypted-file", options: ["path": path, "key-file": key]),
+            kind: .storage, environment: environment)
+    }
+
     @Test("an emptied store file gets the same message from every backend: empty, remove it to start a new one", arguments: [Backend.sqlite, Backend.encrypted])
     func emptiedStoreIsNamedAlike(_ backend: Backend) async throws {
         let directory = try makeTemporaryDirectory()

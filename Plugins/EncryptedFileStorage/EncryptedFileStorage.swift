@@ -134,6 +134,9 @@ public final class EncryptedFileStorage: StorageBackend {
             }
             passphrase = value
         }
+        if passphrase?.isEmpty == true {
+            throw ConfigurationError.invalidSetting(name: "passphrase", reason: "it is empty; an empty passphrase would protect nothing")
+        }
         switch (options.given["key-file"], passphrase) {
         case let (keyFile?, nil): return (path, .keyFile(keyFile))
         case let (nil, passphrase?): return (path, .passphrase(passphrase, rounds: rounds))

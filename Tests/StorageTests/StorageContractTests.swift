@@ -161,6 +161,15 @@ struct StorageContractTests {
         try store.commit([.put(Record(key: Self.key, value: Data("v".utf8)))])
         #expect(try EncryptedFileStorageFactory.passphrase(path, "correct horse").read(Self.key)?.value == Data("v".utf8))
         #expect(throws: StorageError.self) { try EncryptedFileStorageFactory.passphrase(path, "wrong") }
+        // An empty passphrase protects nothing: refused by name, and no store is made.
+        let other = directory.appendingPathComponent("empty.store").path
+        #expect {
+            try EncryptedFileStorageFactory.passphrase(other, "")
+        } throws: { error in
+            guard case let ConfigurationError.invalidSetting(name, _) = error else { return false }
+            return name == "passphrase"
+        }
+        #expect(!FileManager.default.fileExists(atPath: other))
     }
 }
 

@@ -95,6 +95,20 @@ struct CompositionTests {
         } throws: { error in
             "\(error)".contains("it is a directory") && !"\(error)".contains("NSCocoaErrorDomain")
         }
+        // A device would be read without end: refused before reading.
+        #expect {
+            try Composition.load(from: URL(fileURLWithPath: "/dev/urandom"))
+        } throws: { error in
+            "\(error)".contains("it is not a regular file")
+        }
+        let big = directory.appendingPathComponent("touchstone-big-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: big) }
+        try Data(repeating: 0x20, count: Composition.maximumFileBytes + 1).write(to: big)
+        #expect {
+            try Composition.load(from: big)
+        } throws: { error in
+            "\(error)".contains("a configuration file is at most \(Composition.maximumFileBytes)")
+        }
     }
 
     @Test("a value of the wrong kind in a configuration file names its key and the accepted values, not \"not valid JSON\"")

@@ -67,6 +67,19 @@ public struct Composition: Sendable, Equatable {
 
     /// Reads a JSON configuration file. Unknown keys are rejected by name.
     public static func load(from url: URL) throws -> Composition {
+        // A device or FIFO would be read without end (or block): only plain files, of a size a
+        // configuration can have.
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+           let type = attributes[.type] as? FileAttributeType, type != .typeDirectory {
+            guard type == .typeRegular else {
+                throw ConfigurationError.unreadableConfiguration(
+                    path: url.path, reason: "it is not a regular file; give the path of a JSON file (as `config` prints)")
+            }
+            if let size = attributes[.size] as? Int, size > maximumFileBytes {
+                throw ConfigurationError.unreadableConfiguration(
+                    path: url.path, reason: "it holds \(size) bytes; a configuration file is at most \(maximumFileBytes)")
+            }
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -75,6 +88,9 @@ public struct Composition: Sendable, Equatable {
         }
         return try parse(data, path: url.path)
     }
+
+    /// The largest configuration file ``load(from:)`` reads: 1 MiB (one is a few hundred bytes).
+    public static let maximumFileBytes = 1 << 20
 
     /// Why a configuration file could not be read, in words (Foundation's own message on Linux
     /// can be a bare "NSCocoaErrorDomain error 256").

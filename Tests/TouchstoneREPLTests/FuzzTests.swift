@@ -158,18 +158,24 @@ struct FuzzTests {
         #expect(await restarted.execute("clock").text.contains("t+72999d"))
     }
 
-    @Test("passcode.delay-ladder at the clock's last reading: the delay still holds")
-    func passcodeDelayAtClockLimit() async throws {
+    /// A session with passcode 1234 and `thumb` enrolled, its clock as far as it goes (a second
+    /// 36500d used to reach the 73000-day limit itself; now it is refused and 36499d gets there).
+    private func sessionAtClockEnd() async throws -> REPLSession {
         var composition = Composition()
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
         let session = try REPLSession(composition: composition)
         #expect(await session.execute("passcode set 1234").ok)
-        // As far as the clock goes (a second 36500d used to reach the 73000-day limit itself;
-        // now it is refused and 36499d gets there).
+        #expect(await session.execute("enroll thumb").ok)
         #expect(await session.execute("clock advance 36500d").ok)
         _ = await session.execute("clock advance 36500d")
         _ = await session.execute("clock advance 36499d")
         #expect(!(await session.execute("clock advance 1s").ok))
+        return session
+    }
+
+    @Test("passcode.delay-ladder at the clock's last reading: the delay still holds")
+    func passcodeDelayAtClockLimit() async throws {
+        let session = try await sessionAtClockEnd()
         for index in 1...5 {
             #expect(await session.execute("passcode enter 000\(index)").ok)
         }
@@ -184,13 +190,7 @@ struct FuzzTests {
 
     @Test("wait: past the clock's last reading is refused, not cut short")
     func waitPastClockLimit() async throws {
-        var composition = Composition()
-        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        let session = try REPLSession(composition: composition)
-        #expect(await session.execute("passcode set 1234").ok)
-        #expect(await session.execute("enroll thumb").ok)
-        #expect(await session.execute("clock advance 36500d").ok)
-        #expect(await session.execute("clock advance 36499d").ok)
+        let session = try await sessionAtClockEnd()
         let refused = await session.execute(#"evaluate biometrics "x" wait:1s thumb"#)
         #expect(!refused.ok)
         #expect(refused.text.contains("cannot go past"), "\(refused.text)")

@@ -28,7 +28,9 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A composition file (JSON) as printed by the config command.", valueName: "file"))
     var config: String?
 
-    @Option(help: "Seed for reproducible randomness (template ids, device secret, domain states).")
+    // `.unconditional`: `--seed -1` is a value to refuse ("invalid"), not a missing one.
+    @Option(parsing: .unconditional,
+            help: "Seed for reproducible randomness (template ids, device secret, domain states): 0 to 18446744073709551615.")
     var seed: UInt64?
 
     @Flag(help: "Use a throwaway in-memory device.")

@@ -58,6 +58,32 @@ struct LoginAPI: Sendable {
         username.precomposedStringWithCanonicalMapping
     }
 
+    /// Whether `username` (already NFC) may name an account: 1 to 64 characters, no leading or
+    /// trailing space, and nothing that shows as nothing or could make two names look alike:
+    /// no control, format (bidi overrides, zero-width spaces), private-use, unassigned or
+    /// noncharacter code point, no default-ignorable one (variation selectors, the Hangul
+    /// fillers, the combining grapheme joiner), no blank Braille cell, no space but U+0020, and
+    /// no combining mark at the start (our rules).
+    static func isAcceptableUsername(_ username: String) -> Bool {
+        guard !username.isEmpty, username.count <= 64, username.trimmingCharacters(in: .whitespaces) == username,
+              let first = username.unicodeScalars.first
+        else { return false }
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return false
+        default: break
+        }
+        return username.unicodeScalars.allSatisfy { scalar in
+            let properties = scalar.properties
+            switch properties.generalCategory {
+            case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator:
+                return false
+            default:
+                return (!properties.isWhitespace || scalar == " ") && !properties.isDefaultIgnorableCodePoint
+                    && !properties.isNoncharacterCodePoint && scalar != "\u{2800}"
+            }
+        }
+    }
+
     struct Credentials: Decodable {
         var username: String
         var password: String
@@ -67,14 +93,8 @@ struct LoginAPI: Sendable {
         let body = try await decode(Credentials.self, from: request)
         // Stored in NFC, so "é" typed precomposed or as e + accent is one account.
         let username = Self.normalized(body.username)
-        guard !username.isEmpty, username.count <= 64, username.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace || $0 == " " }),
-              username.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }),
-              // Format characters (bidi overrides, zero-width joiners and spaces) would let two
-              // names look alike.
-              !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .format }),
-              username.trimmingCharacters(in: .whitespaces) == username
-        else {
-            throw APIError.badRequest("invalid_username", "A username is 1 to 64 printable characters without leading or trailing spaces.")
+        guard Self.isAcceptableUsername(username) else {
+            throw APIError.badRequest("invalid_username", "A username is 1 to 64 visible characters without leading or trailing spaces.")
         }
         // The rules apply to the password as it is hashed (NFKC): a full-width copy of the
         // username is the username.
@@ -161,7 +181,7 @@ struct LoginAPI: Sendable {
     func bearerToken(_ request: Request) -> Data? {
         // The scheme name is case-insensitive (RFC 9110 §11.1): "bearer" and "BEARER" are Bearer.
         guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer ",
-              let token = Data(base64Encoded: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
+              let token = Self.canonicalBase64(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
               token.count == 32
         else { return nil }
         return token
@@ -205,14 +225,14 @@ struct LoginAPI: Sendable {
         let profileID = try await authenticatedProfile(request)
         let body = try await decode(BindRequest.self, from: request)
         let name = body.name ?? ""
-        guard name.count <= 100 else {
-            throw APIError.badRequest("invalid_name", "A device name is at most 100 characters.")
+        guard name.count <= 100, !name.unicodeScalars.contains(where: Self.isInvisibleControl) else {
+            throw APIError.badRequest("invalid_name", "A device name is at most 100 characters, without control or format characters.")
         }
         let credential: [UInt8]
         let publicKey: [UInt8]?
         switch body.kind {
         case .key:
-            guard let text = body.publicKey, let bytes = Data(base64Encoded: text), bytes.count == 65,
+            guard let text = body.publicKey, let bytes = Self.canonicalBase64(text), bytes.count == 65,
                   (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil
             else {
                 throw APIError.badRequest("invalid_public_key", "publicKey must be a base64 65-byte X9.63 P-256 public key.")
@@ -220,7 +240,7 @@ struct LoginAPI: Sendable {
             publicKey = Array(bytes)
             credential = credentialHash(kind: .key, bytes: Array(bytes))
         case .token:
-            guard let text = body.deviceToken, let bytes = Data(base64Encoded: text), bytes.count >= 32, bytes.count <= 1024 else {
+            guard let text = body.deviceToken, let bytes = Self.canonicalBase64(text), bytes.count >= 32, bytes.count <= 1024 else {
                 throw APIError.badRequest("invalid_device_token", "deviceToken must be base64 of 32 to 1024 random bytes.")
             }
             publicKey = nil
@@ -313,7 +333,7 @@ struct LoginAPI: Sendable {
 
     func signatureLogin(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
         let body = try await decode(SignatureLogin.self, from: request)
-        guard let challenge = Data(base64Encoded: body.challenge), let signature = Data(base64Encoded: body.signature) else {
+        guard let challenge = Self.canonicalBase64(body.challenge), let signature = Self.canonicalBase64(body.signature) else {
             throw APIError.badRequest("invalid_base64", "challenge and signature must be standard base64.")
         }
         let addressKey = "address:" + context.remoteAddress
@@ -372,7 +392,7 @@ struct LoginAPI: Sendable {
 
     func tokenLogin(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
         let body = try await decode(TokenLogin.self, from: request)
-        guard let token = Data(base64Encoded: body.deviceToken) else {
+        guard let token = Self.canonicalBase64(body.deviceToken) else {
             throw APIError.badRequest("invalid_base64", "deviceToken must be standard base64.")
         }
         let addressKey = "address:" + context.remoteAddress
@@ -401,12 +421,53 @@ struct LoginAPI: Sendable {
 
     // MARK: Bodies
 
+    /// Control, format (bidi overrides, zero-width characters) and line or paragraph separators:
+    /// what a name shown to the user must not hold.
+    static func isInvisibleControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate: true
+        default: false
+        }
+    }
+
+    /// The bytes of `text` when it is canonical standard base64 (the padding the length needs,
+    /// zero unused bits): one value has one spelling, so a token is not accepted in several.
+    static func canonicalBase64(_ text: String) -> Data? {
+        guard let data = Data(base64Encoded: text), data.base64EncodedString() == text else { return nil }
+        return data
+    }
+
+    /// Whether the JSON text holds a string with U+0000, written `\u0000` (a raw NUL byte is
+    /// not valid JSON and fails decoding). No field accepts it: SQLite would cut a bound string
+    /// at it and PostgreSQL refuses it, so it is a 400 before any field is read.
+    static func containsEscapedNUL(_ bytes: Data) -> Bool {
+        let zero = UInt8(ascii: "0")
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            guard bytes[index] == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            let next = bytes.index(after: index)
+            if next < bytes.endIndex, bytes[next] == UInt8(ascii: "u"), bytes.distance(from: next, to: bytes.endIndex) > 4,
+               bytes[(next + 1)...(next + 4)].allSatisfy({ $0 == zero }) {
+                return true
+            }
+            index += 2  // the escaped character is never the start of another escape
+        }
+        return false
+    }
+
     /// Reads at most ``LoginServerConfiguration/maxBodySize`` bytes (413 past that) and decodes
     /// them; malformed JSON and wrong types are 400.
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         let buffer = try await request.body.collect(upTo: configuration.maxBodySize)
+        let data = Data(buffer: buffer)
+        if Self.containsEscapedNUL(data) {
+            throw APIError.badRequest("malformed_request", "A string in the body holds U+0000 (NUL), which no field accepts.")
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw APIError.badRequest("malformed_request", Self.describe(error))
         } catch {

@@ -307,11 +307,20 @@ public struct PostgresLoginRepository: LoginRepository {
         // One statement, so one transaction and one round trip: the session exists only if
         // this statement's DELETE removed the challenge (of two concurrent deletes of one row,
         // one sees it gone), and the device's last use lands with it.
+        //
+        // Locks in the order a device's deletion takes them — the device row, then its
+        // challenges (ON DELETE CASCADE) — so the two never wait on each other in a cycle:
+        // `locked` takes the device row first (the DELETE's one-time filter runs before it locks
+        // a challenge). Before, the challenge was locked first, and a deletion racing with
+        // logins deadlocked: PostgreSQL aborted one side with a 500, sometimes the deletion.
         let rows = try await client.query(
             """
-            WITH consumed AS (
+            WITH locked AS (
+                SELECT device_id FROM devices WHERE device_id = \(deviceID) FOR UPDATE
+            ), consumed AS (
                 DELETE FROM challenges
                 WHERE challenge_hash = \(Data(hash)) AND device_id = \(deviceID) AND expires_at > \(now.millisecondsSince1970)
+                  AND EXISTS (SELECT 1 FROM locked)
                 RETURNING device_id
             ), touched AS (
                 UPDATE devices SET last_used_at = \(now.millisecondsSince1970)

@@ -25,12 +25,56 @@ struct AccountAndSessionTests {
         }
     }
 
+    /// The one-scalar string of `value` (empty for a value that is no scalar).
+    static func scalar(_ value: UInt32) -> String {
+        Unicode.Scalar(value).map { String($0) } ?? ""
+    }
+
+    @Test("a U+0000 in any string field is 400 before the database sees it (SQLite cut the string there, PostgreSQL refused it)",
+          arguments: Backend.available)
+    func nulInStringsIs400(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            let device = try await EnrolledDevice.make(client)
+            for (path, body) in [
+                ("/v1/accounts", #"{"username":"ada\u0000x","password":"correct horse battery"}"#),
+                ("/v1/sessions", #"{"username":"ada\u0000x","password":"correct horse battery"}"#),
+                ("/v1/challenges", #"{"deviceID":"\#(device.deviceID)\u0000x"}"#),
+                ("/v1/logins/token", #"{"deviceToken":"AAAA\u0000"}"#),
+            ] {
+                let reply = try await client.send(.post, path, raw: body)
+                #expect(reply.status == .badRequest, "\(path): \(reply.status)")
+                #expect(reply.errorCode == "malformed_request", "\(path)")
+            }
+            // An escaped backslash before "u0000" is text, not a NUL.
+            let text = try await client.send(.post, "/v1/sessions", raw: #"{"username":"ada\\u0000","password":"correct horse battery"}"#)
+            #expect(text.status == .unauthorized)
+            let named = try await client.send(.post, "/v1/devices", raw: #"{"kind":"token","deviceToken":"\#(Data(repeating: 7, count: 32).base64EncodedString())","name":"tab\u0000let"}"#,
+                                              token: device.sessionToken)
+            #expect(named.status == .badRequest)
+        }
+    }
+
     @Test("empty, over-long and padded usernames and weak passwords are 400", arguments: Backend.available)
     func rejectsBadAccounts(backend: Backend) async throws {
         try await TestServer.make(backend).run { client in
             for (username, password, code) in [
                 ("", "correct horse battery", "invalid_username"),
                 (String(repeating: "a", count: 65), "correct horse battery", "invalid_username"),
+                // Names that show as nothing, or as another name: Hangul fillers, a blank Braille
+                // cell, variation selectors, the combining grapheme joiner, private use,
+                // noncharacters, a lone combining mark.
+                ("\u{3164}", "correct horse battery", "invalid_username"),
+                ("bob\u{3164}", "correct horse battery", "invalid_username"),
+                ("bob\u{115F}", "correct horse battery", "invalid_username"),
+                ("\u{2800}", "correct horse battery", "invalid_username"),
+                ("bo\u{034F}b", "correct horse battery", "invalid_username"),
+                ("\u{FE0F}", "correct horse battery", "invalid_username"),
+                ("bob\u{E0100}", "correct horse battery", "invalid_username"),
+                ("\u{E000}", "correct horse battery", "invalid_username"),
+                // (Noncharacters cannot be written as literals.)
+                (Self.scalar(0xFDD0), "correct horse battery", "invalid_username"),
+                ("bo" + Self.scalar(0x10FFFF) + "b", "correct horse battery", "invalid_username"),
+                ("\u{0301}", "correct horse battery", "invalid_username"),
                 (" ada", "correct horse battery", "invalid_username"),
                 ("ada", "short", "weak_password"),
                 ("ada", "aaaaaaaaaaaa", "weak_password"),

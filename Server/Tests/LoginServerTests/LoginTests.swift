@@ -88,6 +88,51 @@ struct LoginTests {
         }
     }
 
+    @Test("a device deleted while its logins run: the deletion is 204, each login 200 or 401, and no session of the device survives",
+          arguments: Backend.available)
+    func deletionRacingLogins(backend: Backend) async throws {
+        try await TestServer.make(backend).run { client in
+            // Twelve rounds: without the lock order, a deadlock showed in about half of the runs.
+            for round in 0..<12 {
+                let device = try await EnrolledDevice.make(client, username: "racer\(round)")
+                var signed: [(challenge: String, signature: String)] = []
+                for _ in 0..<16 {
+                    let challenge = try await client.challenge(device.deviceID)
+                    signed.append((challenge, try device.key.sign(challenge)))
+                }
+                enum Outcome: Sendable { case login(HTTPResponse.Status, String?), deletion(HTTPResponse.Status) }
+                let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
+                    for (index, pair) in signed.enumerated() {
+                        group.addTask {
+                            let reply = try await client.login(device.deviceID, challenge: pair.challenge, signature: pair.signature)
+                            return .login(reply.status, reply.string("token"))
+                        }
+                        if index == signed.count / 2 {
+                            group.addTask {
+                                .deletion(try await client.send(.delete, "/v1/devices/\(device.deviceID)", token: device.sessionToken).status)
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [Outcome]()) { $0.append($1) }
+                }
+                var sessions: [String] = []
+                for outcome in outcomes {
+                    switch outcome {
+                    case let .deletion(status):
+                        #expect(status == .noContent, "round \(round): the deletion")
+                    case let .login(status, token):
+                        #expect(status == .ok || status == .unauthorized, "round \(round): a login got \(status)")
+                        if status == .ok, let token { sessions.append(token) }
+                    }
+                }
+                for session in sessions {
+                    #expect(try await client.send(.get, "/v1/devices", token: session).status == .unauthorized,
+                            "round \(round): a session of the deleted device still works")
+                }
+            }
+        }
+    }
+
     @Test("another key, an invented challenge, another device's challenge: all 401", arguments: Backend.available)
     func wrongKeyAndInventedChallenge(backend: Backend) async throws {
         try await TestServer.make(backend).run { client in
@@ -156,6 +201,15 @@ struct LoginTests {
             let login = try await client.send(.post, "/v1/logins/token", json: ["deviceToken": deviceToken])
             #expect(login.status == .ok)
             #expect(login.string("profileID") == profileID)
+            // One token, one spelling: extra padding is not the token.
+            #expect(try await client.send(.post, "/v1/logins/token", json: ["deviceToken": deviceToken + "=="]).status == .badRequest)
+            // A name with a bidi override or a control character is refused.
+            for name in ["\u{202E}evil", "tab\nlet"] {
+                let other = Data((0..<48).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+                let refused = try await client.send(.post, "/v1/devices", json: ["kind": "token", "deviceToken": other, "name": name], token: session)
+                #expect(refused.status == .badRequest)
+                #expect(refused.errorCode == "invalid_name")
+            }
             // A token device has no key: no challenges for it.
             #expect(try await client.send(.post, "/v1/challenges", json: ["deviceID": deviceID]).status == .notFound)
 

@@ -238,12 +238,18 @@ public final class SQLiteStorage: StorageBackend {
                 let rows = try Row.fetchAll(
                     db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? AND substr(name, 1, ?) = ?",
                     arguments: StatementArguments([namespace.rawValue, prefix.utf8.count, prefix] as [any DatabaseValueConvertible]))
-                return try rows.map { row in
+                let records = try rows.map { row in
                     let name: String = row["name"]
                     return try Self.decode(row, key: RecordKey(namespace, name))
                 }
                 .filter { $0.key.name.hasPrefix(prefix) }
                 .sorted { $0.key.name < $1.key.name }
+                // The scan stops at the first key outside the namespace: a row whose namespace
+                // bytes were altered ends the list early (or empties it) without an error. The
+                // rows just past either end of what was found are verified, as a lookup's are.
+                try Self.verifyNeighbors(of: records.first?.key ?? RecordKey(namespace, prefix), in: db)
+                if let last = records.last, records.count > 1 { try Self.verifyNeighbors(of: last.key, in: db) }
+                return records
             }
         }
     }
@@ -402,24 +408,29 @@ public final class SQLiteStorage: StorageBackend {
     /// still there, where `key` would sort, but no lookup finds it again: taken for absent, it
     /// would be written anew and its data lost (a device reset, a failure count cleared). So a
     /// miss verifies the records on either side of `key`, where such a record lies, and an
-    /// altered one makes the store corrupt. Misses are rare on the hot paths, and this costs
-    /// two indexed reads; `touchstone --check-store` remains the whole-file check.
+    /// altered one makes the store corrupt. One indexed read of two rows on each side (slack
+    /// for a search that lands one cell off the altered one); only their
+    /// checksums are verified (their attributes are not parsed). `touchstone --check-store`
+    /// remains the whole-file check.
     private static func verifyNeighbors(of key: RecordKey, in db: Database) throws {
-        let arguments: StatementArguments = [key.namespace.rawValue, key.name]
-        let after = try db.cachedStatement(sql: """
-            SELECT namespace, name, value, attributes, checksum FROM records
-            WHERE (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT 2
+        let statement = try db.cachedStatement(sql: """
+            SELECT * FROM (SELECT namespace, name, value, attributes, checksum FROM records
+                           WHERE (namespace, name) > (?1, ?2) ORDER BY namespace, name LIMIT 2)
+            UNION ALL
+            SELECT * FROM (SELECT namespace, name, value, attributes, checksum FROM records
+                           WHERE (namespace, name) < (?1, ?2) ORDER BY namespace DESC, name DESC LIMIT 2)
             """)
-        let before = try db.cachedStatement(sql: """
-            SELECT namespace, name, value, attributes, checksum FROM records
-            WHERE (namespace, name) < (?, ?) ORDER BY namespace DESC, name DESC LIMIT 2
-            """)
-        for statement in [after, before] {
-            for row in try Row.fetchAll(statement, arguments: arguments) {
-                guard let namespace = row["namespace"] as String?, let name = row["name"] as String? else {
-                    throw StorageError.corruptRecord(key: key.description, reason: "a record beside it has no readable key")
-                }
-                _ = try decode(row, key: RecordKey(RecordNamespace(rawValue: namespace), name))
+        let rows = try Row.fetchCursor(statement, arguments: [key.namespace.rawValue, key.name])
+        while let row = try rows.next() {
+            guard let namespace = row["namespace"] as String?, let name = row["name"] as String?,
+                  let value = row["value"] as Data?, let attributes = row["attributes"] as String?,
+                  let stored = row["checksum"] as Int64?
+            else {
+                throw StorageError.corruptRecord(key: key.description, reason: "a record beside it has a column missing or of the wrong type")
+            }
+            let neighbour = RecordKey(RecordNamespace(rawValue: namespace), name)
+            guard stored == checksum(neighbour, value, attributes) else {
+                throw StorageError.corruptRecord(key: neighbour.description, reason: "its checksum does not match (the file was altered)")
             }
         }
     }

@@ -250,10 +250,21 @@ public final class Device: Sendable {
     /// (an enrollment here, in another process, or outside Touchstone), the change is recorded
     /// first — the enrollment sequence moves on and subscribers hear of it. A sensor that cannot
     /// answer (a daemon gone) leaves the recorded set in force; its hardware state and capture
-    /// report the problem.
+    /// report the problem. A sensor whose templates are in a damaged store throws that
+    /// ``StorageError``.
     func snapshot() throws -> Snapshot {
         let (stored, generation, sensorAgreed) = try storedSnapshotAndGeneration()
-        guard let box = sensorBox, !sensorAgreed, let reported = try? box.sensor.enrolledIdentities() else { return stored }
+        guard let box = sensorBox, !sensorAgreed else { return stored }
+        let reported: [SensorIdentity]
+        do {
+            reported = try box.sensor.enrolledIdentities()
+        } catch let error as StorageError {
+            // The sensor keeps its templates in a damaged store: reported, not taken for a
+            // sensor that cannot answer.
+            throw error
+        } catch {
+            return stored
+        }
         guard reported != stored.state.identities else {
             if sensorFollowsStorage {
                 cache.withLock { if $0.generation == generation { $0.sensorAgreedAt = generation } }

@@ -118,21 +118,31 @@ struct TamperingTests {
         // SQLite keeps the two key columns side by side: "device" then "state".
         let parts = key.split(separator: "/").map(String.init)
         let needle = Data((parts[0] + parts[1]).utf8)
-        let found = try #require(data.range(of: needle), "the key \(key) is in the file")
-        data[found.lowerBound + 1] ^= 0x20  // "device" -> "dEvice": the row no lookup finds
+        // Every copy: free pages may hold stale ones, and the live row must be among those hit.
+        var from = data.startIndex
+        var copies = 0
+        while let found = data.range(of: needle, in: from..<data.endIndex) {
+            data[found.lowerBound + 1] ^= 0x20  // "device" -> "dEvice": a row no lookup finds
+            from = found.upperBound
+            copies += 1
+        }
+        #expect(copies > 0, "the key \(key) is in the file")
         try data.write(to: file)
-        do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
-            // The device opened (the damage is elsewhere than what it read first): every read of
-            // the damaged record's neighbourhood must fail, and nothing may be written.
-            _ = try? rig.keychain.add("more", service: "s2", account: "a2")
-            _ = try? rig.device.storage.read(RecordKey(RecordNamespace(rawValue: parts[0]), parts[1]))
-            _ = try? rig.device.lock()
-        } catch let error as StorageError {
+        // The record's own lookup finds the altered row beside its key: damage, not absence.
+        let store = try Backend.sqlite.open(in: directory)
+        #expect {
+            _ = try store.read(RecordKey(RecordNamespace(rawValue: parts[0]), parts[1]))
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
             switch error {
-            case .corruptStore, .corruptRecord: break
-            case .ioFailure: Issue.record("expected a corruption error, got \(error)")
+            case .corruptStore, .corruptRecord: return true
+            case .ioFailure: return false
             }
+        }
+        // The device reads its state, counters and templates as it opens: it refuses the store
+        // instead of starting afresh over it (a new secret, no passcode, no finger, no count).
+        if parts[0] != "t" {
+            #expect(throws: StorageError.self) { _ = try TestDevice(storage: Backend.sqlite.selection(in: directory)) }
         }
         #expect(try Data(contentsOf: file) == data, "the file is untouched: nothing was written over the damage")
     }

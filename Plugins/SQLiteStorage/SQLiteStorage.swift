@@ -20,8 +20,8 @@ import Touchstone
 ///   refused.
 /// - **Integrity**: every row carries a checksum over its key and value, verified whenever the
 ///   row is read; a lookup that finds nothing also verifies the rows on either side of the key,
-///   where a row whose key bytes were altered would lie, so such a row is damage rather than an
-///   absent record written anew. Opening
+///   where a row whose key bytes were altered would lie, and a list the rows past its ends, so
+///   such a row is damage rather than an absent record written anew or a list cut short. Opening
 ///   checks the header, WAL mode, schema and size against the page count (the same cost at any
 ///   size); a store whose last writer did not close it is first checked read-only (the
 ///   write-ahead log's checksums and `quick_check`). A corrupt or tampered file is a

@@ -65,7 +65,10 @@ struct LoginAPI: Sendable {
     /// fillers, the combining grapheme joiner), no blank Braille cell, no space but U+0020, and
     /// no combining mark at the start (our rules).
     static func isAcceptableUsername(_ username: String) -> Bool {
-        guard !username.isEmpty, username.count <= 64, username.trimmingCharacters(in: .whitespaces) == username,
+        // At most 256 bytes too, the most a sign-in accepts: 64 characters stacked with
+        // combining marks could pass the character limit and never sign in.
+        guard !username.isEmpty, username.count <= 64, username.utf8.count <= 256,
+              username.trimmingCharacters(in: .whitespaces) == username,
               let first = username.unicodeScalars.first
         else { return false }
         switch first.properties.generalCategory {
@@ -463,6 +466,12 @@ struct LoginAPI: Sendable {
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         let buffer = try await request.body.collect(upTo: configuration.maxBodySize)
         let data = Data(buffer: buffer)
+        // A zero byte is never in UTF-8 JSON, and always in UTF-16 or UTF-32 JSON (which
+        // JSONDecoder would convert, hiding an escaped NUL from the scan below): bodies are
+        // UTF-8 (RFC 8259 §8.1).
+        if data.contains(0) {
+            throw APIError.badRequest("malformed_request", "The body must be JSON in UTF-8.")
+        }
         if Self.containsEscapedNUL(data) {
             throw APIError.badRequest("malformed_request", "A string in the body holds U+0000 (NUL), which no field accepts.")
         }

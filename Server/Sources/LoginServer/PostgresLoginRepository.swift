@@ -310,13 +310,15 @@ public struct PostgresLoginRepository: LoginRepository {
         //
         // Locks in the order a device's deletion takes them — the device row, then its
         // challenges (ON DELETE CASCADE) — so the two never wait on each other in a cycle:
-        // `locked` takes the device row first (the DELETE's one-time filter runs before it locks
-        // a challenge). Before, the challenge was locked first, and a deletion racing with
-        // logins deadlocked: PostgreSQL aborted one side with a 500, sometimes the deletion.
+        // `locked` takes the device row first: the DELETE locks a challenge only once its WHERE,
+        // the EXISTS included, has passed. `NO KEY UPDATE` conflicts with the deletion's lock but
+        // not with other logins' foreign-key checks on the device. Before, the challenge was
+        // locked first, and a deletion racing with logins deadlocked: PostgreSQL aborted one
+        // side with a 500, sometimes the deletion.
         let rows = try await client.query(
             """
             WITH locked AS (
-                SELECT device_id FROM devices WHERE device_id = \(deviceID) FOR UPDATE
+                SELECT device_id FROM devices WHERE device_id = \(deviceID) FOR NO KEY UPDATE
             ), consumed AS (
                 DELETE FROM challenges
                 WHERE challenge_hash = \(Data(hash)) AND device_id = \(deviceID) AND expires_at > \(now.millisecondsSince1970)

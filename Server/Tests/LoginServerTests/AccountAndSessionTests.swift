@@ -45,6 +45,13 @@ struct AccountAndSessionTests {
                 #expect(reply.status == .badRequest, "\(path): \(reply.status)")
                 #expect(reply.errorCode == "malformed_request", "\(path)")
             }
+            // The same body in UTF-16 (which JSONDecoder would convert, escaped NUL and all): bodies
+            // are UTF-8.
+            let text16 = #"{"username":"ada\u0000x","password":"correct horse battery"}"#
+            let utf16 = Array(text16.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+            let reply16 = try await client.send(.post, "/v1/sessions", bytes: utf16)
+            #expect(reply16.status == .badRequest)
+            #expect(reply16.errorCode == "malformed_request")
             // An escaped backslash before "u0000" is text, not a NUL.
             let text = try await client.send(.post, "/v1/sessions", raw: #"{"username":"ada\\u0000","password":"correct horse battery"}"#)
             #expect(text.status == .unauthorized)

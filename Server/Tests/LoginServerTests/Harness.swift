@@ -203,9 +203,16 @@ struct Client: Sendable {
               scheme: String = "Bearer") async throws -> Reply {
         var headers = [("Content-Type", "application/json")]
         if let token { headers.append(("Authorization", "\(scheme) \(token)")) }
-        let reply = try await LoopbackHTTP.send(
-            port: port, method: .init(rawValue: method.rawValue), path: path, headers: headers, body: raw.map { Array($0.utf8) }
-        )
+        return try await send(method, path, headers: headers, body: raw.map { Array($0.utf8) })
+    }
+
+    /// Sends `bytes` as a JSON body as they are (another encoding, a stray byte).
+    func send(_ method: HTTPRequest.Method, _ path: String, bytes: [UInt8]) async throws -> Reply {
+        try await send(method, path, headers: [("Content-Type", "application/json")], body: bytes)
+    }
+
+    private func send(_ method: HTTPRequest.Method, _ path: String, headers: [(String, String)], body: [UInt8]?) async throws -> Reply {
+        let reply = try await LoopbackHTTP.send(port: port, method: .init(rawValue: method.rawValue), path: path, headers: headers, body: body)
         return Reply(status: HTTPResponse.Status(code: reply.status), headers: reply.headers, body: reply.body)
     }
 

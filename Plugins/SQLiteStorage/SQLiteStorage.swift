@@ -233,23 +233,28 @@ public final class SQLiteStorage: StorageBackend {
     public func list(namespace: RecordNamespace, prefix: String) throws -> [Touchstone.Record] {
         try guarded {
             try queue.inDatabase { db in
+                // The whole namespace is scanned and the prefix matched here, in Swift (a prefix
+                // in SQL would count characters against bytes, and hide where the scan ended).
                 // Names sort bytewise in SQLite (BINARY collation) and in Swift's String order
                 // for the ASCII names Touchstone uses; sort again in Swift to be exact.
                 let rows = try Row.fetchAll(
-                    db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? AND substr(name, 1, ?) = ?",
-                    arguments: StatementArguments([namespace.rawValue, prefix.utf8.count, prefix] as [any DatabaseValueConvertible]))
-                let records = try rows.map { row in
-                    let name: String = row["name"]
+                    db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? ORDER BY name",
+                    arguments: [namespace.rawValue])
+                // The scan stops at the first key outside the namespace: a row whose namespace
+                // bytes were altered ends it early (or empties it) without an error. The rows
+                // just past both ends of the scan are verified, as a lookup's are.
+                try Self.verifyNeighbors(of: RecordKey(namespace, ""), in: db)
+                if let last = rows.last, let name = last["name"] as String? {
+                    try Self.verifyNeighbors(of: RecordKey(namespace, name), in: db)
+                }
+                return try rows.compactMap { row -> Touchstone.Record? in
+                    guard let name = row["name"] as String? else {
+                        throw StorageError.corruptRecord(key: "\(namespace)/?", reason: "a record's name is missing or of the wrong type")
+                    }
+                    guard name.hasPrefix(prefix) else { return nil }
                     return try Self.decode(row, key: RecordKey(namespace, name))
                 }
-                .filter { $0.key.name.hasPrefix(prefix) }
                 .sorted { $0.key.name < $1.key.name }
-                // The scan stops at the first key outside the namespace: a row whose namespace
-                // bytes were altered ends the list early (or empties it) without an error. The
-                // rows just past either end of what was found are verified, as a lookup's are.
-                try Self.verifyNeighbors(of: records.first?.key ?? RecordKey(namespace, prefix), in: db)
-                if let last = records.last, records.count > 1 { try Self.verifyNeighbors(of: last.key, in: db) }
-                return records
             }
         }
     }

@@ -69,7 +69,8 @@ public struct Composition: Sendable, Equatable {
     public static func load(from url: URL) throws -> Composition {
         // A device or FIFO would be read without end (or block): only plain files, of a size a
         // configuration can have.
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+        // Symbolic links are followed (dotfile setups, mounted configuration maps use them).
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
            let type = attributes[.type] as? FileAttributeType, type != .typeDirectory {
             guard type == .typeRegular else {
                 throw ConfigurationError.unreadableConfiguration(

@@ -251,14 +251,14 @@ public final class Device: Sendable {
     /// first — the enrollment sequence moves on and subscribers hear of it. A sensor that cannot
     /// answer (a daemon gone) leaves the recorded set in force; its hardware state and capture
     /// report the problem. A sensor whose templates are in a damaged store throws that
-    /// ``StorageError``.
+    /// ``StorageError`` (a corrupt record or store; an I/O failure counts as no answer).
     func snapshot() throws -> Snapshot {
         let (stored, generation, sensorAgreed) = try storedSnapshotAndGeneration()
         guard let box = sensorBox, !sensorAgreed else { return stored }
         let reported: [SensorIdentity]
         do {
             reported = try box.sensor.enrolledIdentities()
-        } catch let error as StorageError {
+        } catch let error as StorageError where error.isDamage {
             // The sensor keeps its templates in a damaged store: reported, not taken for a
             // sensor that cannot answer.
             throw error

@@ -151,6 +151,15 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The backend failed to read or write.
     case ioFailure(reason: String)
 
+    /// Whether the store is damaged (a corrupt record or store), as against an I/O failure
+    /// that may pass.
+    public var isDamage: Bool {
+        switch self {
+        case .corruptRecord, .corruptStore: true
+        case .ioFailure: false
+        }
+    }
+
     public var description: String {
         switch self {
         case let .corruptRecord(key, reason): "stored record '\(key)' is corrupt: \(reason)"

@@ -301,7 +301,9 @@ struct TraceRecorder {
         let (count, capacity) = storage.withUnsafeMutablePointerToHeader { ($0.pointee.count, $0.pointee.capacity) }
         if count == capacity {
             grow(to: capacity * 2)
-        } else if shared {
+        } else if shared || !isKnownUniquelyReferenced(&storage) {
+            // Sealed into a trace, or shared with a copy of this recorder (a copied run): write
+            // to a copy, so no buffer another holder can see ever changes.
             grow(to: capacity)
         }
         // Moved into the buffer, not copied (a closure captures `step` by reference).
@@ -315,7 +317,7 @@ struct TraceRecorder {
 
     /// The trace as written so far, ending with `result` or `failure`.
     mutating func seal(result: AuthenticationError.Code?, failure: String?) -> Trace {
-        if shared { grow(to: storage.withUnsafeMutablePointerToHeader { $0.pointee.capacity }) }
+        if shared || !isKnownUniquelyReferenced(&storage) { grow(to: storage.withUnsafeMutablePointerToHeader { $0.pointee.capacity }) }
         storage.withUnsafeMutablePointerToHeader { header in
             header.pointee.result = result
             header.pointee.failure = failure

@@ -55,6 +55,16 @@ fail() {
 
 start() {
   local dir=$1 with_fprintd=$2 watch=$3
+  # A test process can hand this script descriptors it never meant to share: another test's pipe
+  # to its child, opened at the same moment without close-on-exec. The daemons started below
+  # live for the whole run and would keep that pipe's write end open, so the other test would
+  # wait forever for an end of file (seen once: MultiProcessStressTests blocked in
+  # readDataToEndOfFile). Only 0-2 are kept.
+  local fd
+  for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
   [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import dbusmock' 2>/dev/null \
     || { echo "fprint-testenv: python3-dbusmock is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
   command -v dbus-daemon >/dev/null 2>&1 || { echo "fprint-testenv: dbus-daemon is missing (apt dbus)" >&2; exit 1; }

@@ -258,10 +258,9 @@ final class TraceBuffer: ManagedBuffer<TraceHeader, TraceStep> {
 
 /// A trace's buffer as its copies share it.
 ///
-/// `@unchecked Sendable` (`ManagedBuffer` is not `Sendable`): only the evaluation that
-/// creates a buffer writes to it, through ``TraceRecorder``, and only before it hands out a
-/// ``Trace``; a recorder that writes after that (or finds the buffer full) copies it first.
-/// So a buffer that any trace can see is never written again.
+/// `@unchecked Sendable` (`ManagedBuffer` is not `Sendable`): ``TraceRecorder`` writes to a
+/// buffer only while it alone holds it; once a ``Trace`` (or another recorder) holds it too,
+/// the recorder writes to a copy. So a buffer that any trace can see is never written again.
 struct TraceStorage: @unchecked Sendable {
     let buffer: TraceBuffer
 
@@ -281,9 +280,8 @@ struct TraceRecorder {
     /// Room for a successful evaluation's steps, and for most failures, before a copy.
     static let initialCapacity = 8
 
+    /// Written in place only while this recorder alone holds it (see ``makeStorageUnique()``).
     private var storage: TraceBuffer
-    /// Whether a ``Trace`` shares ``storage``: the next write copies it first.
-    private var shared = false
 
     init(policy: String, appID: String) {
         storage = TraceBuffer.make(policy: policy, appID: appID, capacity: Self.initialCapacity)
@@ -300,11 +298,9 @@ struct TraceRecorder {
     mutating func append(_ step: consuming TraceStep) {
         let (count, capacity) = storage.withUnsafeMutablePointerToHeader { ($0.pointee.count, $0.pointee.capacity) }
         if count == capacity {
-            grow(to: capacity * 2)
-        } else if shared || !isKnownUniquelyReferenced(&storage) {
-            // Sealed into a trace, or shared with a copy of this recorder (a copied run): write
-            // to a copy, so no buffer another holder can see ever changes.
-            grow(to: capacity)
+            copyStorage(capacity: capacity * 2)
+        } else {
+            makeStorageUnique()
         }
         // Moved into the buffer, not copied (a closure captures `step` by reference).
         var pending = Optional(step)
@@ -317,17 +313,25 @@ struct TraceRecorder {
 
     /// The trace as written so far, ending with `result` or `failure`.
     mutating func seal(result: AuthenticationError.Code?, failure: String?) -> Trace {
-        if shared || !isKnownUniquelyReferenced(&storage) { grow(to: storage.withUnsafeMutablePointerToHeader { $0.pointee.capacity }) }
+        makeStorageUnique()
         storage.withUnsafeMutablePointerToHeader { header in
             header.pointee.result = result
             header.pointee.failure = failure
         }
-        shared = true
         return Trace(TraceStorage(buffer: storage))
     }
 
+    /// Copies ``storage`` when anything else holds it: a trace already sealed from it, or a
+    /// copy of this recorder (a copied run). No buffer another holder can see ever changes.
+    @inline(__always)
+    private mutating func makeStorageUnique() {
+        if !isKnownUniquelyReferenced(&storage) {
+            copyStorage(capacity: storage.withUnsafeMutablePointerToHeader { $0.pointee.capacity })
+        }
+    }
+
     /// Moves to a fresh buffer of `capacity` holding copies of the steps so far.
-    private mutating func grow(to capacity: Int) {
+    private mutating func copyStorage(capacity: Int) {
         let old = storage
         let header = old.header
         let fresh = TraceBuffer.make(policy: header.policy, appID: header.appID, capacity: capacity)
@@ -338,7 +342,6 @@ struct TraceRecorder {
             }
         }
         storage = fresh
-        shared = false
     }
 }
 

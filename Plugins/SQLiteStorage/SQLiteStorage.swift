@@ -233,28 +233,27 @@ public final class SQLiteStorage: StorageBackend {
     public func list(namespace: RecordNamespace, prefix: String) throws -> [Touchstone.Record] {
         try guarded {
             try queue.inDatabase { db in
-                // The whole namespace is scanned and the prefix matched here, in Swift (a prefix
-                // in SQL would count characters against bytes, and hide where the scan ended).
-                // Names sort bytewise in SQLite (BINARY collation) and in Swift's String order
-                // for the ASCII names Touchstone uses; sort again in Swift to be exact.
-                let rows = try Row.fetchAll(
-                    db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? ORDER BY name",
-                    arguments: [namespace.rawValue])
-                // The scan stops at the first key outside the namespace: a row whose namespace
-                // bytes were altered ends it early (or empties it) without an error. The rows
-                // just past both ends of the scan are verified, as a lookup's are.
-                try Self.verifyNeighbors(of: RecordKey(namespace, ""), in: db)
-                if let last = rows.last, let name = last["name"] as String? {
-                    try Self.verifyNeighbors(of: RecordKey(namespace, name), in: db)
-                }
-                return try rows.compactMap { row -> Touchstone.Record? in
+                // Names sort bytewise (BINARY collation), so the names with the prefix's bytes
+                // are one run from the prefix on: the scan reads that run and stops after it.
+                // (A prefix counted in SQL's characters missed every non-ASCII prefix.)
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? AND name >= ? ORDER BY name",
+                    arguments: [namespace.rawValue, prefix])
+                var records: [Touchstone.Record] = []
+                while let row = try rows.next() {
                     guard let name = row["name"] as String? else {
                         throw StorageError.corruptRecord(key: "\(namespace)/?", reason: "a record's name is missing or of the wrong type")
                     }
-                    guard name.hasPrefix(prefix) else { return nil }
-                    return try Self.decode(row, key: RecordKey(namespace, name))
+                    guard name.utf8.starts(with: prefix.utf8) else { break }
+                    records.append(try Self.decode(row, key: RecordKey(namespace, name)))
                 }
-                .sorted { $0.key.name < $1.key.name }
+                // The scan also stops at the first key outside the namespace: a row whose
+                // namespace bytes were altered ends it early (or empties it) without an error.
+                // The rows just past both ends of the scan are verified, as a lookup's are.
+                try Self.verifyNeighbors(of: RecordKey(namespace, prefix), in: db)
+                if let last = records.last { try Self.verifyNeighbors(of: last.key, in: db) }
+                // Swift's String order, which the callers expect, for every name.
+                return records.sorted { $0.key.name < $1.key.name }
             }
         }
     }
@@ -427,20 +426,15 @@ public final class SQLiteStorage: StorageBackend {
             """)
         let rows = try Row.fetchCursor(statement, arguments: [key.namespace.rawValue, key.name])
         while let row = try rows.next() {
-            guard let namespace = row["namespace"] as String?, let name = row["name"] as String?,
-                  let value = row["value"] as Data?, let attributes = row["attributes"] as String?,
-                  let stored = row["checksum"] as Int64?
-            else {
-                throw StorageError.corruptRecord(key: key.description, reason: "a record beside it has a column missing or of the wrong type")
+            guard let namespace = row["namespace"] as String?, let name = row["name"] as String? else {
+                throw StorageError.corruptRecord(key: key.description, reason: "a record beside it has no readable key")
             }
-            let neighbour = RecordKey(RecordNamespace(rawValue: namespace), name)
-            guard stored == checksum(neighbour, value, attributes) else {
-                throw StorageError.corruptRecord(key: neighbour.description, reason: "its checksum does not match (the file was altered)")
-            }
+            _ = try verified(row, key: RecordKey(RecordNamespace(rawValue: namespace), name))
         }
     }
 
-    private static func decode(_ row: Row, key: RecordKey) throws -> Touchstone.Record {
+    /// The value and attributes text of `row`, the record at `key`, once its checksum matches.
+    private static func verified(_ row: Row, key: RecordKey) throws -> (value: Data, attributes: String) {
         guard let value = row["value"] as Data?, let attributes = row["attributes"] as String?,
               let stored = row["checksum"] as Int64? else {
             throw StorageError.corruptRecord(key: key.description, reason: "a column is missing or has the wrong type")
@@ -448,6 +442,11 @@ public final class SQLiteStorage: StorageBackend {
         guard stored == checksum(key, value, attributes) else {
             throw StorageError.corruptRecord(key: key.description, reason: "its checksum does not match (the file was altered)")
         }
+        return (value, attributes)
+    }
+
+    private static func decode(_ row: Row, key: RecordKey) throws -> Touchstone.Record {
+        let (value, attributes) = try verified(row, key: key)
         // Most records carry few attributes; an empty object needs no parser.
         let parsed: [String: String]? = attributes == "{}" ? [:]
             : try? attributeDecoder.decode([String: String].self, from: Data(attributes.utf8))

@@ -27,13 +27,6 @@ public struct AuthenticatorBuilder: Sendable {
         composition.use(kind, selection)
     }
 
-    /// Whether `app` can be an app id: 1 to 255 UTF-8 bytes (a bundle id's limit), with no
-    /// whitespace, control or format characters (it names records and shows in messages).
-    static func isAppID(_ app: String) -> Bool {
-        !app.isEmpty && app.utf8.count <= 255
-            && !app.unicodeScalars.contains { $0.properties.isWhitespace || UsageError.isUnprintable($0) }
-    }
-
     /// Builds the authenticator.
     ///
     /// - Parameters:
@@ -49,7 +42,9 @@ public struct AuthenticatorBuilder: Sendable {
         interaction: (any Interaction)? = nil
     ) throws -> Authenticator {
         let composition = composition
-        guard Self.isAppID(composition.app) else {
+        // An app id names records and shows in messages: 1 to 255 bytes (a bundle id's limit),
+        // no whitespace, control or format characters.
+        guard UsageError.isPlainWord(composition.app, maxBytes: 255) else {
             let shown = UsageError.escaped(String(composition.app.prefix(64))) + (composition.app.count > 64 ? "…" : "")
             throw ConfigurationError.invalidSetting(
                 name: "app", reason: "\(shown) is not an app id such as com.example.app (1 to 255 bytes, no spaces or control characters)")

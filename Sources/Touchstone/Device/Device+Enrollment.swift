@@ -117,9 +117,7 @@ extension Device {
     /// Ids every sensor must accept: short, printable, no spaces or colons (they appear in
     /// scripts and traces).
     private func validate(_ id: String) throws {
-        guard !id.isEmpty, id.utf8.count <= 64,
-              !id.contains(where: { $0.isWhitespace || $0 == ":" }),
-              !id.unicodeScalars.contains(where: UsageError.isUnprintable) else {
+        guard UsageError.isPlainWord(id, maxBytes: 64), !id.contains(":") else {
             throw UsageError.invalidIdentityName(id)
         }
     }

@@ -103,6 +103,13 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         return escaped
     }
 
+    /// Whether `text` can be one word of a script and a name in a message: 1 to `maxBytes` UTF-8
+    /// bytes, no whitespace and nothing ``isUnprintable(_:)`` finds (identity names, app ids).
+    static func isPlainWord(_ text: String, maxBytes: Int) -> Bool {
+        !text.isEmpty && text.utf8.count <= maxBytes && !text.contains(where: \.isWhitespace)
+            && !text.unicodeScalars.contains(where: isUnprintable)
+    }
+
     /// Whether `scalar` is a control, format, unassigned or private-use character, or a line or
     /// paragraph separator: nothing a name should hold.
     static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
@@ -136,7 +143,7 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the passcode is \(custodian); it cannot be set or cleared here"
         case let .clockLimit(requested, now):
             return "the device clock cannot go past \(Timestamp.latestReading) (it reads \(now)); "
-                + "\(requested.compactDescription) is more than the \(max(now.duration(to: .latestReading), .zero).compactDescription) left"
+                + "\(requested.compactDescription) is more than the \(now.untilLatestReading.compactDescription) left"
         }
     }
 }

@@ -33,7 +33,7 @@ extension ManualClock {
 
     /// How far the clock can still advance: up to ``Timestamp/latestReading``. The engine's
     /// `wait:` and the REPL's `clock advance` refuse a longer step rather than stop short.
-    public var remaining: Duration { max(now.duration(to: .latestReading), .zero) }
+    public var remaining: Duration { now.untilLatestReading }
 }
 
 /// The real time of day, as a ``DeviceClock``, for authenticators that guard real things.

@@ -40,6 +40,9 @@ public struct Timestamp: InstantProtocol, Codable, Sendable, CustomStringConvert
     /// enforced instead of ending at once (our rule).
     public static let latestReading = Timestamp(sinceEpoch: limit - .seconds(86_400))
 
+    /// How far a clock that reads this time can still advance (zero at ``latestReading``).
+    var untilLatestReading: Duration { max(duration(to: .latestReading), .zero) }
+
     /// Saturates at ±``limit``: never traps, never wraps.
     public func advanced(by duration: Duration) -> Timestamp {
         let bounded = min(max(duration, .zero - Self.limit * 2), Self.limit * 2)

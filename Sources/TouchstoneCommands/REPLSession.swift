@@ -147,12 +147,18 @@ public final class REPLSession {
         }
     }
 
-    /// Whether a line starting with `word` is meant as an expectation: the word names one, or
-    /// is a slip from one (the command an unknown word suggests).
-    private func isMeantAsExpectation(_ word: String) -> Bool {
-        guard word.count >= 3 else { return false }  // too short to tell what was meant
-        if let command = table.command(named: word) { return command.isExpectation }
-        return table.suggestion(for: word).flatMap(table.command(named:))?.isExpectation ?? false
+    /// The record of a line that failed before any command ran: `word` is its first word and
+    /// `suggestion` the command an unknown word suggests. A line meant as an expectation — its
+    /// word names one, or is a slip from one — fails as one, so a script's check cannot silently
+    /// vanish; any other such line is the previous command for the next `expect`.
+    private func failedLine(_ line: String, command: String, word: String, suggestion: String?,
+                            _ error: any Error) -> CommandRecord {
+        let meant = word.count >= 3  // shorter is too short to tell what was meant
+            && (table.command(named: word) ?? suggestion.flatMap(table.command(named:)))?.isExpectation == true
+        let record = CommandRecord(command: meant ? word : command, input: line,
+                                   outcome: .failure(ErrorReport(error)), isExpectation: meant)
+        if !meant { previous = record }
+        return record
     }
 
     /// Moves the virtual clock to the time stored in the device's storage, if later.
@@ -168,26 +174,20 @@ public final class REPLSession {
         do {
             tokens = try Tokenizer.words(line)
         } catch {
-            // A line that cannot be read (an unbalanced quote) is still an expectation when its
-            // first word says so: it fails as one, so a script's check cannot silently vanish.
+            // A line that cannot be read (an unbalanced quote): its first word as written.
             let first = line.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
-            let expectation = isMeantAsExpectation(first)
-            let record = CommandRecord(command: expectation ? first : "", input: line,
-                                       outcome: .failure(ErrorReport(error)), isExpectation: expectation)
-            if !expectation { previous = record }
-            return record
+            let suggestion = table.command(named: first) == nil ? table.suggestion(for: first) : nil
+            return failedLine(line, command: "", word: first, suggestion: suggestion, error)
         }
         let words = tokens.map(\.text)
         guard let name = words.first else {
             return CommandRecord(command: "", input: "", outcome: .success(CommandOutput()), isExpectation: true)
         }
         guard let command = table.command(named: name) else {
-            let error = REPLError.unknownCommand(name, suggestion: table.suggestion(for: name))
             // A misspelt `expect` (`expcet ok`) fails as the expectation it was meant to be.
-            let expectation = isMeantAsExpectation(name)
-            let record = CommandRecord(command: name, input: line, outcome: .failure(ErrorReport(error)), isExpectation: expectation)
-            if !expectation { previous = record }
-            return record
+            let suggestion = table.suggestion(for: name)
+            return failedLine(line, command: name, word: name, suggestion: suggestion,
+                              REPLError.unknownCommand(name, suggestion: suggestion))
         }
         let arguments = Array(words.dropFirst())
         let input = command.redactor(arguments).map { ([name] + $0).map(Tokenizer.quote).joined(separator: " ") } ?? line

@@ -75,15 +75,11 @@ struct LoginAPI: Sendable {
         case .nonspacingMark, .spacingMark, .enclosingMark: return false
         default: break
         }
-        return username.unicodeScalars.allSatisfy { scalar in
+        return !username.unicodeScalars.contains { scalar in
             let properties = scalar.properties
-            switch properties.generalCategory {
-            case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator:
-                return false
-            default:
-                return (!properties.isWhitespace || scalar == " ") && !properties.isDefaultIgnorableCodePoint
-                    && !properties.isNoncharacterCodePoint && scalar != "\u{2800}"
-            }
+            return isInvisibleControl(scalar) || properties.generalCategory == .privateUse
+                || properties.generalCategory == .unassigned || (properties.isWhitespace && scalar != " ")
+                || properties.isDefaultIgnorableCodePoint || properties.isNoncharacterCodePoint || scalar == "\u{2800}"
         }
     }
 

@@ -308,13 +308,12 @@ public struct PostgresLoginRepository: LoginRepository {
         // this statement's DELETE removed the challenge (of two concurrent deletes of one row,
         // one sees it gone), and the device's last use lands with it.
         //
-        // Locks in the order a device's deletion takes them — the device row, then its
-        // challenges (ON DELETE CASCADE) — so the two never wait on each other in a cycle:
-        // `locked` takes the device row first: the DELETE locks a challenge only once its WHERE,
-        // the EXISTS included, has passed. `NO KEY UPDATE` conflicts with the deletion's lock but
-        // not with other logins' foreign-key checks on the device. Before, the challenge was
-        // locked first, and a deletion racing with logins deadlocked: PostgreSQL aborted one
-        // side with a 500, sometimes the deletion.
+        // It locks in the order a device's deletion does — the device row, then its challenges
+        // (ON DELETE CASCADE) — so the two never wait on each other in a cycle. `locked` takes
+        // the device row, and the DELETE locks a challenge only once its WHERE, the EXISTS on
+        // `locked` included, has passed. `NO KEY UPDATE` conflicts with the deletion's lock but
+        // not with other logins' foreign-key checks on the device. (Locking the challenge
+        // first deadlocked a deletion racing with logins: PostgreSQL aborted one side, 500.)
         let rows = try await client.query(
             """
             WITH locked AS (

@@ -133,11 +133,7 @@ struct TamperingTests {
         #expect {
             _ = try store.read(RecordKey(RecordNamespace(rawValue: parts[0]), parts[1]))
         } throws: { error in
-            guard let error = error as? StorageError else { return false }
-            switch error {
-            case .corruptStore, .corruptRecord: return true
-            case .ioFailure: return false
-            }
+            (error as? StorageError)?.isDamage == true
         }
         // The device reads its state, counters and templates as it opens: it refuses the store
         // instead of starting afresh over it (a new secret, no passcode, no finger, no count).

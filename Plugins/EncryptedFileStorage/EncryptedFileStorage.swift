@@ -37,7 +37,7 @@ public final class EncryptedFileStorage: StorageBackend {
         options: [
             OptionSpec("path", .string, "the store file"),
             OptionSpec("key-file", .string, "a 32-byte key file (created with mode 0600 with a new store)"),
-            OptionSpec("passphrase", .string, secret: true, "a passphrase (prefer passphrase-env: options may be shown by config)"),
+            OptionSpec("passphrase", .string, secret: true, "a passphrase, not empty (prefer passphrase-env: options may be shown by config)"),
             OptionSpec("passphrase-env", .string, "the name of an environment variable holding the passphrase"),
             OptionSpec("kdf-rounds", .integer(210_000...10_000_000), default: "210000",
                        "PBKDF2-SHA256 iterations for a new passphrase store"),

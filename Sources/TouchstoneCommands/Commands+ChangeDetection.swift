@@ -93,6 +93,7 @@ extension CommandTable {
                 name: "clock", summary: "show the device time, or advance the virtual clock",
                 usage: "clock [advance <duration>]", example: "clock advance 5m",
                 moreExamples: ["clock advance 90s", "clock advance 1h"],
+                details: ["The virtual clock stops at t+72999d, a day short of its 200-year range, so a passcode delay started there still runs; a longer advance (or wait:) is an error."],
                 completer: REPLCommand.firstWord(["advance"])
             ) { session, arguments in
                 try arguments.expectAtMost(2)

@@ -97,7 +97,8 @@ extension CommandTable {
             REPLCommand(
                 name: "app", summary: "show or switch the app (bundle id) on the same device",
                 usage: "app [app-id]", example: "app com.example.bank",
-                details: ["Each app sees its own domain state and baselines; lockout and passcode are device-wide."]
+                details: ["Each app sees its own domain state and baselines; lockout and passcode are device-wide.",
+                          "An app id is 1 to 255 bytes, without spaces or control characters."]
             ) { session, arguments in
                 try arguments.expectAtMost(1)
                 if let id = arguments[0] {

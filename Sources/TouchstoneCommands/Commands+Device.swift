@@ -158,7 +158,8 @@ extension CommandTable {
             usage: "passcode set [code] | clear | status | enter [code]", example: "passcode set 1234",
             moreExamples: ["passcode enter 0000", "passcode status"],
             details: ["On a terminal, set and enter without a code ask for it without echo.",
-                      "Lines holding a passcode are never written to the history."],
+                      "Lines holding a passcode are never written to the history.",
+                      "A passcode is at most 512 bytes (PAM's limit for an answer)."],
             completer: REPLCommand.firstWord(["set", "clear", "status", "enter"]),
             redactor: { words in
                 guard words.count >= 2, ["set", "enter"].contains(words[0]) else { return nil }

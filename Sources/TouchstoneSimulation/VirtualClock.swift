@@ -33,8 +33,10 @@ public final class VirtualClock: ManualClock {
     private let seconds: Atomic<Int64>
     private let attoseconds: Atomic<Int64>
 
-    /// Creates a clock that reads `start` until advanced.
+    /// Creates a clock that reads `start` until advanced; a `start` past
+    /// ``Timestamp/latestReading`` reads that latest time instead, as an advance would stop there.
     public init(start: Timestamp = .epoch) {
+        let start = min(start, .latestReading)
         state = Mutex(State(now: start))
         let (seconds, attoseconds) = start.sinceEpoch.components
         self.seconds = Atomic(seconds)

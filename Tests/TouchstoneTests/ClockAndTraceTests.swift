@@ -17,6 +17,17 @@ struct ClockAndTraceTests {
         #expect(clock.now == deadline)
     }
 
+    @Test("a virtual clock started past its last reading reads the last reading, and time never goes back")
+    func virtualClockStartClamped() {
+        let late = Timestamp.latestReading.advanced(by: .seconds(3_600))
+        let clock = VirtualClock(start: late)
+        #expect(clock.now == .latestReading)
+        #expect(clock.remaining == .zero)
+        clock.advance(by: .seconds(1))
+        #expect(clock.now == .latestReading)
+        #expect(VirtualClock(start: Timestamp(sinceEpoch: .seconds(5))).now == Timestamp(sinceEpoch: .seconds(5)))
+    }
+
     @Test("a cancelled sleeper on the virtual clock throws CancellationError")
     func virtualSleepCancelled() async throws {
         let clock = VirtualClock()

@@ -16,7 +16,8 @@ extension EncryptedFileStorage: StorageMaintenance {
             }
             do {
                 let store = try EncryptedFileStorage(path: path, key: source)
-                return StorageCheckReport(location: path, intactRecords: try store.recordCount, problems: [])
+                let lone = DeviceRecordPair.problem(keys: try store.list(namespace: .device).map(\.key))
+                return StorageCheckReport(location: path, intactRecords: try store.recordCount, problems: lone.map { [$0] } ?? [])
             } catch {
                 let salvage = try? salvage(path: path, source: source)
                 return StorageCheckReport(location: path, intactRecords: salvage?.records.count ?? 0,
@@ -33,9 +34,10 @@ extension EncryptedFileStorage: StorageMaintenance {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }
         let salvage = try salvage(path: path, source: source)
+        let (records, leftBehind) = DeviceRecordPair.exportable(Array(salvage.records.values))
         let target = try EncryptedFileStorage(path: destination, key: source)
-        try target.commit(salvage.records.values.map { .put($0) })
-        return StorageExportReport(destination: destination, copied: salvage.records.count, skipped: salvage.problems)
+        try target.commit(records.map { .put($0) })
+        return StorageExportReport(destination: destination, copied: records.count, skipped: salvage.problems + leftBehind)
     }
 
     /// The records of every transaction that opens, from the start of the log to the first

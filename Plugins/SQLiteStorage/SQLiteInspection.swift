@@ -287,6 +287,7 @@ extension SQLiteStorage: StorageMaintenance {
             let (records, damaged, error) = intactRecords(connection)
             problems += damaged
             if let error { problems.append("reading the records stopped: \(error)") }
+            if let lone = DeviceRecordPair.problem(keys: records.map(\.key)) { problems.append(lone) }
             return StorageCheckReport(location: path, intactRecords: records.count, problems: problems, notes: notes)
         } catch {
             problems.append("\(error)")
@@ -301,7 +302,9 @@ extension SQLiteStorage: StorageMaintenance {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }
         let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
-        var (records, skipped, error) = intactRecords(connection)
+        let (intact, damaged, error) = intactRecords(connection)
+        var (records, skipped) = DeviceRecordPair.exportable(intact)
+        skipped = damaged + skipped
         if let error { skipped.append("the rest of the records could not be read: \(error)") }
         let target = try SQLiteStorage(path: destination)
         try target.commit(records.map { .put($0) })

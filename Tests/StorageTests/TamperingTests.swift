@@ -143,6 +143,44 @@ struct TamperingTests {
         #expect(try Data(contentsOf: file) == data, "the file is untouched: nothing was written over the damage")
     }
 
+    @Test("a device record without its partner is refused (never fresh counts or a fresh device), reported by the store check, and left behind by an export whose store opens",
+          arguments: [Backend.sqlite, Backend.encrypted], ["state", "counters"])
+    func loneDeviceRecord(_ backend: Backend, _ lost: String) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        do {
+            let rig = try TestDevice(storage: backend.selection(in: directory))
+            try rig.device.setPasscode("1234")
+            #expect(try rig.device.submitPasscode("9999") != .accepted)
+            #expect(try rig.device.counters.passcodeFailures == 1)
+            // A row lost outside Touchstone (a deleted row, a hand-edited store).
+            try rig.device.storage.commit([.delete(RecordKey("device", lost))])
+            #expect(throws: StorageError.self, "the open device refuses too") { try rig.device.submitPasscode("1234") }
+        }
+        let file = try #require(backend.file(in: directory))
+        let before = try Data(contentsOf: file)
+        #expect {
+            _ = try TestDevice(storage: backend.selection(in: directory))
+        } throws: { error in
+            guard case let StorageError.corruptRecord(key, reason) = error else { return false }
+            return key.hasPrefix("device/") && reason.contains("--export-store")
+        }
+        #expect(try Data(contentsOf: file) == before, "nothing was written over it")
+
+        let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: backend.selection(in: directory)))
+        let report = type.check(options: options)
+        #expect(!report.isSound)
+        #expect(report.problems.contains { $0.contains("without 'device/\(lost)'") })
+
+        let exported = directory.appendingPathComponent("exported")
+        let export = try type.export(options: options, to: exported.path)
+        #expect(export.skipped.contains { $0.contains("without 'device/\(lost)'") })
+        var selection = backend.selection(in: directory)
+        selection.options["path"] = exported.path
+        let fresh = try TestDevice(storage: selection)
+        #expect(try fresh.device.counters.passcodeFailures == 0)
+    }
+
     @Test("encrypted file: a FIFO, a device or a directory as the store or key file is refused at once",
           arguments: ["fifo-store", "device-store", "directory-store", "fifo-key"])
     func encryptedNonRegularFiles(_ case: String) throws {

@@ -189,7 +189,9 @@ public final class Device: Sendable {
         let opened = try storage.transaction { transaction -> Cache in
             var state: DeviceState
             var stateBytes: Data
+            let isNew: Bool
             if let record = try transaction.read(.deviceState) {
+                isNew = false
                 state = try RecordCoding.decode(DeviceState.self, from: record)
                 stateBytes = record.value
                 if Self.migrate(&state, sensorType: sensorType) {
@@ -203,15 +205,20 @@ public final class Device: Sendable {
                 if try transaction.read(.deviceCounters) != nil {
                     throw StorageError.corruptRecord(
                         key: RecordKey.deviceState.description,
-                        reason: "the record is missing while the device's counters exist (run `touchstone --check-store`)")
+                        reason: "the record is missing while the device's counters exist: the store lost it. "
+                            + "touchstone --export-store NEW-FILE copies the rest to a new store, where the device starts afresh")
                 }
+                isNew = true
                 state = DeviceState(secret: random.bytes(32))
                 stateBytes = try state.storedJSON()
                 transaction.put(Record(key: .deviceState, value: stateBytes))
             }
-            guard try transaction.read(.deviceCounters) == nil else {
+            if try transaction.read(.deviceCounters) != nil {
                 return Cache(snapshot: nil, stateBytes: nil, countersBytes: nil)
             }
+            // The same the other way round: a state without its counters lost its failure
+            // counts, lockout and passcode delay; fresh counters would lift them.
+            if !isNew { throw Self.missingCounters }
             let counters = DeviceCounters()
             let countersBytes = counters.storedJSON()
             transaction.put(Record(key: .deviceCounters, value: countersBytes))
@@ -346,8 +353,15 @@ public final class Device: Sendable {
         return Snapshot(state: state, counters: try decodeCounters(countersBytes), secretKey: SymmetricKey(data: state.secret))
     }
 
+    /// A device's state found without its counters: they are written together, from the
+    /// device's first transaction on, so this is a damaged store.
+    private static let missingCounters = StorageError.corruptRecord(
+        key: RecordKey.deviceCounters.description,
+        reason: "the record is missing while the device's state exists: the store lost it. "
+            + "touchstone --export-store NEW-FILE copies the rest to a new store, where the device starts afresh")
+
     private func decodeCounters(_ bytes: Data?) throws -> DeviceCounters {
-        guard let bytes else { return DeviceCounters() }
+        guard let bytes else { throw Self.missingCounters }
         return try RecordCoding.decode(DeviceCounters.self, from: Record(key: .deviceCounters, value: bytes))
     }
 

@@ -63,3 +63,29 @@ public struct StorageExportReport: Sendable, Equatable {
         self.skipped = skipped
     }
 }
+
+/// The device's two records, its state and its counters, are written together from its first
+/// transaction on: a store that holds one without the other lost a record, and the device
+/// refuses to open on it (fresh counters would lift a lockout or a passcode delay; a fresh
+/// state would replace the passcode, secret and enrollments). A store check reports such a
+/// lone record; an export leaves it behind, so the exported store opens as a new device.
+public enum DeviceRecordPair {
+    /// A line for a device record whose partner is not among `keys`, or nil when both or
+    /// neither are there.
+    public static func problem(keys: some Sequence<RecordKey>) -> String? {
+        let present = Set(keys)
+        let state = present.contains(.deviceState), counters = present.contains(.deviceCounters)
+        guard state != counters else { return nil }
+        let (kept, lost) = state ? (RecordKey.deviceState, RecordKey.deviceCounters) : (.deviceCounters, .deviceState)
+        return "record '\(kept)' is there without '\(lost)': the device will not open on this store. "
+            + "--export-store leaves '\(kept)' behind, and the device starts afresh in the new store"
+    }
+
+    /// `records` without a device record whose partner is not among them, and a line for what
+    /// was left behind.
+    public static func exportable(_ records: [Record]) -> (records: [Record], leftBehind: [String]) {
+        guard let problem = problem(keys: records.map(\.key)) else { return (records, []) }
+        let kept = records.filter { $0.key != .deviceState && $0.key != .deviceCounters }
+        return (kept, [problem])
+    }
+}

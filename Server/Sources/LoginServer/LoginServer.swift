@@ -36,8 +36,7 @@ public enum LoginServer {
         let idle = configuration.idleTimeout.components
         var app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .milliseconds(
-                idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000))),
+            server: .loginHTTP1(idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server"),
             onServerRunning: onServerRunning,
             logger: logger

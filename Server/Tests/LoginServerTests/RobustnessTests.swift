@@ -91,7 +91,7 @@ struct RobustnessTests {
     func stalledRequestIsClosed() async throws {
         let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .milliseconds(300) }
         let closed = try await server.run { client in
-            try await Task.detached { try Self.sendHalfARequestAndWaitForClose(port: client.port) }.value
+            try await Self.onOwnThread { try Self.sendHalfARequestAndWaitForClose(port: client.port) }
         }
         #expect(closed, "the server kept a stalled connection open")
     }
@@ -111,15 +111,66 @@ struct RobustnessTests {
     func malformedChunkedBody() async throws {
         let server = try await TestServer.make(.sqlite)
         let reply = try await server.run { client in
-            try await Task.detached {
+            try await Self.onOwnThread {
                 try Self.exchange(port: client.port, Array("""
                     POST /v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n
                     """.utf8))
-            }.value
+            }
         }
         #expect(reply.hasPrefix("HTTP/1.1 400 "))
         #expect(reply.contains(#""error":"malformed_request""#))
         #expect(!server.logs.text.contains("request failed"))
+    }
+
+    @Test("a request after which the connection must close (HTTP/1.0 without keep-alive, Connection: Close or close among other tokens) gets its answer and the close at once, not after the idle timeout",
+          arguments: [
+              "GET /health HTTP/1.0\r\n\r\n",
+              "GET /health HTTP/1.0\r\nConnection: close\r\n\r\n",
+              "GET /health HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n",
+              "GET /health HTTP/1.1\r\nHost: x\r\nConnection: TE, close\r\n\r\n",
+          ])
+    func connectionClosesAfterItsRequest(_ request: String) async throws {
+        // An idle timeout far past the client's 10 s read timeout: only the connection rule
+        // can close the connection in time.
+        let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .seconds(120) }
+        let (reply, closed) = try await server.run { client in
+            try await Self.onOwnThread { try Self.exchangeUntilClosed(port: client.port, Array(request.utf8)) }
+        }
+        #expect(reply.hasPrefix("HTTP/1.1 200 "))
+        #expect(closed, "the server kept the connection open after the response")
+    }
+
+    @Test("an HTTP/1.1 request, and an HTTP/1.0 one with keep-alive, keep the connection open for the next")
+    func keepAliveKeepsTheConnection() async throws {
+        let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .seconds(120) }
+        let replies = try await server.run { client in
+            try await Self.onOwnThread {
+                try ["GET /health HTTP/1.1\r\nHost: x\r\n\r\n", "GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"].map { head in
+                    // The second request on the same connection ends it, so the read ends.
+                    try Self.exchangeUntilClosed(port: client.port, Array((head + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8))
+                }
+            }
+        }
+        for (reply, closed) in replies {
+            #expect(reply.components(separatedBy: "HTTP/1.1 200 ").count == 3, "both requests answered on one connection")
+            #expect(closed)
+        }
+    }
+
+    /// Sends `request` on a new connection; returns what the server answers, and whether the
+    /// server closed the connection (rather than the client's 10 s read timeout ending it).
+    private static func exchangeUntilClosed(port: Int, _ request: [UInt8]) throws -> (reply: String, closed: Bool) {
+        let fd = try connectLoopback(port: port)
+        defer { close(fd) }
+        guard send(fd, request, request.count, 0) == request.count else { throw POSIXError(.EIO) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count == 0 { return (String(decoding: answer, as: UTF8.self), true) }
+            guard count > 0 else { return (String(decoding: answer, as: UTF8.self), false) }
+            answer += buffer[0..<count]
+        }
     }
 
     /// Sends `request` on a new connection and returns everything the server answers until it
@@ -136,6 +187,15 @@ struct RobustnessTests {
             answer += buffer[0..<count]
         }
         return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// Runs blocking socket work on a thread of its own. On a task it would hold one of the
+    /// concurrency pool's threads (two on a 2-core machine) while the server needs them to
+    /// answer: tests run in parallel, and two blocked reads starved the server until they timed out.
+    private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
 
     /// A blocking TCP connection to 127.0.0.1:`port` whose reads time out after 10 s.

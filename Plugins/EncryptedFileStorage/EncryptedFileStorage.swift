@@ -412,6 +412,12 @@ public final class EncryptedFileStorage: StorageBackend {
         let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw StorageError.ioFailure(reason: "cannot open '\(path)': \(Self.lastError)") }
         defer { close(descriptor) }
+        // The file just read, not one put in its place since (nor a FIFO or a device): the
+        // transaction is sealed to follow the frames read.
+        let opened = try Self.identity(of: descriptor, path: path)
+        guard opened.device == file.identity.device, opened.inode == file.identity.inode else {
+            throw StorageError.ioFailure(reason: "'\(path)' was replaced by another file while it was being written; nothing was written (try again)")
+        }
         // A killed writer's announced, uncommitted bytes go first.
         if UInt64(file.identity.size) > file.end, ftruncate(descriptor, off_t(file.end)) != 0 {
             throw StorageError.ioFailure(reason: "cannot cut '\(path)' back to its committed end: \(Self.lastError)")

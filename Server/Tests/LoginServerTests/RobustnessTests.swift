@@ -176,17 +176,7 @@ struct RobustnessTests {
     /// Sends `request` on a new connection and returns everything the server answers until it
     /// closes the connection (or 10 s pass).
     private static func exchange(port: Int, _ request: [UInt8]) throws -> String {
-        let fd = try connectLoopback(port: port)
-        defer { close(fd) }
-        guard send(fd, request, request.count, 0) == request.count else { throw POSIXError(.EIO) }
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            guard count > 0 else { break }
-            answer += buffer[0..<count]
-        }
-        return String(decoding: answer, as: UTF8.self)
+        try exchangeUntilClosed(port: port, request).reply
     }
 
     /// Runs blocking socket work on a thread of its own. On a task it would hold one of the

@@ -1,0 +1,144 @@
+#if !canImport(Darwin)
+import Foundation
+
+// Shared web credentials (SecSharedCredential.h): passwords an app shares with Safari for the
+// domains of its associated-domains entitlement. Apple deprecated these functions in iOS 14
+// (use AuthenticationServices' password requests); they remain in the SDK, and wrappers such
+// as KeychainAccess still call them.
+//
+// The simulation (our rules, see docs/LocalAuthentication.md):
+// - The app is entitled to every domain, as it is to every access group; no entitlement is
+//   checked.
+// - The person approves every request: no sheet asks to save or to choose a password.
+// - A shared credential is an internet-password item in the device's keychain: server = the
+//   domain, the account, protocol HTTPS, access group `com.apple.cfnetwork` (Safari's). The
+//   `SecItem*` functions see it too.
+// - Completion handlers run on another thread, after the function returned, as on iOS.
+
+/// The key of the password in each credential dictionary that
+/// ``SecRequestSharedWebCredential(_:_:_:)`` delivers (beside `kSecAttrServer` and
+/// `kSecAttrAccount`).
+nonisolated(unsafe) public let kSecSharedPassword: CFString = "spwd"
+
+/// Stores, replaces or (with a nil `password`) removes the shared password of `account` on the
+/// website `fqdn`. `completionHandler` runs on another thread with nil, or an
+/// `NSOSStatusErrorDomain` error: `errSecParam` for an empty domain or account, or the
+/// keychain's status (such as `errSecInteractionNotAllowed` while the device is locked).
+/// Removing a password that is not stored succeeds.
+@available(iOS, introduced: 8.0, deprecated: 14.0, message: "Use ASAuthorizationController to make an ASAuthorizationPasswordRequest (AuthenticationServices framework)")
+public func SecAddSharedWebCredential(_ fqdn: CFString, _ account: CFString, _ password: CFString?,
+                                      _ completionHandler: @escaping (CFError?) -> Void) {
+    let status = SharedWebCredentials.store(domain: fqdn as String, account: account as String, password: password as String?)
+    let handler = SharedWebCredentials.Handler(call: completionHandler)
+    SharedWebCredentials.deliver { handler.call(SharedWebCredentials.error(status)) }
+}
+
+/// The shared passwords stored for the website `fqdn` (every domain when nil: the app is
+/// entitled to all of them here), of `account` only when given. `completionHandler` runs on
+/// another thread with an array of dictionaries — `kSecAttrServer`, `kSecAttrAccount`,
+/// `kSecSharedPassword`, each a `String` — and nil; or, when nothing matches, an empty array
+/// and an `errSecItemNotFound` error (another status when the keychain refuses the read).
+@available(iOS, introduced: 8.0, deprecated: 14.0, message: "Use ASAuthorizationController to make an ASAuthorizationPasswordRequest (AuthenticationServices framework)")
+public func SecRequestSharedWebCredential(_ fqdn: CFString?, _ account: CFString?,
+                                          _ completionHandler: @escaping (CFArray?, CFError?) -> Void) {
+    let (credentials, status) = SharedWebCredentials.find(domain: fqdn as String?, account: account as String?)
+    let handler = SharedWebCredentials.Handler(call: completionHandler)
+    SharedWebCredentials.deliver {
+        handler.call(NSArray(array: credentials.map { NSDictionary(dictionary: $0) }), SharedWebCredentials.error(status))
+    }
+}
+
+/// A new random password as Safari suggests them: four groups of three characters joined by
+/// hyphens (`xxx-xxx-xxx-xxx`), drawn from lowercase letters, capitals and digits without the
+/// look-alikes (no i, j, l, I, O, 0, 1, 2), with at least one of each kind.
+@available(iOS, introduced: 8.0, deprecated: 14.0, message: "Use AuthenticationServices")
+public func SecCreateSharedWebCredentialPassword() -> CFString? {
+    var generator = SystemRandomNumberGenerator()
+    return NSString(string: SharedWebCredentials.password(using: &generator))
+}
+
+/// The keychain side of the shared web credential functions.
+enum SharedWebCredentials {
+    /// Safari's access group, where iOS keeps shared web credentials.
+    static let accessGroup = "com.apple.cfnetwork"
+
+    /// The character sets of a generated password (SecSharedCredential.h).
+    static let passwordSets: [[Character]] = [
+        Array("abcdefghkmnopqrstuvwxy"), Array("ABCDEFGHJKLMNPQRSTUVWXYZ"), Array("3456789"),
+    ]
+
+    /// The query naming the shared credentials of `domain` and `account` (every one when nil).
+    static func query(domain: String?, account: String?) -> [String: Any] {
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassInternetPassword,
+            kSecAttrAccessGroup as String: accessGroup,
+            kSecAttrProtocol as String: kSecAttrProtocolHTTPS,
+        ]
+        if let domain { query[kSecAttrServer as String] = domain }
+        if let account { query[kSecAttrAccount as String] = account }
+        return query
+    }
+
+    /// Adds, replaces or removes a credential; the status of the keychain call.
+    static func store(domain: String, account: String, password: String?) -> OSStatus {
+        guard !domain.isEmpty, !account.isEmpty else { return errSecParam }
+        let item = query(domain: domain, account: account)
+        guard let password else {
+            let status = SecItemDelete(item as CFDictionary)
+            return status == errSecItemNotFound ? errSecSuccess : status
+        }
+        let value = Data(password.utf8)
+        let updated = SecItemUpdate(item as CFDictionary, [kSecValueData as String: value] as CFDictionary)
+        guard updated == errSecItemNotFound else { return updated }
+        var attributes = item
+        attributes[kSecValueData as String] = value
+        return SecItemAdd(attributes as CFDictionary, nil)
+    }
+
+    /// The matching credentials as `SecRequestSharedWebCredential` delivers them, and the status.
+    static func find(domain: String?, account: String?) -> (credentials: [[String: String]], status: OSStatus) {
+        var search = query(domain: domain, account: account)
+        search[kSecReturnAttributes as String] = true
+        search[kSecReturnData as String] = true
+        search[kSecMatchLimit as String] = kSecMatchLimitAll
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(search as CFDictionary, &result)
+        guard status == errSecSuccess, let items = result as? [[String: Any]] else { return ([], status) }
+        let credentials = items.compactMap { item -> [String: String]? in
+            guard let server = item[kSecAttrServer as String] as? String, let account = item[kSecAttrAccount as String] as? String,
+                  let data = item[kSecValueData as String] as? Data, let password = String(data: data, encoding: .utf8) else { return nil }
+            return [kSecAttrServer as String: server, kSecAttrAccount as String: account, kSecSharedPassword as String: password]
+        }
+        return (credentials, credentials.isEmpty ? errSecItemNotFound : errSecSuccess)
+    }
+
+    /// A password of four groups of three, with a character of each set somewhere.
+    static func password(using generator: inout some RandomNumberGenerator) -> String {
+        let all = passwordSets.flatMap { $0 }
+        while true {
+            let characters = (0..<12).map { _ in all[Int.random(in: 0..<all.count, using: &generator)] }
+            guard passwordSets.allSatisfy({ set in characters.contains { set.contains($0) } }) else { continue }
+            return stride(from: 0, to: 12, by: 3).map { String(characters[$0..<$0 + 3]) }.joined(separator: "-")
+        }
+    }
+
+    /// Nil for success, else the status as an `NSOSStatusErrorDomain` error with Apple's text.
+    static func error(_ status: OSStatus) -> CFError? {
+        guard status != errSecSuccess else { return nil }
+        let message = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
+        return NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])
+    }
+
+    /// A completion handler handed to another thread. Apple's signatures take a plain closure,
+    /// not a `@Sendable` one, and so do these (code written for iOS passes closures that
+    /// capture its own state); iOS calls it on another thread all the same, once.
+    struct Handler<Call>: @unchecked Sendable {
+        let call: Call
+    }
+
+    /// Runs `handler` on another thread, as iOS calls these completion handlers.
+    static func deliver(_ handler: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async(execute: handler)
+    }
+}
+#endif

@@ -2,9 +2,9 @@
 import Foundation
 
 // Shared web credentials (SecSharedCredential.h): passwords an app shares with Safari for the
-// domains of its associated-domains entitlement. Apple deprecated these functions in iOS 14
-// (use AuthenticationServices' password requests); they remain in the SDK, and wrappers such
-// as KeychainAccess still call them.
+// domains of its associated-domains entitlement. Apple deprecated the request in iOS 14 (use
+// AuthenticationServices' password requests) and the add in iOS 26.2; both remain in the SDK,
+// and wrappers such as KeychainAccess still call them.
 //
 // The simulation (our rules, see docs/LocalAuthentication.md):
 // - The app is entitled to every domain, as it is to every access group; no entitlement is
@@ -13,7 +13,9 @@ import Foundation
 // - A shared credential is an internet-password item in the device's keychain: server = the
 //   domain, the account, protocol HTTPS, access group `com.apple.cfnetwork` (Safari's). The
 //   `SecItem*` functions see it too.
-// - Completion handlers run on another thread, after the function returned, as on iOS.
+// - The work and the completion handler run on another thread, after the function returned,
+//   as on iOS, with the device the caller had (``LocalAuthenticationSystem``) as the default
+//   device of the `SecItem*` calls the handler makes.
 
 /// The key of the password in each credential dictionary that
 /// ``SecRequestSharedWebCredential(_:_:_:)`` delivers (beside `kSecAttrServer` and
@@ -21,37 +23,40 @@ import Foundation
 nonisolated(unsafe) public let kSecSharedPassword: CFString = "spwd"
 
 /// Stores, replaces or (with a nil `password`) removes the shared password of `account` on the
-/// website `fqdn`. `completionHandler` runs on another thread with nil, or an
+/// website `fqdn`, on another thread. `completionHandler` runs there with nil, or an
 /// `NSOSStatusErrorDomain` error: `errSecParam` for an empty domain or account, or the
 /// keychain's status (such as `errSecInteractionNotAllowed` while the device is locked).
 /// Removing a password that is not stored succeeds.
-@available(iOS, introduced: 8.0, deprecated: 14.0, message: "Use ASAuthorizationController to make an ASAuthorizationPasswordRequest (AuthenticationServices framework)")
+@available(iOS, introduced: 8.0, deprecated: 26.2)
 public func SecAddSharedWebCredential(_ fqdn: CFString, _ account: CFString, _ password: CFString?,
                                       _ completionHandler: @escaping (CFError?) -> Void) {
-    let status = SharedWebCredentials.store(domain: fqdn as String, account: account as String, password: password as String?)
+    let (domain, account, password) = (fqdn as String, account as String, password as String?)
     let handler = SharedWebCredentials.Handler(call: completionHandler)
-    SharedWebCredentials.deliver { handler.call(SharedWebCredentials.error(status)) }
+    SharedWebCredentials.deliver {
+        handler.call(SharedWebCredentials.error(SharedWebCredentials.store(domain: domain, account: account, password: password)))
+    }
 }
 
 /// The shared passwords stored for the website `fqdn` (every domain when nil: the app is
-/// entitled to all of them here), of `account` only when given. `completionHandler` runs on
-/// another thread with an array of dictionaries — `kSecAttrServer`, `kSecAttrAccount`,
+/// entitled to all of them here), of `account` only when given, read on another thread.
+/// `completionHandler` runs there with an array of dictionaries — `kSecAttrServer`, `kSecAttrAccount`,
 /// `kSecSharedPassword`, each a `String` — and nil; or, when nothing matches, an empty array
 /// and an `errSecItemNotFound` error (another status when the keychain refuses the read).
 @available(iOS, introduced: 8.0, deprecated: 14.0, message: "Use ASAuthorizationController to make an ASAuthorizationPasswordRequest (AuthenticationServices framework)")
 public func SecRequestSharedWebCredential(_ fqdn: CFString?, _ account: CFString?,
                                           _ completionHandler: @escaping (CFArray?, CFError?) -> Void) {
-    let (credentials, status) = SharedWebCredentials.find(domain: fqdn as String?, account: account as String?)
+    let (domain, account) = (fqdn as String?, account as String?)
     let handler = SharedWebCredentials.Handler(call: completionHandler)
     SharedWebCredentials.deliver {
+        let (credentials, status) = SharedWebCredentials.find(domain: domain, account: account)
         handler.call(NSArray(array: credentials.map { NSDictionary(dictionary: $0) }), SharedWebCredentials.error(status))
     }
 }
 
 /// A new random password as Safari suggests them: four groups of three characters joined by
 /// hyphens (`xxx-xxx-xxx-xxx`), drawn from lowercase letters, capitals and digits without the
-/// look-alikes (no i, j, l, I, O, 0, 1, 2), with at least one of each kind.
-@available(iOS, introduced: 8.0, deprecated: 14.0, message: "Use AuthenticationServices")
+/// look-alikes (no i, j, l, z, I, O, 0, 1, 2), with at least one of each kind.
+@available(iOS, introduced: 8.0)
 public func SecCreateSharedWebCredentialPassword() -> CFString? {
     var generator = SystemRandomNumberGenerator()
     return NSString(string: SharedWebCredentials.password(using: &generator))
@@ -92,7 +97,10 @@ enum SharedWebCredentials {
         guard updated == errSecItemNotFound else { return updated }
         var attributes = item
         attributes[kSecValueData as String] = value
-        return SecItemAdd(attributes as CFDictionary, nil)
+        let added = SecItemAdd(attributes as CFDictionary, nil)
+        // Added meanwhile by another call: replaced, as a stored password is.
+        guard added == errSecDuplicateItem else { return added }
+        return SecItemUpdate(item as CFDictionary, [kSecValueData as String: value] as CFDictionary)
     }
 
     /// The matching credentials as `SecRequestSharedWebCredential` delivers them, and the status.
@@ -136,9 +144,17 @@ enum SharedWebCredentials {
         let call: Call
     }
 
-    /// Runs `handler` on another thread, as iOS calls these completion handlers.
-    static func deliver(_ handler: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().async(execute: handler)
+    /// Runs `work` on another thread, as iOS does these calls, with the caller's device as the
+    /// default device there (as `LAContext` replies have it).
+    static func deliver(_ work: @escaping @Sendable () -> Void) {
+        let device = LocalAuthenticationSystem.taskAuthenticator
+        DispatchQueue.global(qos: .userInitiated).async {
+            if let device {
+                LocalAuthenticationSystem.withAuthenticator(device, operation: work)
+            } else {
+                work()
+            }
+        }
     }
 }
 #endif

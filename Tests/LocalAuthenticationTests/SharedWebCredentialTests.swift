@@ -93,6 +93,20 @@ struct SharedWebCredentialTests {
         #expect(item[kSecValueData as String] as? Data == Data("pw".utf8))
     }
 
+    @Test("the work and the completion handler run with the caller's device: SecItem calls in the handler reach it")
+    func handlerHasTheCallersDevice() async throws {
+        let sim = try TestDevice()
+        let found: Int32 = await withCheckedContinuation { continuation in
+            LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+                SecAddSharedWebCredential("example.com" as CFString, "ada" as CFString, "pw" as CFString) { _ in
+                    let query = [kSecClass: kSecClassInternetPassword, kSecAttrServer: "example.com"] as [CFString: Any]
+                    continuation.resume(returning: SecItemCopyMatching(query as CFDictionary, nil))
+                }
+            }
+        }
+        #expect(found == errSecSuccess, "the item is on the caller's device, not on the process's default one")
+    }
+
     @Test("a locked device refuses to store a shared password, as it refuses any when-unlocked item")
     func lockedDeviceRefuses() async throws {
         let sim = try TestDevice(passcode: "1234")

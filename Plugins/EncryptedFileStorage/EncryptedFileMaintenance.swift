@@ -20,8 +20,9 @@ extension EncryptedFileStorage: StorageMaintenance {
                 return StorageCheckReport(location: path, intactRecords: try store.recordCount, problems: lone.map { [$0] } ?? [])
             } catch {
                 let salvage = try? salvage(path: path, source: source)
+                let lone = salvage.flatMap { DeviceRecordPair.problem(keys: $0.records.keys) }
                 return StorageCheckReport(location: path, intactRecords: salvage?.records.count ?? 0,
-                                          problems: ["\(error)"] + (salvage?.problems ?? []))
+                                          problems: ["\(error)"] + (salvage?.problems ?? []) + (lone.map { [$0] } ?? []))
             }
         } catch {
             return StorageCheckReport(location: location, intactRecords: 0, problems: ["\(error)"])
@@ -34,10 +35,10 @@ extension EncryptedFileStorage: StorageMaintenance {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }
         let salvage = try salvage(path: path, source: source)
-        let (records, leftBehind) = DeviceRecordPair.exportable(Array(salvage.records.values))
+        let (records, repaired) = DeviceRecordPair.exportable(Array(salvage.records.values))
         let target = try EncryptedFileStorage(path: destination, key: source)
         try target.commit(records.map { .put($0) })
-        return StorageExportReport(destination: destination, copied: records.count, skipped: salvage.problems + leftBehind)
+        return StorageExportReport(destination: destination, copied: records.count, skipped: salvage.problems + repaired)
     }
 
     /// The records of every transaction that opens, from the start of the log to the first

@@ -45,9 +45,10 @@ enum StoreMaintenanceCommand {
                 print("exported \(report.copied) intact records to \(report.destination)")
                 for skipped in report.skipped { print("  skipped: \(UsageError.escapingUnprintable(skipped))") }
                 if !report.skipped.isEmpty {
-                    print("What was skipped starts from its defaults in the new store: a skipped device record means no passcode, "
-                        + "no failure counts and no lockout (set the passcode again); a skipped sensor record means nothing enrolled; "
-                        + "skipped keychain items and keys are gone.")
+                    print("What was skipped starts from its defaults in the new store: a skipped device state means a new device "
+                        + "(no passcode, a new secret: keys and items bound to biometry or the passcode no longer open); "
+                        + "skipped device counters are replaced by counters that lock biometry out until the passcode is entered; "
+                        + "a skipped sensor record means nothing enrolled; skipped keychain items and keys are gone.")
                 }
             } catch {
                 printError("export failed: \(error)")

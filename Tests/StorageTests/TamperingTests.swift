@@ -143,7 +143,7 @@ struct TamperingTests {
         #expect(try Data(contentsOf: file) == data, "the file is untouched: nothing was written over the damage")
     }
 
-    @Test("a device record without its partner is refused (never fresh counts or a fresh device), reported by the store check, and left behind by an export whose store opens",
+    @Test("a device record without its partner is refused (never fresh counts or a fresh device), reported by the store check, and repaired by an export: a lone state gets counters that lock biometry, lone counters are left behind",
           arguments: [Backend.sqlite, Backend.encrypted], ["state", "counters"])
     func loneDeviceRecord(_ backend: Backend, _ lost: String) async throws {
         let directory = try makeTemporaryDirectory()
@@ -170,15 +170,29 @@ struct TamperingTests {
         let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: backend.selection(in: directory)))
         let report = type.check(options: options)
         #expect(!report.isSound)
-        #expect(report.problems.contains { $0.contains("without 'device/\(lost)'") })
+        #expect(report.problems.contains { $0.contains("without an intact 'device/\(lost)'") })
 
         let exported = directory.appendingPathComponent("exported")
         let export = try type.export(options: options, to: exported.path)
-        #expect(export.skipped.contains { $0.contains("without 'device/\(lost)'") })
+        #expect(export.skipped.contains { $0.contains("without an intact 'device/\(lost)'") })
         var selection = backend.selection(in: directory)
         selection.options["path"] = exported.path
-        let fresh = try TestDevice(storage: selection)
-        #expect(try fresh.device.counters.passcodeFailures == 0)
+        let repaired = try TestDevice(storage: selection)
+        let counters = try repaired.device.counters
+        let passcodeIsSet = try repaired.device.isPasscodeSet
+        if lost == "counters" {
+            // The state (passcode, secret, enrollments) is kept; biometry is locked out until
+            // the passcode is entered, so no lockout the lost counters held is lifted.
+            #expect(passcodeIsSet)
+            #expect(counters.consecutiveBiometricFailures == 5)
+            #expect(counters.passcodeRequiredToUnlock == true)
+            #expect(try repaired.device.submitPasscode("1234", unlocksDevice: true) == .accepted)
+            #expect(try repaired.device.counters.consecutiveBiometricFailures == 0, "the passcode lifts the lockout")
+        } else {
+            // The state is gone: a new device, whose counters start at zero.
+            #expect(counters.passcodeFailures == 0)
+            #expect(counters.consecutiveBiometricFailures == 0)
+        }
     }
 
     @Test("encrypted file: a FIFO, a device or a directory as the store or key file is refused at once",

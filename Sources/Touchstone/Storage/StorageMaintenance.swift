@@ -65,27 +65,45 @@ public struct StorageExportReport: Sendable, Equatable {
 }
 
 /// The device's two records, its state and its counters, are written together from its first
-/// transaction on: a store that holds one without the other lost a record, and the device
-/// refuses to open on it (fresh counters would lift a lockout or a passcode delay; a fresh
-/// state would replace the passcode, secret and enrollments). A store check reports such a
-/// lone record; an export leaves it behind, so the exported store opens as a new device.
+/// transaction on: a store that holds one without the other (intact) lost a record, and the
+/// device refuses to open on it (fresh counters would lift a lockout or a passcode delay; a
+/// fresh state would replace the passcode, secret and enrollments). A store check reports such
+/// a lone record, and an export repairs the pair as far as it can (our rule):
+/// - counters without their state: the state, with the device secret, is gone, so the
+///   counters are left behind and the device starts afresh in the new store — keys and items
+///   bound to biometry or the passcode no longer open there;
+/// - a state without its counters: the state is kept (passcode, enrollments, secret, so keys
+///   and items still open) with new counters that lock biometry out and ask for the passcode at
+///   the next unlock; the passcode failure count and any delay start again.
 public enum DeviceRecordPair {
-    /// A line for a device record whose partner is not among `keys`, or nil when both or
-    /// neither are there.
+    /// A line for a device record whose partner is not among `keys` (the intact records), or
+    /// nil when both or neither are there.
     public static func problem(keys: some Sequence<RecordKey>) -> String? {
         let present = Set(keys)
-        let state = present.contains(.deviceState), counters = present.contains(.deviceCounters)
-        guard state != counters else { return nil }
-        let (kept, lost) = state ? (RecordKey.deviceState, RecordKey.deviceCounters) : (.deviceCounters, .deviceState)
-        return "record '\(kept)' is there without '\(lost)': the device will not open on this store. "
-            + "--export-store leaves '\(kept)' behind, and the device starts afresh in the new store"
+        switch (present.contains(.deviceState), present.contains(.deviceCounters)) {
+        case (true, false):
+            return "record '\(RecordKey.deviceState)' is there without an intact '\(RecordKey.deviceCounters)': the device will not open on this store. "
+                + "--export-store keeps the state and gives it counters that lock biometry out and ask for the passcode "
+                + "(the passcode failure count and any delay start again)"
+        case (false, true):
+            return "record '\(RecordKey.deviceCounters)' is there without an intact '\(RecordKey.deviceState)': the device will not open on this store. "
+                + "--export-store leaves the counters behind and the device starts afresh in the new store: "
+                + "a new secret, so keys and items bound to biometry or the passcode will not open there"
+        default:
+            return nil
+        }
     }
 
-    /// `records` without a device record whose partner is not among them, and a line for what
-    /// was left behind.
-    public static func exportable(_ records: [Record]) -> (records: [Record], leftBehind: [String]) {
+    /// `records` with the device pair repaired (see the type's rules), and a line for what
+    /// was changed.
+    public static func exportable(_ records: [Record]) -> (records: [Record], changes: [String]) {
         guard let problem = problem(keys: records.map(\.key)) else { return (records, []) }
-        let kept = records.filter { $0.key != .deviceState && $0.key != .deviceCounters }
-        return (kept, [problem])
+        guard records.contains(where: { $0.key == .deviceState }) else {
+            return (records.filter { $0.key != .deviceCounters }, [problem])
+        }
+        var counters = DeviceCounters()
+        counters.consecutiveBiometricFailures = AttemptRules.touchID.lockoutThreshold
+        counters.passcodeRequiredToUnlock = true
+        return (records + [Record(key: .deviceCounters, value: counters.storedJSON())], [problem])
     }
 }

@@ -13,11 +13,13 @@ extension HTTPServerBuilder {
     }
 }
 
-/// Hummingbird's HTTP/1 channel, with the connection rules of RFC 9112 §9.3 that its
+/// Hummingbird's HTTP/1 channel, with the connection rules of RFC 9112 §9.3 and §9.6 that its
 /// request loop misses: it keeps a connection open unless the request says exactly
-/// `Connection: close`. An HTTP/1.0 request without `keep-alive`, or a `Connection` header
-/// that lists `close` in another case or among other tokens, kept the connection open until
-/// the idle timeout, and a client reading the response to the end waited that long.
+/// `Connection: close`, and its responses never say whether the connection stays. An HTTP/1.0
+/// request without `keep-alive`, or a `Connection` header that lists `close` in another case or
+/// among other tokens, kept the connection open until the idle timeout, and a client reading
+/// the response to the end waited that long; an HTTP/1.0 client asking for keep-alive was not
+/// told it got it.
 struct LoginHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -25,9 +27,11 @@ struct LoginHTTP1Channel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            // Right after NIO's request decoder, which still knows the request's version.
+            // Right after NIO's request decoder and response encoder, which still know the
+            // request's version. (No protocol upgrade is configured: an upgrade would remove
+            // the decoder and leave this handler facing bytes.)
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(ConnectionCloseHandler(), position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(ConnectionHeaderHandler(), position: .after(decoder))
             return value
         }
     }
@@ -37,19 +41,50 @@ struct LoginHTTP1Channel: ServerChildChannel {
     }
 }
 
-/// Rewrites the `Connection` header of a request after which the connection must close
-/// (NIO's `isKeepAlive` is false: HTTP/1.0 without `keep-alive`, or `close` among the tokens
-/// in any case) to exactly `close`, the spelling Hummingbird's request loop closes on.
-final class ConnectionCloseHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// Applies the `Connection` rules per request, in order (responses come back in the order of
+/// their requests, pipelined or not):
+/// - a request after which the connection must close (NIO's `isKeepAlive` is false: HTTP/1.0
+///   without `keep-alive`, or `close` among the tokens in any case) reaches Hummingbird with
+///   exactly `Connection: close`, the spelling its request loop closes on, and its response
+///   says `Connection: close`;
+/// - the response to an HTTP/1.0 request that keeps the connection says `Connection: keep-alive`.
+final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// What each request still waiting for its response asked for.
+    private var pending: [(keepAlive: Bool, isHTTP10: Bool)] = []
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case var .head(head) = unwrapInboundIn(data), !head.isKeepAlive else {
+        guard case var .head(head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
-        head.headers.replaceOrAdd(name: "connection", value: "close")
-        context.fireChannelRead(wrapInboundOut(.head(head)))
+        let keepAlive = head.isKeepAlive
+        pending.append((keepAlive, head.version.major == 1 && head.version.minor == 0))
+        if keepAlive {
+            context.fireChannelRead(data)
+        } else {
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // An interim response (100 Continue) is not the request's answer; an answer with no
+        // request behind it (a parse error's 400) has nothing to apply.
+        guard case var .head(head) = unwrapOutboundIn(data), head.status.code >= 200, !pending.isEmpty else {
+            context.write(data, promise: promise)
+            return
+        }
+        let request = pending.removeFirst()
+        if !request.keepAlive {
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+        } else if request.isHTTP10 {
+            head.headers.replaceOrAdd(name: "connection", value: "keep-alive")
+        }
+        context.write(wrapOutboundOut(.head(head)), promise: promise)
     }
 }

@@ -137,6 +137,7 @@ struct RobustnessTests {
             try await Self.onOwnThread { try Self.exchangeUntilClosed(port: client.port, Array(request.utf8)) }
         }
         #expect(reply.hasPrefix("HTTP/1.1 200 "))
+        #expect(reply.lowercased().contains("\r\nconnection: close\r\n"), "the response says so (RFC 9112 §9.6)")
         #expect(closed, "the server kept the connection open after the response")
     }
 
@@ -155,6 +156,10 @@ struct RobustnessTests {
             #expect(reply.components(separatedBy: "HTTP/1.1 200 ").count == 3, "both requests answered on one connection")
             #expect(closed)
         }
+        // The HTTP/1.0 client is told the connection stays; the HTTP/1.1 one needs no word.
+        let first = replies.map { $0.reply.components(separatedBy: "\r\n\r\n")[0].lowercased() }
+        #expect(!first[0].contains("connection:"))
+        #expect(first[1].contains("\r\nconnection: keep-alive"))
     }
 
     /// Sends `request` on a new connection; returns what the server answers, and whether the
@@ -167,6 +172,7 @@ struct RobustnessTests {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
             if count == 0 { return (String(decoding: answer, as: UTF8.self), true) }
             guard count > 0 else { return (String(decoding: answer, as: UTF8.self), false) }
             answer += buffer[0..<count]

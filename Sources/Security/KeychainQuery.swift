@@ -31,6 +31,27 @@ struct KeychainQuery {
     /// `errSecUnimplemented`.
     struct Unsimulated: Error {}
 
+    /// An access group the app is not entitled to (`errSecMissingEntitlement`).
+    struct MissingEntitlement: Error {}
+
+    /// Refuses an access group in `attributes` that `authenticator`'s composition does not
+    /// entitle the app to (``Composition/keychainAccessGroups``): any group when it has no
+    /// list; else its own app id, the listed groups, and Safari's group, where the shared web
+    /// credential functions keep their items.
+    static func requireEntitlement(_ attributes: [String: KeychainAttributeValue]?, of authenticator: Authenticator) throws {
+        guard let entitled = authenticator.composition.keychainAccessGroups,
+              let value = attributes?[kSecAttrAccessGroup as String] else { return }
+        let group: String
+        switch value {
+        case let .string(text): group = text
+        case let .data(bytes): group = String(decoding: bytes, as: UTF8.self)
+        case .integer, .bool: throw MissingEntitlement()
+        }
+        guard group == authenticator.appID || group == SharedWebCredentials.accessGroup || entitled.contains(group) else {
+            throw MissingEntitlement()
+        }
+    }
+
     /// `kSecUseAuthenticationUI`.
     enum AuthenticationUI {
         case allow, fail, skip

@@ -23,6 +23,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
+        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
         try keychain.add(query.value ?? Data(), service: query.storedService, account: query.storedAccount,
                          itemClass: query.itemClass, accessControl: access, attributes: query.storedAttributes,
                          context: context)
@@ -60,6 +61,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
+        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
         let appID = keychain.authenticator.appID
         var matches = try query.matches(in: keychain, appID: appID)
         if query.authenticationUI == .skip, query.returnData {
@@ -100,6 +102,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let query = try KeychainQuery(query)
         let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)
         let keychain = try call.keychain(query)
+        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
+        try KeychainQuery.requireEntitlement(changes.attributes, of: keychain.authenticator)
         let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID)
         guard !matches.isEmpty else { return errSecItemNotFound }
         if matches.count > 1, changes.service != nil || changes.account != nil { return errSecDuplicateItem }
@@ -124,6 +128,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
+        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
         let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID, includingInvalidated: true)
         guard !matches.isEmpty else { return errSecItemNotFound }
         for match in matches {
@@ -157,6 +162,8 @@ struct KeychainCall {
             return errSecParam
         } catch is KeychainQuery.Unsimulated {
             return errSecUnimplemented
+        } catch is KeychainQuery.MissingEntitlement {
+            return errSecMissingEntitlement
         } catch let error as AuthenticationError {
             return KeychainError(error).osStatus
         } catch let error as StorageError {

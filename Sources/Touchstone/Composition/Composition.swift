@@ -45,6 +45,11 @@ public struct Composition: Sendable, Equatable {
     public var policies: [PluginSelection]?
     /// Whether ten wrong passcodes erase the device (REFERENCE §6).
     public var eraseDataAfterTenFailedPasscodes = false
+    /// The keychain access groups the app is entitled to (its `keychain-access-groups` and app
+    /// groups), besides its own app id, which it always has. With a list, a `SecItem` call that
+    /// names another group fails with `errSecMissingEntitlement` (-34018), as on iOS; nil
+    /// (the default) entitles the app to every group (our rule: no entitlements file to read).
+    public var keychainAccessGroups: [String]?
 
     /// The default composition: a simulated Touch ID device on a virtual clock, in memory.
     public init() {}
@@ -134,7 +139,7 @@ public struct Composition: Sendable, Equatable {
 extension Composition: Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case app, seed, clock, sensor, companion, passcode, storage, detector, policies
-        case eraseDataAfterTenFailedPasscodes
+        case eraseDataAfterTenFailedPasscodes, keychainAccessGroups
     }
 
     private struct AnyKey: CodingKey {
@@ -176,6 +181,13 @@ extension Composition: Codable {
         detector = try container.decodeIfPresent(PluginSelection.self, forKey: .detector) ?? detector
         policies = try container.decodeIfPresent([PluginSelection].self, forKey: .policies)
         eraseDataAfterTenFailedPasscodes = try container.decodeIfPresent(Bool.self, forKey: .eraseDataAfterTenFailedPasscodes) ?? false
+        if let groups = try container.decodeIfPresent([String].self, forKey: .keychainAccessGroups) {
+            guard groups.allSatisfy({ UsageError.isPlainWord($0, maxBytes: 255) }) else {
+                throw ConfigurationError.invalidSetting(
+                    name: "keychainAccessGroups", reason: "each group is 1 to 255 bytes, without whitespace or control characters")
+            }
+            keychainAccessGroups = groups
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -190,5 +202,6 @@ extension Composition: Codable {
         try container.encode(detector, forKey: .detector)
         try container.encodeIfPresent(policies, forKey: .policies)
         if eraseDataAfterTenFailedPasscodes { try container.encode(true, forKey: .eraseDataAfterTenFailedPasscodes) }
+        try container.encodeIfPresent(keychainAccessGroups, forKey: .keychainAccessGroups)
     }
 }

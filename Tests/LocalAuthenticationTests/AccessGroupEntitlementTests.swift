@@ -1,0 +1,76 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+import Touchstone
+import TouchstoneTesting
+
+/// `kSecAttrAccessGroup` against the app's entitlements (`Composition.keychainAccessGroups`):
+/// a group the app is not entitled to is `errSecMissingEntitlement` (-34018), as on iOS.
+@Suite("Keychain access groups and entitlements")
+struct AccessGroupEntitlementTests {
+    static let shared = "ABCDE12345.com.example.shared"
+
+    func device(entitledTo groups: [String]?) throws -> TestDevice {
+        var composition = Composition()
+        composition.keychainAccessGroups = groups
+        return try TestDevice(composition: composition)
+    }
+
+    /// The four item calls on service "s" / account `account` in `group`, in order.
+    func calls(_ sim: TestDevice, group: String, account: String) -> [OSStatus] {
+        LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+            let item = [kSecClass: kSecClassGenericPassword, kSecAttrService: "s", kSecAttrAccount: account,
+                        kSecAttrAccessGroup: group] as [CFString: Any]
+            var added = item
+            added[kSecValueData] = Data("v".utf8)
+            var read = item
+            read[kSecReturnData] = true
+            var result: CFTypeRef?
+            return [
+                SecItemAdd(added as CFDictionary, nil),
+                SecItemCopyMatching(read as CFDictionary, &result),
+                SecItemUpdate(item as CFDictionary, [kSecValueData: Data("w".utf8)] as CFDictionary),
+                SecItemDelete(item as CFDictionary),
+            ]
+        }
+    }
+
+    @Test("with a list of entitled groups: another group is errSecMissingEntitlement for add, read, update and delete; the listed groups and the app's own id work")
+    func entitledGroupsOnly() throws {
+        let sim = try device(entitledTo: [Self.shared])
+        #expect(calls(sim, group: "XYZ.com.other.app", account: "a") == Array(repeating: errSecMissingEntitlement, count: 4))
+        #expect(calls(sim, group: Self.shared, account: "b") == Array(repeating: errSecSuccess, count: 4))
+        #expect(calls(sim, group: sim.authenticator.appID, account: "c") == Array(repeating: errSecSuccess, count: 4))
+        // Moving an item into a group the app is not entitled to is refused too.
+        LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+            let item = [kSecClass: kSecClassGenericPassword, kSecAttrService: "s", kSecAttrAccount: "d"] as [CFString: Any]
+            var added = item
+            added[kSecValueData] = Data("v".utf8)
+            #expect(SecItemAdd(added as CFDictionary, nil) == errSecSuccess, "no group named: the app's own")
+            #expect(SecItemUpdate(item as CFDictionary, [kSecAttrAccessGroup: "XYZ.com.other.app"] as CFDictionary) == errSecMissingEntitlement)
+        }
+    }
+
+    @Test("without a list (the default) every group works")
+    func everyGroupByDefault() throws {
+        let sim = try device(entitledTo: nil)
+        #expect(calls(sim, group: "XYZ.com.other.app", account: "a") == Array(repeating: errSecSuccess, count: 4))
+    }
+
+    @Test("a composition file carries the list; a group with whitespace is refused by name")
+    func compositionFile() throws {
+        let decoder = JSONDecoder()
+        let composition = try decoder.decode(Composition.self, from: Data(#"{"keychainAccessGroups": ["\#(Self.shared)"]}"#.utf8))
+        #expect(composition.keychainAccessGroups == [Self.shared])
+        #expect(try decoder.decode(Composition.self, from: Data(composition.jsonString().utf8)) == composition)
+        #expect(try decoder.decode(Composition.self, from: Data("{}".utf8)).keychainAccessGroups == nil)
+        #expect {
+            _ = try decoder.decode(Composition.self, from: Data(#"{"keychainAccessGroups": ["two words"]}"#.utf8))
+        } throws: { error in
+            guard case let ConfigurationError.invalidSetting(name, _) = error else { return false }
+            return name == "keychainAccessGroups"
+        }
+    }
+}
+#endif

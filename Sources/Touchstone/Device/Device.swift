@@ -187,43 +187,29 @@ public final class Device: Sendable {
         if case .device = passcodeFactor.custody { passcodeKeptInStore = true } else { passcodeKeptInStore = false }
         let sensorType = sensorBox?.biometryType ?? .none
         let opened = try storage.transaction { transaction -> Cache in
-            var state: DeviceState
-            var stateBytes: Data
-            let isNew: Bool
-            if let record = try transaction.read(.deviceState) {
-                isNew = false
-                state = try RecordCoding.decode(DeviceState.self, from: record)
-                stateBytes = record.value
-                if Self.migrate(&state, sensorType: sensorType) {
-                    stateBytes = try state.storedJSON()
-                    transaction.put(Record(key: .deviceState, value: stateBytes))
-                }
-            } else {
-                // A device writes its state and counters together: counters without a state
-                // are a damaged store, never a new device (its passcode, secret and
-                // enrollments would be silently replaced).
-                if try transaction.read(.deviceCounters) != nil {
-                    throw StorageError.corruptRecord(
-                        key: RecordKey.deviceState.description,
-                        reason: "the record is missing while the device's counters exist: the store lost it. "
-                            + "touchstone --export-store NEW-FILE copies the rest to a new store, where the device starts afresh")
-                }
-                isNew = true
-                state = DeviceState(secret: random.bytes(32))
-                stateBytes = try state.storedJSON()
+            let stateRecord = try transaction.read(.deviceState)
+            let countersExist = try transaction.read(.deviceCounters) != nil
+            // A device writes its state and counters together, from its first transaction on:
+            // one without the other is a damaged store, never a new device (a new state would
+            // replace the passcode, secret and enrollments; new counters would lift a lockout
+            // or a passcode delay).
+            guard let stateRecord else {
+                if countersExist { throw Self.missingState }
+                let state = DeviceState(secret: random.bytes(32))
+                let stateBytes = try state.storedJSON()
+                let counters = DeviceCounters()
+                let countersBytes = counters.storedJSON()
                 transaction.put(Record(key: .deviceState, value: stateBytes))
+                transaction.put(Record(key: .deviceCounters, value: countersBytes))
+                return Cache(snapshot: Snapshot(state: state, counters: counters, secretKey: SymmetricKey(data: state.secret)),
+                             stateBytes: stateBytes, countersBytes: countersBytes)
             }
-            if try transaction.read(.deviceCounters) != nil {
-                return Cache(snapshot: nil, stateBytes: nil, countersBytes: nil)
+            guard countersExist else { throw Self.missingCounters }
+            var state = try RecordCoding.decode(DeviceState.self, from: stateRecord)
+            if Self.migrate(&state, sensorType: sensorType) {
+                transaction.put(Record(key: .deviceState, value: try state.storedJSON()))
             }
-            // The same the other way round: a state without its counters lost its failure
-            // counts, lockout and passcode delay; fresh counters would lift them.
-            if !isNew { throw Self.missingCounters }
-            let counters = DeviceCounters()
-            let countersBytes = counters.storedJSON()
-            transaction.put(Record(key: .deviceCounters, value: countersBytes))
-            return Cache(snapshot: Snapshot(state: state, counters: counters, secretKey: SymmetricKey(data: state.secret)),
-                         stateBytes: stateBytes, countersBytes: countersBytes)
+            return Cache(snapshot: nil, stateBytes: nil, countersBytes: nil)
         }
         // A new device's records are known without reading them back: the first snapshot
         // finds the same bytes in storage and decodes nothing (storedSnapshot compares them).
@@ -352,6 +338,12 @@ public final class Device: Sendable {
         let state = try RecordCoding.decode(DeviceState.self, from: stateRecord)
         return Snapshot(state: state, counters: try decodeCounters(countersBytes), secretKey: SymmetricKey(data: state.secret))
     }
+
+    /// A device's counters found without its state (see ``missingCounters``).
+    private static let missingState = StorageError.corruptRecord(
+        key: RecordKey.deviceState.description,
+        reason: "the record is missing while the device's counters exist: the store lost it. "
+            + "touchstone --export-store NEW-FILE copies the rest to a new store, where the device starts afresh")
 
     /// A device's state found without its counters: they are written together, from the
     /// device's first transaction on, so this is a damaged store.

@@ -273,13 +273,7 @@ open class LAContext: NSObject, @unchecked Sendable {
         _ success: Bool, _ error: (any Error)?,
         to reply: @escaping @Sendable (Bool, (any Error)?) -> Void, on authenticator: Authenticator?
     ) {
-        DispatchQueue.global(qos: .userInitiated).async {
-            if let authenticator {
-                LocalAuthenticationSystem.withAuthenticator(authenticator) { reply(success, error) }
-            } else {
-                reply(success, error)
-            }
-        }
+        LocalAuthenticationSystem.dispatch(with: authenticator) { reply(success, error) }
     }
 }
 #endif

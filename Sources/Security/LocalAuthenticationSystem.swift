@@ -86,6 +86,19 @@ public enum LocalAuthenticationSystem {
         try $taskAuthenticator.withValue(authenticator, operation: operation)
     }
 
+    /// Runs `work` on a GCD global queue, as iOS calls completion handlers (not the Swift
+    /// concurrency pool, so `work` may block, e.g. on a synchronous `SecItemCopyMatching`),
+    /// with `authenticator`, when given, as the default device of the calls it makes.
+    package static func dispatch(with authenticator: Authenticator?, _ work: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            if let authenticator {
+                withAuthenticator(authenticator, operation: work)
+            } else {
+                work()
+            }
+        }
+    }
+
     /// The `async` form of ``withAuthenticator(_:operation:)-(_,()->R)``.
     public static func withAuthenticator<R>(
         _ authenticator: Authenticator,

@@ -23,7 +23,6 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
-        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
         try keychain.add(query.value ?? Data(), service: query.storedService, account: query.storedAccount,
                          itemClass: query.itemClass, accessControl: access, attributes: query.storedAttributes,
                          context: context)
@@ -61,7 +60,6 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
-        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
         let appID = keychain.authenticator.appID
         var matches = try query.matches(in: keychain, appID: appID)
         if query.authenticationUI == .skip, query.returnData {
@@ -102,7 +100,6 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let query = try KeychainQuery(query)
         let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)
         let keychain = try call.keychain(query)
-        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
         try KeychainQuery.requireEntitlement(changes.attributes, of: keychain.authenticator)
         let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID)
         guard !matches.isEmpty else { return errSecItemNotFound }
@@ -128,7 +125,6 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
-        try KeychainQuery.requireEntitlement(query.attributes, of: keychain.authenticator)
         let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID, includingInvalidated: true)
         guard !matches.isEmpty else { return errSecItemNotFound }
         for match in matches {
@@ -142,7 +138,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// keychain."` for `errSecItemNotFound`; `"OSStatus <n>"` for a code Security does not know.
 /// Apple's `reserved` argument is ignored.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    NSString(string: securityErrorMessages[status] ?? "OSStatus \(status)")
+    NSString(string: securityErrorMessage(status))
 }
 
 /// One `SecItem*` call: resolves the device, maps errors to `OSStatus`.
@@ -181,9 +177,12 @@ struct KeychainCall {
     /// Records the device a call used.
     mutating func use(_ authenticator: Authenticator) { used = authenticator }
 
-    /// The keychain of the query's context's device, or of the default device.
+    /// The keychain of the query's context's device, or of the default device, once the app
+    /// is found entitled to the query's access group.
     mutating func keychain(_ query: KeychainQuery) throws -> Keychain {
-        try authenticator(context: query.context).keychain
+        let authenticator = try authenticator(context: query.context)
+        try KeychainQuery.requireEntitlement(query.attributes, of: authenticator)
+        return authenticator.keychain
     }
 
     /// The device of `context`, or the default device.
@@ -227,5 +226,9 @@ struct KeychainCall {
                                     context: context, reason: reason)
         }
     }
+}
+/// Apple's text for `status`, or `"OSStatus <n>"` for a code Security does not know.
+func securityErrorMessage(_ status: OSStatus) -> String {
+    securityErrorMessages[status] ?? "OSStatus \(status)"
 }
 #endif

@@ -32,7 +32,7 @@ public func SecAddSharedWebCredential(_ fqdn: CFString, _ account: CFString, _ p
                                       _ completionHandler: @escaping (CFError?) -> Void) {
     let (domain, account, password) = (fqdn as String, account as String, password as String?)
     let handler = SharedWebCredentials.Handler(call: completionHandler)
-    SharedWebCredentials.deliver {
+    LocalAuthenticationSystem.dispatch(with: LocalAuthenticationSystem.taskAuthenticator) {
         handler.call(SharedWebCredentials.error(SharedWebCredentials.store(domain: domain, account: account, password: password)))
     }
 }
@@ -47,7 +47,7 @@ public func SecRequestSharedWebCredential(_ fqdn: CFString?, _ account: CFString
                                           _ completionHandler: @escaping (CFArray?, CFError?) -> Void) {
     let (domain, account) = (fqdn as String?, account as String?)
     let handler = SharedWebCredentials.Handler(call: completionHandler)
-    SharedWebCredentials.deliver {
+    LocalAuthenticationSystem.dispatch(with: LocalAuthenticationSystem.taskAuthenticator) {
         let (credentials, status) = SharedWebCredentials.find(domain: domain, account: account)
         handler.call(NSArray(array: credentials.map { NSDictionary(dictionary: $0) }), SharedWebCredentials.error(status))
     }
@@ -132,9 +132,7 @@ enum SharedWebCredentials {
 
     /// Nil for success, else the status as an `NSOSStatusErrorDomain` error with Apple's text.
     static func error(_ status: OSStatus) -> CFError? {
-        guard status != errSecSuccess else { return nil }
-        let message = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "OSStatus \(status)"
-        return NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])
+        status == errSecSuccess ? nil : osStatusError(status, securityErrorMessage(status))
     }
 
     /// A completion handler handed to another thread. Apple's signatures take a plain closure,
@@ -142,19 +140,6 @@ enum SharedWebCredentials {
     /// capture its own state); iOS calls it on another thread all the same, once.
     struct Handler<Call>: @unchecked Sendable {
         let call: Call
-    }
-
-    /// Runs `work` on another thread, as iOS does these calls, with the caller's device as the
-    /// default device there (as `LAContext` replies have it).
-    static func deliver(_ work: @escaping @Sendable () -> Void) {
-        let device = LocalAuthenticationSystem.taskAuthenticator
-        DispatchQueue.global(qos: .userInitiated).async {
-            if let device {
-                LocalAuthenticationSystem.withAuthenticator(device, operation: work)
-            } else {
-                work()
-            }
-        }
     }
 }
 #endif

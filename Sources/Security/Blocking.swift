@@ -44,14 +44,15 @@ private final class DedicatedThreadExecutor: TaskExecutor {
     private let queue = JobQueue()
 
     init() {
-        let queue = self.queue
-        Thread { queue.run() }.start()
+        // Unowned: the thread must not keep the executor alive, or it would never end.
+        let (queue, executor) = (self.queue, asUnownedTaskExecutor())
+        Thread { queue.run(on: executor) }.start()
     }
 
     deinit { queue.close() }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        queue.append(UnownedJob(job), on: asUnownedTaskExecutor())
+        queue.append(UnownedJob(job))
     }
 }
 
@@ -59,12 +60,12 @@ private final class DedicatedThreadExecutor: TaskExecutor {
 private final class JobQueue: @unchecked Sendable {
     // @unchecked: `jobs` and `closed` are only touched with `condition` locked.
     private let condition = NSCondition()
-    private var jobs: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
+    private var jobs: [UnownedJob] = []
     private var closed = false
 
-    func append(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
+    func append(_ job: UnownedJob) {
         condition.lock()
-        jobs.append((job, executor))
+        jobs.append(job)
         condition.signal()
         condition.unlock()
     }
@@ -76,8 +77,8 @@ private final class JobQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Runs the jobs as they come, until the queue is closed and empty.
-    func run() {
+    /// Runs the jobs as they come on `executor`, until the queue is closed and empty.
+    func run(on executor: UnownedTaskExecutor) {
         while true {
             condition.lock()
             while jobs.isEmpty, !closed { condition.wait() }
@@ -85,9 +86,9 @@ private final class JobQueue: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let next = jobs.removeFirst()
+            let job = jobs.removeFirst()
             condition.unlock()
-            next.job.runSynchronously(on: next.executor)
+            job.runSynchronously(on: executor)
         }
     }
 }

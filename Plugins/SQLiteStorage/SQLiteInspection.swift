@@ -303,12 +303,11 @@ extension SQLiteStorage: StorageMaintenance {
         }
         let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
         let (intact, damaged, error) = intactRecords(connection)
-        var (records, skipped) = DeviceRecordPair.exportable(intact)
-        skipped = damaged + skipped
-        if let error { skipped.append("the rest of the records could not be read: \(error)") }
+        let (records, repaired) = DeviceRecordPair.exportable(intact)
+        let unread = error.map { ["the rest of the records could not be read: \($0)"] } ?? []
         let target = try SQLiteStorage(path: destination)
         try target.commit(records.map { .put($0) })
-        return StorageExportReport(destination: destination, copied: records.count, skipped: skipped)
+        return StorageExportReport(destination: destination, copied: records.count, skipped: damaged + unread + repaired)
     }
 
     /// The records whose checksums hold, a line for each that does not, and the error that

@@ -47,6 +47,38 @@ struct BlockingCallTests {
         #expect(results.values.withLock { $0 } == Array(repeating: "secret", count: calls))
     }
 
+    @Test("a sync SecItem read whose evaluation waits for the person finishes when another thread answers")
+    func blockingCallWaitsForAnAnswer() throws {
+        let device = try TestDevice()
+        let added = LocalAuthenticationSystem.withAuthenticator(device.authenticator) {
+            ConformanceDomainStateKeychainTests.add([.biometryAny], value: "secret")
+        }
+        #expect(added == errSecSuccess)
+        device.user.waitsForActions = true
+        let finished = DispatchSemaphore(value: 0)
+        let results = Collected()
+        let authenticator = device.authenticator
+        // The calling thread runs the engine's work; the answer resumes it from this thread.
+        Thread {
+            let (_, value) = LocalAuthenticationSystem.withAuthenticator(authenticator) { ConformanceDomainStateKeychainTests.read() }
+            results.values.withLock { $0.append(value) }
+            finished.signal()
+        }.start()
+        var polls = 0
+        while !device.user.isWaitingForAction {
+            polls += 1
+            guard polls < 50_000_000 else { Issue.record("the read never showed its prompt"); return }
+            sched_yield()
+        }
+        #expect(results.values.withLock { $0.isEmpty })
+        device.user.enqueue(.present("thumb"))
+        guard finished.wait(timeout: .now() + 120) == .success else {
+            FileHandle.standardError.write(Data("BlockingCallTests: the answered read never returned\n".utf8))
+            exit(1)
+        }
+        #expect(results.values.withLock { $0 } == ["secret"])
+    }
+
     /// What the tasks read.
     final class Collected: Sendable {
         let values = Mutex<[String?]>([])

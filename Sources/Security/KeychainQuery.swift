@@ -268,7 +268,7 @@ struct KeychainQuery {
     func matches(in keychain: Keychain, appID: String, includingInvalidated: Bool = false) throws -> [Found] {
         if case .some(nil) = persistentRef { return [] }
         let reference = persistentRef ?? nil
-        return try keychain.items(service: reference?.service ?? service.map(Self.stored)).compactMap { info in
+        return try keychain.items(service: reference?.service ?? service.map(Self.stored), itemClass: itemClass).compactMap { info in
             guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == info.account }) ?? true,
                   reference.map({ $0.service == info.service && $0.account == info.account }) ?? true,
                   includingInvalidated || !info.isInvalidated,

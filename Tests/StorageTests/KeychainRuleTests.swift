@@ -288,6 +288,29 @@ struct KeychainRuleTests {
         #expect(try rig.keychain.items().map(\.account) == ["a"])
     }
 
+    @Test("items(service:itemClass:) lists that service's and class's items only, reading no other record")
+    func itemsOfOneServiceAndClass() throws {
+        let rig = try TestDevice()
+        try rig.keychain.add("1", service: "a", account: "generic")
+        try rig.keychain.add("2", service: "a", account: "internet", itemClass: .internetPassword)
+        try rig.keychain.add("3", service: "ab", account: "longer-name")  // "a" is a prefix of its name
+        try rig.keychain.add("4", service: "a/b", account: "slash")       // escaped in the record's name
+        // A damaged record of another service: the calls that name a service never read it.
+        let damaged = RecordKey(Keychain.namespace, [rig.authenticator.appID, KeychainItemClass.genericPassword.rawValue, "zz", "x"]
+            .map(Keychain.escape).joined(separator: "/"))
+        try rig.device.storage.transaction { $0.put(Record(key: damaged, value: Data("not an item".utf8))) }
+
+        #expect(try rig.keychain.items(service: "a", itemClass: .genericPassword).map(\.account) == ["generic"])
+        #expect(try rig.keychain.items(service: "a").map(\.account) == ["generic", "internet"])
+        #expect(try rig.keychain.items(service: "a/b").map(\.account) == ["slash"])
+        #expect(try rig.keychain.info(service: "a", account: "internet", itemClass: .internetPassword).itemClass == .internetPassword)
+        #expect(throws: KeychainError(.itemNotFound)) { try rig.keychain.info(service: "a", account: "generic", itemClass: .internetPassword) }
+        #expect(try rig.keychain.items(itemClass: .internetPassword).map(\.account) == ["internet"])
+        // A listing that covers the damaged record reports it.
+        #expect(throws: KeychainError.self) { try rig.keychain.items() }
+        #expect(throws: KeychainError.self) { try rig.keychain.items(itemClass: .genericPassword) }
+    }
+
     @Test("the keychain change detector: marker invalidated by an enrollment change reads 'changed' (seed 002)")
     func keychainDetector() throws {
         let rig = try TestDevice(detector: "detector.keychain")

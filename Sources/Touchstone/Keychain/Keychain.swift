@@ -314,15 +314,28 @@ public struct Keychain: Sendable {
         }
     }
 
-    /// Every item of this app (optionally of one service), sorted by class, service and
-    /// account — attributes only, never values.
-    public func items(service: String? = nil) throws -> [KeychainItemInfo] {
+    /// Every item of this app (optionally of one service, of one class), sorted by class,
+    /// service and account — attributes only, never values.
+    ///
+    /// Only the named service's and class's records are read: a record's name is its app,
+    /// class, service and account, so the others are never decoded.
+    public func items(service: String? = nil, itemClass: KeychainItemClass? = nil) throws -> [KeychainItemInfo] {
         try translatingErrors {
             let snapshot = try device.snapshot()
-            let records = try device.storage.list(namespace: Self.namespace, prefix: Self.escape(authenticator.appID) + "/")
+            let app = Self.escape(authenticator.appID) + "/"
+            let prefixes: [String] = switch (service, itemClass) {
+            case let (service?, itemClass):
+                (itemClass.map { [$0] } ?? KeychainItemClass.allCases).map { app + $0.rawValue + "/" + Self.escape(service) + "/" }
+            case let (nil, itemClass?):
+                [app + itemClass.rawValue + "/"]
+            case (nil, nil):
+                [app]
+            }
+            let records = try prefixes.flatMap { try device.storage.list(namespace: Self.namespace, prefix: $0) }
             return try records.compactMap { record -> KeychainItemInfo? in
                 let item = try StoredItem.decode(record)
                 if let service, item.service != service { return nil }
+                if let itemClass, item.itemClass != itemClass { return nil }
                 if item.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) { return nil }
                 return KeychainItemInfo(
                     itemClass: item.itemClass, service: item.service, account: item.account,
@@ -335,7 +348,7 @@ public struct Keychain: Sendable {
 
     /// The attributes of one item, without authenticating; errSecItemNotFound when absent.
     public func info(service: String, account: String, itemClass: KeychainItemClass = .genericPassword) throws -> KeychainItemInfo {
-        guard let info = try items(service: service).first(where: { $0.account == account && $0.itemClass == itemClass }) else {
+        guard let info = try items(service: service, itemClass: itemClass).first(where: { $0.account == account }) else {
             throw KeychainError(.itemNotFound)
         }
         return info

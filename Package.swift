@@ -244,7 +244,7 @@ let package = Package(
         .executableTarget(
             name: "TouchstoneBench",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter",
+                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter", "Security",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -9,13 +9,14 @@
 //                                                    # and write cost by store size vs. empty
 //   swift run -c release touchstone-bench storage-scaling   # only the second half
 //   swift run -c release touchstone-bench keys       # Secure Enclave signing vs. bare P-256 signing
+//   swift run -c release touchstone-bench security   # SecItemCopyMatching / SecItemUpdate vs. the Keychain API
 //   swift run -c release touchstone-bench all
 //   TOUCHSTONE_BENCH_PROFILE=engine TOUCHSTONE_BENCH_ITERATIONS=3000000 \
 //     .build/release/touchstone-bench evaluate   # only the engine loop (or sensor_floor), for perf
 
 import Foundation
 
-let benchmarks = ["evaluate", "repl", "storage", "keys"]
+let benchmarks = ["evaluate", "repl", "storage", "keys", "security"]
 var requested = Array(CommandLine.arguments.dropFirst())
 var concurrency = [1, 2, 4, 8]
 if let flag = requested.firstIndex(of: "--concurrency") {
@@ -49,6 +50,7 @@ do {
             try runStorageScalingBenchmark()
         case "storage-scaling": try runStorageScalingBenchmark()
         case "keys": try await runKeysBenchmark()
+        case "security": try await runSecurityBenchmark()
         default:
             FileHandle.standardError.write(Data("unknown benchmark '\(name)'; known: \(benchmarks.joined(separator: ", ")), storage-scaling, all\n".utf8))
             exit(2)

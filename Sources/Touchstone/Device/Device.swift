@@ -13,6 +13,12 @@ public final class Device: Sendable {
     public let storage: any StorageBackend
     /// Device time.
     public let clock: any DeviceClock
+
+    /// Device time now. Not inlined: read here, on the device itself, the clock is used in
+    /// place; read through a reference loaded from a mutating evaluation's state, it is
+    /// copied out of the device first (two reference counts and an outlined copy).
+    @inline(never)
+    func currentTime() -> Timestamp { clock.now }
     /// Device randomness.
     public let random: RandomSource
     /// The person in front of the device.

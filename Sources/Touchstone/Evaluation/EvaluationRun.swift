@@ -160,7 +160,7 @@ struct EvaluationRun {
     /// Device time now (see ``stamp``).
     private mutating func now() -> Timestamp {
         if let stamp { return stamp }
-        let now = device.clock.now
+        let now = device.currentTime()
         stamp = now
         return now
     }

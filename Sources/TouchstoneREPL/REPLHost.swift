@@ -75,17 +75,34 @@ public final class REPLHost {
 
     /// Runs standard input as a script, line by line as it arrives.
     public func runStandardInput() async -> Int32 {
-        await runScript(lines: StandardInputLines(), name: "<stdin>")
+        await runScript(ScriptLines(standardInput: ()), name: "<stdin>")
     }
 
     /// Runs the script file at `path`, streaming it: one line in memory at a time, whatever
     /// the file's size.
     public func runScriptFile(_ path: String) async -> Int32 {
-        guard let lines = FileLines(path: path) else {
+        guard let lines = ScriptLines(path: path) else {
             fail("touchstone: cannot read script '\(path)': \(String(cString: strerror(errno)))")
             return 2
         }
-        return await runScript(lines: lines, name: path)
+        return await runScript(lines, name: path)
+    }
+
+    /// Runs `lines` to their end; a script that could not be read to its end, or whose output
+    /// could not be written, ends with status 2 and says why, so a CI run never passes on a
+    /// script it did not read.
+    private func runScript(_ lines: ScriptLines, name: String) async -> Int32 {
+        let status = await runScript(lines: lines, name: name)
+        if status == 0, let failure = lines.failure {
+            fail("touchstone: cannot read script '\(name)'\(lines.count == 0 ? "" : " past line \(lines.count)"): \(failure)")
+            return 2
+        }
+        flushOutput()
+        if ferror(ts_stdout()) != 0 {
+            FileHandle.standardError.write(Data("touchstone: cannot write the output: \(String(cString: strerror(errno)))\n".utf8))
+            return 2
+        }
+        return status
     }
 
     // MARK: Interactive
@@ -185,38 +202,70 @@ public final class REPLHost {
     }
 }
 
-/// Standard input's lines, read as they arrive.
-/// The lines of a file, read one at a time with `getline` (invalid UTF-8 is repaired, a final
-/// line without a newline counts). The file is closed when the iterator goes away.
-final class FileLines: Sequence, IteratorProtocol {
-    private let file: UnsafeMutablePointer<FILE>
-    private var buffer: UnsafeMutablePointer<CChar>?
-    private var capacity = 0
+/// A script's lines, read one at a time from a file or standard input: one line in memory at
+/// a time, invalid UTF-8 repaired, a final line without a new line counted. A line ends at a
+/// new line, a carriage return and new line, or a lone carriage return (a lone one would
+/// otherwise hide the rest of its line from the terminal, and from whoever reads the script).
+///
+/// Reading stops with a ``failure`` — instead of passing for the end of the script — when the
+/// stream cannot be read (a directory, standard input closed, an I/O error) or a line is longer
+/// than ``maximumLineBytes``.
+final class ScriptLines: Sequence, IteratorProtocol {
+    /// The longest line read: 1 MiB, far past any command (names are at most 64 bytes).
+    static let maximumLineBytes = 1 << 20
 
+    private let file: UnsafeMutablePointer<FILE>
+    private let closesFile: Bool
+    private var bytes: [UInt8] = []
+    /// Lines read so far.
+    private(set) var count = 0
+    /// Why reading stopped before the end, or nil.
+    private(set) var failure: String?
+
+    /// The lines of the file at `path`; nil (with `errno` set) when it cannot be opened.
     init?(path: String) {
         guard let file = fopen(path, "r") else { return nil }
         self.file = file
+        closesFile = true
+    }
+
+    /// The lines of standard input, as they arrive.
+    init(standardInput: Void) {
+        file = ts_stdin()
+        closesFile = false
     }
 
     deinit {
-        free(buffer)
-        fclose(file)
+        if closesFile { fclose(file) }
     }
 
     func next() -> String? {
-        let count = getline(&buffer, &capacity, file)
-        guard count >= 0, let buffer else { return nil }
-        var length = count
-        if length > 0, buffer[length - 1] == 0x0A { length -= 1 }
-        return buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        guard failure == nil else { return nil }
+        bytes.removeAll(keepingCapacity: true)
+        while true {
+            let byte = getc_unlocked(file)
+            if byte == EOF {
+                if ferror(file) != 0 {
+                    failure = String(cString: strerror(errno))
+                    return nil
+                }
+                if bytes.isEmpty { return nil }
+                break
+            }
+            if byte == 0x0A { break }
+            if byte == 0x0D {
+                let following = getc_unlocked(file)
+                if following != 0x0A, following != EOF { ungetc(following, file) }
+                break
+            }
+            guard bytes.count < Self.maximumLineBytes else {
+                failure = "line \(count + 1) is longer than \(Self.maximumLineBytes) bytes"
+                return nil
+            }
+            bytes.append(UInt8(truncatingIfNeeded: byte))
         }
-    }
-}
-
-struct StandardInputLines: Sequence, IteratorProtocol {
-    mutating func next() -> String? {
-        Swift.readLine(strippingNewline: true)
+        count += 1
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

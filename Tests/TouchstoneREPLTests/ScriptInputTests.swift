@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// A script that cannot be read to its end, or whose output cannot be written, must not pass
+/// for a script that ran: CI would take a run that read nothing for a green one.
+@Suite("Script input and output failures")
+struct ScriptInputTests {
+    static func scratch() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-script-input-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Runs `command` in `/bin/sh` with `$TOUCHSTONE` set to the built binary.
+    static func shell(_ command: String) throws -> Binary.Run {
+        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
+        return try Binary.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command], environment: ["TOUCHSTONE": binary.path])
+    }
+
+    @Test("a directory given as the script: exit 2, and the reason")
+    func directoryAsScript() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try Self.shell("\"$TOUCHSTONE\" --memory '\(directory.path)'")
+        #expect(run.status == 2)
+        #expect(run.output.contains("cannot read script") && run.output.contains("Is a directory"))
+    }
+
+    @Test("standard input closed: exit 2, not an empty script that passed")
+    func closedStandardInput() throws {
+        let run = try Self.shell("\"$TOUCHSTONE\" --memory <&-")
+        #expect(run.status == 2)
+        #expect(run.output.contains("cannot read script '<stdin>'"))
+    }
+
+    @Test("a line longer than 1 MiB stops the script with exit 2 before the lines after it run")
+    func overlongLine() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("long.touchstone")
+        var text = Data("enroll thumb\n".utf8)
+        text.append(Data(repeating: UInt8(ascii: "a"), count: (1 << 20) + 1))
+        text.append(Data("\nenroll index\n".utf8))
+        try text.write(to: script)
+        let run = try Self.shell("\"$TOUCHSTONE\" --memory '\(script.path)'")
+        #expect(run.status == 2)
+        #expect(run.output.contains("enrolled thumb"))
+        #expect(run.output.contains("past line 1: line 2 is longer than 1048576 bytes"))
+        #expect(!run.output.contains("enrolled index"))
+    }
+
+    @Test("output that cannot be written (a full disk): exit 2, and the reason on standard error")
+    func unwritableOutput() throws {
+        let run = try Self.shell("printf 'enroll thumb\\nstatus\\n' | \"$TOUCHSTONE\" --memory > /dev/full")
+        #expect(run.status == 2)
+        #expect(run.output.contains("cannot write the output"))
+    }
+
+    @Test("a lone carriage return ends a line (the expect after it runs); CRLF counts as one line end")
+    func carriageReturns() throws {
+        let alone = try Self.shell("printf 'enroll thumb\\rexpect error bogus' | \"$TOUCHSTONE\" --memory")
+        #expect(alone.status == 1)
+        #expect(alone.output.contains("<stdin>:2: expect error bogus failed"))
+        let windows = try Self.shell("printf 'enroll thumb\\r\\nenroll thumb\\r\\nexpect ok\\r\\n' | \"$TOUCHSTONE\" --memory")
+        #expect(windows.status == 1)
+        #expect(windows.output.contains("<stdin>:3: expect ok failed"))
+    }
+}

@@ -172,6 +172,20 @@ struct CompositionTests {
         try rig.device.setPasscode(String(repeating: "7", count: 512))
         #expect(try rig.device.enterPasscode(String(repeating: "7", count: 512)) == .accepted)
     }
+
+    @Test("a passcode with a control character is refused and the passcode set before stays; spaces and letters are fine")
+    func passcodeControlCharacters() throws {
+        let rig = try TestDevice()
+        try rig.device.setPasscode("1234")
+        for passcode in ["12\u{0}34", "ab\u{1}cd", "a\u{1B}[2Jb", "12\u{7F}", "line\nbreak", "c1\u{85}"] {
+            #expect(throws: UsageError.invalidPasscode(reason: "it contains a control character")) {
+                try rig.device.setPasscode(passcode)
+            }
+        }
+        #expect(try rig.device.enterPasscode("1234") == .accepted)
+        try rig.device.setPasscode("correct horse ünïcode")
+        #expect(try rig.device.enterPasscode("correct horse ünïcode") == .accepted)
+    }
 }
 
 /// A second plugin claiming `storage.memory`, to prove ids are unique.

@@ -51,13 +51,19 @@ extension Device {
     /// response (`PAM_MAX_RESP_SIZE`), so a passcode set here could also be typed there (our rule).
     public static let maximumPasscodeBytes = 512
 
-    /// Sets (or changes) the device passcode. Only a salted slow hash is stored. Clears the
-    /// passcode failure count and delays.
+    /// Sets (or changes) the device passcode: 1 to ``maximumPasscodeBytes`` UTF-8 bytes without
+    /// control characters. Only a salted slow hash is stored. Clears the passcode failure
+    /// count and delays.
     public func setPasscode(_ passcode: String) throws {
         try requirePasscodeKeptHere()
         guard !passcode.isEmpty else { throw UsageError.invalidPasscode(reason: "it is empty") }
         guard passcode.utf8.count <= Self.maximumPasscodeBytes else {
             throw UsageError.invalidPasscode(reason: "it is longer than \(Self.maximumPasscodeBytes) bytes")
+        }
+        // Nothing a keypad or a terminal could type, and nothing that would reach a terminal
+        // from a script's echo or a store's dump.
+        guard !passcode.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw UsageError.invalidPasscode(reason: "it contains a control character")
         }
         let verifier = try passcodeFactor.makeVerifier(for: passcode, random: random)
         try update { state, counters in

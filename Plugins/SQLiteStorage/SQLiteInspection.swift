@@ -279,6 +279,17 @@ extension SQLiteStorage: StorageMaintenance {
             }
             let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
             problems += connection.integrityProblems(full: true).prefix(20)
+            // The size check that opening makes: bytes past the last page are damage too.
+            if case let .integer(count)? = connection.rows("PRAGMA page_count").rows.first?.first,
+               case let .integer(size)? = connection.rows("PRAGMA page_size").rows.first?.first {
+                do {
+                    try SQLiteStorage.checkFileSize(path: path, pageCount: count, pageSize: size)
+                } catch let StorageError.corruptStore(_, reason) {
+                    problems.append(reason + ": opening refuses the store. --export-store copies its intact records to a new store")
+                } catch {
+                    problems.append("\(error)")
+                }
+            }
             let tables = connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'records'")
             if tables.error == nil, tables.rows.isEmpty {
                 problems.append("the Touchstone schema is missing its records table: nothing can be salvaged from it")

@@ -374,7 +374,7 @@ public final class SQLiteStorage: StorageBackend {
     /// pages mean the file is not (or no longer) the store that was written. The size comes
     /// from `stat` and the page size from SQLite: the database file is never opened outside
     /// SQLite, because closing any descriptor of it would drop the process's POSIX locks.
-    private static func checkFileSize(path: String, pageCount: Int64?, pageSize: Int64?) throws {
+    static func checkFileSize(path: String, pageCount: Int64?, pageSize: Int64?) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { return }
         let size = Int64(info.st_size)

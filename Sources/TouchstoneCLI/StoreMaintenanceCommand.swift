@@ -26,7 +26,7 @@ enum StoreMaintenanceCommand {
             let report = type.check(options: options)
             if report.isMissing {
                 print("store \(report.location): there is no store at this path (nothing to check). "
-                    + "Name the store with the same --config (or --storage) the device uses.")
+                    + "Give the same --config the device uses.")
                 status = 1
             } else if report.isSound {
                 print("store \(report.location): sound (\(report.intactRecords) records intact)")

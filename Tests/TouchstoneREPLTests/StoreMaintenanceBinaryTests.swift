@@ -64,4 +64,28 @@ struct StoreMaintenanceBinaryTests {
         #expect(try Data(contentsOf: store) == damaged, "the damaged store was written")
         #expect(!FileManager.default.fileExists(atPath: store.path + "-wal"))
     }
+
+    @Test("bytes appended past the last page: opening refuses the store, and --check-store calls it damaged too")
+    func trailingBytesAreDamage() throws {
+        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("device.sqlite")
+        let config = try writeConfig(directory, store: store)
+        let setup = try Binary.run(binary, ["--config", config.path], input: "enroll thumb\n")
+        #expect(setup.status == 0, "\(setup.output)")
+
+        let handle = try FileHandle(forUpdating: store)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0, count: 100))
+        try handle.close()
+        let damaged = try Data(contentsOf: store)
+
+        let refused = try Binary.run(binary, ["--config", config.path], input: "status\n")
+        #expect(refused.status == 1, "\(refused.output)")
+        let check = try Binary.run(binary, ["--config", config.path, "--check-store"])
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.contains("DAMAGED") && check.output.contains("does not match its"), "\(check.output)")
+        #expect(try Data(contentsOf: store) == damaged, "the damaged store was written")
+    }
 }

@@ -80,6 +80,18 @@ struct CompositionTests {
         #expect(throws: ConfigurationError.self) {
             try Composition.load(from: URL(fileURLWithPath: "/nonexistent/touchstone.json"))
         }
+        // The wrong kind of value: where, in JSON's terms, and what was expected.
+        let wrongKinds: [(String, String)] = [
+            ("[1, 2]", "the top level: expected an object ({ ... })"),
+            (#"{"policies": [1]}"#, "'policies[0]': expected an object ({ ... })"),
+            (#"{"app": 5}"#, "'app': expected a string"),
+            (#"{"keychainAccessGroups": "group"}"#, "'keychainAccessGroups': expected an array ([ ... ])"),
+        ]
+        for (text, reason) in wrongKinds {
+            #expect(throws: ConfigurationError.unreadableConfiguration(path: "x.json", reason: reason)) {
+                try Composition.parse(Data(text.utf8), path: "x.json")
+            }
+        }
     }
 
     @Test("a configuration path that is missing or a directory says so in words")

@@ -115,15 +115,43 @@ public struct Composition: Sendable, Equatable {
         } catch let error as ConfigurationError {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: error.description)
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw ConfigurationError.unreadableConfiguration(path: path, reason: "'\(key)': \(context.debugDescription)")
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(place(context.codingPath)): \(context.debugDescription)")
         } catch let DecodingError.dataCorrupted(context) {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: "not valid JSON (\(context.debugDescription))")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw ConfigurationError.unreadableConfiguration(path: path, reason: "'\(key)': \(context.debugDescription)")
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(place(context.codingPath)): expected \(jsonKind(type))")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(place(context.codingPath)): expected \(jsonKind(type)), found null")
         } catch {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Where in the file a decoding error is, as JSON names it: `'policies[0].id'`, or the top
+    /// level.
+    private static func place(_ codingPath: [any CodingKey]) -> String {
+        guard !codingPath.isEmpty else { return "the top level" }
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue, key.stringValue == "Index \(index)" {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        return "'\(text)'"
+    }
+
+    /// The kind of JSON value a Swift type decodes from, in words.
+    private static func jsonKind(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Dictionary") { return "an object ({ ... })" }
+        if name.hasPrefix("Array") { return "an array ([ ... ])" }
+        switch name {
+        case "String": return "a string"
+        case "Bool": return "true or false"
+        case "Int", "Int64", "Int32", "UInt", "UInt64", "UInt32", "Double", "Float": return "a number"
+        default: return "a value of type \(name)"
         }
     }
 

@@ -653,11 +653,12 @@ public final class EncryptedFileStorage: StorageBackend {
             }
             throw StorageError.ioFailure(reason: "cannot stat key file '\(keyPath)': \(lastError)")
         }
+        try requireRegularFile(info, path: keyPath)
         guard info.st_mode & 0o077 == 0 else {
             throw StorageError.ioFailure(reason: "key file '\(keyPath)' may be read by other users; run chmod 600 on it")
         }
         guard let file = try readFile(keyPath), file.bytes.count == 32 else {
-            throw StorageError.corruptStore(path: keyPath, reason: "a key file holds exactly 32 bytes")
+            throw StorageError.ioFailure(reason: "key file '\(keyPath)' is not a key: a key file holds exactly 32 bytes (the store was left untouched; give the key file that goes with it)")
         }
         return SymmetricKey(data: file.bytes)
     }

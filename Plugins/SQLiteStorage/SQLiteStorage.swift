@@ -88,6 +88,7 @@ public final class SQLiteStorage: StorageBackend {
         let (seconds, attoseconds) = busyTimeout.components
         let timeout = Double(seconds) + Double(attoseconds) / 1e18
         queue = try Self.mapping(path) {
+            try Self.requireRegularFile(path)
             try Self.createIfMissing(path: path, synchronous: synchronous, timeout: timeout)
             try Self.checkFileSize(path: path, pageCount: nil, pageSize: nil)
             if Self.wasLeftOpen(path) {
@@ -339,6 +340,17 @@ public final class SQLiteStorage: StorageBackend {
 
     /// Builds a new store beside `path` and links it into place (never replacing a file that
     /// appeared meanwhile, e.g. created by another process).
+    /// A path that names something other than a plain file (a device such as `/dev/null`, a
+    /// pipe, a directory) is refused as such, not read as an empty or damaged store. A link to
+    /// a plain file is followed.
+    private static func requireRegularFile(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }  // missing: created next
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError.ioFailure(reason: "'\(path)' is not a regular file (a device, pipe or directory); give storage.sqlite the path of a store file")
+        }
+    }
+
     private static func createIfMissing(path: String, synchronous: Synchronous, timeout: Double) throws {
         guard !FileManager.default.fileExists(atPath: path) else { return }
         let url = URL(fileURLWithPath: path)

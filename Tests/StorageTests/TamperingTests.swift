@@ -3,6 +3,7 @@ import Testing
 import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
+import SQLiteStorage
 
 /// Tampering: flipped, cut and added bytes in either file store are a clear error (or, for
 /// SQLite bytes that hold nothing, the same data), never a crash, and the file is untouched.
@@ -196,7 +197,7 @@ struct TamperingTests {
     }
 
     @Test("encrypted file: a FIFO, a device or a directory as the store or key file is refused at once",
-          arguments: ["fifo-store", "device-store", "directory-store", "fifo-key"])
+          arguments: ["fifo-store", "device-store", "directory-store", "fifo-key", "directory-key"])
     func encryptedNonRegularFiles(_ case: String) throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
@@ -207,8 +208,13 @@ struct TamperingTests {
         case "device-store": path = "/dev/urandom"
         case "directory-store": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         default:
-            keyPath = directory.appendingPathComponent("fifo.key").path
-            #expect(mkfifo(keyPath, 0o600) == 0)
+            keyPath = directory.appendingPathComponent("other.key").path
+            if `case` == "fifo-key" {
+                #expect(mkfifo(keyPath, 0o600) == 0)
+            } else {
+                // A directory's usual mode (0755) is not what is wrong with it.
+                try FileManager.default.createDirectory(atPath: keyPath, withIntermediateDirectories: false)
+            }
             // An existing store makes the key file be read, not created.
             try Self.encrypted(path, key: directory.appendingPathComponent("real.key").path)
                 .commit([.put(Record(key: RecordKey("a", "b"), value: Data()))])
@@ -222,9 +228,31 @@ struct TamperingTests {
             return reason.contains("is not a regular file")
         }
         #expect(ContinuousClock.now - start < .seconds(5), "refused, not read")
-        if `case` != "fifo-key" {
+        if !`case`.hasSuffix("-key") {
             #expect(FileManager.default.fileExists(atPath: path + ".lock") == lockExisted, "no lock file made beside it")
         }
+    }
+
+    @Test("SQLite: a device, a FIFO or a directory as the store is refused as such, not read as an empty store",
+          arguments: ["device", "fifo", "directory"])
+    func sqliteNonRegularFiles(_ case: String) throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        var path = directory.appendingPathComponent("device.sqlite").path
+        switch `case` {
+        case "device": path = "/dev/null"
+        case "fifo": #expect(mkfifo(path, 0o600) == 0)
+        default: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        let start = ContinuousClock.now
+        #expect {
+            _ = try SQLiteStorage(path: path)
+        } throws: { error in
+            guard case let StorageError.ioFailure(reason) = error else { return false }
+            return reason.contains("is not a regular file")
+        }
+        #expect(ContinuousClock.now - start < .seconds(5), "refused, not read")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     /// An encrypted-file store at `path` keyed by the file `key`, through the registry.

@@ -39,6 +39,11 @@ enum StoreMaintenanceCommand {
                 status = 1
             }
         }
+        if destination != nil, let path = options.string("path"), !FileManager.default.fileExists(atPath: path) {
+            // (The check, when asked for, has said so already.)
+            if !check { printError("there is no store at '\(path)' (nothing to export). Give the same --config the device uses.") }
+            return 1
+        }
         if let destination {
             do {
                 let report = try type.export(options: options, to: destination)

@@ -65,6 +65,19 @@ struct StoreMaintenanceBinaryTests {
         #expect(!FileManager.default.fileExists(atPath: store.path + "-wal"))
     }
 
+    @Test("--export-store with no store at the path says so, not that a store is corrupt, and creates nothing")
+    func exportWithoutAStore() throws {
+        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = try writeConfig(directory, store: directory.appendingPathComponent("absent.sqlite"))
+        let destination = directory.appendingPathComponent("out.sqlite")
+        let export = try Binary.run(binary, ["--config", config.path, "--export-store", destination.path])
+        #expect(export.status == 1, "\(export.output)")
+        #expect(export.output.contains("there is no store at") && !export.output.contains("corrupt"), "\(export.output)")
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test("bytes appended past the last page: opening refuses the store, and --check-store calls it damaged too")
     func trailingBytesAreDamage() throws {
         let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")

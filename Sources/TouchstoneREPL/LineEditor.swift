@@ -295,7 +295,7 @@ public final class LineEditor {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw HistoryError(path: path, reason: "cannot create \(directory.path): \(error.localizedDescription)")
+            throw HistoryError(path: path, reason: "cannot create \(directory.path): \(Self.describeDirectoryFailure(directory, error))")
         }
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(0o600))
@@ -322,11 +322,29 @@ public final class LineEditor {
         }
     }
 
-    /// Loads the history file if it exists; an unreadable file is ignored.
+    /// Loads the history file if it exists; an unreadable file is ignored, and so is anything
+    /// but a plain file (reading a FIFO would wait forever before the first prompt).
     private func loadHistory() {
-        guard let history, let historyFile,
-              FileManager.default.fileExists(atPath: historyFile.path) else { return }
+        guard let history, let historyFile else { return }
+        var status = stat()
+        guard stat(historyFile.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
         _ = ts_history_load(history, historyFile.path)
+    }
+
+    /// Why `directory` could not be created, in words: Foundation's own message on Linux can
+    /// be a bare "NSCocoaErrorDomain error 512".
+    private static func describeDirectoryFailure(_ directory: URL, _ error: any Error) -> String {
+        var ancestor = directory
+        while ancestor.path != "/" {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: ancestor.path, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue { return "\(ancestor.path) is a file, not a directory" }
+                if !FileManager.default.isWritableFile(atPath: ancestor.path) { return "\(ancestor.path) is not writable" }
+                break
+            }
+            ancestor = ancestor.deletingLastPathComponent()
+        }
+        return error.localizedDescription
     }
 
     // MARK: - libedit set-up and callbacks

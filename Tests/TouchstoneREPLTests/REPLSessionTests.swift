@@ -218,6 +218,11 @@ import TouchstoneBuiltins
         }
         #expect(try repl.device.enrolledNames().isEmpty)
         #expect(await repl.execute("enroll Daumen-links").ok)
+        // A megabyte name is refused with its first 80 characters shown, not all of it.
+        let long = await repl.execute("enroll " + String(repeating: "x", count: 1 << 20))
+        #expect(long.error?.name == "invalidIdentityName", "\(long.text.prefix(200))")
+        #expect(long.text.contains("\"" + String(repeating: "x", count: 80) + "\"…"), "\(long.text.prefix(200))")
+        #expect(long.text.utf8.count < 400, "\(long.text.prefix(200))")
     }
 
     @Test("an error that echoes input never passes its control characters to the terminal")

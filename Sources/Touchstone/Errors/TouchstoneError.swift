@@ -76,10 +76,15 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `name` in double quotes, with every control, format or unassigned character written as
     /// `\u{…}`: a refused name may hold the characters it is refused for, and a message must
-    /// not pass them to the terminal.
+    /// not pass them to the terminal. A name longer than ``shownNameCharacters`` is cut there
+    /// and marked `…` (a refused name can be megabytes long).
     static func escaped(_ name: String) -> String {
-        "\"" + escapingUnprintable(name) + "\""
+        guard name.count > shownNameCharacters else { return "\"" + escapingUnprintable(name) + "\"" }
+        return "\"" + escapingUnprintable(String(name.prefix(shownNameCharacters))) + "\"…"
     }
+
+    /// The most characters of a name a message shows.
+    static let shownNameCharacters = 80
 
     /// `text` with every character ``isUnprintable(_:)`` finds written as `\u{…}`, except the
     /// line feeds and tabs listed in `keeping`: what a message that echoes input may pass to a

@@ -33,7 +33,8 @@ extension CommandTable {
                     Format.passcode(passcode).replacingPrefix("passcode:", with: "passcode status:"),
                     "clock: \(device.clock.now) (\(clockKind))",
                     "app: \(session.authenticator.appID)",
-                    "storage: \(device.storage.location) (\(composition.storage.id))",
+                    // A path may hold a new line: one line each, always.
+                    "storage: \(UsageError.escapingUnprintable(device.storage.location)) (\(composition.storage.id))",
                 ], result: [
                     ("biometryType", .string(device.biometryType.description)),
                     ("sensor", .optional(composition.sensor?.id)),

@@ -225,6 +225,21 @@ import TouchstoneBuiltins
         #expect(long.text.utf8.count < 400, "\(long.text.prefix(200))")
     }
 
+    @Test("`device` shows a storage path with a new line in it escaped, on its one line")
+    func storagePathWithNewLine() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-nl-\(UUID().uuidString)\nsecond")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var composition = Composition()
+        composition.seed = 1
+        composition.storage = PluginSelection("storage.sqlite", options: ["path": directory.appendingPathComponent("d.sqlite").path])
+        let repl = try REPLSession(composition: composition)
+        let device = await repl.execute("device")
+        let lines = device.text.components(separatedBy: "\n")
+        let line = try #require(lines.first { $0.hasPrefix("storage: ") }, "\(device.text)")
+        #expect(line.contains("\\u{A}second/d.sqlite"), "\(line)")
+        #expect(!lines.contains { $0.hasPrefix("second") }, "\(device.text)")
+    }
+
     @Test("an error that echoes input never passes its control characters to the terminal")
     func errorsEscapeTheControlCharactersTheyEcho() async throws {
         let repl = try session()

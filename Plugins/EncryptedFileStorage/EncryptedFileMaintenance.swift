@@ -36,6 +36,12 @@ extension EncryptedFileStorage: StorageMaintenance {
         }
         let salvage = try salvage(path: path, source: source)
         let (records, repaired) = DeviceRecordPair.exportable(Array(salvage.records.values))
+        // A store is written by its first commit: with nothing to copy there would be none,
+        // only its lock file beside an export that says it was made.
+        guard !records.isEmpty else {
+            let why = (salvage.problems + repaired).first.map { ": \($0)" } ?? ""
+            throw StorageError.ioFailure(reason: "no record of '\(path)' could be read\(why); nothing was written to '\(destination)'")
+        }
         let target = try EncryptedFileStorage(path: destination, key: source)
         try target.commit(records.map { .put($0) })
         return StorageExportReport(destination: destination, copied: records.count, skipped: salvage.problems + repaired)

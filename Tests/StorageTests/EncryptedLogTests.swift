@@ -318,4 +318,27 @@ struct EncryptedLogTests {
         #expect(try store.bytes() == data, "the damaged store is untouched")
         #expect(throws: StorageError.self) { try EncryptedFileStorage.export(options: options, to: destination) }
     }
+
+    @Test("export of a store whose every transaction is damaged says nothing was written, and writes nothing")
+    func exportWithNothingIntact() throws {
+        let store = try prepare(writes: 2)
+        defer { removeTemporaryDirectory(store.directory) }
+        let options = try PluginOptions(["path": store.path, "key-file": store.keyPath], for: EncryptedFileStorage.descriptor)
+        var data = try store.bytes()
+        let frames = try store.frames()
+        data[frames[0].lowerBound + 20] ^= 0x10
+        try data.write(to: store.url)
+        #expect(EncryptedFileStorage.check(options: options).intactRecords == 0)
+
+        let destination = store.directory.appendingPathComponent("salvaged.store").path
+        #expect {
+            _ = try EncryptedFileStorage.export(options: options, to: destination)
+        } throws: { error in
+            guard case let StorageError.ioFailure(reason) = error else { return false }
+            return reason.contains("nothing was written")
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        #expect(!FileManager.default.fileExists(atPath: destination + ".lock"))
+        #expect(try store.bytes() == data, "the damaged store is untouched")
+    }
 }

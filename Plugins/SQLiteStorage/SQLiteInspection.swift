@@ -24,6 +24,9 @@ enum SQLiteInspection {
         /// transaction leaves (SQLite ignores them), or what a log cut inside its last frame
         /// leaves. The log cannot tell the two apart.
         var partialFrameBytes = 0
+        /// The log's header fails (or the log is shorter than one), so SQLite reads none of it:
+        /// the store is its main file as it stands.
+        var isIgnored = false
     }
 
     /// Checks the log's header and the checksum chain of its frames.
@@ -40,11 +43,11 @@ enum SQLiteInspection {
         let headerSize = 32
         let frameHeaderSize = 24
         guard bytes.count >= headerSize else {
-            return bytes.isEmpty ? report : WALReport(damage: "the write-ahead log is shorter than its header (\(bytes.count) bytes)")
+            return bytes.isEmpty ? report : WALReport(damage: "the write-ahead log is shorter than its header (\(bytes.count) bytes)", isIgnored: true)
         }
         let magic = word(bytes, 0)
         guard magic == 0x377F_0682 || magic == 0x377F_0683 else {
-            return WALReport(damage: "the write-ahead log's header is not SQLite's (bad magic number)")
+            return WALReport(damage: "the write-ahead log's header is not SQLite's (bad magic number)", isIgnored: true)
         }
         let bigEndian = magic & 1 == 1
         let pageSize = Int(word(bytes, 8))
@@ -54,8 +57,9 @@ enum SQLiteInspection {
         guard pageSizeIsValid, sum == (word(bytes, 24), word(bytes, 28)) else {
             // SQLite ignores a log whose header fails: every commit in it is lost.
             return bytes.count > headerSize
-                ? WALReport(damage: "the write-ahead log's header is damaged, so SQLite would ignore the \(bytes.count - headerSize) bytes of frames behind it")
-                : report
+                ? WALReport(damage: "the write-ahead log's header is damaged, so SQLite would ignore the \(bytes.count - headerSize) bytes of frames behind it",
+                            isIgnored: true)
+                : WALReport(isIgnored: true)
         }
         let frameSize = frameHeaderSize + pageSize
         let frameCount = (bytes.count - headerSize) / frameSize
@@ -149,10 +153,14 @@ enum SQLiteInspection {
         /// `sharedMemoryWritable`: a read-only connection then may rebuild that index (never the
         /// database or its log), which a killed writer can leave in a state a connection that
         /// cannot write it never gets a snapshot from (`SQLITE_PROTOCOL` after its retries).
-        init(path: String, sharedMemoryWritable: Bool = false) throws {
+        /// With `mainFileOnly`, the log and its index are not read at all (`immutable=1`): for
+        /// a store whose log SQLite ignores (``WALReport/isIgnored``). A read-only connection
+        /// would otherwise look for a snapshot in the index a killed writer left, which never
+        /// matches the ignored log: `SQLITE_PROTOCOL`, after seconds of retries.
+        init(path: String, sharedMemoryWritable: Bool = false, mainFileOnly: Bool = false) throws {
             self.path = path
             var info = stat()
-            let hasSharedMemory = stat(path + "-shm", &info) == 0
+            let hasSharedMemory = !mainFileOnly && stat(path + "-shm", &info) == 0
             let sharedMemory = sharedMemoryWritable ? "?mode=ro" : "?mode=ro&readonly_shm=1"
             let uri = "file:" + Self.percentEncoded(path) + (hasSharedMemory ? sharedMemory : "?mode=ro&immutable=1")
             let status = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
@@ -262,8 +270,12 @@ extension SQLiteStorage: StorageMaintenance {
         var problems: [String] = []
         do {
             var notes: [String] = []
-            if let wal = try SQLiteInspection.inspectWAL(at: path + "-wal") {
+            let wal = try SQLiteInspection.inspectWAL(at: path + "-wal")
+            if let wal {
                 if let damage = wal.damage { problems.append(damage) }
+                if wal.isIgnored, wal.damage != nil {
+                    notes.append("the records below are the main database file's, as SQLite reads the store while its log is ignored")
+                }
                 if wal.partialFrameBytes > 0 {
                     notes.append("the write-ahead log ends in \(wal.partialFrameBytes) bytes of an unfinished frame: SQLite ignores them. "
                         + "A writer stopped while writing a transaction leaves this (that transaction never committed); "
@@ -277,7 +289,7 @@ extension SQLiteStorage: StorageMaintenance {
                 problems.append("the header's write version (byte 18) is \(header[header.startIndex + 18]), which SQLite does not write: "
                     + "it opens the file read-only, so Touchstone refuses the store. --export-store copies its intact records to a new store")
             }
-            let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
+            let connection = try SQLiteInspection.ReadOnlyConnection(path: path, mainFileOnly: wal?.isIgnored ?? false)
             problems += connection.integrityProblems(full: true).prefix(20)
             // The size check that opening makes: bytes past the last page are damage too.
             if case let .integer(count)? = connection.rows("PRAGMA page_count").rows.first?.first,
@@ -312,13 +324,15 @@ extension SQLiteStorage: StorageMaintenance {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }
-        let connection = try SQLiteInspection.ReadOnlyConnection(path: path)
+        let wal = try SQLiteInspection.inspectWAL(at: path + "-wal")
+        let connection = try SQLiteInspection.ReadOnlyConnection(path: path, mainFileOnly: wal?.isIgnored ?? false)
         let (intact, damaged, error) = intactRecords(connection)
         let (records, repaired) = DeviceRecordPair.exportable(intact)
         let unread = error.map { ["the rest of the records could not be read: \($0)"] } ?? []
+        let log = wal?.damage.map { [$0 + ((wal?.isIgnored ?? false) ? "; the records copied are the main database file's" : "")] } ?? []
         let target = try SQLiteStorage(path: destination)
         try target.commit(records.map { .put($0) })
-        return StorageExportReport(destination: destination, copied: records.count, skipped: damaged + unread + repaired)
+        return StorageExportReport(destination: destination, copied: records.count, skipped: log + damaged + unread + repaired)
     }
 
     /// The records whose checksums hold, a line for each that does not, and the error that

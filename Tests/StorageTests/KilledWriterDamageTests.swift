@@ -85,6 +85,36 @@ struct KilledWriterDamageTests {
         #expect(try Self.fingerprints(directory) == before)
     }
 
+    @Test("a killed writer's log with a damaged header: check and export read the main file at once (SQLite ignores such a log) and write nothing")
+    func damagedLogHeaderBesideTheIndex() throws {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        try Self.killedWriterStore(directory)
+        let file = try #require(Backend.sqlite.file(in: directory))
+        let wal = URL(fileURLWithPath: file.path + "-wal")
+        #expect(FileManager.default.fileExists(atPath: file.path + "-shm"), "the killed writer left its index")
+        var bytes = try Data(contentsOf: wal)
+        bytes[0] ^= 0xFF
+        try bytes.write(to: wal)
+        let before = try Self.fingerprints(directory)
+
+        let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: Backend.sqlite.selection(in: directory)))
+        // (Reading through the index a read-only connection cannot use gave SQLITE_PROTOCOL after
+        // 10 s of retries per query, and no record.)
+        let report = type.check(options: options)
+        #expect(!report.isSound)
+        #expect(report.problems.contains { $0.contains("bad magic number") }, "\(report.problems)")
+        #expect(report.intactRecords > 0, "the main file's records: \(report.problems)")
+        #expect(!report.problems.contains { $0.contains("locking protocol") }, "\(report.problems)")
+
+        let destination = directory.appendingPathComponent("salvaged.sqlite").path
+        let exported = try type.export(options: options, to: destination)
+        #expect(exported.copied == report.intactRecords)
+        #expect(exported.skipped.contains { $0.contains("the records copied are the main database file's") }, "\(exported.skipped)")
+        #expect(try Self.fingerprints(directory).filter { !$0.key.hasPrefix("salvaged") } == before, "store, -wal and -shm untouched")
+    }
+
     @Test("a write-ahead log cut inside its last frame is noted by the store check, which cannot tell it from a killed writer's unfinished transaction")
     func logCutInsideItsLastFrameIsNoted() throws {
         try #require(ChildProcess.executable != nil)

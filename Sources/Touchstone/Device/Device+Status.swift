@@ -73,7 +73,7 @@ extension Device {
         guard let box = sensorBox else {
             return AuthenticationError(.biometryNotAvailable, message: "This device has no biometric sensor.")
         }
-        switch box.sensor.hardwareState(for: appID ?? "") {
+        switch box.hardwareState(for: appID ?? "") {
         case .present:
             break
         case .absent:

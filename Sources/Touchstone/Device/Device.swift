@@ -120,6 +120,18 @@ public final class Device: Sendable {
             attemptRules = biometryType.attemptRules
             isRemovable = sensor.isRemovable
         }
+
+        // The two sensor calls of every evaluation, made here, not inlined: on the box itself
+        // the sensor is used in place; through a box loaded by the caller it is copied out first
+        // (an outlined existential copy, a retain and a release; as ``Device/currentTime()``).
+
+        /// The sensor's ``BiometricSensor/hardwareState(for:)``.
+        @inline(never)
+        func hardwareState(for appID: String) -> HardwareState { sensor.hardwareState(for: appID) }
+
+        /// The sensor's ``BiometricSensor/immediateCapture(_:)``.
+        @inline(never)
+        func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? { try sensor.immediateCapture(prompt) }
     }
 
     /// The decoded device records and the bytes they were decoded from.

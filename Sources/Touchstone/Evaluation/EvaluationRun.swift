@@ -265,7 +265,7 @@ struct EvaluationRun {
                 next = nil
             } else {
                 prompt = try showPrompt(&scan)
-                guard let immediate = try scan.box.sensor.immediateCapture(prompt) else { return .capture(scan, prompt) }
+                guard let immediate = try scan.box.immediateCapture(prompt) else { return .capture(scan, prompt) }
                 reading = immediate
             }
             switch try handle(reading, on: prompt, in: &scan) {

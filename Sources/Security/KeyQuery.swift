@@ -27,6 +27,10 @@ struct KeyQuery {
     /// `kSecUseAuthenticationUIFail` (or `kSecUseNoAuthenticationUI`): the key's operations fail
     /// instead of prompting.
     let failsWithoutUI: Bool
+    /// `kSecAttrAccessGroup`, checked against the app's entitlements (see
+    /// ``requireEntitlement(of:)``); keys are not matched by it (our rule: every key is in the
+    /// app's own group, and a key made naming another group is found without naming it).
+    let accessGroup: KeychainAttributeValue?
 
     /// Whether `dictionary` names `kSecClassKey`.
     static func isKeyClass(_ dictionary: CFDictionary) -> Bool {
@@ -88,6 +92,21 @@ struct KeyQuery {
         } else {
             valueRef = nil
         }
+        switch dictionary[kSecAttrAccessGroup as String] {
+        case nil: accessGroup = nil
+        case let text as String: accessGroup = .string(text)
+        case let raw?:
+            guard let data = Self.data(raw) else { throw Invalid(reason: "kSecAttrAccessGroup must be a String") }
+            accessGroup = .data(data)
+        }
+    }
+
+    /// `errSecMissingEntitlement` (as ``KeychainQuery/MissingEntitlement``) when the query
+    /// names an access group `authenticator`'s composition does not entitle the app to, as for
+    /// keychain items (``Composition/keychainAccessGroups``).
+    func requireEntitlement(of authenticator: Authenticator) throws {
+        guard let accessGroup else { return }
+        try KeychainQuery.requireEntitlement([kSecAttrAccessGroup as String: accessGroup], of: authenticator)
     }
 
     /// Whether `key` (a stored public key) matches the query.
@@ -207,6 +226,7 @@ enum KeyItems {
             }
             if let publicKeyData {
                 let authenticator = try call.authenticator(context: query.context)
+                try query.requireEntitlement(of: authenticator)
                 let stored = try authenticator.keys.storePublicKey(publicKeyData, tag: query.tag, label: query.label)
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
                 if query.returnRef { result?.pointee = secKey } else if query.returnAttributes {
@@ -225,6 +245,7 @@ enum KeyItems {
             }
             guard case let .enclave(key, authenticator) = ref.material else { return errSecUnimplemented }
             call.use(authenticator)
+            try query.requireEntitlement(of: authenticator)
             let stored = try authenticator.keys.store(key, tag: query.tag, label: query.label,
                                                       applicationLabel: query.applicationLabel, accessControl: query.accessControl)
             let secKey = SecKey(.enclave(stored, authenticator), context: ref.context, prompt: ref.prompt)
@@ -246,6 +267,7 @@ enum KeyItems {
         KeychainCall.run { call in
             let query = try KeyQuery(try KeyQuery.normalize(query))
             let authenticator = try call.authenticator(context: query.context)
+            try query.requireEntitlement(of: authenticator)
             var found: [(SecKey, StoredPublicKey?)] = try authenticator.keys.keys().filter(query.matches).map { key in
                 (SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI), nil)
             }
@@ -277,6 +299,7 @@ enum KeyItems {
         KeychainCall.run { call in
             let query = try KeyQuery(try KeyQuery.normalize(query))
             let authenticator = try call.authenticator(context: query.context)
+            try query.requireEntitlement(of: authenticator)
             var found = try authenticator.keys.keys(includingInvalidated: true).filter(query.matches)
             var publicKeys = try authenticator.keys.publicKeys().filter(query.matches)
             if let ref = query.valueRef {

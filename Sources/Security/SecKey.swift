@@ -126,6 +126,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         }
         let query = try KeyQuery(attributes)
         let authenticator = try call.authenticator(query.context)
+        try query.requireEntitlement(of: authenticator)
         let access = try query.accessControl ?? AccessControl(.whenUnlocked, flags: .privateKeyUsage)
         let key = try authenticator.keys.create(accessControl: access, tag: query.tag, label: query.label,
                                                 permanent: query.isPermanent ?? false, software: software)
@@ -400,6 +401,8 @@ struct SecKeyCall {
             return osStatusError(KeychainError(storage).osStatus, storage.description)
         case let invalid as KeyQuery.Invalid:
             return osStatusError(errSecParam, invalid.reason)
+        case is KeychainQuery.MissingEntitlement:
+            return osStatusError(errSecMissingEntitlement, securityErrorMessage(errSecMissingEntitlement))
         case let mistake as SimulationError:
             LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
             return laError(-4, "Touchstone scripting mistake: \(mistake.description)")

@@ -52,6 +52,39 @@ struct AccessGroupEntitlementTests {
         }
     }
 
+    /// Creates a Secure Enclave key tagged `tag` in `group`, finds it, deletes it: the statuses,
+    /// and the creation's error code (0 when it made a key).
+    func keyCalls(_ sim: TestDevice, group: String, tag: String) -> (created: Int, found: OSStatus, deleted: OSStatus) {
+        LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+            let attributes = [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
+                              kSecAttrTokenID: kSecAttrTokenIDSecureEnclave, kSecAttrAccessGroup: group,
+                              kSecPrivateKeyAttrs: [kSecAttrIsPermanent: true, kSecAttrApplicationTag: Data(tag.utf8)] as CFDictionary,
+            ] as [CFString: Any] as CFDictionary
+            var error: Unmanaged<CFError>?
+            let key = SecKeyCreateRandomKey(attributes, &error)
+            let created = key == nil ? (error?.takeRetainedValue() as? NSError)?.code ?? -1 : 0
+            let query = [kSecClass: kSecClassKey, kSecAttrApplicationTag: Data(tag.utf8), kSecAttrAccessGroup: group,
+                         kSecReturnRef: true] as [CFString: Any]
+            var result: CFTypeRef?
+            let found = SecItemCopyMatching(query as CFDictionary, &result)
+            var deletion = query
+            deletion[kSecReturnRef] = nil
+            return (created, found, SecItemDelete(deletion as CFDictionary))
+        }
+    }
+
+    @Test("keys too: creating, finding or deleting a key in a group the app is not entitled to is errSecMissingEntitlement")
+    func keysAreCheckedToo() throws {
+        let sim = try device(entitledTo: [Self.shared])
+        let refused = keyCalls(sim, group: "XYZ.com.other.app", tag: "k1")
+        #expect(refused.created == Int(errSecMissingEntitlement))
+        #expect(refused.found == errSecMissingEntitlement && refused.deleted == errSecMissingEntitlement)
+        let entitled = keyCalls(sim, group: Self.shared, tag: "k2")
+        #expect(entitled.created == 0 && entitled.found == errSecSuccess && entitled.deleted == errSecSuccess)
+        let open = keyCalls(try device(entitledTo: nil), group: "XYZ.com.other.app", tag: "k3")
+        #expect(open.created == 0 && open.found == errSecSuccess && open.deleted == errSecSuccess, "no list: every group")
+    }
+
     @Test("without a list (the default) every group works")
     func everyGroupByDefault() throws {
         let sim = try device(entitledTo: nil)

@@ -1,16 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TouchstoneREPL
 
 /// The history file is the user's, in their state directory: whatever is found there, the
 /// editor neither hangs on it nor reports a failure to save it in Foundation's codes.
 @Suite("Line editor history files")
 struct LineEditorHistoryTests {
-    static func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-history-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
+    static func scratch() throws -> URL { try makeScratchDirectory("touchstone-history") }
 
     @Test("a FIFO where the history file should be is not read (reading it would wait for a writer forever)")
     func fifoHistoryIsSkipped() throws {

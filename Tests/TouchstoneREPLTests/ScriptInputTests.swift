@@ -1,15 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A script that cannot be read to its end, or whose output cannot be written, must not pass
 /// for a script that ran: CI would take a run that read nothing for a green one.
 @Suite("Script input and output failures")
 struct ScriptInputTests {
-    static func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-script-input-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
+    static func scratch() throws -> URL { try makeScratchDirectory("touchstone-script-input") }
 
     /// Runs `command` in `/bin/sh` with `$TOUCHSTONE` set to the built binary.
     static func shell(_ command: String) throws -> Binary.Run {

@@ -1,16 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The built `touchstone` executable facing a damaged store (issue 8 §3): it refuses to open the
 /// device with the next steps (not a usage error), `--check-store` reports the damage, and
 /// `--export-store` salvages the intact records; the damaged file is never written.
 @Suite("A damaged store from the command line", .serialized)
 struct StoreMaintenanceBinaryTests {
-    private func makeDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-maint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
+    private func makeDirectory() throws -> URL { try makeScratchDirectory("touchstone-maint") }
 
     private func writeConfig(_ directory: URL, store: URL) throws -> URL {
         let config = directory.appendingPathComponent("device.json")
@@ -23,16 +20,21 @@ struct StoreMaintenanceBinaryTests {
         return config
     }
 
-    @Test("a damaged store: exit 1 with the next steps, check reports it, export salvages it, the file is unchanged")
-    func damagedStoreFromTheCommandLine() throws {
+    /// A device store, `device.sqlite` in a new directory, after the binary ran `input` on it.
+    private func deviceStore(after input: String) throws -> (binary: URL, directory: URL, store: URL, config: URL) {
         let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
         let directory = try makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("device.sqlite")
         let config = try writeConfig(directory, store: store)
-
-        let setup = try Binary.run(binary, ["--config", config.path], input: "passcode set 1234\nenroll thumb\nkeychain add svc acct secret\n")
+        let setup = try Binary.run(binary, ["--config", config.path], input: input)
         #expect(setup.status == 0, "\(setup.output)")
+        return (binary, directory, store, config)
+    }
+
+    @Test("a damaged store: exit 1 with the next steps, check reports it, export salvages it, the file is unchanged")
+    func damagedStoreFromTheCommandLine() throws {
+        let (binary, directory, store, config) = try deviceStore(after: "passcode set 1234\nenroll thumb\nkeychain add svc acct secret\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
 
         // A clean store opens and --check-store calls it sound.
         let sound = try Binary.run(binary, ["--config", config.path, "--check-store"])
@@ -80,13 +82,8 @@ struct StoreMaintenanceBinaryTests {
 
     @Test("bytes appended past the last page: opening refuses the store, and --check-store calls it damaged too")
     func trailingBytesAreDamage() throws {
-        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
-        let directory = try makeDirectory()
+        let (binary, directory, store, config) = try deviceStore(after: "enroll thumb\n")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = directory.appendingPathComponent("device.sqlite")
-        let config = try writeConfig(directory, store: store)
-        let setup = try Binary.run(binary, ["--config", config.path], input: "enroll thumb\n")
-        #expect(setup.status == 0, "\(setup.output)")
 
         let handle = try FileHandle(forUpdating: store)
         try handle.seekToEnd()

@@ -68,6 +68,10 @@ extension CommandTable {
 
     private static func keyCreate(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
+        // One word, as `key sign`, `key list` and the other commands take it back.
+        guard UsageError.isPlainWord(name, maxBytes: 255) else {
+            throw arguments.usageError("a key's name is one word of 1 to 255 bytes, without spaces or control characters: \(UsageError.escaped(name))")
+        }
         let software = arguments.words.dropFirst(2).contains("software")
         let (flags, accessibility) = try protection(arguments, from: 2, flags: software ? [] : [.privateKeyUsage],
                                                     accessibility: .whenUnlockedThisDeviceOnly, skipping: ["software"])

@@ -225,6 +225,17 @@ import TouchstoneBuiltins
         #expect(long.text.utf8.count < 400, "\(long.text.prefix(200))")
     }
 
+    @Test("a key's name is one word: an empty name or one with a space is refused and no key is made")
+    func keyNamesAreOneWord() async throws {
+        let repl = try session()
+        for line in [#"key create """#, #"key create "a b""#, "key create 'tab\there'"] {
+            let record = await repl.execute(line)
+            #expect(record.error?.name == "usage", "\(record.text)")
+        }
+        #expect(try repl.authenticator.keys.keys(includingInvalidated: true).isEmpty)
+        #expect(await repl.execute("key create signing-key").ok)
+    }
+
     @Test("`device` shows a storage path with a new line in it escaped, on its one line")
     func storagePathWithNewLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-nl-\(UUID().uuidString)\nsecond")

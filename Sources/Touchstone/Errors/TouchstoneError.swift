@@ -78,7 +78,7 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `\u{…}`: a refused name may hold the characters it is refused for, and a message must
     /// not pass them to the terminal. A name longer than ``shownNameCharacters`` is cut there
     /// and marked `…` (a refused name can be megabytes long).
-    static func escaped(_ name: String) -> String {
+    package static func escaped(_ name: String) -> String {
         guard name.count > shownNameCharacters else { return "\"" + escapingUnprintable(name) + "\"" }
         return "\"" + escapingUnprintable(String(name.prefix(shownNameCharacters))) + "\"…"
     }
@@ -110,7 +110,7 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `text` can be one word of a script and a name in a message: 1 to `maxBytes` UTF-8
     /// bytes, no whitespace and nothing ``isUnprintable(_:)`` finds (identity names, app ids).
-    static func isPlainWord(_ text: String, maxBytes: Int) -> Bool {
+    package static func isPlainWord(_ text: String, maxBytes: Int) -> Bool {
         !text.isEmpty && text.utf8.count <= maxBytes && !text.contains(where: \.isWhitespace)
             && !text.unicodeScalars.contains(where: isUnprintable)
     }

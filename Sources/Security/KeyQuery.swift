@@ -109,6 +109,15 @@ struct KeyQuery {
         try KeychainQuery.requireEntitlement([kSecAttrAccessGroup as String: accessGroup], of: authenticator)
     }
 
+    /// The stored keys the query selects: those that match it, and with `kSecValueRef` only
+    /// that key (a private key, or a stored public key with its bytes).
+    func selected(_ keys: [EnclaveKey], _ publicKeys: [StoredPublicKey]) -> ([EnclaveKey], [StoredPublicKey]) {
+        let keys = keys.filter(matches), publicKeys = publicKeys.filter(matches)
+        guard let ref = valueRef else { return (keys, publicKeys) }
+        return (keys.filter { $0 == ref.touchstoneKey },
+                ref.isPrivate ? [] : publicKeys.filter { $0.publicKeyData == ref.publicKeyData })
+    }
+
     /// Whether `key` (a stored public key) matches the query.
     func matches(_ key: StoredPublicKey) -> Bool {
         (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)
@@ -257,8 +266,8 @@ enum KeyItems {
     }
 
     /// `SecItemCopyMatching` of keys: the stored Secure Enclave private keys, then the stored
-    /// public keys, matching tag, label, application label, class and type; invalidated keys are
-    /// not found. `kSecReturnRef` gives `SecKey`s (carrying the query's
+    /// public keys, matching tag, label, application label, class and type (with `kSecValueRef`,
+    /// only that key); invalidated keys are not found. `kSecReturnRef` gives `SecKey`s (carrying the query's
     /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` for their prompts),
     /// `kSecReturnAttributes` dictionaries (with `kSecValueRef` when both are asked for),
     /// `kSecReturnData` a public key's X9.63 bytes. `kSecReturnData` alone for a Secure Enclave
@@ -268,10 +277,11 @@ enum KeyItems {
             let query = try KeyQuery(try KeyQuery.normalize(query))
             let authenticator = try call.authenticator(context: query.context)
             try query.requireEntitlement(of: authenticator)
-            var found: [(SecKey, StoredPublicKey?)] = try authenticator.keys.keys().filter(query.matches).map { key in
+            let (keys, publicKeys) = try query.selected(authenticator.keys.keys(), authenticator.keys.publicKeys())
+            var found: [(SecKey, StoredPublicKey?)] = keys.map { key in
                 (SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI), nil)
             }
-            found += try authenticator.keys.publicKeys().filter(query.matches).map { (SecKey(.publicKey($0.publicKeyData)), $0) }
+            found += publicKeys.map { (SecKey(.publicKey($0.publicKeyData)), $0) }
             guard !found.isEmpty else { return errSecItemNotFound }
             let onlyData = query.returnData && !query.returnRef && !query.returnAttributes
             if !query.limitAll { found = [found[0]] }
@@ -300,12 +310,7 @@ enum KeyItems {
             let query = try KeyQuery(try KeyQuery.normalize(query))
             let authenticator = try call.authenticator(context: query.context)
             try query.requireEntitlement(of: authenticator)
-            var found = try authenticator.keys.keys(includingInvalidated: true).filter(query.matches)
-            var publicKeys = try authenticator.keys.publicKeys().filter(query.matches)
-            if let ref = query.valueRef {
-                found = found.filter { $0 == ref.touchstoneKey }
-                publicKeys = ref.isPrivate ? [] : publicKeys.filter { $0.publicKeyData == ref.publicKeyData }
-            }
+            let (found, publicKeys) = try query.selected(authenticator.keys.keys(includingInvalidated: true), authenticator.keys.publicKeys())
             guard !found.isEmpty || !publicKeys.isEmpty else { return errSecItemNotFound }
             for key in found { try authenticator.keys.delete(key) }
             for key in publicKeys { try authenticator.keys.deletePublicKey(key) }

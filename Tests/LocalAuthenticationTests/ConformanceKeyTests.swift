@@ -16,9 +16,10 @@ struct ConformanceKeyTests {
     /// Makes a permanent SE key with `flags`; nil and the error on failure.
     static func makeKey(_ flags: SecAccessControlCreateFlags = [.privateKeyUsage, .biometryCurrentSet],
                         accessible: CFString = kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
-                        permanent: Bool = true, context: LAContext? = nil) -> (SecKey?, NSError?) {
+                        permanent: Bool = true, context: LAContext? = nil, tag keyTag: String? = nil) -> (SecKey?, NSError?) {
         let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault, accessible, flags, nil)!
-        var privateAttributes: [String: Any] = [kSecAttrIsPermanent as String: permanent, kSecAttrApplicationTag as String: tag,
+        var privateAttributes: [String: Any] = [kSecAttrIsPermanent as String: permanent,
+                                                kSecAttrApplicationTag as String: keyTag.map { Data($0.utf8) } ?? tag,
                                                 kSecAttrLabel as String: "Login key", kSecAttrAccessControl as String: access]
         if let context { privateAttributes[kSecUseAuthenticationContext as String] = context }
         let attributes: [String: Any] = [
@@ -355,6 +356,27 @@ struct ConformanceKeyTests {
         }
         #expect(lines == ["add 0 again -25299", "ref 0 true", "data 0 true", "attributes login.public 0 true",
                           "private by public label -25300", "bytes 0", "private bytes -50", "delete 0 -25300", "left 0 true"])
+    }
+
+    @Test("§10 SecItemCopyMatching with kSecValueRef returns that key's attributes, not the first stored key's (EllipticCurveKeyPair's Key.attributes())")
+    func copyMatchingByValueRef() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let lines = await sim.blocking { () -> [String] in
+            guard let first = Self.makeKey([.privateKeyUsage]).0, let second = Self.makeKey([.privateKeyUsage], tag: "com.example.second").0,
+                  let secondPublic = SecKeyCopyPublicKey(second) else { return ["no key"] }
+            let added = SecItemAdd([kSecClass as String: kSecClassKey, kSecAttrLabel as String: "second.public",
+                                    kSecValueRef as String: secondPublic] as CFDictionary, nil)
+            func label(of key: SecKey) -> String {
+                var result: CFTypeRef?
+                let status = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecValueRef as String: key,
+                                                  kSecReturnAttributes as String: true] as CFDictionary, &result)
+                let attributes = result as? [String: Any]
+                let tag = (attributes?[kSecAttrApplicationTag as String] as? Data).map { String(decoding: $0, as: UTF8.self) }
+                return "\(status) \(attributes?[kSecAttrKeyClass as String] as? String ?? "-") \(tag ?? attributes?[kSecAttrLabel as String] as? String ?? "-")"
+            }
+            return ["add \(added)", label(of: first), label(of: second), label(of: secondPublic)]
+        }
+        #expect(lines == ["add 0", "0 1 com.example.key", "0 1 com.example.second", "0 0 second.public"])
     }
 
     @Test("§10 ECIES: SecKeyCreateEncryptedData's bytes (ephemeral key || ciphertext || tag) open with the key after Touch ID")

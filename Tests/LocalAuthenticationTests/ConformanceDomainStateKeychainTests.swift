@@ -286,7 +286,7 @@ struct ConformanceDomainStateKeychainTests {
         #expect(statuses == [errSecInteractionNotAllowed, errSecItemNotFound])
     }
 
-    @Test("§9 kSecMatchLimitAll returns every matching item; attributes never need authentication")
+    @Test("§9 kSecMatchLimitAll returns every matching item, in the order they were added (as iOS does); attributes never need authentication")
     func matchAll() async throws {
         let sim = try TestDevice()
         let accounts = await sim.blocking { () -> [String] in
@@ -302,7 +302,44 @@ struct ConformanceDomainStateKeychainTests {
                                 &result)
             return ((result as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrAccount as String] as? String }
         }
-        #expect(accounts == ["a", "b", "c"])
+        #expect(accounts == ["b", "a", "c"])
+    }
+
+    @Test("the order of adds: a renamed or updated item keeps its place, a deleted one leaves it; the count lives in the store")
+    func insertionOrderSurvivesUpdates() async throws {
+        let sim = try TestDevice()
+        @Sendable func all() -> [String] {
+            var result: CFTypeRef?
+            SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecReturnAttributes as String: true,
+                                 kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary, &result)
+            return ((result as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrAccount as String] as? String }
+        }
+        let orders = await sim.blocking { () -> [[String]] in
+            func add(_ account: String) {
+                SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                            kSecAttrAccount as String: account, kSecValueData as String: Data(account.utf8)] as CFDictionary, nil)
+            }
+            for account in ["c", "a", "b"] { add(account) }
+            var orders = [all()]
+            let item = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"]
+            var renamed = item
+            renamed[kSecAttrAccount as String] = "a"
+            SecItemUpdate(renamed as CFDictionary, [kSecAttrAccount as String: "z", kSecValueData as String: Data("z".utf8)] as CFDictionary)
+            orders.append(all())
+            var deleted = item
+            deleted[kSecAttrAccount as String] = "c"
+            SecItemDelete(deleted as CFDictionary)
+            add("c")
+            orders.append(all())
+            return orders
+        }
+        #expect(orders == [["c", "a", "b"], ["c", "z", "b"], ["z", "b", "c"]])
+        let counted = try #require(try sim.device.storage.read(RecordKey(Keychain.orderNamespace, sim.authenticator.appID)))
+        #expect(String(decoding: counted.value, as: UTF8.self) == "4")
+        // A count that is not a number is damage: the add fails and writes nothing.
+        try sim.device.storage.transaction { $0.put(Record(key: counted.key, value: Data("four".utf8))) }
+        #expect(throws: KeychainError.self) { try sim.keychain.add("v", service: "s", account: "new") }
+        #expect(try sim.keychain.items(service: "s").map(\.account) == ["b", "c", "z"])
     }
 }
 #endif

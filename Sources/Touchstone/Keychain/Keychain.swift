@@ -56,6 +56,10 @@ public struct KeychainItemInfo: Sendable, Equatable, CustomStringConvertible {
     public var creationDate: Timestamp?
     /// When the item was last changed (device time); nil for items stored before dates were kept.
     public var modificationDate: Timestamp?
+    /// Where the item stands in the order items were added to this app's keychain (1 for the
+    /// first), the order `SecItemCopyMatching` returns them in, as iOS does; nil for items
+    /// stored before the order was kept. Renaming or updating an item keeps its place.
+    public var insertionOrder: UInt64? = nil
 
     /// `genericPassword api/alice whenUnlocked [biometryCurrentSet] invalidated`.
     public var description: String {
@@ -142,15 +146,19 @@ public struct Keychain: Sendable {
             if access.flags.contains(.applicationPassword) {
                 try item.seal(value, credential: try applicationPassword(context), aad: key.name)
             }
-            let record = try item.record(key: key, appID: authenticator.appID)
-            try device.storage.transaction { transaction in
+            let orderKey = RecordKey(Self.orderNamespace, Self.escape(authenticator.appID))
+            try device.storage.transaction { [item] transaction in
                 if let existing = try transaction.read(key) {
                     let stored = try StoredItem.decode(existing)
                     if !isDeletedWithPasscode(stored, snapshot: try device.snapshot(in: transaction)) {
                         throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(account)' already exists")
                     }
                 }
-                transaction.put(record)
+                var item = item
+                let order = try Self.nextOrder(after: transaction.read(orderKey))
+                item.order = order
+                transaction.put(try item.record(key: key, appID: authenticator.appID))
+                transaction.put(Record(key: orderKey, value: Data(String(order).utf8)))
             }
         }
     }
@@ -340,7 +348,8 @@ public struct Keychain: Sendable {
                 return KeychainItemInfo(
                     itemClass: item.itemClass, service: item.service, account: item.account,
                     accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot),
-                    attributes: item.attributes ?? [:], creationDate: item.created, modificationDate: item.modified)
+                    attributes: item.attributes ?? [:], creationDate: item.created, modificationDate: item.modified,
+                    insertionOrder: item.order)
             }
             .sorted { ($0.itemClass.rawValue, $0.service, $0.account) < ($1.itemClass.rawValue, $1.service, $1.account) }
         }
@@ -474,6 +483,20 @@ public struct Keychain: Sendable {
         return RecordKey(Self.namespace, [authenticator.appID, itemClass.rawValue, service, account].map(Self.escape).joined(separator: "/"))
     }
 
+    /// Where each app's count of adds is kept (one record per app, named by its app id): the
+    /// next item added takes the next number (``KeychainItemInfo/insertionOrder``).
+    public static let orderNamespace: RecordNamespace = "keychain-order"
+
+    /// The number after the one `record` holds (1 when there is none; the last number again
+    /// at `UInt64.max`). A record that is not a number is damage.
+    static func nextOrder(after record: Record?) throws -> UInt64 {
+        guard let record else { return 1 }
+        guard let last = UInt64(String(decoding: record.value, as: UTF8.self)) else {
+            throw StorageError.corruptRecord(key: record.key.description, reason: "the count of keychain adds is not a number")
+        }
+        return last < .max ? last + 1 : last
+    }
+
     /// Escapes `%` and `/` so that the parts of a record name never run into each other.
     static func escape(_ part: String) -> String {
         guard part.contains(where: { $0 == "%" || $0 == "/" }) else { return part }
@@ -580,6 +603,8 @@ struct StoredItem: Codable, Sendable, ProtectedRecord {
     var created: Timestamp?
     /// When the item was last changed.
     var modified: Timestamp?
+    /// The item's place in the order of adds (see ``KeychainItemInfo/insertionOrder``).
+    var order: UInt64?
 
     var accessControl: AccessControl {
         AccessControl(validated: accessibility, flags: flags)

@@ -305,7 +305,7 @@ struct ConformanceDomainStateKeychainTests {
         #expect(accounts == ["b", "a", "c"])
     }
 
-    @Test("the order of adds: a renamed or updated item keeps its place, a deleted one leaves it; the count lives in the store")
+    @Test("the order of adds: a renamed or updated item keeps its place, a deleted one leaves it; the count lives in the store and is rebuilt if damaged")
     func insertionOrderSurvivesUpdates() async throws {
         let sim = try TestDevice()
         @Sendable func all() -> [String] {
@@ -336,10 +336,11 @@ struct ConformanceDomainStateKeychainTests {
         #expect(orders == [["c", "a", "b"], ["c", "z", "b"], ["z", "b", "c"]])
         let counted = try #require(try sim.device.storage.read(RecordKey(Keychain.orderNamespace, sim.authenticator.appID)))
         #expect(String(decoding: counted.value, as: UTF8.self) == "4")
-        // A count that is not a number is damage: the add fails and writes nothing.
+        // A count that is not a number is rebuilt from the items: the next add comes last.
         try sim.device.storage.transaction { $0.put(Record(key: counted.key, value: Data("four".utf8))) }
-        #expect(throws: KeychainError.self) { try sim.keychain.add("v", service: "s", account: "new") }
-        #expect(try sim.keychain.items(service: "s").map(\.account) == ["b", "c", "z"])
+        try sim.keychain.add("v", service: "s", account: "new")
+        #expect(try sim.keychain.items(service: "s").map { "\($0.account) \($0.insertionOrder ?? 0)" } == ["b 3", "c 4", "new 5", "z 2"])
+        #expect(try sim.device.storage.read(counted.key).map { String(decoding: $0.value, as: UTF8.self) } == "5")
     }
 }
 #endif

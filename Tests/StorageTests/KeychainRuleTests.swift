@@ -306,6 +306,11 @@ struct KeychainRuleTests {
         #expect(try rig.keychain.info(service: "a", account: "internet", itemClass: .internetPassword).itemClass == .internetPassword)
         #expect(throws: KeychainError(.itemNotFound)) { try rig.keychain.info(service: "a", account: "generic", itemClass: .internetPassword) }
         #expect(try rig.keychain.items(itemClass: .internetPassword).map(\.account) == ["internet"])
+        // A name whose next character after the service's '/' is a combining mark still lists
+        // under the service (prefixes compare bytes, not characters).
+        try rig.keychain.add("5", service: "a", account: "\u{301}accent")
+        #expect(try rig.keychain.items(service: "a", itemClass: .genericPassword).map(\.account) == ["generic", "\u{301}accent"])
+        #expect(try rig.keychain.info(service: "a", account: "\u{301}accent").account == "\u{301}accent")
         // A listing that covers the damaged record reports it.
         #expect(throws: KeychainError.self) { try rig.keychain.items() }
         #expect(throws: KeychainError.self) { try rig.keychain.items(itemClass: .genericPassword) }

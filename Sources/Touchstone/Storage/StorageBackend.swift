@@ -188,7 +188,9 @@ extension Dictionary where Key == RecordKey, Value == Record {
 
     /// The records of `namespace` whose names start with `prefix`, sorted by name.
     public func records(in namespace: RecordNamespace, prefix: String) -> [Record] {
-        values.filter { $0.key.namespace == namespace && $0.key.name.hasPrefix(prefix) }
+        // Bytes, as SQLite compares them: a name whose next character is a combining mark
+        // (`svc/` then U+0301) still starts with the prefix, which `hasPrefix` would deny.
+        values.filter { $0.key.namespace == namespace && $0.key.name.utf8.starts(with: prefix.utf8) }
             .sorted { $0.key.name < $1.key.name }
     }
 }

@@ -202,6 +202,25 @@ public final class REPLHost {
     }
 }
 
+/// Standard input as the process found it.
+public enum StandardInput {
+    /// Whether the process started with standard input closed (`touchstone <&-`). Call it
+    /// first thing: a closed descriptor 0 goes to the next file opened — SQLite's store, the
+    /// runtime's event descriptor — and a script read from "standard input" would read that.
+    /// When it is still free, `/dev/null` takes it.
+    public static func wasClosed() -> Bool {
+        if fcntl(STDIN_FILENO, F_GETFD) == -1 {
+            _ = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            return true
+        }
+        // The runtime may have taken descriptor 0 already (an epoll or event descriptor).
+        var target = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/self/fd/0", &target, target.count - 1)
+        guard length > 0 else { return false }
+        return String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix("anon_inode:")
+    }
+}
+
 /// A script's lines, read one at a time from a file or standard input: one line in memory at
 /// a time, invalid UTF-8 repaired, a final line without a new line counted. A line ends at a
 /// new line, a carriage return and new line, or a lone carriage return (a lone one would
@@ -217,6 +236,9 @@ final class ScriptLines: Sequence, IteratorProtocol {
     private let file: UnsafeMutablePointer<FILE>
     private let closesFile: Bool
     private var bytes: [UInt8] = []
+    /// The last line ended at a CR: a LF right after it belongs to that line end. (Looking
+    /// for it then would wait on a pipe for bytes not sent yet, and hold back the line.)
+    private var endedAtCarriageReturn = false
     /// Lines read so far.
     private(set) var count = 0
     /// Why reading stopped before the end, or nil.
@@ -244,6 +266,10 @@ final class ScriptLines: Sequence, IteratorProtocol {
         bytes.removeAll(keepingCapacity: true)
         while true {
             let byte = getc_unlocked(file)
+            if endedAtCarriageReturn {
+                endedAtCarriageReturn = false
+                if byte == 0x0A { continue }
+            }
             if byte == EOF {
                 if ferror(file) != 0 {
                     failure = String(cString: strerror(errno))
@@ -254,8 +280,7 @@ final class ScriptLines: Sequence, IteratorProtocol {
             }
             if byte == 0x0A { break }
             if byte == 0x0D {
-                let following = getc_unlocked(file)
-                if following != 0x0A, following != EOF { ungetc(following, file) }
+                endedAtCarriageReturn = true
                 break
             }
             guard bytes.count < Self.maximumLineBytes else {

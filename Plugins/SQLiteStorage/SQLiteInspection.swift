@@ -118,6 +118,23 @@ enum SQLiteInspection {
     }
 
     /// The whole file, or nil when it does not exist.
+    /// Whether another process has the store open now: SQLite keeps a shared lock on the
+    /// shared-memory index's "dead man switch" byte (offset 128 of the `-shm` file) for as long
+    /// as a connection has the index mapped. `F_GETLK` only looks; it takes no lock. (Opening
+    /// and closing the `-shm` here drops no lock of ours: maintenance holds no connection.)
+    static func sharedMemoryIsInUse(_ path: String) -> Bool {
+        let descriptor = open(path + "-shm", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 128
+        probe.l_len = 1
+        guard fcntl(descriptor, F_GETLK, &probe) == 0 else { return true }  // unknown: assume in use
+        return probe.l_type != Int16(F_UNLCK)
+    }
+
     private static func readWhole(_ path: String) throws -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -271,9 +288,10 @@ extension SQLiteStorage: StorageMaintenance {
         do {
             var notes: [String] = []
             let wal = try SQLiteInspection.inspectWAL(at: path + "-wal")
+            let mainFileOnly = Self.readsMainFileOnly(wal, path)
             if let wal {
                 if let damage = wal.damage { problems.append(damage) }
-                if wal.isIgnored, wal.damage != nil {
+                if mainFileOnly, wal.damage != nil {
                     notes.append("the records below are the main database file's, as SQLite reads the store while its log is ignored")
                 }
                 if wal.partialFrameBytes > 0 {
@@ -289,7 +307,7 @@ extension SQLiteStorage: StorageMaintenance {
                 problems.append("the header's write version (byte 18) is \(header[header.startIndex + 18]), which SQLite does not write: "
                     + "it opens the file read-only, so Touchstone refuses the store. --export-store copies its intact records to a new store")
             }
-            let connection = try SQLiteInspection.ReadOnlyConnection(path: path, mainFileOnly: wal?.isIgnored ?? false)
+            let connection = try SQLiteInspection.ReadOnlyConnection(path: path, mainFileOnly: mainFileOnly)
             problems += connection.integrityProblems(full: true).prefix(20)
             // The size check that opening makes: bytes past the last page are damage too.
             if case let .integer(count)? = connection.rows("PRAGMA page_count").rows.first?.first,
@@ -318,6 +336,14 @@ extension SQLiteStorage: StorageMaintenance {
         }
     }
 
+    /// Whether check and export read the main file alone: when SQLite ignores the log (its
+    /// header fails) and no other process has the store open. A killed writer's index then
+    /// still points into the ignored log, and a read-only connection retries on it for seconds
+    /// and reads nothing; a live writer's index is current, so it is read as usual.
+    private static func readsMainFileOnly(_ wal: SQLiteInspection.WALReport?, _ path: String) -> Bool {
+        (wal?.isIgnored ?? false) && !SQLiteInspection.sharedMemoryIsInUse(path)
+    }
+
     /// Copies every record whose checksum holds into a new SQLite store at `destination`.
     public static func export(options: PluginOptions, to destination: String) throws -> StorageExportReport {
         let path = options.string("path") ?? ""
@@ -325,11 +351,12 @@ extension SQLiteStorage: StorageMaintenance {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }
         let wal = try SQLiteInspection.inspectWAL(at: path + "-wal")
-        let connection = try SQLiteInspection.ReadOnlyConnection(path: path, mainFileOnly: wal?.isIgnored ?? false)
+        let mainFileOnly = Self.readsMainFileOnly(wal, path)
+        let connection = try SQLiteInspection.ReadOnlyConnection(path: path, mainFileOnly: mainFileOnly)
         let (intact, damaged, error) = intactRecords(connection)
         let (records, repaired) = DeviceRecordPair.exportable(intact)
         let unread = error.map { ["the rest of the records could not be read: \($0)"] } ?? []
-        let log = wal?.damage.map { [$0 + ((wal?.isIgnored ?? false) ? "; the records copied are the main database file's" : "")] } ?? []
+        let log = wal?.damage.map { [$0 + (mainFileOnly ? "; the records copied are the main database file's" : "")] } ?? []
         let target = try SQLiteStorage(path: destination)
         try target.commit(records.map { .put($0) })
         return StorageExportReport(destination: destination, copied: records.count, skipped: log + damaged + unread + repaired)

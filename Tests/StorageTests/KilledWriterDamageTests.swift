@@ -115,6 +115,26 @@ struct KilledWriterDamageTests {
         #expect(try Self.fingerprints(directory).filter { !$0.key.hasPrefix("salvaged") } == before, "store, -wal and -shm untouched")
     }
 
+    @Test("a store another process has open is seen as in use (its index is current and read as usual); after that process is killed it is not")
+    func storeInUseByAnotherProcess() throws {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+        let file = try #require(Backend.sqlite.file(in: directory))
+        let (process, pipe) = try ChildProcess.start(["stream"] + ChildProcess.storageArguments(.sqlite, directory))
+        var seen = 0
+        while seen < 5 {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk.filter { $0 == UInt8(ascii: "\n") }.count
+        }
+        #expect(SQLiteInspection.sharedMemoryIsInUse(file.path), "the writer has the store open")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(!SQLiteInspection.sharedMemoryIsInUse(file.path), "a killed writer's locks are gone with it")
+    }
+
     @Test("a write-ahead log cut inside its last frame is noted by the store check, which cannot tell it from a killed writer's unfinished transaction")
     func logCutInsideItsLastFrameIsNoted() throws {
         try #require(ChildProcess.executable != nil)

@@ -34,6 +34,8 @@ package func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throw
     }
     executor.runUntilFinished()
     guard let result = outcome.withLock({ $0 }) else {
+        // Not reached: the task writes its outcome before it calls `finish()`, and the loop
+        // returns only after `finish()`. Thrown rather than trapped, should that ever change.
         throw CancellationError()
     }
     return try result.get()

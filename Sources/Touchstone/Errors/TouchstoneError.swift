@@ -79,8 +79,11 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// not pass them to the terminal. A name longer than ``shownNameCharacters`` is cut there
     /// and marked `…` (a refused name can be megabytes long).
     package static func escaped(_ name: String) -> String {
-        guard name.count > shownNameCharacters else { return "\"" + escapingUnprintable(name) + "\"" }
-        return "\"" + escapingUnprintable(String(name.prefix(shownNameCharacters))) + "\"…"
+        // (Not `name.count`: that walks the whole of a megabyte name.)
+        guard let cut = name.index(name.startIndex, offsetBy: shownNameCharacters, limitedBy: name.endIndex), cut < name.endIndex else {
+            return "\"" + escapingUnprintable(name) + "\""
+        }
+        return "\"" + escapingUnprintable(String(name[..<cut])) + "\"…"
     }
 
     /// The most characters of a name a message shows.

@@ -117,7 +117,6 @@ enum SQLiteInspection {
         return (s0, s1)
     }
 
-    /// The whole file, or nil when it does not exist.
     /// Whether another process has the store open now: SQLite keeps a shared lock on the
     /// shared-memory index's "dead man switch" byte (offset 128 of the `-shm` file) for as long
     /// as a connection has the index mapped. `F_GETLK` only looks; it takes no lock. (Opening
@@ -135,6 +134,7 @@ enum SQLiteInspection {
         return probe.l_type != Int16(F_UNLCK)
     }
 
+    /// The whole file, or nil when it does not exist.
     private static func readWhole(_ path: String) throws -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {

@@ -338,8 +338,6 @@ public final class SQLiteStorage: StorageBackend {
         return config
     }
 
-    /// Builds a new store beside `path` and links it into place (never replacing a file that
-    /// appeared meanwhile, e.g. created by another process).
     /// A path that names something other than a plain file (a device such as `/dev/null`, a
     /// pipe, a directory) is refused as such, not read as an empty or damaged store. A link to
     /// a plain file is followed.
@@ -351,6 +349,8 @@ public final class SQLiteStorage: StorageBackend {
         }
     }
 
+    /// Builds a new store beside `path` and links it into place (never replacing a file that
+    /// appeared meanwhile, e.g. created by another process).
     private static func createIfMissing(path: String, synchronous: Synchronous, timeout: Double) throws {
         guard !FileManager.default.fileExists(atPath: path) else { return }
         let url = URL(fileURLWithPath: path)

@@ -161,7 +161,7 @@ public final class EncryptedFileStorage: StorageBackend {
         // A path that exists must be a plain file; refused before the lock file is made
         // beside it (`/dev/urandom` would otherwise leave `/dev/urandom.lock`).
         var info = stat()
-        if stat(path, &info) == 0 { try Self.requireRegularFile(info, path: path) }
+        if stat(path, &info) == 0 { try StorageError.requireRegularFile(info, path: path) }
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw StorageError.ioFailure(reason: "cannot open '\(lockPath)': \(Self.lastError)") }
         do {
@@ -567,16 +567,10 @@ public final class EncryptedFileStorage: StorageBackend {
     private static func identity(of descriptor: Int32, path: String) throws -> FileIdentity {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw StorageError.ioFailure(reason: "cannot stat '\(path)': \(lastError)") }
-        try requireRegularFile(info, path: path)
+        try StorageError.requireRegularFile(info, path: path)
         return identity(of: info)
     }
 
-    /// Refuses a FIFO, a device or a directory as a store or key file.
-    private static func requireRegularFile(_ info: stat, path: String) throws {
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw StorageError.ioFailure(reason: "'\(path)' is not a regular file (a store and its key file must be plain files)")
-        }
-    }
 
     private static func identity(of info: stat) -> FileIdentity {
         // Nanosecond times as (seconds, nanoseconds) pairs folded without overflow: only
@@ -653,7 +647,7 @@ public final class EncryptedFileStorage: StorageBackend {
             }
             throw StorageError.ioFailure(reason: "cannot stat key file '\(keyPath)': \(lastError)")
         }
-        try requireRegularFile(info, path: keyPath)
+        try StorageError.requireRegularFile(info, path: keyPath)
         guard info.st_mode & 0o077 == 0 else {
             throw StorageError.ioFailure(reason: "key file '\(keyPath)' may be read by other users; run chmod 600 on it")
         }

@@ -344,9 +344,7 @@ public final class SQLiteStorage: StorageBackend {
     private static func requireRegularFile(_ path: String) throws {
         var status = stat()
         guard stat(path, &status) == 0 else { return }  // missing: created next
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw StorageError.ioFailure(reason: "'\(path)' is not a regular file (a device, pipe or directory); give storage.sqlite the path of a store file")
-        }
+        try StorageError.requireRegularFile(status, path: path)
     }
 
     /// Builds a new store beside `path` and links it into place (never replacing a file that

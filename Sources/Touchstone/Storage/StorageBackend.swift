@@ -217,3 +217,13 @@ enum RecordCoding {
         }
     }
 }
+
+extension StorageError {
+    /// Refuses a device, a FIFO or a directory (`info` is the path's `stat`) as a store or key
+    /// file, before it is read: reading one could block forever, or never end.
+    package static func requireRegularFile(_ info: stat, path: String) throws {
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError.ioFailure(reason: "'\(path)' is not a regular file (a device, pipe or directory): a store and its key file must be plain files")
+        }
+    }
+}

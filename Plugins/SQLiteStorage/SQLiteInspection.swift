@@ -350,6 +350,8 @@ extension SQLiteStorage: StorageMaintenance {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }
+        // As the encrypted-file export says it (not "cannot be opened": it is not there).
+        guard FileManager.default.fileExists(atPath: path) else { throw StorageError.ioFailure(reason: "there is no store at '\(path)'") }
         let wal = try SQLiteInspection.inspectWAL(at: path + "-wal")
         let mainFileOnly = Self.readsMainFileOnly(wal, path)
         let connection = try SQLiteInspection.ReadOnlyConnection(path: path, mainFileOnly: mainFileOnly)

@@ -27,7 +27,7 @@ enum StoreMaintenanceCommand {
             if report.isMissing {
                 print("store \(report.location): there is no store at this path (nothing to check). "
                     + "Give the same --config the device uses.")
-                status = 1
+                return 1  // nor anything to export
             } else if report.isSound {
                 print("store \(report.location): sound (\(report.intactRecords) records intact)")
                 for note in report.notes { print("  note: \(UsageError.escapingUnprintable(note))") }
@@ -38,11 +38,6 @@ enum StoreMaintenanceCommand {
                 print("The store was not changed. Salvage what is intact with: touchstone --export-store NEW-FILE (with the same --config)")
                 status = 1
             }
-        }
-        if destination != nil, let path = options.string("path"), !FileManager.default.fileExists(atPath: path) {
-            // (The check, when asked for, has said so already.)
-            if !check { printError("there is no store at '\(path)' (nothing to export). Give the same --config the device uses.") }
-            return 1
         }
         if let destination {
             do {

@@ -147,36 +147,35 @@ public struct Keychain: Sendable {
                 try item.seal(value, credential: try applicationPassword(context), aad: key.name)
             }
             let orderKey = RecordKey(Self.orderNamespace, Self.escape(authenticator.appID))
-            // A count of adds that is not a number is rebuilt from the items (the highest
-            // place + 1) and the add tried again: the order is derived data, and losing it must
-            // not stop every add of the app.
-            var rebuiltOrder: UInt64?
-            while true {
-                do {
-                    try device.storage.transaction { [item, rebuiltOrder] transaction in
-                        if let existing = try transaction.read(key) {
-                            let stored = try StoredItem.decode(existing)
-                            if !isDeletedWithPasscode(stored, snapshot: try device.snapshot(in: transaction)) {
-                                throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(account)' already exists")
-                            }
+            // Stores the item in the place after `lastOrder`, or after the count of adds.
+            func insert(after lastOrder: UInt64?) throws {
+                try device.storage.transaction { [item] transaction in
+                    if let existing = try transaction.read(key) {
+                        let stored = try StoredItem.decode(existing)
+                        if !isDeletedWithPasscode(stored, snapshot: try device.snapshot(in: transaction)) {
+                            throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(account)' already exists")
                         }
-                        var item = item
-                        let order = try rebuiltOrder ?? Self.nextOrder(after: transaction.read(orderKey))
-                        item.order = order
-                        transaction.put(try item.record(key: key, appID: authenticator.appID))
-                        transaction.put(Record(key: orderKey, value: Data(String(order).utf8)))
                     }
-                    return
-                } catch is DamagedOrderCount where rebuiltOrder == nil {
-                    let highest = try device.storage.list(namespace: Self.namespace, prefix: Self.escape(authenticator.appID) + "/")
-                        .compactMap { try StoredItem.decode($0).order }.max() ?? 0
-                    rebuiltOrder = highest < .max ? highest + 1 : highest
+                    var item = item
+                    let order = min(try lastOrder ?? Self.lastOrder(in: transaction.read(orderKey)), .max - 1) + 1
+                    item.order = order
+                    transaction.put(try item.record(key: key, appID: authenticator.appID))
+                    transaction.put(Record(key: orderKey, value: Data(String(order).utf8)))
                 }
+            }
+            do {
+                try insert(after: nil)
+            } catch is DamagedOrderCount {
+                // The order is derived data: a count that is not a number is rebuilt from the
+                // items (their highest place), rather than stop every add of the app.
+                let places = try device.storage.list(namespace: Self.namespace, prefix: Self.escape(authenticator.appID) + "/")
+                    .compactMap { try StoredItem.decode($0).order }
+                try insert(after: places.max() ?? 0)
             }
         }
     }
 
-    /// The count of adds did not hold a number (see ``nextOrder(after:)``).
+    /// The count of adds did not hold a number (see ``lastOrder(in:)``).
     struct DamagedOrderCount: Error {}
 
     /// Adds a UTF-8 string item (see ``add(_:service:account:itemClass:accessControl:attributes:context:)``).
@@ -503,12 +502,13 @@ public struct Keychain: Sendable {
     /// next item added takes the next number (``KeychainItemInfo/insertionOrder``).
     public static let orderNamespace: RecordNamespace = "keychain-order"
 
-    /// The number after the one `record` holds (1 when there is none; the last number again
-    /// at `UInt64.max`); ``DamagedOrderCount`` when it holds something else.
-    static func nextOrder(after record: Record?) throws -> UInt64 {
-        guard let record else { return 1 }
+    /// The place of the last item added, as the count of adds `record` holds (0 when there is
+    /// none); ``DamagedOrderCount`` when it holds something else. The next item takes the place
+    /// after it (the last one again at `UInt64.max`).
+    static func lastOrder(in record: Record?) throws -> UInt64 {
+        guard let record else { return 0 }
         guard let last = UInt64(String(decoding: record.value, as: UTF8.self)) else { throw DamagedOrderCount() }
-        return last < .max ? last + 1 : last
+        return last
     }
 
     /// Escapes `%` and `/` so that the parts of a record name never run into each other.

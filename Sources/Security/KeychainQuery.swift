@@ -271,8 +271,7 @@ struct KeychainQuery {
         // In the order the items were added, as iOS returns them (items from before the order was
         // kept first, by name).
         let items = try keychain.items(service: reference?.service ?? service.map(Self.stored), itemClass: itemClass)
-            .sorted { ($0.insertionOrder ?? 0) < ($1.insertionOrder ?? 0) || ($0.insertionOrder ?? 0) == ($1.insertionOrder ?? 0)
-                && ($0.itemClass.rawValue, $0.service, $0.account) < ($1.itemClass.rawValue, $1.service, $1.account) }
+            .sorted { ($0.insertionOrder ?? 0, $0.service, $0.account) < ($1.insertionOrder ?? 0, $1.service, $1.account) }
         return items.compactMap { info in
             guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == info.account }) ?? true,
                   reference.map({ $0.service == info.service && $0.account == info.account }) ?? true,

@@ -92,12 +92,8 @@ struct KeyQuery {
         } else {
             valueRef = nil
         }
-        switch dictionary[kSecAttrAccessGroup as String] {
-        case nil: accessGroup = nil
-        case let text as String: accessGroup = .string(text)
-        case let raw?:
-            guard let data = Self.data(raw) else { throw Invalid(reason: "kSecAttrAccessGroup must be a String") }
-            accessGroup = .data(data)
+        accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
+            try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
         }
     }
 

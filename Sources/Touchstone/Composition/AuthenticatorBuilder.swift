@@ -45,9 +45,8 @@ public struct AuthenticatorBuilder: Sendable {
         // An app id names records and shows in messages: 1 to 255 bytes (a bundle id's limit),
         // no whitespace, control or format characters.
         guard UsageError.isPlainWord(composition.app, maxBytes: 255) else {
-            let shown = UsageError.escaped(String(composition.app.prefix(64))) + (composition.app.count > 64 ? "…" : "")
             throw ConfigurationError.invalidSetting(
-                name: "app", reason: "\(shown) is not an app id such as com.example.app (1 to 255 bytes, no spaces or control characters)")
+                name: "app", reason: "\(UsageError.escaped(composition.app)) is not an app id such as com.example.app (1 to 255 bytes, no spaces or control characters)")
         }
         let keep = previous.flatMap { $0.composition.storage == composition.storage && $0.composition.seed == composition.seed ? $0 : nil }
         let bare = PluginEnvironment(

@@ -63,7 +63,7 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     /// The executable's entry point: runs the everyday command lines straight away
     /// (``LaunchOptions/init(everyday:)``) and hands every other one to ArgumentParser.
     nonisolated(nonsending) package static func start() async {
-        _ = standardInputWasClosed
+        _ = StandardInput.wasClosed  // before anything can open a file (see there)
         let arguments = CommandLine.arguments
         guard let options = LaunchOptions(everyday: arguments.isEmpty ? [] : Array(arguments[1...])) else {
             await main(nil)
@@ -75,11 +75,6 @@ package struct TouchstoneCommand: AsyncParsableCommand {
             exit(withError: error)
         }
     }
-
-    /// Whether the process started with standard input closed (``StandardInput/wasClosed()``):
-    /// then no script is read from it. ``start()`` reads it first thing, before anything can
-    /// open a file.
-    static let standardInputWasClosed = StandardInput.wasClosed()
 
     package mutating func run() async throws {
         try await Self.launch(launchOptions)
@@ -128,9 +123,6 @@ package struct TouchstoneCommand: AsyncParsableCommand {
             status = await host.runScriptFile(script)
         } else if LineEditor.isTerminal {
             status = await host.runInteractive(banner: StorageChoice.banner(for: session))
-        } else if standardInputWasClosed {
-            FileHandle.standardError.write(Data("touchstone: cannot read script '<stdin>': standard input is closed\n".utf8))
-            throw ExitCode(2)
         } else {
             status = await host.runStandardInput()
         }

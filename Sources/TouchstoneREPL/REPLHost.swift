@@ -99,7 +99,7 @@ public final class REPLHost {
         }
         flushOutput()
         if ferror(ts_stdout()) != 0 {
-            FileHandle.standardError.write(Data("touchstone: cannot write the output: \(String(cString: strerror(errno)))\n".utf8))
+            fail("touchstone: cannot write the output: \(String(cString: strerror(errno)))")
             return 2
         }
         return status
@@ -204,11 +204,14 @@ public final class REPLHost {
 
 /// Standard input as the process found it.
 public enum StandardInput {
-    /// Whether the process started with standard input closed (`touchstone <&-`). Call it
-    /// first thing: a closed descriptor 0 goes to the next file opened — SQLite's store, the
-    /// runtime's event descriptor — and a script read from "standard input" would read that.
-    /// When it is still free, `/dev/null` takes it.
-    public static func wasClosed() -> Bool {
+    /// Whether the process started with standard input closed (`touchstone <&-`); then a
+    /// script is not read from it (``REPLHost/runStandardInput()`` fails with status 2). Read
+    /// it first thing: a closed descriptor 0 goes to the next file opened — SQLite's store, the
+    /// runtime's event descriptor — and "standard input" would then be that. When descriptor 0
+    /// is still free, `/dev/null` takes it.
+    public static let wasClosed = checkClosed()
+
+    private static func checkClosed() -> Bool {
         if fcntl(STDIN_FILENO, F_GETFD) == -1 {
             _ = open("/dev/null", O_RDONLY | O_CLOEXEC)
             return true
@@ -251,10 +254,12 @@ final class ScriptLines: Sequence, IteratorProtocol {
         closesFile = true
     }
 
-    /// The lines of standard input, as they arrive.
+    /// The lines of standard input, as they arrive; none, with a ``failure``, when the process
+    /// started with it closed (``StandardInput/wasClosed``).
     init(standardInput: Void) {
         file = ts_stdin()
         closesFile = false
+        if StandardInput.wasClosed { failure = "standard input is closed" }
     }
 
     deinit {

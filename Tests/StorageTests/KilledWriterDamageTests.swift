@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 @testable import SQLiteStorage
 import Testing
+import TestSupport
 import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
@@ -23,9 +24,9 @@ struct KilledWriterDamageTests {
         return result
     }
 
-    /// A store in `directory` whose writer was SIGKILLed after at least `acknowledged` commits,
-    /// with its `-wal` left behind.
-    static func killedWriterStore(_ directory: URL, acknowledged: Int = 40) throws {
+    /// A child process writing to a new store in `directory`, once it acknowledged at least
+    /// `acknowledged` commits; the caller kills it.
+    static func runningWriter(_ directory: URL, acknowledged: Int) throws -> SpawnedProcess {
         _ = try TestDevice(storage: Backend.sqlite.selection(in: directory))
         let (process, pipe) = try ChildProcess.start(["stream"] + ChildProcess.storageArguments(.sqlite, directory))
         var seen = 0
@@ -35,18 +36,36 @@ struct KilledWriterDamageTests {
             if chunk.isEmpty { break }
             seen += chunk.filter { $0 == UInt8(ascii: "\n") }.count
         }
+        return process
+    }
+
+    /// A store in `directory` whose writer was SIGKILLed after at least `acknowledged` commits,
+    /// with its `-wal` left behind.
+    static func killedWriterStore(_ directory: URL, acknowledged: Int = 40) throws {
+        let process = try runningWriter(directory, acknowledged: acknowledged)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// A new directory holding a killed writer's store (``killedWriterStore(_:acknowledged:)``)
+    /// and that store's file; the caller removes the directory.
+    static func killedWriterDirectory(acknowledged: Int = 40) throws -> (directory: URL, file: URL) {
+        try #require(ChildProcess.executable != nil)
+        let directory = try makeTemporaryDirectory()
+        do {
+            try killedWriterStore(directory, acknowledged: acknowledged)
+            return (directory, try #require(Backend.sqlite.file(in: directory)))
+        } catch {
+            removeTemporaryDirectory(directory)
+            throw error
+        }
     }
 
     @Test("a killed writer's store with a damaged main file is refused and left exactly as it was",
           arguments: TamperingTests.damages)
     func damagedMainFile(_ damage: TamperingTests.Damage) throws {
-        try #require(ChildProcess.executable != nil)
-        let directory = try makeTemporaryDirectory()
+        let (directory, file) = try Self.killedWriterDirectory()
         defer { removeTemporaryDirectory(directory) }
-        try Self.killedWriterStore(directory)
-        let file = try #require(Backend.sqlite.file(in: directory))
         #expect(SQLiteStorage.wasLeftOpen(file.path), "the killed writer left its -wal")
         try damage.apply(to: Data(contentsOf: file)).write(to: file)
         let before = try Self.fingerprints(directory)
@@ -66,11 +85,9 @@ struct KilledWriterDamageTests {
 
     @Test("a damaged frame in the write-ahead log is reported, not silently rolled back")
     func damagedLogFrame() throws {
-        try #require(ChildProcess.executable != nil)
-        let directory = try makeTemporaryDirectory()
+        let (directory, file) = try Self.killedWriterDirectory(acknowledged: 60)
         defer { removeTemporaryDirectory(directory) }
-        try Self.killedWriterStore(directory, acknowledged: 60)
-        let wal = try #require(Backend.sqlite.file(in: directory)).path + "-wal"
+        let wal = file.path + "-wal"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: wal))
         try #require(bytes.count > 32 + 3 * (24 + 4096), "the log holds several frames")
         bytes[32 + 24 + 100] ^= 0xFF   // inside the first frame's page
@@ -87,11 +104,8 @@ struct KilledWriterDamageTests {
 
     @Test("a killed writer's log with a damaged header: check and export read the main file at once (SQLite ignores such a log) and write nothing")
     func damagedLogHeaderBesideTheIndex() throws {
-        try #require(ChildProcess.executable != nil)
-        let directory = try makeTemporaryDirectory()
+        let (directory, file) = try Self.killedWriterDirectory()
         defer { removeTemporaryDirectory(directory) }
-        try Self.killedWriterStore(directory)
-        let file = try #require(Backend.sqlite.file(in: directory))
         let wal = URL(fileURLWithPath: file.path + "-wal")
         #expect(FileManager.default.fileExists(atPath: file.path + "-shm"), "the killed writer left its index")
         var bytes = try Data(contentsOf: wal)
@@ -120,15 +134,8 @@ struct KilledWriterDamageTests {
         try #require(ChildProcess.executable != nil)
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+        let process = try Self.runningWriter(directory, acknowledged: 5)
         let file = try #require(Backend.sqlite.file(in: directory))
-        let (process, pipe) = try ChildProcess.start(["stream"] + ChildProcess.storageArguments(.sqlite, directory))
-        var seen = 0
-        while seen < 5 {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk.filter { $0 == UInt8(ascii: "\n") }.count
-        }
         #expect(SQLiteInspection.sharedMemoryIsInUse(file.path), "the writer has the store open")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -137,11 +144,8 @@ struct KilledWriterDamageTests {
 
     @Test("a write-ahead log cut inside its last frame is noted by the store check, which cannot tell it from a killed writer's unfinished transaction")
     func logCutInsideItsLastFrameIsNoted() throws {
-        try #require(ChildProcess.executable != nil)
-        let directory = try makeTemporaryDirectory()
+        let (directory, file) = try Self.killedWriterDirectory()
         defer { removeTemporaryDirectory(directory) }
-        try Self.killedWriterStore(directory)
-        let file = try #require(Backend.sqlite.file(in: directory))
         let wal = file.path + "-wal"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: wal))
         try #require(bytes.count > 32 + 2 * (24 + 4096))
@@ -226,11 +230,9 @@ struct KilledWriterDamageTests {
 
     @Test("a damaged write-ahead log header is reported")
     func damagedLogHeader() throws {
-        try #require(ChildProcess.executable != nil)
-        let directory = try makeTemporaryDirectory()
+        let (directory, file) = try Self.killedWriterDirectory()
         defer { removeTemporaryDirectory(directory) }
-        try Self.killedWriterStore(directory)
-        let wal = try #require(Backend.sqlite.file(in: directory)).path + "-wal"
+        let wal = file.path + "-wal"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: wal))
         bytes[20] ^= 0x01   // salt-2
         try bytes.write(to: URL(fileURLWithPath: wal))
@@ -241,11 +243,9 @@ struct KilledWriterDamageTests {
 
     @Test("an intact killed writer's store opens with every acknowledged commit")
     func intactLogOpens() throws {
-        try #require(ChildProcess.executable != nil)
-        let directory = try makeTemporaryDirectory()
+        let (directory, file) = try Self.killedWriterDirectory()
         defer { removeTemporaryDirectory(directory) }
-        try Self.killedWriterStore(directory)
-        let report = try SQLiteInspection.inspectWAL(at: try #require(Backend.sqlite.file(in: directory)).path + "-wal")
+        let report = try SQLiteInspection.inspectWAL(at: file.path + "-wal")
         #expect(report?.damage == nil)
         #expect((report?.committedTransactions ?? 0) > 0)
         let store = try Backend.sqlite.open(in: directory)

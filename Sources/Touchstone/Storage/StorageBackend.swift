@@ -190,8 +190,23 @@ extension Dictionary where Key == RecordKey, Value == Record {
     public func records(in namespace: RecordNamespace, prefix: String) -> [Record] {
         // Bytes, as SQLite compares them: a name whose next character is a combining mark
         // (`svc/` then U+0301) still starts with the prefix, which `hasPrefix` would deny.
-        values.filter { $0.key.namespace == namespace && $0.key.name.utf8.starts(with: prefix.utf8) }
+        values.filter { $0.key.namespace == namespace && $0.key.name.startsWithBytes(of: prefix) }
             .sorted { $0.key.name < $1.key.name }
+    }
+}
+
+extension String {
+    /// Whether this string's UTF-8 bytes begin with `prefix`'s: one `memcmp`, where
+    /// `utf8.starts(with:)` walks the views byte by byte through generic indices.
+    func startsWithBytes(of prefix: String) -> Bool {
+        var name = self, prefix = prefix
+        return name.withUTF8 { name in
+            prefix.withUTF8 { prefix in
+                guard let start = prefix.baseAddress else { return true }  // empty
+                guard name.count >= prefix.count, let nameStart = name.baseAddress else { return false }
+                return memcmp(nameStart, start, prefix.count) == 0
+            }
+        }
     }
 }
 

@@ -15,7 +15,8 @@ package struct TouchstoneCommand: AsyncParsableCommand {
             On a terminal: an interactive REPL with line editing, history and TAB completion. \
             With a script path, or when standard input is not a terminal, it runs the lines as a \
             script (# comments and blank lines skipped); the first failing expect stops it with \
-            exit status 1.
+            exit status 1. A script that cannot be read to its end (a directory, standard input \
+            closed, a line over 1 MiB) or whose output cannot be written exits with status 2.
 
             The default device is persistent ($XDG_DATA_HOME/touchstone/device.sqlite); --memory \
             gives a throwaway one. Type help in the REPL for the commands.

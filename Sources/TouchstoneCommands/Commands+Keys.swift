@@ -24,8 +24,9 @@ extension CommandTable {
                 ],
                 details: [
                     "A key is a P-256 private key generated inside the simulated Secure Enclave, sealed at rest, never",
-                    "exported; its name is its application tag (kSecAttrApplicationTag) and label. access flags as for",
-                    "keychain items (privateKeyUsage is added); accessible defaults to whenUnlockedThisDeviceOnly.",
+                    "exported; its name (one word, 1 to 255 bytes) is its application tag (kSecAttrApplicationTag) and",
+                    "label. access flags as for keychain items (privateKeyUsage is added); accessible defaults to",
+                    "whenUnlockedThisDeviceOnly.",
                     "sign consumes outcomes with the prompt the key's flags require (the session's context: a context",
                     "that already authenticated signs without asking, as a reused LAContext does), then prints the DER",
                     "ECDSA signature over SHA-256 of the message and the public key (65-byte X9.63) in hex; 'trace'",

@@ -5,8 +5,8 @@ import TouchstoneBuiltins
 /// `touchstone --check-store` and `--export-store FILE`: look at (or salvage) a device's store
 /// without opening it as a device, so a damaged store is never written to.
 enum StoreMaintenanceCommand {
-    /// Runs the check and/or the export; returns the exit status (1 when damage was found or
-    /// the export failed, 2 for a store kind without maintenance).
+    /// Runs the check and/or the export; returns the exit status (1 when damage was found, the
+    /// export failed or left something behind, 2 for a store kind without maintenance).
     static func run(storage: PluginSelection, check: Bool, exportTo destination: String?) -> Int32 {
         let maintenance: (type: any StorageMaintenance.Type, options: PluginOptions)?
         do {
@@ -49,6 +49,8 @@ enum StoreMaintenanceCommand {
                         + "(no passcode, a new secret: keys and items bound to biometry or the passcode no longer open); "
                         + "skipped device counters are replaced by counters that lock biometry out until the passcode is entered; "
                         + "a skipped sensor record means nothing enrolled; skipped keychain items and keys are gone.")
+                    // The new store is usable, but not everything made it: a script must notice.
+                    status = 1
                 }
             } catch {
                 printError("export failed: \(error)")

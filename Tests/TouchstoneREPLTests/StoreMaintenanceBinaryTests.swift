@@ -40,6 +40,12 @@ struct StoreMaintenanceBinaryTests {
         let sound = try Binary.run(binary, ["--config", config.path, "--check-store"])
         #expect(sound.status == 0, "\(sound.output)")
         #expect(sound.output.contains("sound"), "\(sound.output)")
+        // A sound store exports whole: exit 0, nothing skipped.
+        let whole = directory.appendingPathComponent("whole.sqlite")
+        let wholeExport = try Binary.run(binary, ["--config", config.path, "--export-store", whole.path])
+        #expect(wholeExport.status == 0, "\(wholeExport.output)")
+        #expect(wholeExport.output.contains("exported"), "\(wholeExport.output)")
+        #expect(!wholeExport.output.contains("skipped"), "\(wholeExport.output)")
 
         // Damage the schema page's b-tree header: the store can no longer be opened.
         let handle = try FileHandle(forUpdating: store)
@@ -62,6 +68,9 @@ struct StoreMaintenanceBinaryTests {
         let rescued = directory.appendingPathComponent("rescued.sqlite")
         let export = try Binary.run(binary, ["--config", config.path, "--export-store", rescued.path])
         #expect(FileManager.default.fileExists(atPath: rescued.path), "\(export.output)")
+        // Salvaged, not whole: a script sees exit 1 and the list of what was left behind.
+        #expect(export.status == 1, "\(export.output)")
+        #expect(export.output.contains("skipped:"), "\(export.output)")
 
         #expect(try Data(contentsOf: store) == damaged, "the damaged store was written")
         #expect(!FileManager.default.fileExists(atPath: store.path + "-wal"))

@@ -134,19 +134,27 @@ struct KeychainQuery {
 
     init(_ cfDictionary: CFDictionary) throws {
         let dictionary = try Self.normalize(cfDictionary)
-        guard let classValue = dictionary[kSecClass as String] else { throw Invalid(reason: "kSecClass is missing") }
-        switch try Self.string(classValue, kSecClass as String) {
-        case kSecClassGenericPassword.swiftString: itemClass = .genericPassword
-        case kSecClassInternetPassword.swiftString: itemClass = .internetPassword
-        case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
-        case let other: throw Invalid(reason: "unknown kSecClass '\(other)'")
-        }
-        if let raw = dictionary[kSecValuePersistentRef as String] {
+        let referenceBytes = try dictionary[kSecValuePersistentRef as String].map { raw in
             guard let bytes = Self.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
-            persistentRef = .some(PersistentReference(bytes, itemClass: itemClass))
-        } else {
-            persistentRef = nil
+            return bytes
         }
+        if let classValue = dictionary[kSecClass as String] {
+            switch try Self.string(classValue, kSecClass as String) {
+            case kSecClassGenericPassword.swiftString: itemClass = .genericPassword
+            case kSecClassInternetPassword.swiftString: itemClass = .internetPassword
+            case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
+            case let other: throw Invalid(reason: "unknown kSecClass '\(other)'")
+            }
+        } else if let referenceBytes, let named = PersistentReference.itemClass(of: referenceBytes) {
+            // As on iOS: a query by persistent reference may leave the class out; the
+            // reference names it.
+            itemClass = named
+        } else {
+            throw Invalid(reason: referenceBytes == nil ? "kSecClass is missing"
+                : "kSecClass is missing and kSecValuePersistentRef is not a reference to an item")
+        }
+        let queriedClass = itemClass
+        persistentRef = referenceBytes.map { PersistentReference($0, itemClass: queriedClass) }
         let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
         var attributes: [String: KeychainAttributeValue] = [:]
         service = try dictionary[serviceKey].map { try Self.keyPart($0, serviceKey, into: &attributes) }
@@ -158,7 +166,9 @@ struct KeychainQuery {
             value = nil
         }
         (accessControl, accessibility) = try Self.protection(dictionary)
-        var synchronizable = Synchronizable.no
+        // Without kSecAttrSynchronizable a query sees only items that do not sync, except a
+        // lookup by persistent reference, which finds its item either way (as on iOS).
+        var synchronizable = referenceBytes == nil ? Synchronizable.no : .any
         for (key, type) in Self.storedKeys {
             guard let raw = dictionary[key] else { continue }
             if key == kSecAttrSynchronizable as String {
@@ -358,13 +368,24 @@ struct KeychainQuery {
             (itemClass, service, account) = (item.itemClass, item.service, item.account)
         }
 
+        /// The class of item `bytes` refer to; nil when they are no reference.
+        static func itemClass(of bytes: Data) -> KeychainItemClass? {
+            let bytes = Data(bytes)
+            guard bytes.count >= magic.count + 2 + 4, bytes.prefix(magic.count) == magic, bytes[bytes.startIndex + 4] == 1 else {
+                return nil
+            }
+            switch bytes[bytes.startIndex + 5] {
+            case 0: return .genericPassword
+            case 1: return .internetPassword
+            default: return nil
+            }
+        }
+
         /// Reads `bytes`; nil when they are not a reference to an item of `itemClass`.
         init?(_ bytes: Data, itemClass: KeychainItemClass) {
             let bytes = Data(bytes)
             let header = Self.magic.count + 2 + 4
-            guard bytes.count >= header, bytes.prefix(Self.magic.count) == Self.magic,
-                  bytes[bytes.startIndex + 4] == 1, bytes[bytes.startIndex + 5] == (itemClass == .internetPassword ? 1 : 0)
-            else { return nil }
+            guard Self.itemClass(of: bytes) == itemClass else { return nil }
             let length = bytes.dropFirst(6).prefix(4).reduce(0) { $0 << 8 | Int($1) }
             guard length <= bytes.count - header,
                   let service = String(data: bytes.dropFirst(header).prefix(length), encoding: .utf8),

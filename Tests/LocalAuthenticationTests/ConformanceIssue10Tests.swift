@@ -336,6 +336,54 @@ struct ConformanceIssue10Tests {
         ])
     }
 
+    @Test("a query by persistent reference may leave kSecClass out (the reference names it) and finds a synchronizable item without kSecAttrSynchronizable")
+    func persistentReferenceNamesItsClassAndFindsSyncItems() async throws {
+        let sim = try TestDevice()
+        let outcome = await sim.blocking { () -> [String] in
+            var lines: [String] = []
+            func reference(_ attributes: [String: Any]) -> Data? {
+                var result: CFTypeRef?
+                var item = attributes
+                item[kSecReturnPersistentRef as String] = true
+                let status = SecItemAdd(item as CFDictionary, &result)
+                if status != errSecSuccess { lines.append("add \(status)") }
+                return result as? Data
+            }
+            guard let generic = reference([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                           kSecAttrAccount as String: "g", kSecValueData as String: Data("gv".utf8)]),
+                  let internet = reference([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                                            kSecAttrAccount as String: "i", kSecValueData as String: Data("iv".utf8)]),
+                  let synced = reference([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                          kSecAttrAccount as String: "s", kSecAttrSynchronizable as String: true,
+                                          kSecValueData as String: Data("sv".utf8)])
+            else { return lines + ["no references"] }
+            for (name, ref) in [("generic", generic), ("internet", internet), ("synced", synced)] {
+                var result: CFTypeRef?
+                let data = SecItemCopyMatching([kSecValuePersistentRef as String: ref, kSecReturnData as String: true] as CFDictionary, &result)
+                let value = String(decoding: result as? Data ?? Data(), as: UTF8.self)
+                let attributes = SecItemCopyMatching([kSecValuePersistentRef as String: ref, kSecReturnAttributes as String: true] as CFDictionary, &result)
+                let account = (result as? [String: Any])?[kSecAttrAccount as String] as? String ?? "-"
+                lines.append("\(name) \(data) \(value) \(attributes) \(account)")
+            }
+            // Asking for non-synchronizable items explicitly still excludes the synced one.
+            var result: CFTypeRef?
+            lines.append("synced, sync false \(SecItemCopyMatching([kSecValuePersistentRef as String: synced, kSecAttrSynchronizable as String: false, kSecReturnData as String: true] as CFDictionary, &result))")
+            lines.append("update \(SecItemUpdate([kSecValuePersistentRef as String: internet] as CFDictionary, [kSecValueData as String: Data("iv2".utf8)] as CFDictionary))")
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                                     kSecReturnData as String: true] as CFDictionary, &result)
+            lines.append("updated \(String(decoding: result as? Data ?? Data(), as: UTF8.self))")
+            // Without kSecClass, bytes that are no reference name no class: errSecParam.
+            lines.append("bogus \(SecItemCopyMatching([kSecValuePersistentRef as String: Data("bogus".utf8), kSecReturnData as String: true] as CFDictionary, &result))")
+            lines.append("delete \(SecItemDelete([kSecValuePersistentRef as String: synced] as CFDictionary)) \(SecItemDelete([kSecValuePersistentRef as String: synced] as CFDictionary))")
+            lines.append("left \(Self.read([kSecAttrAccount as String: "g"]).0)")
+            return lines
+        }
+        #expect(outcome == [
+            "generic 0 gv 0 g", "internet 0 iv 0 i", "synced 0 sv 0 s",
+            "synced, sync false -25300", "update 0", "updated iv2", "bogus -50", "delete 0 -25300", "left 0",
+        ])
+    }
+
     @Test("§10 kSecClassKey without a key: adding nothing is errSecParam, nothing found, nothing to delete; updating is errSecUnimplemented")
     func keyQueriesWithoutKeys() async throws {
         let sim = try TestDevice()

@@ -141,10 +141,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
 public func SecKeyGeneratePair(_ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?,
                                _ privateKey: UnsafeMutablePointer<SecKey?>?) -> OSStatus {
     var error: Unmanaged<CFError>?
-    guard let key = SecKeyCreateRandomKey(parameters, &error) else {
-        let failure = error?.takeRetainedValue()
-        return failure.map { $0.domain == NSOSStatusErrorDomain ? OSStatus(truncatingIfNeeded: $0.code) : errSecAuthFailed } ?? errSecParam
-    }
+    guard let key = SecKeyCreateRandomKey(parameters, &error) else { return legacyStatus(error) }
     publicKey?.pointee = SecKeyCopyPublicKey(key)
     privateKey?.pointee = key
     return errSecSuccess

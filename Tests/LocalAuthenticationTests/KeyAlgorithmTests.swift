@@ -128,6 +128,43 @@ struct KeyAlgorithmTests {
         #expect(results == [1, 1, Int(errSecParam), Int(errSecParam)])
     }
 
+    @Test("SecKeyRawSign / SecKeyRawVerify (deprecated, in wrappers' iOS branches): PKCS1 over a SHA-256 digest is DER X9.62 that swift-crypto verifies; a bad signature is errSSLCrypto; a short buffer, sigRaw and RSA-only encryption are errSecParam")
+    func legacyRawSignAndVerify() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let digest = [UInt8](SHA256.hash(data: Self.message))
+        let outcome = await sim.blocking { () -> (statuses: [OSStatus], signature: Data, publicKey: Data)? in
+            guard let key = Self.makeKey(), let publicKey = SecKeyCopyPublicKey(key) else { return nil }
+            var signature = [UInt8](repeating: 0, count: 128)
+            var length = signature.count
+            let signed = SecKeyRawSign(key, .PKCS1, digest, digest.count, &signature, &length)
+            let produced = Data(signature.prefix(length))
+            let verified = SecKeyRawVerify(publicKey, .PKCS1, digest, digest.count, Array(produced), produced.count)
+            var otherDigest = digest
+            otherDigest[0] ^= 1
+            let wrongDigest = SecKeyRawVerify(publicKey, .PKCS1, otherDigest, otherDigest.count, Array(produced), produced.count)
+            var small = [UInt8](repeating: 0, count: 8)
+            var smallLength = small.count
+            let tooSmall = SecKeyRawSign(key, .PKCS1, digest, digest.count, &small, &smallLength)
+            var raw = [UInt8](repeating: 0, count: 128)
+            var rawLength = raw.count
+            let sigRaw = SecKeyRawSign(key, .sigRaw, digest, digest.count, &raw, &rawLength)
+            let byPublicKey = SecKeyRawSign(publicKey, .PKCS1, digest, digest.count, &raw, &rawLength)
+            var cipher = [UInt8](repeating: 0, count: 256)
+            var cipherLength = cipher.count
+            let encrypt = SecKeyEncrypt(publicKey, .PKCS1, digest, digest.count, &cipher, &cipherLength)
+            let statuses = [signed, verified, wrongDigest, tooSmall, OSStatus(smallLength), sigRaw, byPublicKey, encrypt]
+            return (statuses, produced, SecKeyCopyExternalRepresentation(publicKey, nil)! as Data)
+        }
+        let (statuses, signature, publicKeyBytes) = try #require(outcome)
+        #expect(statuses == [errSecSuccess, errSecSuccess, errSSLCrypto, errSecParam, 8, errSecParam, errSecParam, errSecParam])
+        #expect(errSSLCrypto == -9809)
+        let publicKey = try P256.Signing.PublicKey(x963Representation: publicKeyBytes)
+        let parsed = try P256.Signing.ECDSASignature(derRepresentation: signature)
+        #expect(publicKey.isValidSignature(parsed, for: SHA256.hash(data: Self.message)))
+        #expect(SecPadding.PKCS1.rawValue == 1 && SecPadding.OAEP.rawValue == 2 && SecPadding.sigRaw.rawValue == 0x4000
+                && SecPadding.PKCS1SHA256.rawValue == 0x8004 && SecPadding.PKCS1SHA512.rawValue == 0x8006)
+    }
+
     @Test("the iOS 10 ECIES form (X9.63 KDF gives the 16-byte key, IV of 16 zero bytes) opens bytes built from Apple's description with swift-crypto")
     func legacyECIESMatchesApplesConstruction() async throws {
         let sim = try TestDevice(enrolled: [])

@@ -1,0 +1,116 @@
+#if !canImport(Darwin)
+import Foundation
+
+// The pointer-and-length key calls Apple deprecated in iOS 15 (`SecKeyRawSign`,
+// `SecKeyRawVerify`, `SecKeyEncrypt`, `SecKeyDecrypt`), still in wrappers' iOS branches. As in
+// Apple's Security, each picks a `SecKeyAlgorithm` from its padding and runs the modern call.
+
+/// The padding a legacy key call names (deprecated by Apple; use ``SecKeyAlgorithm``).
+public struct SecPadding: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+
+    /// A padding from its `kSecPadding…` value.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// PKCS #1 padding; for an EC key, an X9.62 (DER) signature of the digest given.
+    public static let PKCS1 = SecPadding(rawValue: 1)
+    /// OAEP (RSA encryption only).
+    public static let OAEP = SecPadding(rawValue: 2)
+    /// For an EC key: the raw `r || s` signature (RFC 4754).
+    public static let sigRaw = SecPadding(rawValue: 0x4000)
+    /// The data signed is an MD2 digest (RSA only).
+    public static let PKCS1MD2 = SecPadding(rawValue: 0x8000)
+    /// The data signed is an MD5 digest (RSA only).
+    public static let PKCS1MD5 = SecPadding(rawValue: 0x8001)
+    /// The data signed is a SHA-1 digest (RSA only).
+    public static let PKCS1SHA1 = SecPadding(rawValue: 0x8002)
+    /// The data signed is a SHA-224 digest (RSA only).
+    public static let PKCS1SHA224 = SecPadding(rawValue: 0x8003)
+    /// The data signed is a SHA-256 digest (RSA only).
+    public static let PKCS1SHA256 = SecPadding(rawValue: 0x8004)
+    /// The data signed is a SHA-384 digest (RSA only).
+    public static let PKCS1SHA384 = SecPadding(rawValue: 0x8005)
+    /// The data signed is a SHA-512 digest (RSA only).
+    public static let PKCS1SHA512 = SecPadding(rawValue: 0x8006)
+
+    /// The signature algorithm Apple's Security picks for an EC key: `sigRaw` is RFC 4754;
+    /// `PKCS1` with a digest of a known hash's length names that hash; anything else (even no
+    /// padding) is X9.62 over the digest as given, as Apple keeps for compatibility.
+    func ecSignatureAlgorithm(digestLength: Int) -> SecKeyAlgorithm {
+        if self == .sigRaw { return .ecdsaSignatureRFC4754 }
+        if self == .PKCS1 {
+            switch digestLength {
+            case 20: return .ecdsaSignatureDigestX962SHA1
+            case 28: return .ecdsaSignatureDigestX962SHA224
+            case 32: return .ecdsaSignatureDigestX962SHA256
+            case 48: return .ecdsaSignatureDigestX962SHA384
+            case 64: return .ecdsaSignatureDigestX962SHA512
+            default: break
+            }
+        }
+        return .ecdsaSignatureDigestX962
+    }
+}
+
+/// The status a legacy TLS-era call returns where the modern one fails with
+/// `errSecVerifyFailed`: a signature that does not verify.
+public let errSSLCrypto: OSStatus = -9809
+
+/// Signs the digest `dataToSign` with a private key (deprecated by Apple: use
+/// ``SecKeyCreateSignature(_:_:_:_:)``, which this runs, prompt and all). With `.PKCS1` (the
+/// usual choice) the signature is DER X9.62; `.sigRaw` asks for RFC 4754, which is not
+/// simulated (`errSecParam`). The signature is written to `sig` and its length to `sigLen`,
+/// which holds the buffer's size on entry: a buffer too small is `errSecParam`.
+public func SecKeyRawSign(_ key: SecKey, _ padding: SecPadding, _ dataToSign: UnsafePointer<UInt8>, _ dataToSignLen: Int,
+                          _ sig: UnsafeMutablePointer<UInt8>, _ sigLen: UnsafeMutablePointer<Int>) -> OSStatus {
+    guard dataToSignLen >= 0 else { return errSecParam }
+    let algorithm = padding.ecSignatureAlgorithm(digestLength: dataToSignLen)
+    var error: Unmanaged<CFError>?
+    guard let signature = SecKeyCreateSignature(key, algorithm, Data(bytes: dataToSign, count: dataToSignLen) as CFData, &error) else {
+        return legacyStatus(error)
+    }
+    let bytes = Data(referencing: signature)
+    guard bytes.count <= sigLen.pointee else { return errSecParam }
+    bytes.copyBytes(to: sig, count: bytes.count)
+    sigLen.pointee = bytes.count
+    return errSecSuccess
+}
+
+/// Checks a signature made by ``SecKeyRawSign(_:_:_:_:_:_:)`` over the digest `signedData`
+/// with a public key (deprecated by Apple: use ``SecKeyVerifySignature(_:_:_:_:_:)``).
+/// `errSecSuccess` when it verifies; `errSSLCrypto` (-9809) when it does not, as Apple's
+/// legacy calls report it.
+public func SecKeyRawVerify(_ key: SecKey, _ padding: SecPadding, _ signedData: UnsafePointer<UInt8>, _ signedDataLen: Int,
+                            _ sig: UnsafePointer<UInt8>, _ sigLen: Int) -> OSStatus {
+    guard signedDataLen >= 0, sigLen >= 0 else { return errSecParam }
+    let algorithm = padding.ecSignatureAlgorithm(digestLength: signedDataLen)
+    var error: Unmanaged<CFError>?
+    let verified = SecKeyVerifySignature(key, algorithm, Data(bytes: signedData, count: signedDataLen) as CFData,
+                                         Data(bytes: sig, count: sigLen) as CFData, &error)
+    if verified { return errSecSuccess }
+    let status = legacyStatus(error)
+    return status == errSecVerifyFailed ? errSSLCrypto : status
+}
+
+/// Encrypts with an RSA public key (deprecated by Apple). Touchstone's keys are EC, for which
+/// Apple's call has no padding to offer: always `errSecParam`; use
+/// ``SecKeyCreateEncryptedData(_:_:_:_:)`` with an ECIES algorithm.
+public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: UnsafePointer<UInt8>, _ plainTextLen: Int,
+                          _ cipherText: UnsafeMutablePointer<UInt8>, _ cipherTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
+    errSecParam
+}
+
+/// Decrypts with an RSA private key (deprecated by Apple). As ``SecKeyEncrypt(_:_:_:_:_:_:)``:
+/// always `errSecParam` for Touchstone's EC keys; use ``SecKeyCreateDecryptedData(_:_:_:_:)``.
+public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: UnsafePointer<UInt8>, _ cipherTextLen: Int,
+                          _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
+    errSecParam
+}
+
+/// The `OSStatus` of a failed modern key call: its code in `NSOSStatusErrorDomain`; a failed
+/// prompt (an LAError) is `errSecAuthFailed`.
+func legacyStatus(_ error: Unmanaged<CFError>?) -> OSStatus {
+    guard let failure = error?.takeRetainedValue() else { return errSecParam }
+    return failure.domain == NSOSStatusErrorDomain ? OSStatus(truncatingIfNeeded: failure.code) : errSecAuthFailed
+}
+#endif

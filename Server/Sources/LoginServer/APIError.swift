@@ -14,7 +14,7 @@ public struct APIError: Error, Sendable, Equatable {
     public var code: String
     /// A sentence for people.
     public var message: String
-    /// Seconds to wait, sent as `Retry-After` (only for 429).
+    /// Seconds to wait, sent as `Retry-After` (429 and 503).
     public var retryAfter: Int?
     /// The methods the path answers, sent as `Allow` (only for 405).
     public var allow: String?
@@ -70,6 +70,11 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             return error.response()
+        } catch let RepositoryError.unavailable(reason) {
+            // The operator needs the reason; the client only that it may try again.
+            context.logger.warning("database unavailable", metadata: ["reason": .string(reason)])
+            return APIError(.serviceUnavailable, "database_unavailable", "The database cannot be reached now; try again later.",
+                            retryAfter: 5).response()
         } catch is HTTPParserError {
             // The body did not parse as HTTP (a malformed chunk, say): the client's fault.
             return APIError.badRequest("malformed_request", "The request is not valid HTTP.").response()

@@ -22,32 +22,65 @@ struct LoginAPI: Sendable {
 
     /// Adds every route to `router`.
     func addRoutes(to router: Router<LoginRequestContext>) {
-        router.get("/health") { _, _ in
+        // Liveness: the process serves requests (it answers while the database is down).
+        let health: @Sendable (Request, LoginRequestContext) async throws -> Response = { _, _ in
             try json(["status": "ok"])
+        }
+        // Readiness: the database answers too (503 `database_unavailable` when it does not),
+        // what a load balancer should route by.
+        let ready: @Sendable (Request, LoginRequestContext) async throws -> Response = { _, _ in
+            try await repository.ping()
+            return try json(["status": "ready"])
+        }
+        let listDevices: @Sendable (Request, LoginRequestContext) async throws -> Response = { request, context in
+            try await self.listDevices(request, context)
+        }
+        for (path, handler) in [("/health", health), ("/health/ready", ready), ("/v1/devices", listDevices)] {
+            router.get(RouterPath(path), use: handler)
+            // HEAD wherever GET works (RFC 9110 §9.3.2): the same status and headers, no body.
+            router.head(RouterPath(path)) { request, context in Self.headResponse(to: try await handler(request, context)) }
         }
         let v1 = router.group("v1")
         v1.post("accounts") { request, context in try await createAccount(request, context) }
         v1.post("sessions") { request, context in try await createSession(request, context) }
         v1.delete("sessions") { request, context in try await endSession(request, context) }
         v1.post("devices") { request, context in try await bindDevice(request, context) }
-        v1.get("devices") { request, context in try await listDevices(request, context) }
         v1.delete("devices/:id") { request, context in try await deleteDevice(request, context) }
         v1.post("challenges") { request, context in try await createChallenge(request, context) }
         v1.post("logins") { request, context in try await signatureLogin(request, context) }
         v1.post("logins/token") { request, context in try await tokenLogin(request, context) }
         // A known path with another method is 405 with `Allow`, not 404: the client has the
-        // right address and the wrong verb.
+        // right address and the wrong verb. OPTIONS answers 204 with the same `Allow`.
         for (path, allowed) in Self.routes {
-            for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] where !allowed.contains(method) {
-                router.on(RouterPath(path), method: method) { _, _ -> Response in throw APIError.methodNotAllowed(allowed) }
+            let advertised = Self.advertised(allowed)
+            let list = advertised.map(\.rawValue).joined(separator: ", ")
+            router.on(RouterPath(path), method: .options) { _, _ -> Response in
+                Response(status: .noContent, headers: [.allow: list])
+            }
+            for method in [HTTPRequest.Method.get, .head, .post, .put, .patch, .delete] where !advertised.contains(method) {
+                router.on(RouterPath(path), method: method) { _, _ -> Response in throw APIError.methodNotAllowed(advertised) }
             }
         }
+    }
+
+    /// The methods a path answers as `Allow` lists them: its own, HEAD beside GET, and OPTIONS.
+    static func advertised(_ allowed: [HTTPRequest.Method]) -> [HTTPRequest.Method] {
+        var methods = allowed
+        if allowed.contains(.get) { methods.insert(.head, at: methods.firstIndex(of: .get).map { $0 + 1 } ?? 0) }
+        return methods + [.options]
+    }
+
+    /// The answer to HEAD: `response`'s status and headers, with the length its body has.
+    static func headResponse(to response: Response) -> Response {
+        var headers = response.headers
+        if let length = response.body.contentLength { headers[.contentLength] = String(length) }
+        return Response(status: response.status, headers: headers, body: .init())
     }
 
     /// Every path and the methods it answers (kept beside the routes above; a test checks
     /// that each is served).
     static let routes: [(String, [HTTPRequest.Method])] = [
-        ("/health", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post, .delete]), ("/v1/devices", [.get, .post]),
+        ("/health", [.get]), ("/health/ready", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post, .delete]), ("/v1/devices", [.get, .post]),
         ("/v1/devices/:id", [.delete]), ("/v1/challenges", [.post]), ("/v1/logins", [.post]), ("/v1/logins/token", [.post]),
     ]
 
@@ -97,8 +130,11 @@ struct LoginAPI: Sendable {
         }
         // The rules apply to the password as it is hashed (NFKC): a full-width copy of the
         // username is the username.
+        guard body.password.utf8.count <= 1024 else {
+            throw APIError.badRequest("weak_password", "A password is at most 1,024 bytes (UTF-8).")
+        }
         let normalizedPassword = PasswordHasher.normalized(body.password)
-        guard normalizedPassword.count >= 8, body.password.utf8.count <= 1024,
+        guard normalizedPassword.count >= 8,
               normalizedPassword != PasswordHasher.normalized(username), Set(normalizedPassword).count >= 3
         else {
             throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
@@ -224,14 +260,15 @@ struct LoginAPI: Sendable {
         let profileID = try await authenticatedProfile(request)
         let body = try await decode(BindRequest.self, from: request)
         let name = body.name ?? ""
-        guard name.count <= 100, !name.unicodeScalars.contains(where: Self.isInvisibleControl) else {
+        guard name.count <= 100, Self.isAcceptableDeviceName(name) else {
             throw APIError.badRequest("invalid_name", "A device name is at most 100 characters, without control or format characters.")
         }
         let credential: [UInt8]
         let publicKey: [UInt8]?
         switch body.kind {
         case .key:
-            guard let text = body.publicKey, let bytes = Self.canonicalBase64(text), bytes.count == 65,
+            guard let text = body.publicKey else { throw APIError.badRequest("malformed_request", "The field 'publicKey' is missing.") }
+            guard let bytes = Self.canonicalBase64(text), bytes.count == 65,
                   (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil
             else {
                 throw APIError.badRequest("invalid_public_key", "publicKey must be a base64 65-byte X9.63 P-256 public key.")
@@ -239,7 +276,8 @@ struct LoginAPI: Sendable {
             publicKey = Array(bytes)
             credential = credentialHash(kind: .key, bytes: Array(bytes))
         case .token:
-            guard let text = body.deviceToken, let bytes = Self.canonicalBase64(text), bytes.count >= 32, bytes.count <= 1024 else {
+            guard let text = body.deviceToken else { throw APIError.badRequest("malformed_request", "The field 'deviceToken' is missing.") }
+            guard let bytes = Self.canonicalBase64(text), bytes.count >= 32, bytes.count <= 1024 else {
                 throw APIError.badRequest("invalid_device_token", "deviceToken must be base64 of 32 to 1024 random bytes.")
             }
             publicKey = nil
@@ -293,7 +331,7 @@ struct LoginAPI: Sendable {
 
     func deleteDevice(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
         let profileID = try await authenticatedProfile(request)
-        guard let id = context.parameters.get("id"), id.utf8.count <= 64,
+        guard let id = context.parameters.get("id").map(Self.deviceID), id.utf8.count <= 64,
               try await repository.deleteDevice(id: id, profileID: profileID)
         else { throw APIError(.notFound, "unknown_device", "No such device on this account.") }
         context.logger.info("device unbound", metadata: ["profileID": .string(profileID), "deviceID": .string(id)])
@@ -311,8 +349,15 @@ struct LoginAPI: Sendable {
         var expiresAt: Date
     }
 
+    /// A device ID as stored: the server issues lowercase UUIDs, and a UUID is the same in
+    /// either case (RFC 9562 §4), so an uppercase copy names the same device.
+    static func deviceID(_ text: String) -> String {
+        UUID(uuidString: text) != nil ? text.lowercased() : text
+    }
+
     func createChallenge(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
-        let body = try await decode(ChallengeRequest.self, from: request)
+        var body = try await decode(ChallengeRequest.self, from: request)
+        body.deviceID = Self.deviceID(body.deviceID)
         let challenge = randomBytes(32)
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(configuration.challengeLifetime.timeInterval)
@@ -331,7 +376,8 @@ struct LoginAPI: Sendable {
     }
 
     func signatureLogin(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
-        let body = try await decode(SignatureLogin.self, from: request)
+        var body = try await decode(SignatureLogin.self, from: request)
+        body.deviceID = Self.deviceID(body.deviceID)
         guard let challenge = Self.canonicalBase64(body.challenge), let signature = Self.canonicalBase64(body.signature) else {
             throw APIError.badRequest("invalid_base64", "challenge and signature must be standard base64.")
         }
@@ -358,7 +404,10 @@ struct LoginAPI: Sendable {
         let verified = device.map { device in
             guard device.kind == .key, let keyBytes = device.publicKey,
                   let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
-                  let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature)
+                  let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
+                  // DER has one encoding per value: integers padded with extra zero bytes (which
+                  // the parser accepts) are refused, so one signature has one spelling.
+                  parsed.derRepresentation == signature
             else { return false }
             return key.isValidSignature(parsed, for: challenge)
         } ?? false
@@ -420,6 +469,19 @@ struct LoginAPI: Sendable {
 
     // MARK: Bodies
 
+    /// Whether `name` may name a device: no control or format character, except the zero-width
+    /// joiner inside an emoji sequence ("👨‍👩‍👧 iPad" is a device name people give).
+    static func isAcceptableDeviceName(_ name: String) -> Bool {
+        let scalars = Array(name.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() where isInvisibleControl(scalar) {
+            guard scalar == "\u{200D}", index > 0, index + 1 < scalars.count,
+                  scalars[index - 1].properties.isEmoji || scalars[index - 1] == "\u{FE0F}",
+                  scalars[index + 1].properties.isEmoji
+            else { return false }
+        }
+        return true
+    }
+
     /// Control, format (bidi overrides, zero-width characters) and line or paragraph separators:
     /// what a name shown to the user must not hold.
     static func isInvisibleControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -460,6 +522,11 @@ struct LoginAPI: Sendable {
     /// Reads at most ``LoginServerConfiguration/maxBodySize`` bytes (413 past that) and decodes
     /// them; malformed JSON and wrong types are 400.
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        // A body declared larger than the limit is refused before any of it is read (a client
+        // sending `Expect: 100-continue` learns it without sending the body).
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > configuration.maxBodySize {
+            throw APIError(.contentTooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+        }
         let buffer = try await request.body.collect(upTo: configuration.maxBodySize)
         let data = Data(buffer: buffer)
         // A zero byte is never in UTF-8 JSON, and always in UTF-16 or UTF-32 JSON (which

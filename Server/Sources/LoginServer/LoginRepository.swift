@@ -63,10 +63,20 @@ public struct DeviceRecord: Sendable, Equatable {
     }
 }
 
-/// What a repository reports when a unique value is taken.
-public enum RepositoryError: Error, Equatable {
+/// What a repository reports: a unique value taken, or a database it cannot use now.
+public enum RepositoryError: Error, Equatable, CustomStringConvertible {
     /// The username (for accounts) or the key or token (for devices) already exists.
     case duplicate
+    /// The database cannot be reached or did not answer in time (the reason, for the log and
+    /// the operator; never sent to a client). The API answers 503 `database_unavailable`.
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .duplicate: "the value exists already"
+        case let .unavailable(reason): reason
+        }
+    }
 }
 
 /// The server's state, behind one protocol with a SQLite and a PostgreSQL implementation.
@@ -77,6 +87,8 @@ public enum RepositoryError: Error, Equatable {
 public protocol LoginRepository: Sendable {
     /// Creates or upgrades the tables. Safe to call on every start and from several servers.
     func migrate() async throws
+    /// Asks the database a trivial question (`SELECT 1`): what `GET /health/ready` checks.
+    func ping() async throws
 
     /// Stores a new account; throws ``RepositoryError/duplicate`` if the username exists.
     func createAccount(_ account: AccountRecord) async throws
@@ -105,8 +117,9 @@ public protocol LoginRepository: Sendable {
     /// Unbinds a device of this account (and drops its challenges); `false` if there is none.
     func deleteDevice(id: String, profileID: String) async throws -> Bool
 
-    /// Stores a challenge hash, valid until `expiresAt`, for a bound device of kind `.key`;
-    /// `false` (and nothing stored) when there is no such device.
+    /// Stores a challenge hash, valid until `expiresAt`, for a bound device of kind `.key`,
+    /// keeping only that device's newest ``maximumChallengesPerDevice``; `false` (and nothing
+    /// stored) when there is no such device.
     func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool
     /// Deletes the challenge if it belongs to the device and is live at `now`, and returns the
     /// device, in one atomic step: of two concurrent calls with the same challenge, at most one
@@ -162,6 +175,11 @@ extension Duration {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+
+/// The live challenges a device may have: creating one more drops its oldest (our rule), so a
+/// client asking for challenges without end cannot fill the table. A real app asks for one per
+/// login.
+let maximumChallengesPerDevice = 16
 
 /// Whether this write should also delete expired rows: about one write in 32. Every read
 /// filters on expiry, so pruning is housekeeping, not correctness; doing it on every write

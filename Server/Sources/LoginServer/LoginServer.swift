@@ -32,7 +32,9 @@ public enum LoginServer {
     ) -> Application<RouterResponder<LoginRequestContext>> {
         let router = Router(context: LoginRequestContext.self)
         router.add(middleware: APIErrorMiddleware())
-        LoginAPI(repository: repository, clock: clock, configuration: configuration).addRoutes(to: router)
+        // Every database step of a request has a deadline (503 past it, never a hang).
+        let timed = DeadlineRepository(base: repository, timeout: configuration.databaseTimeout)
+        LoginAPI(repository: timed, clock: clock, configuration: configuration).addRoutes(to: router)
         let idle = configuration.idleTimeout.components
         var app = Application(
             router: router,
@@ -45,7 +47,7 @@ public enum LoginServer {
             app.addServices(postgres.client)
         }
         app.beforeServerStarts {
-            try await repository.migrate()
+            try await timed.migrate()
             logger.info("database ready", metadata: ["database": .string(configuration.database.description)])
         }
         return app

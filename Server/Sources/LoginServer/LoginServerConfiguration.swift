@@ -25,6 +25,11 @@ public struct LoginServerConfiguration: Sendable {
     /// longer than this for a silent client.
     public var idleTimeout: Duration = .seconds(30)
 
+    /// The longest a request waits for one database step (a query, a transaction, a free
+    /// connection): past it the request is answered 503 `database_unavailable` instead of
+    /// hanging while the database is unreachable.
+    public var databaseTimeout: Duration = .seconds(10)
+
     /// The defaults.
     public init() {}
 }

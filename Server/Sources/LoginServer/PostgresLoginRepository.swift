@@ -14,14 +14,42 @@ public struct PostgresLoginRepository: LoginRepository {
     /// The connection pool.
     public let client: PostgresClient
     private let quiet = Logger(label: "touchstone.server.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    private let location: DatabaseLocation.PostgresLocation
 
     /// Creates a repository (and its connection pool) for `location`.
     public init(location: DatabaseLocation.PostgresLocation, logger: Logger) {
+        self.location = location
         let configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database, tls: .disable
         )
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    public func ping() async throws {
+        try await client.query("SELECT 1", logger: quiet)
+    }
+
+    /// Opens one connection of its own, outside the pool, and closes it: a server that cannot
+    /// reach its database, or is refused by it, says why at once. (The pool only logs failed
+    /// connection attempts at info level and keeps retrying for about a minute before
+    /// requests fail with an opaque circuit-breaker error.)
+    func probe() async throws {
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username,
+            password: location.password, database: location.database, tls: .disable
+        )
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
+        } catch {
+            // PSQLError's description is deliberately vague; its debug description names the
+            // cause (connection refused, unknown database, authentication) and never the password.
+            throw RepositoryError.unavailable(
+                "cannot use PostgreSQL database '\(location.database)' at \(location.host):\(location.port) as '\(location.username)': "
+                    + String(reflecting: error))
+        }
+        try? await connection.close()
     }
 
     /// The schema, in order; each statement is idempotent.
@@ -63,6 +91,7 @@ public struct PostgresLoginRepository: LoginRepository {
         )
         """,
         "CREATE INDEX IF NOT EXISTS challenges_expires_at ON challenges(expires_at)",
+        "CREATE INDEX IF NOT EXISTS challenges_device_id ON challenges(device_id)",
         """
         CREATE TABLE IF NOT EXISTS login_failures (
             id BIGSERIAL PRIMARY KEY,
@@ -92,6 +121,7 @@ public struct PostgresLoginRepository: LoginRepository {
     ]
 
     public func migrate() async throws {
+        try await probe()
         try await client.withTransaction(logger: quiet) { connection in
             // One migrator at a time when several servers start together.
             try await connection.query("SELECT pg_advisory_xact_lock(7013013)", logger: quiet)
@@ -255,7 +285,17 @@ public struct PostgresLoginRepository: LoginRepository {
             """,
             logger: quiet
         )
-        return try await rows.collect().count == 1
+        guard try await rows.collect().count == 1 else { return false }
+        // Only the newest challenges of a device stay: asking for more cannot fill the table.
+        try await client.query(
+            """
+            DELETE FROM challenges WHERE device_id = \(deviceID) AND challenge_hash NOT IN
+                (SELECT challenge_hash FROM challenges WHERE device_id = \(deviceID)
+                 ORDER BY expires_at DESC, challenge_hash LIMIT \(maximumChallengesPerDevice))
+            """,
+            logger: quiet
+        )
+        return true
     }
 
     public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? {

@@ -12,10 +12,24 @@ public struct SQLiteLoginRepository: LoginRepository {
     private let writes: SQLiteGroupCommit
 
     /// Opens (creating if needed) the database file at `path`, and its folder.
+    ///
+    /// The file holds password hashes and session hashes: a new one is made readable by its
+    /// owner only (0600; SQLite gives its `-wal` and `-shm` files the same mode), and folders
+    /// made for it are 0700, whatever the umask. An existing file keeps its mode.
     public init(path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            // A new, empty file: SQLite takes it as an empty database. fchmod, as the umask
+            // may have taken bits off the mode asked for (it never adds any).
+            _ = fchmod(descriptor, 0o600)
+            close(descriptor)
+        } else if errno != EEXIST {
+            throw RepositoryError.unavailable("cannot create the database file '\(path)': \(String(cString: strerror(errno)))")
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -33,6 +47,10 @@ public struct SQLiteLoginRepository: LoginRepository {
     public init() throws {
         self.writer = try DatabaseQueue()
         self.writes = SQLiteGroupCommit(writer: writer)
+    }
+
+    public func ping() async throws {
+        try await writes.read { db in try db.execute(sql: "SELECT 1") }
     }
 
     public func migrate() async throws {
@@ -84,6 +102,10 @@ public struct SQLiteLoginRepository: LoginRepository {
                 ALTER TABLE sessions ADD COLUMN device_id TEXT REFERENCES devices(device_id) ON DELETE CASCADE;
                 CREATE INDEX sessions_device_id ON sessions(device_id);
                 """)
+        }
+        // v3: a device's live challenges are capped (``maximumChallengesPerDevice``), found by device.
+        migrator.registerMigration("v3-challenges-by-device") { db in
+            try db.execute(sql: "CREATE INDEX challenges_device_id ON challenges(device_id)")
         }
         try migrator.migrate(writer)
     }
@@ -221,7 +243,13 @@ public struct SQLiteLoginRepository: LoginRepository {
                 INSERT INTO challenges (challenge_hash, device_id, expires_at)
                 SELECT ?, device_id, ? FROM devices WHERE device_id = ? AND kind = 'key'
                 """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, deviceID])
-            return db.changesCount == 1
+            guard db.changesCount == 1 else { return false }
+            // Only the newest challenges of a device stay: asking for more cannot fill the table.
+            try db.cachedStatement(sql: """
+                DELETE FROM challenges WHERE device_id = ?1 AND rowid NOT IN
+                    (SELECT rowid FROM challenges WHERE device_id = ?1 ORDER BY rowid DESC LIMIT ?2)
+                """).execute(arguments: [deviceID, maximumChallengesPerDevice])
+            return true
         }
     }
 

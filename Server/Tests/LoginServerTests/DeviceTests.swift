@@ -78,7 +78,7 @@ struct DeviceTests {
                 (["kind": "key", "publicKey": Data(offCurve).base64EncodedString()], "invalid_public_key"),
                 (["kind": "key", "publicKey": compressed.base64EncodedString()], "invalid_public_key"),
                 (["kind": "key", "publicKey": "%%%"], "invalid_public_key"),
-                (["kind": "key"], "invalid_public_key"),
+                (["kind": "key"], "malformed_request"),  // a missing field, as the docs say
                 (["kind": "token", "deviceToken": Data(count: 31).base64EncodedString()], "invalid_device_token"),
                 (["kind": "fingerprint", "deviceToken": Data(count: 32).base64EncodedString()], "malformed_request"),
             ] as [([String: String], String)] {

@@ -145,11 +145,15 @@ struct TestServer: Sendable {
 
     /// Runs `body` against the application listening on a free loopback port (a new repository
     /// each call, as after a restart), then shuts it down gracefully.
-    func run<Value: Sendable>(_ body: @Sendable (Client) async throws -> Value) async throws -> Value {
+    /// `wrap` may put a test double around the repository (a database that stops answering).
+    func run<Value: Sendable>(
+        wrap: (any LoginRepository) -> any LoginRepository = { $0 },
+        _ body: @Sendable (Client) async throws -> Value
+    ) async throws -> Value {
         let port = NIOLockedValueBox<Int?>(nil)
         let logger = logs.logger()
         let app = LoginServer.makeApplication(
-            configuration: configuration, repository: try database.repository(), clock: clock, logger: logger
+            configuration: configuration, repository: wrap(try database.repository()), clock: clock, logger: logger
         ) { channel in
             port.withLockedValue { $0 = channel.localAddress?.port }
         }

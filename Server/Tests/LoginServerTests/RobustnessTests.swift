@@ -50,10 +50,11 @@ struct RobustnessTests {
             let reply = try await client.send(.get, "/v1/accounts")
             #expect(reply.status == .methodNotAllowed)
             #expect(reply.errorCode == "method_not_allowed")
-            #expect(reply.header("Allow") == "POST")
+            #expect(reply.header("Allow") == "POST, OPTIONS")
             let devices = try await client.send(.put, "/v1/devices")
-            #expect(devices.status == .methodNotAllowed && devices.header("Allow") == "GET, POST")
-            #expect(try await client.send(.post, "/v1/devices/abc").header("Allow") == "DELETE")
+            #expect(devices.status == .methodNotAllowed && devices.header("Allow") == "GET, HEAD, POST, OPTIONS")
+            #expect(try await client.send(.post, "/v1/devices/abc").header("Allow") == "DELETE, OPTIONS")
+            #expect(try await client.send(.head, "/v1/accounts").status == .methodNotAllowed)
             // The allowed methods still reach their handlers (not 405, not 404).
             for (path, methods) in [("/health", HTTPRequest.Method.get), ("/v1/accounts", .post), ("/v1/devices", .get),
                                     ("/v1/devices/abc", .delete), ("/v1/logins/token", .post)] {

@@ -23,6 +23,15 @@ timeout -k 10 600 "$SWIFT" test --package-path Server --skip-build
 "$SWIFT" build --package-path Server --product touchstone-server -q
 bin="$("$SWIFT" build --package-path Server --show-bin-path)/touchstone-server"
 "$bin" --help >/dev/null
+# A host that does not resolve is a usage error (64) before anything is created.
+nowhere=$(mktemp -d)
+status=0
+XDG_DATA_HOME="$nowhere" "$bin" --host not-a-host.invalid --port 0 2>/dev/null || status=$?
+if [ "$status" -ne 64 ] || [ -n "$(ls -A "$nowhere")" ]; then
+    echo "touchstone-server --host not-a-host.invalid: exit $status, created: $(ls -A "$nowhere")" >&2
+    exit 1
+fi
+rmdir "$nowhere"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 data=$(mktemp -d)
 "$bin" --port "$port" --database "sqlite://$data/login.sqlite" --log-level warning &

@@ -24,7 +24,9 @@ struct TouchstoneServer: AsyncParsableCommand {
               POST   /v1/challenges   {deviceID}        -> 200 {challenge, expiresAt}
               POST   /v1/logins       {deviceID, challenge, signature} -> 200 session
               POST   /v1/logins/token {deviceToken}             -> 200 session
-              GET    /health                                    -> 200 when ready
+              GET    /health                                    -> 200 while serving
+              GET    /health/ready                              -> 200 when the database
+                                      answers, else 503 database_unavailable
             Tables are created (migrated) on start. SIGTERM or SIGINT drains
             in-flight requests and exits 0. See docs/SERVER.md.
             """
@@ -48,10 +50,22 @@ struct TouchstoneServer: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        // Checked before anything is created: a mistyped host must not leave a new database behind.
+        guard Self.resolves(host) else { throw ValidationError("--host '\(host)' is not an address or a name this machine resolves.") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'.") }
         if let database {
             do { _ = try DatabaseLocation(parsing: database) } catch { throw ValidationError("--database: \(error)") }
         }
+    }
+
+    /// Whether `host` is an address or a name `getaddrinfo` resolves.
+    static func resolves(_ host: String) -> Bool {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &result) == 0 else { return false }
+        freeaddrinfo(result)
+        return true
     }
 
     func run() async throws {

@@ -58,6 +58,60 @@ if [ "$status" -ne 0 ]; then
 fi
 echo "server-test: touchstone-server answered /health and exited 0 on SIGTERM"
 
+# PostgreSQL frozen under a running server (every process of the cluster stopped, its open
+# connections with it): /health/ready is 503 within the 10 s deadline instead of hanging,
+# /health stays 200, SIGTERM still ends the server, and readiness comes back with the database.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+"$bin" --port "$port" --database "$TOUCHSTONE_TEST_POSTGRES_URL" --log-level error &
+pid=$!
+postmaster=$(head -1 "$TOUCHSTONE_TEST_POSTGRES_DIR/data/postmaster.pid")
+frozen_check=0
+python3 - "$port" "$postmaster" <<'PY' || frozen_check=$?
+import os, signal, subprocess, sys, time, urllib.error, urllib.request
+base = f"http://127.0.0.1:{sys.argv[1]}"
+def get(path, timeout):
+    try:
+        with urllib.request.urlopen(base + path, timeout=timeout) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
+for _ in range(150):
+    if get("/health/ready", 1) == 200:
+        break
+    time.sleep(0.1)
+else:
+    sys.exit("not ready before the freeze")
+cluster = [int(sys.argv[2])] + [int(p) for p in subprocess.run(["pgrep", "-P", sys.argv[2]], capture_output=True, text=True).stdout.split()]
+for p in cluster:
+    os.kill(p, signal.SIGSTOP)
+try:
+    start = time.monotonic()
+    status = get("/health/ready", 30)
+    elapsed = time.monotonic() - start
+    if status != 503 or elapsed > 15:
+        sys.exit(f"frozen PostgreSQL: /health/ready answered {status} after {elapsed:.1f} s (expected 503 within the 10 s deadline)")
+    if get("/health", 5) != 200:
+        sys.exit("frozen PostgreSQL: /health did not stay 200")
+finally:
+    for p in cluster:
+        os.kill(p, signal.SIGCONT)
+for _ in range(300):
+    if get("/health/ready", 2) == 200:
+        sys.exit(0)
+    time.sleep(0.1)
+sys.exit("readiness did not come back after PostgreSQL resumed")
+PY
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+if [ "$frozen_check" -ne 0 ] || [ "$status" -ne 0 ]; then
+  echo "server-test: the frozen-PostgreSQL check failed (check $frozen_check, exit $status after SIGTERM)" >&2
+  exit 1
+fi
+echo "server-test: with PostgreSQL frozen, /health/ready was 503 within the deadline and came back after"
+
 # Seed 003 in the REPL against a real server (a fresh SQLite database).
 "$SWIFT" build --product touchstone -q
 touchstone="$("$SWIFT" build --show-bin-path)/touchstone"

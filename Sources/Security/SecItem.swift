@@ -20,6 +20,11 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
     return KeychainCall.run { call in
         let query = try KeychainQuery(attributes)
+        // A persistent reference names an existing item; securityd refuses one in an add
+        // (errSecValuePersistentRefUnsupported, which is errSecParam).
+        if query.persistentRef != nil {
+            throw KeychainQuery.Invalid(reason: "SecItemAdd does not take kSecValuePersistentRef")
+        }
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)

@@ -243,6 +243,8 @@ public let errSecUserCanceled: OSStatus = -128
 public let errSecBadReq: OSStatus = -909
 /// An internal component failed.
 public let errSecInternalComponent: OSStatus = -2070
+/// An internal error in the Security framework (`SecErrorGetOSStatus` of an error it cannot place).
+public let errSecInternal: OSStatus = -26276
 /// An unknown Core Foundation error occurred.
 public let errSecCoreFoundationUnknown: OSStatus = -4960
 /// No keychain is available. You may need to restart your computer.

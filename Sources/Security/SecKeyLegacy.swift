@@ -79,7 +79,7 @@ public func SecKeyRawSign(_ key: SecKey, _ padding: SecPadding, _ dataToSign: Un
 /// Checks a signature made by ``SecKeyRawSign(_:_:_:_:_:_:)`` over the digest `signedData`
 /// with a public key (deprecated by Apple: use ``SecKeyVerifySignature(_:_:_:_:_:)``).
 /// `errSecSuccess` when it verifies; `errSSLCrypto` (-9809) when it does not, as Apple's
-/// legacy calls report it.
+/// published `SecKey.c` maps `errSecVerifyFailed` for the legacy calls.
 public func SecKeyRawVerify(_ key: SecKey, _ padding: SecPadding, _ signedData: UnsafePointer<UInt8>, _ signedDataLen: Int,
                             _ sig: UnsafePointer<UInt8>, _ sigLen: Int) -> OSStatus {
     guard signedDataLen >= 0, sigLen >= 0 else { return errSecParam }
@@ -107,10 +107,19 @@ public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: Un
     errSecParam
 }
 
-/// The `OSStatus` of a failed modern key call: its code in `NSOSStatusErrorDomain`; a failed
-/// prompt (an LAError) is `errSecAuthFailed`.
+/// The `OSStatus` of a failed modern key call, as Apple's `SecErrorGetOSStatus` gives it: its
+/// code in `NSOSStatusErrorDomain`; for a failed prompt (an LAError) `errSecUserCanceled` when
+/// the user cancelled, `errSecInteractionNotAllowed` when the context may not prompt,
+/// `errSecParam` for a parameter error (-1001) and `errSecAuthFailed` for the rest.
 func legacyStatus(_ error: Unmanaged<CFError>?) -> OSStatus {
     guard let failure = error?.takeRetainedValue() else { return errSecParam }
-    return failure.domain == NSOSStatusErrorDomain ? OSStatus(truncatingIfNeeded: failure.code) : errSecAuthFailed
+    if failure.domain == NSOSStatusErrorDomain { return OSStatus(truncatingIfNeeded: failure.code) }
+    guard failure.domain == "com.apple.LocalAuthentication" else { return errSecInternal }
+    switch failure.code {
+    case -2: return errSecUserCanceled
+    case -1004: return errSecInteractionNotAllowed
+    case -1001: return errSecParam
+    default: return errSecAuthFailed
+    }
 }
 #endif

@@ -376,11 +376,13 @@ struct ConformanceIssue10Tests {
             lines.append("bogus \(SecItemCopyMatching([kSecValuePersistentRef as String: Data("bogus".utf8), kSecReturnData as String: true] as CFDictionary, &result))")
             lines.append("delete \(SecItemDelete([kSecValuePersistentRef as String: synced] as CFDictionary)) \(SecItemDelete([kSecValuePersistentRef as String: synced] as CFDictionary))")
             lines.append("left \(Self.read([kSecAttrAccount as String: "g"]).0)")
+            // An add never takes a reference (with or without kSecClass): errSecParam, nothing added.
+            lines.append("add by ref \(SecItemAdd([kSecValuePersistentRef as String: generic, kSecValueData as String: Data("x".utf8)] as CFDictionary, nil)) \(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: generic] as CFDictionary, nil))")
             return lines
         }
         #expect(outcome == [
             "generic 0 gv 0 g", "internet 0 iv 0 i", "synced 0 sv 0 s",
-            "synced, sync false -25300", "update 0", "updated iv2", "bogus -50", "delete 0 -25300", "left 0",
+            "synced, sync false -25300", "update 0", "updated iv2", "bogus -50", "delete 0 -25300", "left 0", "add by ref -50 -50",
         ])
     }
 

@@ -225,6 +225,33 @@ struct ConformanceKeyTests {
         #expect(failure?.0 == LAErrorDomain && failure?.1 == -2)
     }
 
+    @Test("SecKeyRawSign reports a failed prompt as Apple's SecErrorGetOSStatus does: cancel errSecUserCanceled (-128), lockout errSecAuthFailed; a match signs")
+    func legacySignPromptStatuses() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.cancel, .present("thumb")])
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            guard let key = Self.makeKey().0 else { return [] }
+            let digest = [UInt8](repeating: 7, count: 32)
+            var signature = [UInt8](repeating: 0, count: 128)
+            var length = signature.count
+            let cancelled = SecKeyRawSign(key, .PKCS1, digest, digest.count, &signature, &length)
+            length = signature.count
+            let signed = SecKeyRawSign(key, .PKCS1, digest, digest.count, &signature, &length)
+            return [cancelled, signed]
+        }
+        #expect(statuses == [errSecUserCanceled, errSecSuccess])
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(3)) == .authenticationFailed)
+        #expect(try await sim.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, .failures(2)) == .biometryLockout)
+        let locked = await sim.blocking { () -> OSStatus? in
+            guard let key = Self.makeKey([.privateKeyUsage, .biometryAny]).0 else { return nil }
+            let digest = [UInt8](repeating: 7, count: 32)
+            var signature = [UInt8](repeating: 0, count: 128)
+            var length = signature.count
+            return SecKeyRawSign(key, .PKCS1, digest, digest.count, &signature, &length)
+        }
+        #expect(locked == errSecAuthFailed)
+    }
+
     @Test("§10 under biometric lockout signing fails with LAError biometryLockout (-8)")
     func lockout() async throws {
         let sim = try TestDevice()

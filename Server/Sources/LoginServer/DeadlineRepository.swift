@@ -1,52 +1,120 @@
 import Foundation
+import GRDB
 import PostgresNIO
+import Synchronization
 
 /// A repository whose every step gives up after a deadline: while the database is unreachable a
 /// request is answered 503 `database_unavailable` within ``LoginServerConfiguration/databaseTimeout``
-/// instead of hanging, and a failure that means "no database" (a lost or refused connection)
-/// is ``RepositoryError/unavailable(_:)`` rather than an internal error.
+/// instead of hanging, and a failure that means "no database" (a lost, refused or busy
+/// connection, a locked SQLite file) is ``RepositoryError/unavailable(_:)`` rather than an
+/// internal error.
 ///
-/// A step cut off by the deadline is cancelled (postgres-nio gives up the connection request or
-/// the query); one that already reached the database may still commit. That is safe because each
-/// step is atomic and its result was never sent: the client sees 503 and tries again.
+/// The step runs in a task of its own and the request waits for whichever comes first, the step
+/// or the deadline. It cannot wait for the step to notice a cancellation: a query already sent
+/// on a PostgreSQL connection, or a SQLite write queued behind a locked file, ignores it. A step
+/// given up on is cancelled and left to finish in the background, holding its connection until
+/// the database answers (the pool's size bounds how many can). It may still commit: each step is
+/// atomic and its result is never sent, so the client sees 503 and may try again (and may then
+/// find the account or binding it asked for already made: 409).
 struct DeadlineRepository: LoginRepository {
     let base: any LoginRepository
     let timeout: Duration
 
-    private enum Outcome<Value: Sendable>: Sendable {
-        case finished(Value)
-        case timedOut
-    }
-
     /// Runs `step` against the deadline.
     func within<Value: Sendable>(_ step: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let gate = Gate<Value>()
         let timeout = self.timeout
-        let outcome = try await withThrowingTaskGroup(of: Outcome<Value>.self) { group in
-            group.addTask { .finished(try await step()) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return .timedOut
-            }
-            defer { group.cancelAll() }
+        let work = Task {
             do {
-                return try await group.next() ?? .timedOut
+                gate.resolve(.success(try await step()))
             } catch {
-                throw Self.classify(error)
+                gate.resolve(.failure(Self.classify(error)))
             }
         }
-        switch outcome {
-        case let .finished(value): return value
-        case .timedOut: throw RepositoryError.unavailable("the database did not answer within \(timeout)")
+        let timer = Task {
+            // Cancelled when the step ends first: then it resolves nothing.
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            gate.resolve(.failure(RepositoryError.unavailable("the database did not answer within \(timeout)")))
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        return try await withTaskCancellationHandler {
+            try await gate.value()
+        } onCancel: {
+            gate.resolve(.failure(CancellationError()))
         }
     }
 
-    /// `error` as the API should see it: a lost, refused or shut-down connection is
+    /// The first of several results, handed to the one waiter whenever it comes.
+    private final class Gate<Value: Sendable>: Sendable {
+        private enum State {
+            case open
+            case waiting(CheckedContinuation<Value, any Error>)
+            case resolved(Result<Value, any Error>)
+            case done
+        }
+
+        private let state = Mutex(State.open)
+
+        /// Records `result` unless one came first.
+        func resolve(_ result: Result<Value, any Error>) {
+            let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+                switch state {
+                case .open:
+                    state = .resolved(result)
+                    return nil
+                case let .waiting(continuation):
+                    state = .done
+                    return continuation
+                case .resolved, .done:
+                    return nil
+                }
+            }
+            waiter?.resume(with: result)
+        }
+
+        /// The first result, when it comes.
+        func value() async throws -> Value {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready = state.withLock { state -> Result<Value, any Error>? in
+                    if case let .resolved(result) = state {
+                        state = .done
+                        return result
+                    }
+                    state = .waiting(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        }
+    }
+
+    /// `error` as the API should see it: a lost, refused, shut-down or overloaded PostgreSQL
+    /// connection and a busy, locked, full or unreadable SQLite file are
     /// ``RepositoryError/unavailable(_:)``; anything else as it is.
     static func classify(_ error: any Error) -> any Error {
         if let error = error as? PSQLError {
             switch error.code {
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
-                return RepositoryError.unavailable("PostgreSQL connection failed: \(String(reflecting: error))")
+                return RepositoryError.unavailable("PostgreSQL connection failed (\(error.code))")
+            case .server:
+                // Class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot
+                // connect now), 53300 (too many connections): the database is going away or full.
+                let state = error.serverInfo?[.sqlState] ?? ""
+                if state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state) {
+                    return RepositoryError.unavailable("PostgreSQL refused the query (SQLSTATE \(state))")
+                }
+                return error
+            default:
+                return error
+            }
+        }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_FULL:
+                return RepositoryError.unavailable("SQLite: \(error.resultCode) (\(error.message ?? "no message"))")
             default:
                 return error
             }
@@ -98,8 +166,10 @@ struct DeadlineRepository: LoginRepository {
         try await within { try await base.deleteDevice(id: id, profileID: profileID) }
     }
 
-    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool {
-        try await within { try await base.createChallenge(hash: hash, deviceID: deviceID, expiresAt: expiresAt, now: now) }
+    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool {
+        try await within {
+            try await base.createChallenge(hash: hash, deviceID: deviceID, expiresAt: expiresAt, now: now, requestedBy: requester)
+        }
     }
 
     func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? {

@@ -38,7 +38,8 @@ struct LoginAPI: Sendable {
         for (path, handler) in [("/health", health), ("/health/ready", ready), ("/v1/devices", listDevices)] {
             router.get(RouterPath(path), use: handler)
             // HEAD wherever GET works (RFC 9110 §9.3.2): the same status and headers, no body.
-            router.head(RouterPath(path)) { request, context in Self.headResponse(to: try await handler(request, context)) }
+            // (A response's headers already hold its body's length, which HEAD keeps.)
+            router.head(RouterPath(path)) { request, context in try await handler(request, context).createHeadResponse() }
         }
         let v1 = router.group("v1")
         v1.post("accounts") { request, context in try await createAccount(request, context) }
@@ -70,12 +71,6 @@ struct LoginAPI: Sendable {
         return methods + [.options]
     }
 
-    /// The answer to HEAD: `response`'s status and headers, with the length its body has.
-    static func headResponse(to response: Response) -> Response {
-        var headers = response.headers
-        if let length = response.body.contentLength { headers[.contentLength] = String(length) }
-        return Response(status: response.status, headers: headers, body: .init())
-    }
 
     /// Every path and the methods it answers (kept beside the routes above; a test checks
     /// that each is served).
@@ -362,7 +357,8 @@ struct LoginAPI: Sendable {
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(configuration.challengeLifetime.timeInterval)
         guard body.deviceID.utf8.count <= 64,
-              try await repository.createChallenge(hash: sha256(challenge), deviceID: body.deviceID, expiresAt: expiresAt, now: now)
+              try await repository.createChallenge(hash: sha256(challenge), deviceID: body.deviceID, expiresAt: expiresAt, now: now,
+                                                   requestedBy: context.remoteAddress)
         else {
             throw APIError(.notFound, "unknown_device", "No signing device with that ID is bound.")
         }
@@ -475,11 +471,17 @@ struct LoginAPI: Sendable {
         let scalars = Array(name.unicodeScalars)
         for (index, scalar) in scalars.enumerated() where isInvisibleControl(scalar) {
             guard scalar == "\u{200D}", index > 0, index + 1 < scalars.count,
-                  scalars[index - 1].properties.isEmoji || scalars[index - 1] == "\u{FE0F}",
-                  scalars[index + 1].properties.isEmoji
+                  isPictographic(scalars[index - 1]) || scalars[index - 1] == "\u{FE0F}",
+                  isPictographic(scalars[index + 1])
             else { return false }
         }
         return true
+    }
+
+    /// An emoji a joiner may join: Unicode's Emoji property holds for digits, `#`, `*`, `©` and
+    /// `®` too, which are left out.
+    static func isPictographic(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value > 0xFF && scalar.properties.isEmoji
     }
 
     /// Control, format (bidi overrides, zero-width characters) and line or paragraph separators:

@@ -117,10 +117,11 @@ public protocol LoginRepository: Sendable {
     /// Unbinds a device of this account (and drops its challenges); `false` if there is none.
     func deleteDevice(id: String, profileID: String) async throws -> Bool
 
-    /// Stores a challenge hash, valid until `expiresAt`, for a bound device of kind `.key`,
-    /// keeping only that device's newest ``maximumChallengesPerDevice``; `false` (and nothing
-    /// stored) when there is no such device.
-    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool
+    /// Stores a challenge hash, valid until `expiresAt`, for a bound device of kind `.key`, asked
+    /// for by `requester` (the client's address), keeping only the newest
+    /// ``maximumChallengesPerRequester`` that this requester asked for this device; `false` (and
+    /// nothing stored) when there is no such device.
+    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool
     /// Deletes the challenge if it belongs to the device and is live at `now`, and returns the
     /// device, in one atomic step: of two concurrent calls with the same challenge, at most one
     /// gets the device; every other call gets `nil`.
@@ -176,10 +177,11 @@ extension Duration {
     }
 }
 
-/// The live challenges a device may have: creating one more drops its oldest (our rule), so a
-/// client asking for challenges without end cannot fill the table. A real app asks for one per
-/// login.
-let maximumChallengesPerDevice = 16
+/// The live challenges one client address may hold for one device: asking for one more drops
+/// that address's oldest for the device (our rule). A client asking without end cannot fill the
+/// table, and cannot push out a challenge another address asked for (the owner's, mid-prompt).
+/// A real app asks for one per login.
+let maximumChallengesPerRequester = 16
 
 /// Whether this write should also delete expired rows: about one write in 32. Every read
 /// filters on expiry, so pruning is housekeeping, not correctness; doing it on every write

@@ -91,7 +91,11 @@ public struct PostgresLoginRepository: LoginRepository {
         )
         """,
         "CREATE INDEX IF NOT EXISTS challenges_expires_at ON challenges(expires_at)",
-        "CREATE INDEX IF NOT EXISTS challenges_device_id ON challenges(device_id)",
+        // A challenge records the address that asked for it, in the order asked (`id`): each
+        // address's live challenges for a device are capped (``maximumChallengesPerRequester``).
+        "ALTER TABLE challenges ADD COLUMN IF NOT EXISTS requested_by TEXT",
+        "ALTER TABLE challenges ADD COLUMN IF NOT EXISTS id BIGSERIAL",
+        "CREATE INDEX IF NOT EXISTS challenges_device_requester ON challenges(device_id, requested_by)",
         """
         CREATE TABLE IF NOT EXISTS login_failures (
             id BIGSERIAL PRIMARY KEY,
@@ -272,26 +276,26 @@ public struct PostgresLoginRepository: LoginRepository {
         return try await rows.collect().count == 1
     }
 
-    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool {
+    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool {
         if shouldPrune() {
             try await client.query("DELETE FROM challenges WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
         }
         let rows = try await client.query(
             """
-            INSERT INTO challenges (challenge_hash, device_id, expires_at)
-            SELECT \(Data(hash)), device_id, \(expiresAt.millisecondsSince1970) FROM devices
+            INSERT INTO challenges (challenge_hash, device_id, expires_at, requested_by)
+            SELECT \(Data(hash)), device_id, \(expiresAt.millisecondsSince1970), \(requester) FROM devices
             WHERE device_id = \(deviceID) AND kind = 'key'
             RETURNING device_id
             """,
             logger: quiet
         )
         guard try await rows.collect().count == 1 else { return false }
-        // Only the newest challenges of a device stay: asking for more cannot fill the table.
+        // This address's newest challenges for the device stay (`id` grows with each insert).
         try await client.query(
             """
-            DELETE FROM challenges WHERE device_id = \(deviceID) AND challenge_hash NOT IN
-                (SELECT challenge_hash FROM challenges WHERE device_id = \(deviceID)
-                 ORDER BY expires_at DESC, challenge_hash LIMIT \(maximumChallengesPerDevice))
+            DELETE FROM challenges WHERE id IN
+                (SELECT id FROM challenges WHERE device_id = \(deviceID) AND requested_by = \(requester)
+                 ORDER BY id DESC OFFSET \(maximumChallengesPerRequester))
             """,
             logger: quiet
         )

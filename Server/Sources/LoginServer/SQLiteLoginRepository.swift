@@ -28,8 +28,11 @@ public struct SQLiteLoginRepository: LoginRepository {
             // may have taken bits off the mode asked for (it never adds any).
             _ = fchmod(descriptor, 0o600)
             close(descriptor)
-        } else if errno != EEXIST {
-            throw RepositoryError.unavailable("cannot create the database file '\(path)': \(String(cString: strerror(errno)))")
+        } else {
+            let error = errno
+            if error != EEXIST {
+                throw RepositoryError.unavailable("cannot create the database file '\(path)': \(String(cString: strerror(error)))")
+            }
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -103,9 +106,13 @@ public struct SQLiteLoginRepository: LoginRepository {
                 CREATE INDEX sessions_device_id ON sessions(device_id);
                 """)
         }
-        // v3: a device's live challenges are capped (``maximumChallengesPerDevice``), found by device.
-        migrator.registerMigration("v3-challenges-by-device") { db in
-            try db.execute(sql: "CREATE INDEX challenges_device_id ON challenges(device_id)")
+        // v3: a challenge records the address that asked for it; each address's live challenges
+        // for a device are capped (``maximumChallengesPerRequester``).
+        migrator.registerMigration("v3-challenge-requester") { db in
+            try db.execute(sql: """
+                ALTER TABLE challenges ADD COLUMN requested_by TEXT;
+                CREATE INDEX challenges_device_requester ON challenges(device_id, requested_by);
+                """)
         }
         try migrator.migrate(writer)
     }
@@ -234,21 +241,21 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
-    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool {
+    public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool {
         try await writes.write { db in
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             }
             try db.cachedStatement(sql: """
-                INSERT INTO challenges (challenge_hash, device_id, expires_at)
-                SELECT ?, device_id, ? FROM devices WHERE device_id = ? AND kind = 'key'
-                """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, deviceID])
+                INSERT INTO challenges (challenge_hash, device_id, expires_at, requested_by)
+                SELECT ?, device_id, ?, ? FROM devices WHERE device_id = ? AND kind = 'key'
+                """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, requester, deviceID])
             guard db.changesCount == 1 else { return false }
-            // Only the newest challenges of a device stay: asking for more cannot fill the table.
+            // This address's newest challenges for the device stay (rowids grow with each insert).
             try db.cachedStatement(sql: """
-                DELETE FROM challenges WHERE device_id = ?1 AND rowid NOT IN
-                    (SELECT rowid FROM challenges WHERE device_id = ?1 ORDER BY rowid DESC LIMIT ?2)
-                """).execute(arguments: [deviceID, maximumChallengesPerDevice])
+                DELETE FROM challenges WHERE rowid IN
+                    (SELECT rowid FROM challenges WHERE device_id = ? AND requested_by = ? ORDER BY rowid DESC LIMIT -1 OFFSET ?)
+                """).execute(arguments: [deviceID, requester, maximumChallengesPerRequester])
             return true
         }
     }

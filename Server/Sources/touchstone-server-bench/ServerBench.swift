@@ -234,7 +234,8 @@ extension ServerBench {
                         let hash = Array(SHA256.hash(data: challenge))
                         let token = Array(SHA256.hash(data: hash))
                         let at = Date()
-                        guard try await repository.createChallenge(hash: hash, deviceID: deviceID, expiresAt: at.addingTimeInterval(60), now: at) else {
+                        guard try await repository.createChallenge(hash: hash, deviceID: deviceID, expiresAt: at.addingTimeInterval(60), now: at,
+                                                                             requestedBy: "bench") else {
                             throw ValidationError("no challenge")
                         }
                         if combined {

@@ -61,7 +61,11 @@ struct TouchstoneServer: AsyncParsableCommand {
     /// Whether `host` is an address or a name `getaddrinfo` resolves.
     static func resolves(_ host: String) -> Bool {
         var hints = addrinfo()
+        #if canImport(Glibc)
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
         var result: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &result) == 0 else { return false }
         freeaddrinfo(result)

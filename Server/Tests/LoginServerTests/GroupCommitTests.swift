@@ -51,7 +51,7 @@ struct GroupCommitTests {
                 publicKey: key, createdAt: now, lastUsedAt: nil
             ))
             let hash = Array(repeating: UInt8(7), count: 32)
-            #expect(try await repository.createChallenge(hash: hash, deviceID: "d", expiresAt: now.addingTimeInterval(60), now: now))
+            #expect(try await repository.createChallenge(hash: hash, deviceID: "d", expiresAt: now.addingTimeInterval(60), now: now, requestedBy: "test"))
             let winners = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
                 for index in 0..<16 {
                     group.addTask {

@@ -84,6 +84,20 @@ final class TestDatabase: Sendable {
     func repository() throws -> any LoginRepository {
         try LoginServer.makeRepository(for: location, logger: Logger(label: "test.repository"))
     }
+
+    /// Runs `body` with a migrated repository of its own, outside any server (a PostgreSQL
+    /// pool runs for as long as `body` does).
+    func withRepository(_ body: @Sendable (any LoginRepository) async throws -> Void) async throws {
+        let repository = try self.repository()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if let postgres = repository as? PostgresLoginRepository {
+                group.addTask { await postgres.client.run() }
+            }
+            defer { group.cancelAll() }
+            try await repository.migrate()
+            try await body(repository)
+        }
+    }
 }
 
 /// Every log line the server wrote, to assert that no secret reached a log.

@@ -2,15 +2,46 @@ import Crypto
 import Foundation
 import Hummingbird
 import LoginServer
+import Synchronization
 import Testing
 
-/// A database that stops answering: every call waits (cancellably) until the test's deadline
-/// gives up on it. Only what the tests below reach is stalled; the rest goes to `base`.
+/// A database that stops answering: every call but `migrate` waits until the test lets it go.
+/// With a `latch`, the wait ignores cancellation, as a query already sent to PostgreSQL or a
+/// SQLite write queued behind a locked file does; without one it is a cancellable sleep.
 struct StalledRepository: LoginRepository {
     let base: any LoginRepository
+    var latch: Latch?
+
+    /// Holds every caller until ``release()``, whatever cancellation says.
+    final class Latch: Sendable {
+        private let state = Mutex<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let released = state.withLock { state -> Bool in
+                    if !state.released { state.waiters.append(continuation) }
+                    return state.released
+                }
+                if released { continuation.resume() }
+            }
+        }
+
+        func release() {
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.released = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
 
     private func stall() async throws -> Never {
-        try await Task.sleep(for: .seconds(3600))
+        if let latch {
+            await latch.wait()
+        } else {
+            try await Task.sleep(for: .seconds(3600))
+        }
         throw CancellationError()
     }
 
@@ -28,7 +59,9 @@ struct StalledRepository: LoginRepository {
     func device(id: String) async throws -> DeviceRecord? { try await stall() }
     func device(credentialHash: [UInt8]) async throws -> DeviceRecord? { try await stall() }
     func deleteDevice(id: String, profileID: String) async throws -> Bool { try await stall() }
-    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date) async throws -> Bool { try await stall() }
+    func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool {
+        try await stall()
+    }
     func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? { try await stall() }
     func recordFailure(key: String, at: Date, window: Duration) async throws { try await stall() }
     func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) { try await stall() }
@@ -45,10 +78,13 @@ struct OperationsTests {
         }
     }
 
-    @Test("a database that stops answering: requests get 503 database_unavailable with Retry-After within the deadline, /health stays 200, /health/ready is 503, the log says why")
-    func stalledDatabaseIs503() async throws {
+    @Test("a database that stops answering: requests get 503 database_unavailable with Retry-After within the deadline, /health stays 200, /health/ready is 503, the log says why — also when the stalled step ignores cancellation",
+          arguments: [false, true])
+    func stalledDatabaseIs503(ignoresCancellation: Bool) async throws {
         let server = try await TestServer.make(.sqlite) { $0.databaseTimeout = .milliseconds(50) }
-        try await server.run(wrap: { StalledRepository(base: $0) }) { client in
+        let latch = ignoresCancellation ? StalledRepository.Latch() : nil
+        defer { latch?.release() }
+        try await server.run(wrap: { StalledRepository(base: $0, latch: latch) }) { client in
             #expect(try await client.send(.get, "/health").status == .ok)
             let ready = try await client.send(.get, "/health/ready")
             #expect(ready.status == .serviceUnavailable)
@@ -185,7 +221,7 @@ struct ClientDetailTests {
             let family = try await client.send(.post, "/v1/devices",
                                                json: ["kind": "key", "publicKey": P256Key().publicKeyBase64, "name": "👨\u{200D}👩\u{200D}👧 iPad"], token: token)
             #expect(family.status == .created)
-            for name in ["a\u{200D}b", "\u{200D}👩", "phone\u{202E}"] {
+            for name in ["a\u{200D}b", "1\u{200D}2", "\u{200D}👩", "phone\u{202E}"] {
                 let reply = try await client.send(.post, "/v1/devices",
                                                   json: ["kind": "key", "publicKey": P256Key().publicKeyBase64, "name": name], token: token)
                 #expect(reply.errorCode == "invalid_name", "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
@@ -193,7 +229,7 @@ struct ClientDetailTests {
         }
     }
 
-    @Test("a device keeps its 16 newest challenges: asking for more drops the oldest, so a flood cannot fill the table", arguments: Backend.available)
+    @Test("one address keeps its 16 newest challenges per device: asking for more drops its own oldest, so a flood cannot fill the table", arguments: Backend.available)
     func challengesPerDeviceAreCapped(backend: Backend) async throws {
         let server = try await TestServer.make(backend)
         try await server.run { client in
@@ -201,7 +237,6 @@ struct ClientDetailTests {
             var challenges: [String] = []
             for _ in 0..<20 {
                 challenges.append(try await client.challenge(device.deviceID))
-                server.clock.advance(by: .milliseconds(1))
             }
             let oldest = try await client.login(device.deviceID, challenge: challenges[0], signature: try device.key.sign(challenges[0]))
             #expect(oldest.status == .unauthorized)
@@ -209,6 +244,30 @@ struct ClientDetailTests {
             #expect(kept.status == .ok)
             let newest = try await client.login(device.deviceID, challenge: challenges[19], signature: try device.key.sign(challenges[19]))
             #expect(newest.status == .ok)
+        }
+    }
+
+    @Test("a flood of challenges from another address never pushes out the one the owner asked for", arguments: Backend.available)
+    func anotherAddressCannotEvict(backend: Backend) async throws {
+        let database = try await TestDatabase.make(backend)
+        try await database.withRepository { repository in
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        try await repository.createAccount(AccountRecord(profileID: "p", username: "u", passwordHash: "x", createdAt: now))
+        try await repository.createDevice(DeviceRecord(
+            deviceID: "d", profileID: "p", kind: .key, name: "", credentialHash: Array(repeating: 1, count: 32),
+            publicKey: Array(repeating: 4, count: 65), createdAt: now, lastUsedAt: nil
+        ))
+        let expiry = now.addingTimeInterval(60)
+        let owners = Array(repeating: UInt8(0xAA), count: 32)
+        #expect(try await repository.createChallenge(hash: owners, deviceID: "d", expiresAt: expiry, now: now, requestedBy: "10.0.0.1"))
+        for index in 0..<40 {
+            let hash = [UInt8(index)] + Array(repeating: 0, count: 31)
+            #expect(try await repository.createChallenge(hash: hash, deviceID: "d", expiresAt: expiry, now: now, requestedBy: "10.0.0.66"))
+        }
+        #expect(try await repository.consumeChallenge(hash: owners, deviceID: "d", now: now)?.deviceID == "d")
+        // The flooding address kept only its 16 newest (24 to 39).
+        #expect(try await repository.consumeChallenge(hash: [23] + Array(repeating: 0, count: 31), deviceID: "d", now: now) == nil)
+        #expect(try await repository.consumeChallenge(hash: [24] + Array(repeating: 0, count: 31), deviceID: "d", now: now)?.deviceID == "d")
         }
     }
 }

@@ -46,7 +46,7 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     @Flag(help: "Check the device's store fully and read-only (it is never written), print what is wrong, and exit (status 1 when damaged).")
     var checkStore = false
 
-    @Option(help: ArgumentHelp("Copy every record of the device's store that is still intact into a new store at <file>, and exit. The damaged store is only read.", valueName: "file"))
+    @Option(help: ArgumentHelp("Copy every record of the device's store that is still intact into a new store at <file>, and exit (status 1 when anything was skipped, each listed, or the export failed). The damaged store is only read.", valueName: "file"))
     var exportStore: String?
 
     @Argument(help: ArgumentHelp("A script to run instead of reading standard input.", valueName: "script"))

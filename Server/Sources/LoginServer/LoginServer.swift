@@ -32,8 +32,9 @@ public enum LoginServer {
     ) -> Application<RouterResponder<LoginRequestContext>> {
         let router = Router(context: LoginRequestContext.self)
         router.add(middleware: APIErrorMiddleware())
-        // Every database step of a request has a deadline (503 past it, never a hang).
-        let timed = DeadlineRepository(base: repository, timeout: configuration.databaseTimeout)
+        // Every database step of a request has a deadline (503 past it, never a hang); SQLite's
+        // are bounded by its busy timeout already, so its failures are only classified.
+        let timed = DeadlineRepository(base: repository, timeout: repository is SQLiteLoginRepository ? nil : configuration.databaseTimeout)
         LoginAPI(repository: timed, clock: clock, configuration: configuration).addRoutes(to: router)
         let idle = configuration.idleTimeout.components
         var app = Application(

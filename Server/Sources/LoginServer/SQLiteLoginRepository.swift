@@ -15,8 +15,10 @@ public struct SQLiteLoginRepository: LoginRepository {
     ///
     /// The file holds password hashes and session hashes: a new one is made readable by its
     /// owner only (0600; SQLite gives its `-wal` and `-shm` files the same mode), and folders
-    /// made for it are 0700, whatever the umask. An existing file keeps its mode.
-    public init(path: String) throws {
+    /// made for it are 0700, whatever the umask. An existing file keeps its mode. A step waits
+    /// up to `busyTimeout` seconds for a file another process holds locked, then fails (the
+    /// API answers 503 `database_unavailable`).
+    public init(path: String, busyTimeout: TimeInterval = 5) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
@@ -35,7 +37,7 @@ public struct SQLiteLoginRepository: LoginRepository {
             }
         }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(busyTimeout)
         // WAL with synchronous=NORMAL: a commit survives a crash of the process, and only the
         // last commits can be lost on power failure (a challenge, a session, a failure count:
         // all short-lived). FULL would fsync every commit, four times per login.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GRDB
 import Hummingbird
 import LoginServer
 import Synchronization
@@ -97,6 +98,34 @@ struct OperationsTests {
         }
         #expect(server.logs.text.contains("database unavailable"))
         #expect(server.logs.text.contains("did not answer within"))
+    }
+
+    @Test("a SQLite file another process keeps locked past the busy timeout is 503 database_unavailable, not 500; it answers again once released")
+    func lockedSQLiteIs503() async throws {
+        let server = try await TestServer.make(.sqlite)
+        guard case let .sqlite(path) = server.database.location else { return }
+        try await server.run(wrap: { (try? SQLiteLoginRepository(path: path, busyTimeout: 0.05)) ?? $0 }) { client in
+            // Another connection holds the write lock on a thread of its own until released.
+            let other = try DatabaseQueue(path: path)
+            let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                try? other.inTransaction(.immediate) { _ in
+                    holding.signal()
+                    release.wait()
+                    return .rollback
+                }
+            }
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { holding.wait(); continuation.resume() }
+            }
+            let locked = try await client.send(.post, "/v1/accounts", json: ["username": "ada", "password": "correct horse battery"])
+            release.signal()
+            #expect(locked.status == .serviceUnavailable)
+            #expect(locked.errorCode == "database_unavailable")
+            let ready = try await client.send(.get, "/health/ready")
+            #expect(ready.status == .ok)
+        }
+        #expect(server.logs.text.contains("database unavailable"))
     }
 
     @Test("HEAD works wherever GET does (status and headers, no body); OPTIONS is 204 with Allow")

@@ -291,6 +291,7 @@ public struct PostgresLoginRepository: LoginRepository {
         )
         guard try await rows.collect().count == 1 else { return false }
         // This address's newest challenges for the device stay (`id` grows with each insert).
+        guard shouldPrune() else { return true }
         try await client.query(
             """
             DELETE FROM challenges WHERE id IN

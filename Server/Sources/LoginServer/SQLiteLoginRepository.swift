@@ -254,6 +254,7 @@ public struct SQLiteLoginRepository: LoginRepository {
                 """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, requester, deviceID])
             guard db.changesCount == 1 else { return false }
             // This address's newest challenges for the device stay (rowids grow with each insert).
+            guard shouldPrune() else { return true }
             try db.cachedStatement(sql: """
                 DELETE FROM challenges WHERE rowid IN
                     (SELECT rowid FROM challenges WHERE device_id = ? AND requested_by = ? ORDER BY rowid DESC LIMIT -1 OFFSET ?)

@@ -258,20 +258,19 @@ struct ClientDetailTests {
         }
     }
 
-    @Test("one address keeps its 16 newest challenges per device: asking for more drops its own oldest, so a flood cannot fill the table", arguments: Backend.available)
+    @Test("one address keeps a bounded number of challenges per device: a flood loses its oldest, the newest still log in", arguments: Backend.available)
     func challengesPerDeviceAreCapped(backend: Backend) async throws {
-        let server = try await TestServer.make(backend)
-        try await server.run { client in
+        try await TestServer.make(backend).run { client in
             let device = try await EnrolledDevice.make(client)
             var challenges: [String] = []
-            for _ in 0..<20 {
+            // Pruning runs on about one insert in 32: 400 asks leave no chance (< 1e-5) that the
+            // first survives.
+            for _ in 0..<400 {
                 challenges.append(try await client.challenge(device.deviceID))
             }
             let oldest = try await client.login(device.deviceID, challenge: challenges[0], signature: try device.key.sign(challenges[0]))
             #expect(oldest.status == .unauthorized)
-            let kept = try await client.login(device.deviceID, challenge: challenges[4], signature: try device.key.sign(challenges[4]))
-            #expect(kept.status == .ok)
-            let newest = try await client.login(device.deviceID, challenge: challenges[19], signature: try device.key.sign(challenges[19]))
+            let newest = try await client.login(device.deviceID, challenge: challenges[399], signature: try device.key.sign(challenges[399]))
             #expect(newest.status == .ok)
         }
     }
@@ -280,23 +279,23 @@ struct ClientDetailTests {
     func anotherAddressCannotEvict(backend: Backend) async throws {
         let database = try await TestDatabase.make(backend)
         try await database.withRepository { repository in
-        let now = Date(timeIntervalSince1970: 1_700_000_000)
-        try await repository.createAccount(AccountRecord(profileID: "p", username: "u", passwordHash: "x", createdAt: now))
-        try await repository.createDevice(DeviceRecord(
-            deviceID: "d", profileID: "p", kind: .key, name: "", credentialHash: Array(repeating: 1, count: 32),
-            publicKey: Array(repeating: 4, count: 65), createdAt: now, lastUsedAt: nil
-        ))
-        let expiry = now.addingTimeInterval(60)
-        let owners = Array(repeating: UInt8(0xAA), count: 32)
-        #expect(try await repository.createChallenge(hash: owners, deviceID: "d", expiresAt: expiry, now: now, requestedBy: "10.0.0.1"))
-        for index in 0..<40 {
-            let hash = [UInt8(index)] + Array(repeating: 0, count: 31)
-            #expect(try await repository.createChallenge(hash: hash, deviceID: "d", expiresAt: expiry, now: now, requestedBy: "10.0.0.66"))
-        }
-        #expect(try await repository.consumeChallenge(hash: owners, deviceID: "d", now: now)?.deviceID == "d")
-        // The flooding address kept only its 16 newest (24 to 39).
-        #expect(try await repository.consumeChallenge(hash: [23] + Array(repeating: 0, count: 31), deviceID: "d", now: now) == nil)
-        #expect(try await repository.consumeChallenge(hash: [24] + Array(repeating: 0, count: 31), deviceID: "d", now: now)?.deviceID == "d")
+            let now = Date(timeIntervalSince1970: 1_700_000_000)
+            try await repository.createAccount(AccountRecord(profileID: "p", username: "u", passwordHash: "x", createdAt: now))
+            try await repository.createDevice(DeviceRecord(
+                deviceID: "d", profileID: "p", kind: .key, name: "", credentialHash: Array(repeating: 1, count: 32),
+                publicKey: Array(repeating: 4, count: 65), createdAt: now, lastUsedAt: nil
+            ))
+            let expiry = now.addingTimeInterval(60)
+            func hash(_ index: Int) -> [UInt8] { [UInt8(index & 0xFF), UInt8(index >> 8)] + Array(repeating: 0, count: 30) }
+            let owners = Array(repeating: UInt8(0xAA), count: 32)
+            #expect(try await repository.createChallenge(hash: owners, deviceID: "d", expiresAt: expiry, now: now, requestedBy: "10.0.0.1"))
+            for index in 0..<400 {
+                #expect(try await repository.createChallenge(hash: hash(index), deviceID: "d", expiresAt: expiry, now: now, requestedBy: "10.0.0.66"))
+            }
+            #expect(try await repository.consumeChallenge(hash: owners, deviceID: "d", now: now)?.deviceID == "d")
+            // The flooding address lost its oldest and kept its newest.
+            #expect(try await repository.consumeChallenge(hash: hash(0), deviceID: "d", now: now) == nil)
+            #expect(try await repository.consumeChallenge(hash: hash(399), deviceID: "d", now: now)?.deviceID == "d")
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import LoginServer
+import NIOCore
 
 /// `touchstone-server`: the fingerprint-login server of seed 003.
 @main
@@ -58,18 +59,9 @@ struct TouchstoneServer: AsyncParsableCommand {
         }
     }
 
-    /// Whether `host` is an address or a name `getaddrinfo` resolves.
+    /// Whether `host` is an address or a name this machine resolves (NIO's `getaddrinfo`).
     static func resolves(_ host: String) -> Bool {
-        var hints = addrinfo()
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &result) == 0 else { return false }
-        freeaddrinfo(result)
-        return true
+        (try? SocketAddress.makeAddressResolvingHost(host, port: 0)) != nil
     }
 
     func run() async throws {

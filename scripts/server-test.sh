@@ -12,7 +12,14 @@ scripts/install-deps.sh
 eval "$(scripts/postgres-testenv.sh start)"
 # shellcheck source=scripts/login-server-lib.sh
 . scripts/login-server-lib.sh
-trap 'stop_login_server || true; scripts/postgres-testenv.sh stop "$TOUCHSTONE_TEST_POSTGRES_DIR"' EXIT
+# (A cluster left stopped by the frozen-PostgreSQL check below is resumed first, or pg_ctl
+# would wait for it and its processes would outlive the run.)
+thaw_postgres() {
+  local postmaster
+  postmaster=$(head -1 "$TOUCHSTONE_TEST_POSTGRES_DIR/data/postmaster.pid" 2>/dev/null) || return 0
+  kill -CONT "$postmaster" $(pgrep -P "$postmaster") 2>/dev/null || true
+}
+trap 'stop_login_server || true; thaw_postgres; scripts/postgres-testenv.sh stop "$TOUCHSTONE_TEST_POSTGRES_DIR"' EXIT
 
 # Build first (no time limit: a clean build takes minutes), then test under one: a hung test
 # must not hang CI (TERM after 10 minutes, KILL 10 s later).
@@ -83,8 +90,11 @@ for _ in range(150):
     time.sleep(0.1)
 else:
     sys.exit("not ready before the freeze")
-cluster = [int(sys.argv[2])] + [int(p) for p in subprocess.run(["pgrep", "-P", sys.argv[2]], capture_output=True, text=True).stdout.split()]
-for p in cluster:
+# The postmaster first, so that it forks no child after the list of children is taken.
+postmaster = int(sys.argv[2])
+os.kill(postmaster, signal.SIGSTOP)
+cluster = [postmaster] + [int(p) for p in subprocess.run(["pgrep", "-P", sys.argv[2]], capture_output=True, text=True).stdout.split()]
+for p in cluster[1:]:
     os.kill(p, signal.SIGSTOP)
 try:
     start = time.monotonic()

@@ -26,13 +26,13 @@ import Synchronization
 struct DeadlineRepository: LoginRepository {
     let base: any LoginRepository
     let timeout: Duration?
-    /// Where the deadline timers run.
-    let eventLoop: any EventLoop
+    /// Where the deadline timers run (the next loop for each step).
+    let eventLoops: any EventLoopGroup
 
-    init(base: any LoginRepository, timeout: Duration?, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) {
+    init(base: any LoginRepository, timeout: Duration?, eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.base = base
         self.timeout = timeout
-        self.eventLoop = eventLoop
+        self.eventLoops = eventLoops
     }
 
     /// Runs `step` against the deadline.
@@ -48,8 +48,8 @@ struct DeadlineRepository: LoginRepository {
                 gate.resolve(.failure(Self.classify(error)))
             }
         }
-        let (seconds, attoseconds) = timeout.components
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        // TimeAmount(_:) clamps a huge timeout instead of overflowing.
+        let timer = eventLoops.next().scheduleTask(in: TimeAmount(timeout)) {
             gate.resolve(.failure(RepositoryError.unavailable("the database did not answer within \(timeout)")))
         }
         defer {
@@ -117,9 +117,12 @@ struct DeadlineRepository: LoginRepository {
                 return RepositoryError.unavailable("PostgreSQL connection failed (\(error.code))")
             case .server:
                 // Class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot
-                // connect now), 53300 (too many connections): the database is going away or full.
+                // connect now), 53300 (too many connections), 25006 (a read-only server: a
+                // failover in progress), 57014 (cancelled by a statement timeout), 40001 and
+                // 40P01 (serialization failure, deadlock): try again later.
                 let state = error.serverInfo?[.sqlState] ?? ""
-                if state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state) {
+                if state.hasPrefix("08")
+                    || ["57P01", "57P02", "57P03", "53300", "25006", "57014", "40001", "40P01"].contains(state) {
                     return RepositoryError.unavailable("PostgreSQL refused the query (SQLSTATE \(state))")
                 }
                 return error
@@ -129,7 +132,7 @@ struct DeadlineRepository: LoginRepository {
         }
         if let error = error as? DatabaseError {
             switch error.resultCode {
-            case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_FULL:
+            case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_FULL, .SQLITE_READONLY:
                 return RepositoryError.unavailable("SQLite: \(error.resultCode) (\(error.message ?? "no message"))")
             default:
                 return error
@@ -201,8 +204,8 @@ struct DeadlineRepository: LoginRepository {
         return (result.device, result.failures, result.oldestFailure)
     }
 
-    /// ``loginCheck(deviceID:failureKey:since:)``'s result as a `Sendable` value (a tuple is not one
-    /// a task group can return).
+    /// ``loginCheck(deviceID:failureKey:since:)``'s result as a `Sendable` value (a tuple of
+    /// them is not `Sendable`).
     private struct LoginCheck: Sendable {
         var device: DeviceRecord?
         var failures: Int

@@ -118,9 +118,9 @@ public protocol LoginRepository: Sendable {
     func deleteDevice(id: String, profileID: String) async throws -> Bool
 
     /// Stores a challenge hash, valid until `expiresAt`, for a bound device of kind `.key`, asked
-    /// for by `requester` (the client's address), keeping only the newest
-    /// ``maximumChallengesPerRequester`` that this requester asked for this device; `false` (and
-    /// nothing stored) when there is no such device.
+    /// for by `requester` (the client's address); now and then (see
+    /// ``maximumChallengesPerRequester``) drops all but the newest 16 this requester asked for
+    /// this device. `false` (and nothing stored) when there is no such device.
     func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool
     /// Deletes the challenge if it belongs to the device and is live at `now`, and returns the
     /// device, in one atomic step: of two concurrent calls with the same challenge, at most one
@@ -179,9 +179,9 @@ extension Duration {
 
 /// The live challenges one client address keeps for one device: about one insert in 32 (as
 /// ``shouldPrune()`` decides) drops that address's older ones for the device (our rule). A client
-/// asking without end cannot fill the table — it holds at most 16 plus the few dozen asked since
-/// the last pruning — and cannot push out a challenge another address asked for (the owner's,
-/// mid-prompt). A real app asks for one per login. Pruning on every insert cost a statement per
+/// asking without end cannot fill the table — it holds 16 plus those asked since the last
+/// pruning, 32 on average — and cannot push out a challenge another address asked for (the
+/// owner's, mid-prompt). A real app asks for one per login. Pruning on every insert cost a statement per
 /// login: 10–15% of SQLite logins/s and, as a round trip, about 25% on PostgreSQL.
 let maximumChallengesPerRequester = 16
 

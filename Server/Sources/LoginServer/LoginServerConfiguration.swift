@@ -25,9 +25,10 @@ public struct LoginServerConfiguration: Sendable {
     /// longer than this for a silent client.
     public var idleTimeout: Duration = .seconds(30)
 
-    /// The longest a request waits for one database step (a query, a transaction, a free
+    /// The longest a request waits for one PostgreSQL step (a query, a transaction, a free
     /// connection): past it the request is answered 503 `database_unavailable` instead of
-    /// hanging while the database is unreachable.
+    /// hanging while the database is unreachable. SQLite steps have no such timer: they are
+    /// bounded by its busy timeout (lock waits), not by this.
     public var databaseTimeout: Duration = .seconds(10)
 
     /// The defaults.

@@ -92,10 +92,23 @@ public struct PostgresLoginRepository: LoginRepository {
         """,
         "CREATE INDEX IF NOT EXISTS challenges_expires_at ON challenges(expires_at)",
         // A challenge records the address that asked for it, in the order asked (`id`): each
-        // address's live challenges for a device are capped (``maximumChallengesPerRequester``).
-        "ALTER TABLE challenges ADD COLUMN IF NOT EXISTS requested_by TEXT",
-        "ALTER TABLE challenges ADD COLUMN IF NOT EXISTS id BIGSERIAL",
-        "CREATE INDEX IF NOT EXISTS challenges_device_requester ON challenges(device_id, requested_by)",
+        // address's live challenges for a device are bounded (``maximumChallengesPerRequester``).
+        // Altered only when missing, as `sessions.device_id` below: ALTER TABLE and CREATE INDEX
+        // lock the table before they look, even with IF NOT EXISTS, and every start would queue
+        // the logins behind the lock.
+        """
+        DO $$
+        BEGIN
+            IF NOT EXISTS (
+                SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'challenges' AND column_name = 'requested_by'
+            ) THEN
+                ALTER TABLE challenges ADD COLUMN requested_by TEXT, ADD COLUMN id BIGSERIAL;
+                CREATE INDEX challenges_device_requester ON challenges(device_id, requested_by, id);
+            END IF;
+        END
+        $$
+        """,
         """
         CREATE TABLE IF NOT EXISTS login_failures (
             id BIGSERIAL PRIMARY KEY,
@@ -290,12 +303,13 @@ public struct PostgresLoginRepository: LoginRepository {
             logger: quiet
         )
         guard try await rows.collect().count == 1 else { return false }
-        // This address's newest challenges for the device stay (`id` grows with each insert).
+        // This address's newest challenges for the device stay (`id` grows with each insert);
+        // deleted by primary key, not by `id`, which has no index of its own.
         guard shouldPrune() else { return true }
         try await client.query(
             """
-            DELETE FROM challenges WHERE id IN
-                (SELECT id FROM challenges WHERE device_id = \(deviceID) AND requested_by = \(requester)
+            DELETE FROM challenges WHERE challenge_hash IN
+                (SELECT challenge_hash FROM challenges WHERE device_id = \(deviceID) AND requested_by = \(requester)
                  ORDER BY id DESC OFFSET \(maximumChallengesPerRequester))
             """,
             logger: quiet

@@ -360,6 +360,8 @@ struct KeychainQuery {
     /// makes a new one (our rule: Apple's survives a rename).
     struct PersistentReference: Equatable {
         static let magic = Data("TSPR".utf8)
+        /// The magic, the version and class bytes, and the service's length.
+        static let headerLength = magic.count + 2 + 4
         let itemClass: KeychainItemClass
         let service: String
         let account: String
@@ -370,8 +372,7 @@ struct KeychainQuery {
 
         /// The class of item `bytes` refer to; nil when they are no reference.
         static func itemClass(of bytes: Data) -> KeychainItemClass? {
-            let bytes = Data(bytes)
-            guard bytes.count >= magic.count + 2 + 4, bytes.prefix(magic.count) == magic, bytes[bytes.startIndex + 4] == 1 else {
+            guard bytes.count >= headerLength, bytes.prefix(magic.count) == magic, bytes[bytes.startIndex + 4] == 1 else {
                 return nil
             }
             switch bytes[bytes.startIndex + 5] {
@@ -384,7 +385,7 @@ struct KeychainQuery {
         /// Reads `bytes`; nil when they are not a reference to an item of `itemClass`.
         init?(_ bytes: Data, itemClass: KeychainItemClass) {
             let bytes = Data(bytes)
-            let header = Self.magic.count + 2 + 4
+            let header = Self.headerLength
             guard Self.itemClass(of: bytes) == itemClass else { return nil }
             let length = bytes.dropFirst(6).prefix(4).reduce(0) { $0 << 8 | Int($1) }
             guard length <= bytes.count - header,

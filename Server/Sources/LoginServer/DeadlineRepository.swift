@@ -197,19 +197,7 @@ struct DeadlineRepository: LoginRepository {
 
     func loginCheck(deviceID: String, failureKey: String, since: Date) async throws
         -> (device: DeviceRecord?, failures: Int, oldestFailure: Date?) {
-        let result = try await within { () async throws -> LoginCheck in
-            let (device, failures, oldest) = try await base.loginCheck(deviceID: deviceID, failureKey: failureKey, since: since)
-            return LoginCheck(device: device, failures: failures, oldestFailure: oldest)
-        }
-        return (result.device, result.failures, result.oldestFailure)
-    }
-
-    /// ``loginCheck(deviceID:failureKey:since:)``'s result as a `Sendable` value (a tuple of
-    /// them is not `Sendable`).
-    private struct LoginCheck: Sendable {
-        var device: DeviceRecord?
-        var failures: Int
-        var oldestFailure: Date?
+        try await within { try await base.loginCheck(deviceID: deviceID, failureKey: failureKey, since: since) }
     }
 
     func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
@@ -224,15 +212,6 @@ struct DeadlineRepository: LoginRepository {
     }
 
     func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
-        let result = try await within { () async throws -> FailureCount in
-            let (count, oldest) = try await base.failures(key: key, since: since)
-            return FailureCount(count: count, oldest: oldest)
-        }
-        return (result.count, result.oldest)
-    }
-
-    private struct FailureCount: Sendable {
-        var count: Int
-        var oldest: Date?
+        try await within { try await base.failures(key: key, since: since) }
     }
 }

@@ -67,10 +67,9 @@ struct LoginAPI: Sendable {
     /// The methods a path answers as `Allow` lists them: its own, HEAD beside GET, and OPTIONS.
     static func advertised(_ allowed: [HTTPRequest.Method]) -> [HTTPRequest.Method] {
         var methods = allowed
-        if allowed.contains(.get) { methods.insert(.head, at: methods.firstIndex(of: .get).map { $0 + 1 } ?? 0) }
+        if let get = methods.firstIndex(of: .get) { methods.insert(.head, at: get + 1) }
         return methods + [.options]
     }
-
 
     /// Every path and the methods it answers (kept beside the routes above; a test checks
     /// that each is served).

@@ -177,12 +177,13 @@ extension Duration {
     }
 }
 
-/// The live challenges one client address keeps for one device: about one insert in 32 (as
-/// ``shouldPrune()`` decides) drops that address's older ones for the device (our rule). A client
-/// asking without end cannot fill the table — it holds 16 plus those asked since the last
-/// pruning, 32 on average — and cannot push out a challenge another address asked for (the
-/// owner's, mid-prompt). A real app asks for one per login. Pruning on every insert cost a statement per
-/// login: 10–15% of SQLite logins/s and, as a round trip, about 25% on PostgreSQL.
+/// The live challenges one client address keeps for one device: the pruning that about one
+/// insert in 32 does (``shouldPrune()``, with the expired rows) drops that address's older ones
+/// for the device (our rule). A client asking without end cannot fill the table — it holds 16
+/// plus those asked since the last pruning, 32 on average — and cannot push out a challenge
+/// another address asked for (the owner's, mid-prompt). A real app asks for one per login.
+/// Pruning on every insert cost a statement per login: 10–15% of SQLite logins/s and, as a
+/// round trip, about 25% on PostgreSQL.
 let maximumChallengesPerRequester = 16
 
 /// Whether this write should also delete expired rows: about one write in 32. Every read

@@ -291,7 +291,17 @@ public struct PostgresLoginRepository: LoginRepository {
 
     public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool {
         if shouldPrune() {
-            try await client.query("DELETE FROM challenges WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
+            // The expired, and this address's challenges for the device but the newest (`id`
+            // grows with each insert; one place is left for the one inserted below). Deleted by
+            // primary key, not by `id`, which has no index of its own.
+            try await client.query(
+                """
+                DELETE FROM challenges WHERE expires_at <= \(now.millisecondsSince1970) OR challenge_hash IN
+                    (SELECT challenge_hash FROM challenges WHERE device_id = \(deviceID) AND requested_by = \(requester)
+                     ORDER BY id DESC OFFSET \(maximumChallengesPerRequester - 1))
+                """,
+                logger: quiet
+            )
         }
         let rows = try await client.query(
             """
@@ -302,19 +312,7 @@ public struct PostgresLoginRepository: LoginRepository {
             """,
             logger: quiet
         )
-        guard try await rows.collect().count == 1 else { return false }
-        // This address's newest challenges for the device stay (`id` grows with each insert);
-        // deleted by primary key, not by `id`, which has no index of its own.
-        guard shouldPrune() else { return true }
-        try await client.query(
-            """
-            DELETE FROM challenges WHERE challenge_hash IN
-                (SELECT challenge_hash FROM challenges WHERE device_id = \(deviceID) AND requested_by = \(requester)
-                 ORDER BY id DESC OFFSET \(maximumChallengesPerRequester))
-            """,
-            logger: quiet
-        )
-        return true
+        return try await rows.collect().count == 1
     }
 
     public func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? {

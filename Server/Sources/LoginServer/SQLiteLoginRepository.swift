@@ -246,20 +246,18 @@ public struct SQLiteLoginRepository: LoginRepository {
     public func createChallenge(hash: [UInt8], deviceID: String, expiresAt: Date, now: Date, requestedBy requester: String) async throws -> Bool {
         try await writes.write { db in
             if shouldPrune() {
-                try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
+                // The expired, and this address's challenges for the device but the newest (rowids
+                // grow with each insert; one place is left for the one inserted below).
+                try db.execute(sql: """
+                    DELETE FROM challenges WHERE expires_at <= ? OR rowid IN
+                        (SELECT rowid FROM challenges WHERE device_id = ? AND requested_by = ? ORDER BY rowid DESC LIMIT -1 OFFSET ?)
+                    """, arguments: [now.millisecondsSince1970, deviceID, requester, maximumChallengesPerRequester - 1])
             }
             try db.cachedStatement(sql: """
                 INSERT INTO challenges (challenge_hash, device_id, expires_at, requested_by)
                 SELECT ?, device_id, ?, ? FROM devices WHERE device_id = ? AND kind = 'key'
                 """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, requester, deviceID])
-            guard db.changesCount == 1 else { return false }
-            // This address's newest challenges for the device stay (rowids grow with each insert).
-            guard shouldPrune() else { return true }
-            try db.cachedStatement(sql: """
-                DELETE FROM challenges WHERE rowid IN
-                    (SELECT rowid FROM challenges WHERE device_id = ? AND requested_by = ? ORDER BY rowid DESC LIMIT -1 OFFSET ?)
-                """).execute(arguments: [deviceID, requester, maximumChallengesPerRequester])
-            return true
+            return db.changesCount == 1
         }
     }
 

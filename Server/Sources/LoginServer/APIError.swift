@@ -63,7 +63,8 @@ public struct APIError: Error, Sendable, Equatable {
 
 /// Turns every error a handler throws into a JSON error response, so no request ends in a bare
 /// status, a stack trace or a dropped connection; unexpected errors are logged (by type and
-/// description, which never hold request secrets) and answered 500.
+/// description, which never hold request secrets) and answered 500. A cancelled request is
+/// 503 `request_cancelled`, logged at info.
 struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -74,6 +75,12 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             // The operator needs the reason; the client only that it may try again.
             context.logger.warning("database unavailable", metadata: ["reason": .string(reason)])
             return APIError(.serviceUnavailable, "database_unavailable", "The database cannot be reached now; try again later.",
+                            retryAfter: 5).response()
+        } catch is CancellationError {
+            // The request's task was cancelled (the server is stopping, or the database client
+            // gave up on a cancelled caller): nothing failed that the operator must fix.
+            context.logger.info("request cancelled before it finished")
+            return APIError(.serviceUnavailable, "request_cancelled", "The request was cancelled before it finished; try again.",
                             retryAfter: 5).response()
         } catch is HTTPParserError {
             // The body did not parse as HTTP (a malformed chunk, say): the client's fault.

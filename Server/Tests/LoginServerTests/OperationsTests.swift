@@ -37,7 +37,12 @@ struct StalledRepository: LoginRepository {
         }
     }
 
+    /// Every step throws `CancellationError` at once, as a database client does for a caller
+    /// whose task was cancelled.
+    var cancels = false
+
     private func stall() async throws -> Never {
+        if cancels { throw CancellationError() }
         if let latch {
             await latch.wait()
         } else {
@@ -98,6 +103,19 @@ struct OperationsTests {
         }
         #expect(server.logs.text.contains("database unavailable"))
         #expect(server.logs.text.contains("did not answer within"))
+    }
+
+    @Test("a step cancelled under the request is 503 request_cancelled with Retry-After, logged at info, not a 500 logged as an error")
+    func cancelledStepIs503() async throws {
+        let server = try await TestServer.make(.sqlite)
+        try await server.run(wrap: { StalledRepository(base: $0, cancels: true) }) { client in
+            let login = try await client.send(.post, "/v1/sessions", json: ["username": "ada", "password": "correct horse battery"])
+            #expect(login.status == .serviceUnavailable)
+            #expect(login.errorCode == "request_cancelled")
+            #expect(login.header("Retry-After") == "5")
+        }
+        #expect(server.logs.text.contains("request cancelled before it finished"))
+        #expect(!server.logs.text.contains("request failed"))
     }
 
     @Test("a SQLite file another process keeps locked past the busy timeout is 503 database_unavailable, not 500; it answers again once released")

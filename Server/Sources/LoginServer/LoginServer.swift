@@ -39,7 +39,8 @@ public enum LoginServer {
         let idle = configuration.idleTimeout.components
         var app = Application(
             router: router,
-            server: .loginHTTP1(idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000)),
+            server: .loginHTTP1(idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000),
+                                maxBodySize: configuration.maxBodySize),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server"),
             onServerRunning: onServerRunning,
             logger: logger

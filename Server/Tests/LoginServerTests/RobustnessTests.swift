@@ -163,6 +163,76 @@ struct RobustnessTests {
         #expect(first[1].contains("\r\nconnection: keep-alive"))
     }
 
+    @Test("Expect: 100-continue: the client is told to go on before it sends the body, then answered as usual")
+    func expectContinueIsAnswered() async throws {
+        let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .seconds(120) }
+        let body = Array(#"{"username":"ada","password":"correct horse battery"}"#.utf8)
+        let (interim, answer) = try await server.run { client in
+            try await Self.onOwnThread {
+                let fd = try Self.connectLoopback(port: client.port)
+                defer { close(fd) }
+                try Self.sendAll(fd, Array(("POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.count)\r\nExpect: 100-Continue\r\nConnection: close\r\n\r\n").utf8))
+                // Nothing else can come before the body is sent (a missing 100 times out here).
+                let interim = try Self.readHead(fd)
+                try Self.sendAll(fd, body)
+                return (interim, try Self.readHead(fd))
+            }
+        }
+        #expect(interim == "HTTP/1.1 100 Continue\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 201 "))
+    }
+
+    @Test("no 100 Continue for a body declared over the limit (its 413 comes first), for HTTP/1.0, or for a request pipelined behind another's response")
+    func expectContinueWithheld() async throws {
+        let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .seconds(120) }
+        let body = #"{"username":"ada","password":"correct horse battery"}"#
+        let (tooLarge, http10, pipelined) = try await server.run { client in
+            try await Self.onOwnThread {
+                let fd = try Self.connectLoopback(port: client.port)
+                defer { close(fd) }
+                try Self.sendAll(fd, Array(("POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n"
+                    + "Expect: 100-continue\r\n\r\n").utf8))
+                let tooLarge = try Self.readHead(fd)
+                let http10 = try Self.exchange(port: client.port, Array(("POST /v1/accounts HTTP/1.0\r\nContent-Length: \(body.utf8.count)\r\n"
+                    + "Expect: 100-continue\r\n\r\n" + body).utf8))
+                let pipelined = try Self.exchange(port: client.port, Array(("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n"
+                    + "Connection: close\r\n\r\n" + body).utf8))
+                return (tooLarge, http10, pipelined)
+            }
+        }
+        #expect(tooLarge.hasPrefix("HTTP/1.1 413 "))
+        #expect(http10.hasPrefix("HTTP/1.1 201 "))
+        #expect(!http10.contains("100 Continue"))
+        // The second request may get its 100 once the first response is complete, never inside it.
+        #expect(pipelined.hasPrefix("HTTP/1.1 200 "))
+        let interims = pipelined.components(separatedBy: "HTTP/1.1 100 Continue").count - 1
+        #expect(pipelined.components(separatedBy: "HTTP/1.1 ").count - 1 - interims == 2, "both requests answered")
+        #expect(interims <= 1)
+        if let interim = pipelined.range(of: "HTTP/1.1 100 Continue") {
+            #expect(pipelined[..<interim.lowerBound].hasSuffix(#""status":"ok"}"#))
+        }
+    }
+
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw POSIXError(.EIO) }
+    }
+
+    /// Reads what the server sends until the end of a response head (or 10 s pass): the interim
+    /// 100, or a final response's head and whatever of its body came with it.
+    private static func readHead(_ fd: Int32) throws -> String {
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while String(decoding: answer, as: UTF8.self).range(of: "\r\n\r\n") == nil {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
     /// Sends `request` on a new connection; returns what the server answers, and whether the
     /// server closed the connection (rather than the client's 10 s read timeout ending it).
     private static func exchangeUntilClosed(port: Int, _ request: [UInt8]) throws -> (reply: String, closed: Bool) {

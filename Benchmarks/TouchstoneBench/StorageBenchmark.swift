@@ -14,6 +14,17 @@ func runStorageBenchmark() async throws {
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: root) }
 
+    // Profiling: TOUCHSTONE_BENCH_PROFILE=keychain-memory (or keychain-sqlite) runs only that
+    // backend's keychain loops, TOUCHSTONE_BENCH_ITERATIONS items, for perf record.
+    if isProfilingKeychain, let profiled = ProcessInfo.processInfo.environment["TOUCHSTONE_BENCH_PROFILE"] {
+        let count = ProcessInfo.processInfo.environment["TOUCHSTONE_BENCH_ITERATIONS"].flatMap { Int($0) } ?? 20_000
+        let id = "storage." + profiled.dropFirst("keychain-".count)
+        for (name, value) in try await keychainThroughput(id: id, directory: root.appendingPathComponent("profile"), count: count).sorted(by: { $0.key < $1.key }) {
+            storageReport("storage.profile.\(name)", value, "ops/s")
+        }
+        return
+    }
+
     // Raw GRDB first, then the backends, twice interleaved, keeping each one's best run.
     var raw: [String: Double] = [:]
     var backends: [String: [String: Double]] = [:]
@@ -45,6 +56,11 @@ func runStorageBenchmark() async throws {
     // Durable commits per biometric counter update (a failed match): the goal is one.
     let commits = try await commitsPerFailedMatch(directory: root.appendingPathComponent("commits"))
     storageReport("storage.sqlite.commits_per_failed_match", commits, "commits")
+}
+
+/// Whether `TOUCHSTONE_BENCH_PROFILE` asks for one backend's keychain loops alone.
+var isProfilingKeychain: Bool {
+    ProcessInfo.processInfo.environment["TOUCHSTONE_BENCH_PROFILE"]?.hasPrefix("keychain-") ?? false
 }
 
 private func storageReport(_ name: String, _ value: Double, _ unit: String) {

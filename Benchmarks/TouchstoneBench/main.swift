@@ -13,6 +13,8 @@
 //   swift run -c release touchstone-bench all
 //   TOUCHSTONE_BENCH_PROFILE=engine TOUCHSTONE_BENCH_ITERATIONS=3000000 \
 //     .build/release/touchstone-bench evaluate   # only the engine loop (or sensor_floor), for perf
+//   TOUCHSTONE_BENCH_PROFILE=keychain-sqlite TOUCHSTONE_BENCH_ITERATIONS=20000 \
+//     .build/release/touchstone-bench storage    # only that backend's keychain loops (or keychain-memory)
 
 import Foundation
 
@@ -47,7 +49,7 @@ do {
         case "repl": try await runReplBenchmark()
         case "storage":
             try await runStorageBenchmark()
-            try runStorageScalingBenchmark()
+            if !isProfilingKeychain { try runStorageScalingBenchmark() }
         case "storage-scaling": try runStorageScalingBenchmark()
         case "keys": try await runKeysBenchmark()
         case "security": try await runSecurityBenchmark()

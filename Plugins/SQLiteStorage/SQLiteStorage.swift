@@ -69,13 +69,22 @@ public final class SQLiteStorage: StorageBackend {
         guard let path = options.string("path"), !path.isEmpty else {
             throw ConfigurationError.invalidSetting(name: "path", reason: "storage.sqlite needs path=<file>")
         }
+        let busyTimeout = options.duration("busy-timeout") ?? .seconds(10)
+        guard busyTimeout <= Self.longestBusyTimeout else {
+            throw ConfigurationError.invalidSetting(
+                name: "busy-timeout", reason: "at most 24d (SQLite counts its wait in 32-bit milliseconds: 2147483s)")
+        }
         try self.init(
             path: path,
             synchronous: options.string("synchronous").flatMap(Synchronous.init(rawValue:)) ?? .full,
-            busyTimeout: options.duration("busy-timeout") ?? .seconds(10))
+            busyTimeout: busyTimeout)
     }
 
-    /// Opens (or creates) the store at `path`.
+    /// The longest wait SQLite can take: 2^31 - 1 milliseconds, about 24.8 days.
+    public static let longestBusyTimeout = Duration.milliseconds(Int32.max)
+
+    /// Opens (or creates) the store at `path`. `busyTimeout` is taken within 0 and
+    /// ``longestBusyTimeout``.
     ///
     /// A store whose last writer did not close it (its `-wal` file remains) is checked first
     /// through a read-only connection — the log's checksums, then `quick_check` — so a damaged
@@ -85,7 +94,8 @@ public final class SQLiteStorage: StorageBackend {
     /// opening costs the same at any size.
     public init(path: String, synchronous: Synchronous = .full, busyTimeout: Duration = .seconds(10)) throws {
         self.path = path
-        let (seconds, attoseconds) = busyTimeout.components
+        // A longer (or negative) timeout would overflow SQLite's millisecond count.
+        let (seconds, attoseconds) = min(max(busyTimeout, .zero), Self.longestBusyTimeout).components
         let timeout = Double(seconds) + Double(attoseconds) / 1e18
         queue = try Self.mapping(path) {
             try Self.requireRegularFile(path)

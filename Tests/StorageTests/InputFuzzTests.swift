@@ -35,6 +35,26 @@ struct InputFuzzTests {
         "\"rounds\"", "true", "\"999999999999999999d\"", "\"\\ud800\"", "\"é👍🏽\"", "18446744073709551616",
     ]
 
+    @Test("storage.sqlite busy-timeout: up to SQLite's limit (2^31 ms, 24d) it opens; past it (25d, 36500d) an error naming the option, no file made, never a trap")
+    func sqliteBusyTimeoutRange() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        for (value, accepted) in [("24d", true), ("2147483s", true), ("0s", true), ("2147484s", false), ("25d", false), ("36500d", false)] {
+            let folder = directory.appendingPathComponent(value)
+            var composition = Composition()
+            composition.storage = PluginSelection("storage.sqlite", options: ["path": folder.appendingPathComponent("d.sqlite").path, "busy-timeout": value])
+            do {
+                _ = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(interaction: ScriptedInteraction())
+                #expect(accepted, "busy-timeout=\(value) was accepted")
+            } catch {
+                #expect(!accepted, "busy-timeout=\(value): \(error)")
+                #expect("\(error)".contains("busy-timeout"))
+                #expect("\(error)".contains("24d"))
+                #expect(!FileManager.default.fileExists(atPath: folder.path), "nothing is created for a refused option")
+            }
+        }
+    }
+
     @Test("2,000 mutated --config files: each builds a device or is a clear error, never a trap")
     func mutatedConfigurations() throws {
         let directory = try makeTemporaryDirectory()

@@ -67,14 +67,44 @@ struct PasscodeTests {
         }
     }
 
-    @Test("with erase data on, the 10th wrong passcode wipes the device")
+    @Test("with erase data on, the 10th wrong passcode wipes the device: enrollments, passcode, counters, and every app's keychain items and keys")
     func eraseData() throws {
         let rig = try TestDevice(eraseDataAfterTenFailedPasscodes: true)
+        try rig.keychain.add("secret", service: "s", account: "a")
+        try rig.keychain.add("bound", service: "s", account: "b", accessControl: AccessControl(.whenPasscodeSetThisDeviceOnly))
+        _ = try rig.keys.create(accessControl: AccessControl(.whenUnlocked, flags: .privateKeyUsage), tag: Data("k".utf8),
+                                label: nil, permanent: true, software: false)
         try wrong(rig, 9)
+        #expect(try rig.keychain.items().count == 2, "nine wrong passcodes wipe nothing")
         rig.clock.advance(by: .seconds(3600))
         #expect(try rig.device.enterPasscode("tenth") == .disabledNow(erased: true))
         #expect(try rig.device.enrolledNames().isEmpty)
         #expect(try rig.device.isPasscodeSet == false)
+        #expect(try rig.keychain.items().isEmpty)
+        #expect(try rig.keys.keys(includingInvalidated: true).isEmpty)
+        let left = try rig.device.storage.namespaces().filter { try !rig.device.storage.list(namespace: $0).isEmpty }
+        #expect(left.allSatisfy { [.device, .clock, .sensor].contains($0) }, "left: \(left)")
+    }
+
+    @Test("without erase data, the 10th wrong passcode disables the device and keeps its data")
+    func disableKeepsData() throws {
+        let rig = try TestDevice()
+        try rig.keychain.add("secret", service: "s", account: "a")
+        try wrong(rig, 9)
+        rig.clock.advance(by: .seconds(3600))
+        #expect(try rig.device.enterPasscode("tenth") == .disabledNow(erased: false))
+        #expect(try rig.keychain.items().count == 1)
+    }
+
+    @Test("a disabled device cannot be unlocked by biometry: authenticationFailed, and it stays locked")
+    func disabledDeviceRefusesBiometricUnlock() throws {
+        let rig = try TestDevice()
+        try rig.device.lock()
+        try wrong(rig, 9)
+        rig.clock.advance(by: .seconds(3600))
+        _ = try rig.device.enterPasscode("tenth")
+        #expect(throws: AuthenticationError.self) { try rig.device.unlock(with: "thumb") }
+        #expect(try rig.device.lockState().isLocked)
     }
 
     @Test("the same wrong passcode twice in a row counts once")

@@ -73,9 +73,13 @@ extension Device {
     /// resets the consecutive-failure count. Refused with
     /// ``UsageError/passcodeRequiredToUnlock(reason:)`` when the device wants its passcode first
     /// (after ``restart()`` or ``remoteLock()``, 48 hours without an unlock, or the 156 h / 4 h
-    /// rule), so no reuse window opens then.
+    /// rule), so no reuse window opens then. A disabled device (ten wrong passcodes) unlocks
+    /// with nothing: ``AuthenticationError/Code/authenticationFailed`` (REFERENCE §6).
     public func unlock(with name: String) throws {
         let snapshot = try snapshot()
+        if snapshot.counters.isDisabled {
+            throw AuthenticationError(.authenticationFailed, message: "The device is disabled after too many wrong passcodes.")
+        }
         guard snapshot.state.identities.contains(where: { $0.id == name }) else {
             throw UsageError.notEnrolled(name: name)
         }

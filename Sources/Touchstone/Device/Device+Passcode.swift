@@ -110,7 +110,11 @@ extension Device {
         let check = try passcodeFactor.check(entry, against: snapshot.state.passcodeVerifier)
         let digest = check.digest ?? entryDigest(entry, key: snapshot.secretKey)
         let erase = erasesDataAfterTenFailures
-        let result = try update { state, counters -> PasscodeEntryResult in
+        // What an erase wipes, when this entry may be the tenth wrong one: listed before the
+        // commit that disables the device, and deleted in it.
+        let wiped = erase && !check.isCorrect && snapshot.counters.passcodeFailures >= PasscodeLadder.disableAfterFailures - 1
+            ? try keysWipedByErase() : []
+        let result = try update({ state, counters -> PasscodeEntryResult in
             if counters.isDisabled { return .deviceDisabled }
             if let retryAt = counters.passcodeRetryAt, now < retryAt {
                 return .refused(remaining: now.duration(to: retryAt))
@@ -145,8 +149,15 @@ extension Device {
             }
             counters.passcodeRetryAt = delay > .zero ? now.advanced(by: delay) : nil
             return .rejected(failures: counters.passcodeFailures, delay: delay)
-        }
+        }, alsoInCommit: { result, transaction in
+            if case .disabledNow(erased: true) = result {
+                for key in wiped { transaction.delete(key) }
+            }
+        })
         if case .disabledNow(erased: true) = result {
+            // Records another process added between the listing and the commit go too.
+            let stragglers = try keysWipedByErase()
+            if !stragglers.isEmpty { try storage.commit(stragglers.map { .delete($0) }) }
             // The sensor's identities go with the data (its own store; the recorded set is
             // already empty).
             try (sensor as? any EnrollingSensor)?.removeAll()
@@ -154,6 +165,15 @@ extension Device {
             for hook in hooks { try hook() }
         }
         return result
+    }
+
+    /// The records an erase after the tenth wrong passcode wipes: every app's keychain items,
+    /// keys, rights and baselines — everything but the device records (which the erase
+    /// rewrites), the clock (virtual time never goes back) and the sensor's records (the
+    /// sensor removes its identities itself).
+    private func keysWipedByErase() throws -> [RecordKey] {
+        try storage.namespaces().filter { ![.device, .clock, .sensor].contains($0) }
+            .flatMap { try storage.list(namespace: $0) }.map(\.key)
     }
 
     /// A digest of a wrong entry for factors that leave it to the core: HMAC-SHA256 under the

@@ -378,7 +378,8 @@ public final class Device: Sendable {
     /// Atomically reads, changes and durably writes the device records. Only records that
     /// changed are written, so a counter update is one record in one commit.
     @discardableResult
-    func update<T: Sendable>(_ body: (inout DeviceState, inout DeviceCounters) throws -> T) throws -> T {
+    func update<T: Sendable>(_ body: (inout DeviceState, inout DeviceCounters) throws -> T,
+                             alsoInCommit more: ((T, inout StorageTransaction) throws -> Void)? = nil) throws -> T {
         var previousState: DeviceState?
         var previousCounters: DeviceCounters?
         let (result, written) = try storage.transaction { transaction -> (T, Cache) in
@@ -402,6 +403,7 @@ public final class Device: Sendable {
                 countersBytes = counters.storedJSON()
                 transaction.put(Record(key: .deviceCounters, value: countersBytes ?? Data()))
             }
+            try more?(result, &transaction)
             // The state's derived values carry over when only the counters changed.
             let derived = stateBytes == stateRecord.value ? current.derivedKeys : DerivedValues()
             let snapshot = Snapshot(state: state, counters: counters, secretKey: current.secretKey, derived: derived)

@@ -206,6 +206,10 @@ public enum LocalAuthenticationSystem {
         if let authenticator {
             mistakes.withLock { $0.update(authenticator.device, default: []) { $0.append(text) } }
         }
+        if let sink = mistakeSink {
+            sink.record(mistake)
+            return
+        }
         let fromEnvironment = authenticator.map { authenticator in
             persistentClocks.withLock { $0.contains(authenticator.device) }
         } ?? false
@@ -214,6 +218,25 @@ public enum LocalAuthenticationSystem {
             exit(scriptingMistakeExitStatus)
         }
         FileHandle.standardError.write(Data("Touchstone: scripting mistake: \(text); the app sees a system cancel.\n".utf8))
+    }
+
+    /// Where scripting mistakes go instead of standard error while set: the REPL, which drives
+    /// the Apple-named API itself (`right authorize`), reports them as its own errors
+    /// (`noScriptedOutcome`...) rather than as the system cancel an app sees.
+    @TaskLocal package static var mistakeSink: ScriptingMistakeSink?
+
+    /// The scripting mistakes reported while it was ``mistakeSink``.
+    package final class ScriptingMistakeSink: Sendable {
+        private let recorded = Mutex<[SimulationError]>([])
+
+        package init() {}
+
+        func record(_ mistake: SimulationError) {
+            recorded.withLock { $0.append(mistake) }
+        }
+
+        /// The first mistake recorded, if any.
+        package var first: SimulationError? { recorded.withLock { $0.first } }
     }
 
     /// Values kept per device without keeping the device alive: an entry whose device is gone

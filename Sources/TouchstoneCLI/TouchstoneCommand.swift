@@ -37,7 +37,7 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     @Flag(help: "Use a throwaway in-memory device.")
     var memory = false
 
-    @Flag(help: "Stop a script at the first failing command (exit status 1).")
+    @Flag(help: "Stop a script at the first failing command (exit status 1), unless the next line expects it.")
     var strict = false
 
     @Flag(help: "In scripts, print each command before its output (secrets hidden).")
@@ -49,7 +49,7 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Copy every record of the device's store that is still intact into a new store at <file>, and exit (status 1 when anything was skipped, each listed, or the export failed). The damaged store is only read.", valueName: "file"))
     var exportStore: String?
 
-    @Argument(help: ArgumentHelp("A script to run instead of reading standard input.", valueName: "script"))
+    @Argument(help: ArgumentHelp("A script to run instead of reading standard input (- reads standard input as a script, also on a terminal).", valueName: "script"))
     var script: String?
 
     package init() {}
@@ -97,6 +97,12 @@ package struct TouchstoneCommand: AsyncParsableCommand {
         if let seed = options.seed { composition.seed = seed }
         composition.storage = StorageChoice.selection(memory: options.memory, configured: options.config == nil ? nil : composition.storage)
         if options.checkStore || options.exportStore != nil {
+            if let script = options.script {
+                throw ValidationError("--check-store and --export-store run no script ('\(script)'): run it without them")
+            }
+            if options.json || options.strict || options.echo {
+                throw ValidationError("--check-store and --export-store print a plain report: --json, --strict and --echo do not apply")
+            }
             let status = StoreMaintenanceCommand.run(storage: composition.storage, check: options.checkStore, exportTo: options.exportStore)
             if status != 0 { throw ExitCode(status) }
             return
@@ -120,8 +126,10 @@ package struct TouchstoneCommand: AsyncParsableCommand {
         let host = REPLHost(session: session, options: replOptions)
 
         let status: Int32
-        if let script = options.script {
+        if let script = options.script, script != "-" {
             status = await host.runScriptFile(script)
+        } else if options.script == "-" {
+            status = await host.runStandardInput()
         } else if LineEditor.isTerminal {
             status = await host.runInteractive(banner: StorageChoice.banner(for: session))
         } else {

@@ -186,27 +186,31 @@ extension CommandTable {
             case "enter":
                 try arguments.expectAtMost(2)
                 let code = try arguments[1] ?? session.askSecret("passcode: ", arguments: arguments)
-                let text: String
-                let name: String
+                guard !code.isEmpty else {
+                    throw arguments.usageError("an empty passcode is not an entry (the keypad submits at least one character)")
+                }
+                // Only an accepted passcode unlocks: every other answer fails the command, so
+                // `expect ok` cannot pass on a wrong one (`expect error authenticationFailed`).
+                let failure: String
                 switch try device.enterPasscode(code) {
                 case .accepted:
-                    (name, text) = ("accepted", "passcode accepted: failure counts and biometry lockout cleared")
+                    return CommandOutput("passcode accepted: failure counts and biometry lockout cleared",
+                                         result: [("entry", .string("accepted")),
+                                                  ("passcode", Format.passcodeJSON(try device.passcodeStatus()))])
                 case let .rejected(failures, delay):
-                    name = "rejected"
-                    text = "passcode rejected (\(failures) wrong)" + (delay > .zero ? "; next attempt in \(delay.compactDescription)" : "")
+                    failure = "passcode rejected (\(failures) wrong)" + (delay > .zero ? "; next attempt in \(delay.compactDescription)" : "")
                 case let .repeatedNotCounted(failures):
-                    (name, text) = ("repeated", "same wrong passcode again: not counted (\(failures) wrong)")
+                    failure = "same wrong passcode again: not counted (\(failures) wrong)"
                 case let .refused(remaining):
-                    (name, text) = ("refused", "passcode refused: delay running, \(remaining.compactDescription) remaining")
+                    failure = "passcode refused: delay running, \(remaining.compactDescription) remaining"
                 case let .disabledNow(erased):
-                    (name, text) = ("disabled", erased ? "device disabled and erased" : "device disabled")
+                    failure = erased ? "device disabled and erased" : "device disabled"
                 case .deviceDisabled:
-                    (name, text) = ("disabled", "device disabled: no passcode is accepted")
+                    failure = "device disabled: no passcode is accepted"
                 case .notSet:
                     throw AuthenticationError(.passcodeNotSet, recovery: "Set one with passcode set <code>.")
                 }
-                return CommandOutput(text, result: [("entry", .string(name)),
-                                                     ("passcode", Format.passcodeJSON(try device.passcodeStatus()))])
+                throw AuthenticationError(.authenticationFailed, message: failure)
             default:
                 throw arguments.usageError("unknown sub-command '\(sub)'")
             }

@@ -161,6 +161,23 @@ public final class REPLSession {
         return record
     }
 
+    /// Whether `line` is meant as an expectation (its first word names one, or is a slip from
+    /// one, as ``execute(_:)`` judges it), without running it.
+    public func isExpectation(_ line: String) -> Bool {
+        guard let first = line.split(whereSeparator: \.isWhitespace).first.map(String.init) else { return false }
+        if let command = table.command(named: first) { return command.isExpectation }
+        return first.count >= 3 && table.suggestion(for: first).flatMap(table.command(named:))?.isExpectation == true
+    }
+
+    /// A line with its secrets masked, written so that it reads as the original did: a word
+    /// quoted there is quoted here too (a quoted reason is not an outcome), a masked word as
+    /// the redactor wrote it.
+    static func redactedLine(_ name: String, _ words: [String], quoted: [Bool]) -> String {
+        ([name] + words.enumerated().map { index, word in
+            Tokenizer.quote(word, always: word != "****" && !word.hasSuffix(":****") && index < quoted.count && quoted[index])
+        }).joined(separator: " ")
+    }
+
     /// Moves the virtual clock to the time stored in the device's storage, if later.
     func restoreClock() throws {
         time = try VirtualTimeKeeper(restoring: device)
@@ -190,7 +207,7 @@ public final class REPLSession {
                               REPLError.unknownCommand(name, suggestion: suggestion))
         }
         let arguments = Array(words.dropFirst())
-        let input = command.redactor(arguments).map { ([name] + $0).map(Tokenizer.quote).joined(separator: " ") } ?? line
+        let input = command.redactor(arguments).map { Self.redactedLine(name, $0, quoted: tokens.dropFirst().map(\.quoted)) } ?? line
         var outcome: CommandRecord.Outcome
         unusedOutcomes = []
         do {

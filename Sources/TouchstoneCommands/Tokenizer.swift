@@ -148,8 +148,8 @@ public enum Tokenizer {
     }
 
     /// Quotes `word` when it needs it to survive ``split(_:)``.
-    public static func quote(_ word: String) -> String {
-        if !word.isEmpty, !word.contains(where: { isSeparator($0) || $0 == "\"" || $0 == "'" || $0 == "\\" }) {
+    public static func quote(_ word: String, always: Bool = false) -> String {
+        if !always, !word.isEmpty, !word.contains(where: { isSeparator($0) || $0 == "\"" || $0 == "'" || $0 == "\\" }) {
             return word
         }
         var out = "\""

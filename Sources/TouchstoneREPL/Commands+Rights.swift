@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthentication
+import Security
 import Touchstone
 import TouchstoneCommands
 
@@ -116,8 +117,17 @@ extension CommandTable {
 
     nonisolated(nonsending) private static func rightAuthorize(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
         let right = try await LARightStore(authenticator: session.authenticator).right(forIdentifier: identifier)
-        try await session.withScriptedOutcomes(arguments.words.dropFirst(2), arguments: arguments) { _ in
-            try await right.authorize(localizedReason: "Authorize \"\(identifier)\"")
+        // A scripting mistake (no outcome left, one the prompt cannot take) is the REPL's own
+        // error, as for `evaluate`, not the system cancel the app sees.
+        let mistakes = LocalAuthenticationSystem.ScriptingMistakeSink()
+        do {
+            try await LocalAuthenticationSystem.$mistakeSink.withValue(mistakes) {
+                try await session.withScriptedOutcomes(arguments.words.dropFirst(2), arguments: arguments) { _ in
+                    try await right.authorize(localizedReason: "Authorize \"\(identifier)\"")
+                }
+            }
+        } catch let error as LAError where error.code == .systemCancel {
+            throw mistakes.first ?? error
         }
         session.rights[identifier] = right
         return CommandOutput("ok: \(identifier) authorized", result: [("right", .string(identifier)), ("state", .string("authorized"))])

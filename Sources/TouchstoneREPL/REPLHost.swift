@@ -51,24 +51,37 @@ public final class REPLHost {
     // MARK: Scripts
 
     /// Runs `lines` without prompts. `#` comments and blank lines are skipped; the first
-    /// failing `expect` (or, with `strict`, the first failing command) stops with status 1.
+    /// failing `expect` (or, with `strict`, the first failing command that the next line does
+    /// not `expect`) stops with status 1.
     public func runScript<Lines: Sequence<String>>(lines: Lines, name: String) async -> Int32 {
         var number = 0
+        // With `strict`, a failed command waits for the next line: an `expect` there judges it
+        // (`expect error ...` is how a script tests a failure); anything else stops the script.
+        var unexpectedFailure: (number: Int, record: CommandRecord)?
+        func stop(_ failure: (number: Int, record: CommandRecord)) -> Int32 {
+            let report = failure.record.error.map(\.message) ?? "failed"
+            fail("\(name):\(failure.number): stopped (--strict) after \(failure.record.input): \(report)")
+            return 1
+        }
         for raw in lines {
             number += 1
             let line = raw.trimmingBlanks()
             if line.isEmpty || line.hasPrefix("#") { continue }
+            if let failure = unexpectedFailure {
+                guard session.isExpectation(line) else { return stop(failure) }
+                unexpectedFailure = nil
+            }
             let record = await session.execute(line)
             if options.echo && !options.json { emit(UsageError.escapingUnprintable("> " + record.input)) }
             if options.json || !record.isExpectation || record.ok { show(record) }
             if record.quits { return 0 }
-            if !record.ok, record.isExpectation || options.strict {
-                let report = record.error.map(\.message) ?? "failed"
-                let what = record.isExpectation ? "\(record.input) failed" : "stopped (--strict) after \(record.input)"
-                fail("\(name):\(number): \(what): \(report)")
+            if !record.ok, record.isExpectation {
+                fail("\(name):\(number): \(record.input) failed: \(record.error.map(\.message) ?? "failed")")
                 return 1
             }
+            if !record.ok, options.strict { unexpectedFailure = (number, record) }
         }
+        if let failure = unexpectedFailure { return stop(failure) }
         flushOutput()
         return 0
     }

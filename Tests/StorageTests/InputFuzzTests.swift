@@ -55,6 +55,21 @@ struct InputFuzzTests {
         }
     }
 
+    @Test("a secret option read back as config's placeholder (<redacted>) is refused, naming the option and passphrase-env, before any file is touched")
+    func redactedSecretIsRefused() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory.appendingPathComponent("device.store").path
+        var composition = Composition()
+        composition.storage = PluginSelection("storage.encrypted-file", options: ["path": path, "passphrase": PluginRegistry.redactedValue])
+        #expect {
+            _ = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(interaction: ScriptedInteraction())
+        } throws: { error in
+            "\(error)".contains("passphrase") && "\(error)".contains("passphrase-env=") && "\(error)".contains("placeholder")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("2,000 mutated --config files: each builds a device or is a clear error, never a trap")
     func mutatedConfigurations() throws {
         let directory = try makeTemporaryDirectory()

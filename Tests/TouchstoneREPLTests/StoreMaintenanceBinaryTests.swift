@@ -89,6 +89,23 @@ struct StoreMaintenanceBinaryTests {
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
+    @Test("--check-store / --export-store with a script or --json is a usage error (64) naming the conflict; '-' runs standard input as a script")
+    func maintenanceTakesNoScript() throws {
+        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = try writeConfig(directory, store: directory.appendingPathComponent("device.sqlite"))
+        let withScript = try Binary.run(binary, ["--config", config.path, "--check-store", "setup.touchstone"])
+        #expect(withScript.status == 64, "\(withScript.output)")
+        #expect(withScript.output.contains("run no script ('setup.touchstone')"), "\(withScript.output)")
+        let withJSON = try Binary.run(binary, ["--config", config.path, "--export-store", directory.appendingPathComponent("o.sqlite").path, "--json"])
+        #expect(withJSON.status == 64, "\(withJSON.output)")
+        #expect(withJSON.output.contains("--json"), "\(withJSON.output)")
+        let dash = try Binary.run(binary, ["--memory", "-"], input: "enroll thumb\nexpect ok\n")
+        #expect(dash.status == 0, "\(dash.output)")
+        #expect(dash.output.contains("enrolled thumb"), "\(dash.output)")
+    }
+
     @Test("bytes appended past the last page: opening refuses the store, and --check-store calls it damaged too")
     func trailingBytesAreDamage() throws {
         let (binary, directory, store, config) = try deviceStore(after: "enroll thumb\n")

@@ -120,6 +120,12 @@ public struct PluginOptions: Sendable, Equatable {
             guard let value = spec.type.normalize(value) else {
                 throw .badOptionValue(plugin: descriptor.id, option: name, value: value, expected: spec.type.expectation)
             }
+            if spec.isSecret, value == PluginRegistry.redactedValue {
+                // A composition printed by `config` and read back: the secret was never in it.
+                let instead = descriptor.options.contains { $0.name == name + "-env" }
+                    ? " or name an environment variable holding it with \(name)-env=" : ""
+                throw .invalidSetting(name: name, reason: "\(descriptor.id) got '\(value)', the placeholder config prints instead of a secret; give the \(name) itself\(instead)")
+            }
             normalized[name] = value
         }
         pluginID = descriptor.id

@@ -33,6 +33,8 @@ public enum UserAction: Sendable, Equatable, CustomStringConvertible {
         case "companion", "approve": self = .approveOnCompanion
         default:
             if text.lowercased().hasPrefix("passcode:") {
+                // An empty entry is no entry (the keypad submits at least one character).
+                guard text.count > "passcode:".count else { return nil }
                 self = .passcode(String(text.dropFirst("passcode:".count)))
             } else if text.lowercased().hasPrefix("wait:") {
                 guard let duration = Duration(compact: String(text.dropFirst("wait:".count))) else { return nil }

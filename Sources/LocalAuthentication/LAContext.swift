@@ -38,19 +38,32 @@ open class LAContext: NSObject, @unchecked Sendable {
 
     /// A context on the process-wide default device (``LocalAuthenticationSystem/authenticator``).
     public override init() {
-        do {
-            engine = .success(try LocalAuthenticationSystem.authenticator.makeContext())
-        } catch {
-            engine = .failure(TouchstoneError(wrapping: error))
+        if let given = Thread.current.threadDictionary[Self.givenAuthenticatorKey] as? Authenticator {
+            Thread.current.threadDictionary.removeObject(forKey: Self.givenAuthenticatorKey)
+            engine = .success(given.makeContext())
+        } else {
+            do {
+                engine = .success(try LocalAuthenticationSystem.authenticator.makeContext())
+            } catch {
+                engine = .failure(TouchstoneError(wrapping: error))
+            }
         }
         super.init()
     }
 
     /// A context on `authenticator`'s device (Touchstone only; Apple has no such initializer).
-    public init(authenticator: Authenticator) {
-        engine = .success(authenticator.makeContext())
-        super.init()
+    ///
+    /// A convenience initializer, so that `init()` stays the only designated one, as on Apple
+    /// platforms: a subclass whose initializer never calls `super.init()` (as test doubles are
+    /// written) gets the call Swift inserts only then. The device reaches `init()` through the
+    /// calling thread, for that one call.
+    public convenience init(authenticator: Authenticator) {
+        Thread.current.threadDictionary[Self.givenAuthenticatorKey] = authenticator
+        self.init()
     }
+
+    /// Where ``init(authenticator:)`` hands its device to ``init()``.
+    private static let givenAuthenticatorKey = "touchstone.LAContext.givenAuthenticator"
 
     /// The Touchstone context behind this one (for traces and tests); nil when the default
     /// device could not be composed.

@@ -33,39 +33,94 @@ public let LAErrorDomain: String = "com.apple.LocalAuthentication"
 /// `NSError` in ``LAErrorDomain`` (from `canEvaluatePolicy`) casts `as? LAError`.
 public struct LAError: CustomNSError, Hashable, Sendable {
     /// The LAError codes, with Apple's raw values.
-    public enum Code: Int, Sendable, Hashable, CaseIterable {
+    ///
+    /// As Apple's (an `NS_ENUM` imported into Swift), a code can hold any raw value:
+    /// `Code(rawValue:)` never returns nil, and a value no case names — an error from a newer
+    /// system, or one an app makes up — keeps its number (``unknown(_:)``, which only
+    /// `default` or `@unknown default` matches, as on iOS).
+    public enum Code: RawRepresentable, Sendable, Hashable, CaseIterable {
         /// Touch ID: three failed matches in one evaluation (never produced by Face ID); also
         /// every evaluation on a disabled device (our rule).
-        case authenticationFailed = -1
+        case authenticationFailed
         /// The user pressed Cancel.
-        case userCancel = -2
+        case userCancel
         /// The user pressed the fallback button (biometrics-only policy).
-        case userFallback = -3
+        case userFallback
         /// The system cancelled: another evaluation started, or the app moved away.
-        case systemCancel = -4
+        case systemCancel
         /// No device passcode is set; biometric policies need one too.
-        case passcodeNotSet = -5
+        case passcodeNotSet
         /// No hardware, hardware disconnected, or the app is not permitted to use biometry.
-        case biometryNotAvailable = -6
+        case biometryNotAvailable
         /// Hardware present, no identity enrolled.
-        case biometryNotEnrolled = -7
+        case biometryNotEnrolled
         /// Too many consecutive failed matches; the device passcode is needed.
-        case biometryLockout = -8
+        case biometryLockout
         /// The app called `invalidate()` during the evaluation.
-        case appCancel = -9
+        case appCancel
         /// The context was invalidated before this call.
-        case invalidContext = -10
+        case invalidContext
         /// No companion device paired or reachable.
-        case companionNotAvailable = -11
+        case companionNotAvailable
         /// A removable biometric sensor is not paired (macOS).
-        case biometryNotPaired = -12
+        case biometryNotPaired
         /// A removable biometric sensor is disconnected (macOS).
-        case biometryDisconnected = -13
+        case biometryDisconnected
         /// Invalid dimensions (macOS; never produced here).
-        case invalidDimensions = -14
+        case invalidDimensions
         /// `interactionNotAllowed` is set (or the app is not in the foreground) and the
         /// evaluation needs the user.
-        case notInteractive = -1004
+        case notInteractive
+        /// A code no case names, with its raw value (see ``Code``).
+        case unknown(Int)
+
+        /// The code for `rawValue`: a named case, or ``unknown(_:)`` — never nil, as for
+        /// Apple's imported enum.
+        public init?(rawValue: Int) {
+            switch rawValue {
+            case -1: self = .authenticationFailed
+            case -2: self = .userCancel
+            case -3: self = .userFallback
+            case -4: self = .systemCancel
+            case -5: self = .passcodeNotSet
+            case -6: self = .biometryNotAvailable
+            case -7: self = .biometryNotEnrolled
+            case -8: self = .biometryLockout
+            case -9: self = .appCancel
+            case -10: self = .invalidContext
+            case -11: self = .companionNotAvailable
+            case -12: self = .biometryNotPaired
+            case -13: self = .biometryDisconnected
+            case -14: self = .invalidDimensions
+            case -1004: self = .notInteractive
+            default: self = .unknown(rawValue)
+            }
+        }
+
+        /// Apple's raw value.
+        public var rawValue: Int {
+            switch self {
+            case .authenticationFailed: -1
+            case .userCancel: -2
+            case .userFallback: -3
+            case .systemCancel: -4
+            case .passcodeNotSet: -5
+            case .biometryNotAvailable: -6
+            case .biometryNotEnrolled: -7
+            case .biometryLockout: -8
+            case .appCancel: -9
+            case .invalidContext: -10
+            case .companionNotAvailable: -11
+            case .biometryNotPaired: -12
+            case .biometryDisconnected: -13
+            case .invalidDimensions: -14
+            case .notInteractive: -1004
+            case let .unknown(value): value
+            }
+        }
+
+        /// The named codes (not ``unknown(_:)``).
+        public static let allCases: [Code] = [.authenticationFailed, .userCancel, .userFallback, .systemCancel, .passcodeNotSet, .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .appCancel, .invalidContext, .companionNotAvailable, .biometryNotPaired, .biometryDisconnected, .invalidDimensions, .notInteractive]
 
         /// The iOS 8 name of ``biometryNotAvailable``.
         @available(iOS, deprecated: 11.0, renamed: "biometryNotAvailable")
@@ -109,7 +164,7 @@ public struct LAError: CustomNSError, Hashable, Sendable {
 
     /// The engine's error, with its message.
     init(_ error: AuthenticationError) {
-        self.code = Code(rawValue: error.code.rawValue) ?? .authenticationFailed
+        self.code = Code(rawValue: error.code.rawValue) ?? .unknown(error.code.rawValue)
         var message = error.message
         if let recovery = error.recovery { message += " " + recovery }
         self.message = message
@@ -139,8 +194,9 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     public var _nsError: NSError { nsError }
 
     /// The `LAError` an `NSError` in ``LAErrorDomain`` stands for (Apple's
-    /// `_BridgedStoredNSError` initializer). An error of another domain, or with a code
-    /// `LAError.Code` does not know, becomes ``Code/authenticationFailed`` with its description.
+    /// `_BridgedStoredNSError` initializer), its code kept whatever it is (``Code/unknown(_:)``
+    /// for one no case names). An error of another domain becomes
+    /// ``Code/authenticationFailed`` with its description.
     public init(_nsError error: NSError) {
         let code = error.domain == LAErrorDomain ? Code(rawValue: error.code) : nil
         self.init(code ?? .authenticationFailed, userInfo: error.userInfo)
@@ -206,10 +262,11 @@ extension LAError: _ObjectiveCBridgeable {
         result = LAError(_nsError: source)
     }
 
-    /// `nsError as? LAError`: succeeds for an `NSError` in ``LAErrorDomain`` with a known code.
+    /// `nsError as? LAError`: succeeds for any `NSError` in ``LAErrorDomain``, whatever its code
+    /// (as on iOS).
     @discardableResult
     public static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout LAError?) -> Bool {
-        guard source.domain == LAErrorDomain, Code(rawValue: source.code) != nil else {
+        guard source.domain == LAErrorDomain else {
             result = nil
             return false
         }

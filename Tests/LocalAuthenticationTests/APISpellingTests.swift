@@ -18,7 +18,7 @@ struct APISpellingTests {
         #expect(LAErrorDomain == "com.apple.LocalAuthentication")
         #expect(LAError.errorDomain == LAErrorDomain)
         #expect(LAError.Code(rawValue: -2) == .userCancel)
-        #expect(LAError.Code(rawValue: 42) == nil)
+        #expect(LAError.Code(rawValue: 42)?.rawValue == 42, "as an imported NS_ENUM: never nil")
         #expect(LAError.userCancel.rawValue == -2)
         #expect(LAError(.userCancel, userInfo: [NSLocalizedDescriptionKey: "custom"]).localizedDescription == "custom")
         #expect(!error.localizedDescription.isEmpty)

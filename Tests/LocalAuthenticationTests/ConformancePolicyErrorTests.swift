@@ -94,6 +94,51 @@ struct ConformancePolicyErrorTests {
         #expect(LAError.touchIDLockout.rawValue == -8)
     }
 
+    @Test("§3 a code no case names keeps its number, as Apple's imported enum does: Code(rawValue:) is never nil, NSError casts to LAError, errorCode and the NSError code stay; only default matches it")
+    func unknownCodesKeepTheirNumber() throws {
+        for raw in [0, -1000, 7, -15] {
+            let ns = NSError(domain: LAErrorDomain, code: raw, userInfo: [NSLocalizedDescriptionKey: "custom \(raw)"])
+            let error = try #require(ns as? LAError, "an NSError in LAErrorDomain casts to LAError")
+            #expect(error.errorCode == raw)
+            #expect((error as NSError).code == raw)
+            #expect(LAError(_nsError: ns).errorCode == raw)
+            #expect(error.localizedDescription == "custom \(raw)")
+            #expect(LAError.Code(rawValue: raw)?.rawValue == raw)
+            #expect(error.code == LAError.Code(rawValue: raw))
+            let branch: String
+            switch error.code {
+            case .authenticationFailed, .userCancel, .userFallback, .systemCancel, .passcodeNotSet, .biometryNotAvailable,
+                 .biometryNotEnrolled, .biometryLockout, .appCancel, .invalidContext, .companionNotAvailable,
+                 .biometryNotPaired, .biometryDisconnected, .invalidDimensions, .notInteractive:
+                branch = "named"
+            default:
+                branch = "unknown"
+            }
+            #expect(branch == "unknown")
+        }
+        #expect(NSError(domain: "other", code: -2) as? LAError == nil)
+    }
+
+    /// A test double written as for Apple's SDK: its initializer never calls `super.init()`,
+    /// which Swift inserts only when `init()` is the superclass's one designated initializer.
+    final class StubContext: LAContext, @unchecked Sendable {
+        private let allowed: Bool
+        init(allowed: Bool) { self.allowed = allowed }
+        override func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer) -> Bool { allowed }
+    }
+
+    @Test("an LAContext subclass whose initializer leaves super.init() implicit compiles and works; init(authenticator:) still picks its device")
+    func subclassWithImplicitSuperInit() throws {
+        #expect(StubContext(allowed: true).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil))
+        #expect(!StubContext(allowed: false).canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil))
+        let sim = try TestDevice(enrolled: [])
+        let context = LAContext(authenticator: sim.authenticator)
+        var error: NSError?
+        #expect(!context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        #expect(error?.code == LAError.Code.biometryNotEnrolled.rawValue)
+        #expect(context.touchstoneContext?.authenticator === sim.authenticator)
+    }
+
     @Test("§3 authenticationFailed: three failed Touch ID matches in one evaluation")
     func authenticationFailed() async throws {
         let sim = try TestDevice()

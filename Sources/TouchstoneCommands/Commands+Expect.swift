@@ -39,6 +39,7 @@ extension CommandTable {
                 case "contains":
                     try arguments.expectAtMost(2)
                     let text = try arguments.required(1, "the text")
+                    guard !text.isEmpty else { throw arguments.usageError("give the text to look for (\"\" is in every output)") }
                     guard previous.text.contains(text) else {
                         throw REPLError.expectationFailed(
                             expectation: "output containing \"\(text)\"",

@@ -42,7 +42,8 @@ extension CommandTable {
             REPLCommand(
                 name: "quit", aliases: ["exit", "q"], summary: "leave the REPL (Ctrl-D on an empty line does too)",
                 usage: "quit", example: "quit"
-            ) { _, _ in
+            ) { _, arguments in
+                try arguments.expectAtMost(0)
                 throw QuitRequest()
             },
         ]

@@ -160,7 +160,7 @@ public struct ErrorReport: Sendable, Equatable {
         case .biometryNotAvailable: "Check the hardware: sensor present."
         case .invalidContext: "Make a new context: context new."
         case .notInteractive: "Allow interaction: context set interaction allowed."
-        case .companionNotAvailable: "Pair one: use companion sim.companion."
+        case .companionNotAvailable: "A paired, reachable companion is needed: use companion sim.companion paired=true reachable=true."
         default: nil
         }
     }

@@ -132,7 +132,8 @@ public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .emptyLocalizedReason:
             return "programmer error: localizedReason must be a non-empty string (Apple's framework crashes here)"
         case let .invalidIdentityName(name):
-            return "invalid identity name \(Self.escaped(name)): use a non-empty name of at most 64 bytes, without spaces, ':' or control characters"
+            return "invalid identity name \(Self.escaped(name)): use a non-empty name of at most 64 bytes, without spaces, ':' or control characters, "
+                + "and not an outcome word (nomatch, cancel, fallback, systemcancel, invalidate, companion...)"
         case let .notEnrolled(name):
             return "no identity named '\(name)' is enrolled"
         case let .alreadyEnrolled(name):

@@ -410,13 +410,9 @@ public final class SQLiteStorage: StorageBackend {
 
     // MARK: Rows
 
-    /// Shared coders (Foundation's are thread-safe); making one per row costs more than the parse.
+    /// For attributes ``FlatJSONObject`` does not read (shared: Foundation's coders are
+    /// thread-safe, and making one per row costs more than the parse).
     private static let attributeDecoder = JSONDecoder()
-    private static let attributeEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
 
     private static func fetch(_ db: Database, _ key: RecordKey) throws -> Touchstone.Record? {
         // Prepared once per connection: this is every read's hot path.
@@ -467,9 +463,10 @@ public final class SQLiteStorage: StorageBackend {
 
     private static func decode(_ row: Row, key: RecordKey) throws -> Touchstone.Record {
         let (value, attributes) = try verified(row, key: key)
-        // Most records carry few attributes; an empty object needs no parser.
+        // Most records carry few attributes; an empty object needs no parser, and the usual
+        // one (what `encode` writes) no Foundation coder; anything else gets JSONDecoder's verdict.
         let parsed: [String: String]? = attributes == "{}" ? [:]
-            : try? attributeDecoder.decode([String: String].self, from: Data(attributes.utf8))
+            : FlatJSONObject.decode(attributes) ?? (try? attributeDecoder.decode([String: String].self, from: Data(attributes.utf8)))
         guard let parsed else {
             throw StorageError.corruptRecord(key: key.description, reason: "its attributes are not valid")
         }
@@ -478,26 +475,32 @@ public final class SQLiteStorage: StorageBackend {
 
     private static func encode(_ attributes: [String: String]) throws -> String {
         guard !attributes.isEmpty else { return "{}" }
-        return String(decoding: try attributeEncoder.encode(attributes), as: UTF8.self)
+        return FlatJSONObject.encode(attributes)
     }
 
     /// FNV-1a (64-bit) over the key, value and attributes: detects altered bytes, not a
     /// deliberate forgery (use the encrypted file store for that).
     static func checksum(_ key: RecordKey, _ value: Data, _ attributes: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        // Over contiguous bytes: a generic walk of `Data` cost more than the hash itself.
+        func mix(_ bytes: UnsafeRawBufferPointer) {
             for byte in bytes {
                 hash ^= UInt64(byte)
                 hash &*= 0x0000_0100_0000_01B3
             }
         }
-        mix(key.namespace.rawValue.utf8)
-        mix([0])
-        mix(key.name.utf8)
-        mix([0])
-        mix(value)
-        mix([0])
-        mix(attributes.utf8)
+        func mix(_ text: String) {
+            var text = text
+            text.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
+        }
+        let separator: [UInt8] = [0]
+        mix(key.namespace.rawValue)
+        separator.withUnsafeBytes(mix)
+        mix(key.name)
+        separator.withUnsafeBytes(mix)
+        value.withUnsafeBytes(mix)
+        separator.withUnsafeBytes(mix)
+        mix(attributes)
         return Int64(bitPattern: hash)
     }
 

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import Touchstone
+
+/// ``FlatJSONObject`` reads what JSONDecoder reads, or declines: it never disagrees.
+@Suite("Record attributes without Foundation's coders")
+struct FlatJSONObjectTests {
+    /// SplitMix64, seeded: the same inputs on every run.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let pieces = ["a", "app", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "👍🏽", "\u{2028}", " ", "{", "}", ":", ",", ""]
+
+    @Test("2,000 random objects (quotes, backslashes, control characters, emoji, empty strings): encode then decode gives them back, and JSONDecoder reads the text the same")
+    func roundTrips() throws {
+        var generator = Generator(state: 11)
+        for _ in 0..<2_000 {
+            var object: [String: String] = [:]
+            for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                let key = (0..<Int.random(in: 0...4, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator) ?? "" }.joined()
+                object[key] = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator) ?? "" }.joined()
+            }
+            let text = FlatJSONObject.encode(object)
+            #expect(FlatJSONObject.decode(text) == object, "\(text)")
+            #expect(try JSONDecoder().decode([String: String].self, from: Data(text.utf8)) == object, "\(text)")
+        }
+    }
+
+    @Test("JSONEncoder's text (escaped slashes, \\u escapes, surrogate pairs, whitespace) decodes as JSONDecoder decodes it")
+    func readsJSONEncoderText() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let object = ["path": "a/b", "quote": "\"x\"", "control": "\u{1}\u{8}\u{C}", "emoji": "👍🏽", "app": "com.example.app"]
+        for text in [String(decoding: try encoder.encode(object), as: UTF8.self),
+                     #"{ "a" : "\ud83d\udc4d" ,"b":"\u00e9\/\b\f" }"#, " {} ", #"{"k":"\u0000"}"#] {
+            let expected = try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+            #expect(FlatJSONObject.decode(text) == expected, "\(text)")
+        }
+    }
+
+    @Test("anything but an object of string values with distinct keys is declined, never misread", arguments: [
+        "", "[]", "null", #"{"a":1}"#, #"{"a":"b"} x"#, #"{"a":"b",}"#, #"{"a":"b""c":"d"}"#, #"{"a":"b","a":"c"}"#,
+        #"{"a":"\x"}"#, #"{"a":"\ud800"}"#, #"{"a":"\udc00"}"#, #"{"a":"\u12"}"#, "{\"a\":\"\u{1}\"}", #"{"a":"b"#, #"{"a""#, #"{a:"b"}"#,
+        #"{"a":{"b":"c"}}"#, #"{"a":["b"]}"#,
+    ])
+    func declines(_ text: String) {
+        #expect(FlatJSONObject.decode(text) == nil)
+    }
+
+    @Test("30,000 mutated texts: whatever FlatJSONObject accepts, JSONDecoder reads the same")
+    func neverDisagrees() {
+        var generator = Generator(state: 5)
+        let seed = Array(#"{"access":"0","accessible":"whenUnlocked","account":"a\/b\"c","app":"com.example.app","x":"\u00e9\ud83d\udc4d"}"#.utf8)
+        let alphabet = Array(#"{}[]:,"\/ubfnrt0123456789abcdefABCDEF xé"#.utf8)
+        var accepted = 0
+        for _ in 0..<30_000 {
+            var bytes = seed
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let index = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[index] = alphabet.randomElement(using: &generator) ?? 0
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(alphabet.randomElement(using: &generator) ?? 0, at: index)
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let fast = FlatJSONObject.decode(text) else { continue }
+            accepted += 1
+            let full = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+            #expect(fast == full, "\(text)")
+        }
+        #expect(accepted > 1_000)
+    }
+}

@@ -16,13 +16,13 @@ extension EncryptedFileStorage: StorageMaintenance {
             }
             do {
                 let store = try EncryptedFileStorage(path: path, key: source)
-                let lone = DeviceRecordPair.problem(keys: try store.list(namespace: .device).map(\.key))
-                return StorageCheckReport(location: path, intactRecords: try store.recordCount, problems: lone.map { [$0] } ?? [])
+                let problems = DeviceRecordPair.problems(try store.list(namespace: .device))
+                return StorageCheckReport(location: path, intactRecords: try store.recordCount, problems: problems)
             } catch {
                 let salvage = try? salvage(path: path, source: source)
-                let lone = salvage.flatMap { DeviceRecordPair.problem(keys: $0.records.keys) }
+                let device = salvage.map { DeviceRecordPair.problems(Array($0.records.values)) } ?? []
                 return StorageCheckReport(location: path, intactRecords: salvage?.records.count ?? 0,
-                                          problems: ["\(error)"] + (salvage?.problems ?? []) + (lone.map { [$0] } ?? []))
+                                          problems: ["\(error)"] + (salvage?.problems ?? []) + device)
             }
         } catch {
             return StorageCheckReport(location: location, intactRecords: 0, problems: ["\(error)"])

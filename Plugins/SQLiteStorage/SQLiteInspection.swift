@@ -328,7 +328,7 @@ extension SQLiteStorage: StorageMaintenance {
             let (records, damaged, error) = intactRecords(connection)
             problems += damaged
             if let error { problems.append("reading the records stopped: \(error)") }
-            if let lone = DeviceRecordPair.problem(keys: records.map(\.key)) { problems.append(lone) }
+            problems += DeviceRecordPair.problems(records)
             return StorageCheckReport(location: path, intactRecords: records.count, problems: problems, notes: notes)
         } catch {
             problems.append("\(error)")

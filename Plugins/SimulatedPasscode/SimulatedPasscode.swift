@@ -48,6 +48,14 @@ public struct SimulatedPasscode: PasscodeFactor {
         } catch {
             throw StorageError.corruptRecord(key: "device/state (passcode verifier)", reason: "\(error)")
         }
+        // A verifier this plugin wrote has 1,000 to 10,000,000 rounds (older ones as few as
+        // 1) and a 32-byte hash; anything else was altered, and its rounds must never reach
+        // PBKDF2 (0, a negative or a huge count traps or runs for hours).
+        guard (1...10_000_000).contains(verifier.rounds), verifier.hash.count == 32, !verifier.salt.isEmpty else {
+            throw StorageError.corruptRecord(
+                key: "device/state (passcode verifier)",
+                reason: "its rounds (\(verifier.rounds)), hash (\(verifier.hash.count) bytes) or salt (\(verifier.salt.count) bytes) are out of range")
+        }
         let digest = try derive(entry, salt: verifier.salt, rounds: verifier.rounds)
         return PasscodeCheck(isCorrect: constantTimeEqual(digest, verifier.hash), digest: digest)
     }

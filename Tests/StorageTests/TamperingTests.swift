@@ -9,6 +9,61 @@ import SQLiteStorage
 /// SQLite bytes that hold nothing, the same data), never a crash, and the file is untouched.
 @Suite("Tampering")
 struct TamperingTests {
+    /// `record`'s JSON with `field` set to `value` (written as given: a number, a string...).
+    static func edited(_ record: Record, _ field: String, _ value: Any) throws -> Record {
+        var object = try #require(try JSONSerialization.jsonObject(with: record.value) as? [String: Any])
+        object[field] = value
+        return Record(key: record.key, value: try JSONSerialization.data(withJSONObject: object), attributes: record.attributes)
+    }
+
+    @Test("a passcode verifier edited by hand (rounds 0, -1, 2^32, Int.max; a short hash) is damage at the next entry, never a trap or hours of PBKDF2",
+          arguments: [0, -1, 1 << 32, Int.max, 210_000])
+    func outOfRangeVerifier(rounds: Int) throws {
+        let rig = try TestDevice(passcode: "1234")
+        let state = try #require(try rig.device.storage.read(.deviceState))
+        let object = try #require(try JSONSerialization.jsonObject(with: state.value) as? [String: Any])
+        let verifierText = try #require(object["passcodeVerifier"] as? String)
+        let verifierBytes = try #require(Data(base64Encoded: verifierText))
+        var verifier = try #require(try JSONSerialization.jsonObject(with: verifierBytes) as? [String: Any])
+        verifier["rounds"] = rounds
+        if rounds == 210_000 { verifier["hash"] = Data(count: 8).base64EncodedString() }
+        let edited = try JSONSerialization.data(withJSONObject: verifier).base64EncodedString()
+        try rig.device.storage.commit([.put(try Self.edited(state, "passcodeVerifier", edited))])
+        #expect { _ = try rig.device.enterPasscode("1234") } throws: { error in
+            guard case let .corruptRecord(_, reason) = error as? StorageError else { return false }
+            return reason.contains("out of range")
+        }
+    }
+
+    @Test("device records edited by hand with out-of-range numbers (checksums intact) are damage: every command that reads them reports it, none traps; the check names the field and export leaves the record behind",
+          arguments: [("counters", "passcodeFailures", Int.max), ("counters", "passcodeFailures", Int.min), ("counters", "passcodeFailures", -100),
+                      ("counters", "passcodeFailures", 11), ("counters", "consecutiveBiometricFailures", Int.min),
+                      ("counters", "consecutiveBiometricFailures", -3), ("counters", "schema", Int.max),
+                      ("state", "enrollmentSequence", Int.max), ("state", "osEpoch", Int.max), ("state", "osEpoch", -1), ("state", "schema", 99)])
+    func outOfRangeDeviceRecords(record name: String, field: String, value: Int) async throws {
+        let rig = try TestDevice()
+        let key: RecordKey = name == "state" ? .deviceState : .deviceCounters
+        let original = try #require(try rig.device.storage.read(key))
+        let tampered = try Self.edited(original, field, value)
+        try rig.device.storage.commit([.put(tampered)])
+        let reread = rig  // its cache is keyed by the storage generation: the next read decodes the new bytes
+        for operation in [{ _ = try reread.device.passcodeStatus() }, { _ = try reread.device.biometryStatus() },
+                          { _ = try reread.device.enterPasscode("1234") }, { try reread.device.enroll("index") },
+                          { try reread.device.bumpOSEpoch() }] as [() throws -> Void] {
+            #expect { try operation() } throws: { error in
+                guard case let .corruptRecord(recordKey, reason) = error as? StorageError else { return false }
+                return recordKey == key.description && (reason.contains("out of") || reason.contains("schema"))
+            }
+        }
+        await #expect(throws: StorageError.self) { _ = try await reread.evaluate("biometrics", [.present("thumb")]) }
+        #expect(try reread.device.storage.read(key) == tampered, "nothing rewrote the damaged record")
+        let problems = DeviceRecordPair.problems([tampered, try #require(try rig.device.storage.read(key == .deviceState ? .deviceCounters : .deviceState))])
+        #expect(problems.contains { $0.contains(key.description) && $0.contains("export-store") }, "\(problems)")
+        let (exported, changes) = DeviceRecordPair.exportable([tampered, try #require(try rig.device.storage.read(key == .deviceState ? .deviceCounters : .deviceState))])
+        #expect(!exported.contains(tampered))
+        #expect(changes.contains { $0.contains("left behind") })
+    }
+
     enum Damage: CustomTestStringConvertible, Sendable {
         case flip(fraction: Double)
         case truncate(fraction: Double)

@@ -223,7 +223,7 @@ public final class Device: Sendable {
                              stateBytes: stateBytes, countersBytes: countersBytes)
             }
             guard countersExist else { throw Self.missingCounters }
-            var state = try RecordCoding.decode(DeviceState.self, from: stateRecord)
+            var state = try RecordCoding.decode(DeviceState.self, from: stateRecord).validated()
             if Self.migrate(&state, sensorType: sensorType) {
                 transaction.put(Record(key: .deviceState, value: try state.storedJSON()))
             }
@@ -353,7 +353,7 @@ public final class Device: Sendable {
     }
 
     private func decodeSnapshot(_ stateRecord: Record, countersBytes: Data?) throws -> Snapshot {
-        let state = try RecordCoding.decode(DeviceState.self, from: stateRecord)
+        let state = try RecordCoding.decode(DeviceState.self, from: stateRecord).validated()
         return Snapshot(state: state, counters: try decodeCounters(countersBytes), secretKey: SymmetricKey(data: state.secret))
     }
 
@@ -372,7 +372,7 @@ public final class Device: Sendable {
 
     private func decodeCounters(_ bytes: Data?) throws -> DeviceCounters {
         guard let bytes else { throw Self.missingCounters }
-        return try RecordCoding.decode(DeviceCounters.self, from: Record(key: .deviceCounters, value: bytes))
+        return try RecordCoding.decode(DeviceCounters.self, from: Record(key: .deviceCounters, value: bytes)).validated()
     }
 
     /// Atomically reads, changes and durably writes the device records. Only records that

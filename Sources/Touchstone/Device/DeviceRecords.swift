@@ -209,3 +209,78 @@ extension RecordKey {
     static let deviceState = RecordKey(.device, "state")
     static let deviceCounters = RecordKey(.device, "counters")
 }
+
+// MARK: Ranges
+
+extension DeviceState {
+    /// The state as decoded, if every number is in its range; a record outside (altered by
+    /// hand, or damage the checksum missed) is damage, never a trap or a changed rule.
+    func validated() throws -> DeviceState {
+        if let schema, !(1...Self.currentSchema).contains(schema) {
+            throw Self.outOfRange("its schema is \(schema); this Touchstone reads 1 to \(Self.currentSchema) (a newer version wrote it, or it was altered)")
+        }
+        guard (0...DeviceRecordRanges.sequenceLimit).contains(osEpoch) else {
+            throw Self.outOfRange("its OS epoch (\(osEpoch)) is out of range")
+        }
+        guard (0...DeviceRecordRanges.sequenceLimit).contains(enrollmentSequence) else {
+            throw Self.outOfRange("its enrollment sequence (\(enrollmentSequence)) is out of range")
+        }
+        guard (16...64).contains(secret.count) else {
+            throw Self.outOfRange("its device secret is \(secret.count) bytes")
+        }
+        return self
+    }
+
+    private static func outOfRange(_ reason: String) -> StorageError {
+        .corruptRecord(key: RecordKey.deviceState.description, reason: reason + DeviceRecordRanges.advice)
+    }
+}
+
+extension DeviceCounters {
+    /// The counters as decoded, if every count is in its range (see
+    /// ``DeviceState/validated()``): a negative count would lengthen a limit, a huge one trap.
+    func validated() throws -> DeviceCounters {
+        if let schema, !(1...Self.currentSchema).contains(schema) {
+            throw Self.outOfRange("its schema is \(schema); this Touchstone reads 1 to \(Self.currentSchema) (a newer version wrote it, or it was altered)")
+        }
+        guard (0...DeviceRecordRanges.failureLimit).contains(consecutiveBiometricFailures) else {
+            throw Self.outOfRange("its consecutive biometric failure count (\(consecutiveBiometricFailures)) is out of range")
+        }
+        guard (0...PasscodeLadder.disableAfterFailures).contains(passcodeFailures) else {
+            throw Self.outOfRange("its passcode failure count (\(passcodeFailures)) is out of 0 to \(PasscodeLadder.disableAfterFailures)")
+        }
+        return self
+    }
+
+    private static func outOfRange(_ reason: String) -> StorageError {
+        .corruptRecord(key: RecordKey.deviceCounters.description, reason: reason + DeviceRecordRanges.advice)
+    }
+}
+
+/// The ranges stored device records are held to.
+enum DeviceRecordRanges {
+    /// Counts that only grow by one per change (enrollment changes, OS upgrades): far above
+    /// any use, far below a trap.
+    static let sequenceLimit = 1 << 48
+    /// Consecutive failed matches: counting stops at the lockout (five); the bound leaves room
+    /// for sensors with other rules.
+    static let failureLimit = 1_000
+    static let advice = ". touchstone --export-store NEW-FILE copies the intact records to a new store"
+
+    /// A line for each device record among `records` that decodes out of range (for a store
+    /// check); records that do not decode at all are the checksum's and decoder's business.
+    static func problems(in records: [Record]) -> [String] {
+        records.compactMap { record in
+            do {
+                switch record.key {
+                case .deviceState: _ = try RecordCoding.decode(DeviceState.self, from: record).validated()
+                case .deviceCounters: _ = try RecordCoding.decode(DeviceCounters.self, from: record).validated()
+                default: break
+                }
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+}

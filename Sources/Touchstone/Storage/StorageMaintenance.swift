@@ -94,9 +94,23 @@ public enum DeviceRecordPair {
         }
     }
 
-    /// `records` with the device pair repaired (see the type's rules), and a line for what
-    /// was changed.
+    /// What a store check says of the device records among `records` (its intact ones): a
+    /// record whose numbers are out of range (altered by hand, or damage its checksum missed),
+    /// and a record without its partner.
+    public static func problems(_ records: [Record]) -> [String] {
+        let outOfRange = DeviceRecordRanges.problems(in: records)
+        let valid = outOfRange.isEmpty ? records : records.filter { DeviceRecordRanges.problems(in: [$0]).isEmpty }
+        return outOfRange + (problem(keys: valid.map(\.key)).map { [$0] } ?? [])
+    }
+
+    /// `records` with the device pair repaired (see the type's rules) — a device record out of
+    /// range counts as lost — and a line for what was changed.
     public static func exportable(_ records: [Record]) -> (records: [Record], changes: [String]) {
+        let outOfRange = DeviceRecordRanges.problems(in: records)
+        guard outOfRange.isEmpty else {
+            let (repaired, changes) = exportable(records.filter { DeviceRecordRanges.problems(in: [$0]).isEmpty })
+            return (repaired, outOfRange.map { $0 + " (left behind)" } + changes)
+        }
         guard let problem = problem(keys: records.map(\.key)) else { return (records, []) }
         guard records.contains(where: { $0.key == .deviceState }) else {
             return (records.filter { $0.key != .deviceCounters }, [problem])

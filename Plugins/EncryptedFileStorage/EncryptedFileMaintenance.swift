@@ -31,6 +31,7 @@ extension EncryptedFileStorage: StorageMaintenance {
 
     public static func export(options: PluginOptions, to destination: String) throws -> StorageExportReport {
         let (path, source) = try configuration(options)
+        try StorageError.refuseOwnFile(destination: destination, store: path)
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }

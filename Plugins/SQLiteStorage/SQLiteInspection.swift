@@ -347,6 +347,7 @@ extension SQLiteStorage: StorageMaintenance {
     /// Copies every record whose checksum holds into a new SQLite store at `destination`.
     public static func export(options: PluginOptions, to destination: String) throws -> StorageExportReport {
         let path = options.string("path") ?? ""
+        try StorageError.refuseOwnFile(destination: destination, store: path)
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StorageError.ioFailure(reason: "'\(destination)' exists already; export writes a new store only")
         }

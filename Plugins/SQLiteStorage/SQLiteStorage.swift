@@ -271,7 +271,7 @@ public final class SQLiteStorage: StorageBackend {
 
     public func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
         if let damage = counters.withLock({ $0.damage }) {
-            throw StorageError.corruptStore(path: path, reason: "\(damage); nothing more is written to it")
+            throw StorageError.corruptStore(path: path, reason: "\(damage) (found earlier in this session)")
         }
         return try guarded {
             let (result, changed) = try queue.write { db -> (T, Bool) in
@@ -344,6 +344,10 @@ public final class SQLiteStorage: StorageBackend {
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
             }
             try db.execute(sql: "PRAGMA synchronous = \(synchronous == .full ? "FULL" : "NORMAL")")
+            // Every page read checks its cells' sizes: a damaged page a statement walks through
+            // (also on the way to a write) is SQLITE_CORRUPT, and the store is written no more,
+            // rather than read or extended as if it were sound.
+            try db.execute(sql: "PRAGMA cell_size_check = ON")
         }
         return config
     }

@@ -64,6 +64,9 @@ public struct ErrorReport: Sendable, Equatable {
     public var name: String
     /// What happened and, where it helps, what to do next.
     public var message: String
+    /// Whether the device's store is damaged (a corrupt record or store, also as a keychain
+    /// item that cannot be decoded): a script stops there (see `REPLHost`).
+    public var isStoreDamage = false
 
     /// Creates a report from its parts.
     public init(domain: String, code: Int, name: String, message: String) {
@@ -76,6 +79,16 @@ public struct ErrorReport: Sendable, Equatable {
     /// Classifies `error`.
     public init(_ error: any Error) {
         self = Self.classify(error)
+        isStoreDamage = Self.isStoreDamage(error)
+    }
+
+    private static func isStoreDamage(_ error: any Error) -> Bool {
+        switch error {
+        case let error as AnnotatedError: isStoreDamage(error.base)
+        case let error as StorageError: error.isDamage
+        case let error as KeychainError: error.kind == .corrupt
+        default: false
+        }
     }
 
     private static func classify(_ error: any Error) -> ErrorReport {

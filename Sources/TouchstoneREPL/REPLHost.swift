@@ -75,6 +75,12 @@ public final class REPLHost {
             if options.echo && !options.json { emit(UsageError.escapingUnprintable("> " + record.input)) }
             if options.json || !record.isExpectation || record.ok { show(record) }
             if record.quits { return 0 }
+            if let error = record.error, error.isStoreDamage {
+                // Nothing after it can be trusted to have run on the device the script set up.
+                fail("\(name):\(number): stopped: the device's store is damaged (\(error.name)). "
+                     + "See what is damaged with: touchstone --check-store; copy what is intact to a new store with: touchstone --export-store NEW-FILE")
+                return 1
+            }
             if !record.ok, record.isExpectation {
                 fail("\(name):\(number): \(record.input) failed: \(record.error.map(\.message) ?? "failed")")
                 return 1

@@ -31,6 +31,37 @@ struct StoreMaintenanceBinaryTests {
         return (binary, directory, store, config)
     }
 
+    @Test("--export-store onto the store's own -wal, -shm or the store itself is refused, and the store still opens")
+    func exportOntoTheStoresOwnFiles() throws {
+        let (binary, directory, store, config) = try deviceStore(after: "passcode set 1234\nenroll thumb\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for suffix in ["-wal", "-shm", ""] {
+            let export = try Binary.run(binary, ["--config", config.path, "--export-store", store.path + suffix])
+            #expect(export.status == 1, "\(export.output)")
+            #expect(export.output.contains("the store's own file"), "\(export.output)")
+        }
+        let after = try Binary.run(binary, ["--config", config.path], input: "status\nexpect ok\n")
+        #expect(after.status == 0, "\(after.output)")
+    }
+
+    @Test("a record found damaged mid-script stops the script (exit 1) with the next steps, without --strict: nothing after it runs")
+    func damageFoundMidScriptStops() throws {
+        let marker = "MARKERVALUE0123456789"
+        let (binary, directory, store, config) = try deviceStore(after: "passcode set 1234\nenroll thumb\nkeychain add svc acct \(marker)\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Alter one byte of the item's stored value (base64 in its record): its checksum fails.
+        var bytes = try Data(contentsOf: store)
+        let needle = Data(Data(marker.utf8).base64EncodedString().utf8)
+        let found = try #require(bytes.range(of: needle), "the item's value is in the main file")
+        bytes[found.lowerBound] = bytes[found.lowerBound] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        try bytes.write(to: store)
+        let run = try Binary.run(binary, ["--config", config.path], input: "status\nkeychain get svc acct\nstatus\n")
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("stopped: the device's store is damaged"), "\(run.output)")
+        #expect(run.output.contains("--check-store"), "\(run.output)")
+        #expect(run.output.components(separatedBy: "biometry:").count == 2, "the status after the damage did not run: \(run.output)")
+    }
+
     @Test("a damaged store: exit 1 with the next steps, check reports it, export salvages it, the file is unchanged")
     func damagedStoreFromTheCommandLine() throws {
         let (binary, directory, store, config) = try deviceStore(after: "passcode set 1234\nenroll thumb\nkeychain add svc acct secret\n")
@@ -56,7 +87,7 @@ struct StoreMaintenanceBinaryTests {
 
         let refused = try Binary.run(binary, ["--config", config.path], input: "status\n")
         #expect(refused.status == 1, "\(refused.output)")
-        #expect(refused.output.contains("left untouched"), "\(refused.output)")
+        #expect(refused.output.contains("nothing is written to it"), "\(refused.output)")
         #expect(refused.output.contains("--check-store"), "\(refused.output)")
         #expect(refused.output.contains("--export-store"), "\(refused.output)")
         #expect(!refused.output.contains("Usage:"), "a damaged store is not a usage mistake: \(refused.output)")

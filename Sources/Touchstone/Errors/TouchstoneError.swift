@@ -179,7 +179,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .corruptRecord(key, reason): "stored record '\(key)' is corrupt: \(reason)"
-        case let .corruptStore(path, reason): "store '\(path)' is corrupt or unreadable: \(reason); it was left untouched"
+        case let .corruptStore(path, reason): "store '\(path)' is corrupt or unreadable: \(reason); nothing is written to it from here on"
         case let .ioFailure(reason): "storage failure: \(reason)"
         }
     }

@@ -234,6 +234,26 @@ enum RecordCoding {
 }
 
 extension StorageError {
+    /// Refuses an export `destination` that is the store at `store` or one of the files kept
+    /// beside it (`-wal`, `-shm`, `-journal`, `.lock`...): a new store written there would
+    /// damage the one being salvaged. Paths are compared with their folders' links resolved.
+    package static func refuseOwnFile(destination: String, store: String) throws {
+        func resolved(_ path: String) -> String {
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            let folder = url.deletingLastPathComponent().path
+            let real = realpath(folder, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? folder
+            return (real as NSString).appendingPathComponent(url.lastPathComponent)
+        }
+        let target = resolved(destination), own = resolved(store)
+        guard target != own, !target.hasPrefix(own + "-"), !target.hasPrefix(own + ".") else {
+            throw StorageError.ioFailure(reason: "'\(destination)' is the store's own file or one kept beside it "
+                + "(its -wal, -shm or lock file): export to a new file elsewhere")
+        }
+    }
+
     /// Refuses a device, a FIFO or a directory (`info` is the path's `stat`) as a store or key
     /// file, before it is read: reading one could block forever, or never end.
     package static func requireRegularFile(_ info: stat, path: String) throws {

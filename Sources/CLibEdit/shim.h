@@ -33,6 +33,19 @@ static inline FILE *ts_stdin(void) { return stdin; }
 static inline FILE *ts_stdout(void) { return stdout; }
 static inline FILE *ts_stderr(void) { return stderr; }
 
+/*
+ * Whether `file` holds input already read from its descriptor (so the next getc does not
+ * wait). glibc's FILE fields; elsewhere 0, which makes the caller flush before every read.
+ */
+static inline int ts_input_buffered(FILE *file) {
+#ifdef __GLIBC__
+    return file->_IO_read_ptr < file->_IO_read_end;
+#else
+    (void)file;
+    return 0;
+#endif
+}
+
 /* An empty prompt for callbacks that cannot find their owner (never written). */
 static inline char *ts_empty_prompt(void) { return (char *)""; }
 

@@ -257,6 +257,11 @@ final class ScriptLines: Sequence, IteratorProtocol {
 
     private let file: UnsafeMutablePointer<FILE>
     private let closesFile: Bool
+    /// Standard input may be a pipe a program drives line by line: before reading waits for
+    /// more, the answers so far are flushed (standard output is block-buffered when it is not
+    /// a terminal), so the driver sees each answer before it sends the next line. A script
+    /// piped in whole costs one flush per buffer of input, not one per line.
+    private let flushesBeforeWaiting: Bool
     private var bytes: [UInt8] = []
     /// The last line ended at a CR: a LF right after it belongs to that line end. (Looking
     /// for it then would wait on a pipe for bytes not sent yet, and hold back the line.)
@@ -271,6 +276,7 @@ final class ScriptLines: Sequence, IteratorProtocol {
         guard let file = fopen(path, "r") else { return nil }
         self.file = file
         closesFile = true
+        flushesBeforeWaiting = false
     }
 
     /// The lines of standard input, as they arrive; none, with a ``failure``, when the process
@@ -278,6 +284,7 @@ final class ScriptLines: Sequence, IteratorProtocol {
     init(standardInput: Void) {
         file = ts_stdin()
         closesFile = false
+        flushesBeforeWaiting = true
         if StandardInput.wasClosed { failure = "standard input is closed" }
     }
 
@@ -289,6 +296,7 @@ final class ScriptLines: Sequence, IteratorProtocol {
         guard failure == nil else { return nil }
         bytes.removeAll(keepingCapacity: true)
         while true {
+            if flushesBeforeWaiting, ts_input_buffered(file) == 0 { fflush(ts_stdout()) }
             let byte = getc_unlocked(file)
             if endedAtCarriageReturn {
                 endedAtCarriageReturn = false

@@ -51,6 +51,27 @@ struct ScriptInputTests {
         #expect(run.output.contains("writer still open"), "\(run.output)")
     }
 
+    @Test("driven over pipes line by line, each answer is written before the next line is awaited (standard output is not a terminal)")
+    func answersReachAPipeBeforeTheNextLine() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The writer sends one line and keeps the pipe open: the answer must reach `out` while
+        // the REPL still waits for more (it stayed in a 4 KB buffer until end of input).
+        let run = try Self.shell("""
+            cd '\(directory.path)' && mkfifo input || exit 1
+            { printf 'enroll thumb\\n'; exec sleep 30; } > input &
+            writer=$!
+            "$TOUCHSTONE" --memory < input > out &
+            reader=$!
+            for i in $(seq 100); do grep -q "enrolled thumb" out && break; sleep 0.1; done
+            cat out
+            if kill -0 $reader 2>/dev/null; then echo "reader still waiting"; fi
+            kill $writer $reader 2>/dev/null
+            """)
+        #expect(run.output.contains("enrolled thumb"), "\(run.output)")
+        #expect(run.output.contains("reader still waiting"), "\(run.output)")
+    }
+
     @Test("a line longer than 1 MiB stops the script with exit 2 before the lines after it run")
     func overlongLine() throws {
         let directory = try Self.scratch()

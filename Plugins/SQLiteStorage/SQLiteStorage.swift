@@ -364,6 +364,7 @@ public final class SQLiteStorage: StorageBackend {
     /// Builds a new store beside `path` and links it into place (never replacing a file that
     /// appeared meanwhile, e.g. created by another process).
     private static func createIfMissing(path: String, synchronous: Synchronous, timeout: Double) throws {
+        removeAbandonedBuilds(of: path)
         guard !FileManager.default.fileExists(atPath: path) else { return }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
@@ -391,6 +392,38 @@ public final class SQLiteStorage: StorageBackend {
         if descriptor >= 0 {
             fsync(descriptor)
             close(descriptor)
+        }
+    }
+
+    /// What SQLite's own words ("disk I/O error", "attempt to write a readonly database") leave
+    /// out, found on the file system: a full disk, a folder or a file beside the store that
+    /// this user cannot write. Empty when nothing of the kind is found.
+    static func diagnosis(of path: String) -> String {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var space = statvfs()
+        if statvfs(folder, &space) == 0, space.f_bavail == 0 {
+            return " (the disk holding '\(folder)' is full: free some space)"
+        }
+        if access(folder, W_OK) != 0 {
+            return " (its folder '\(folder)' is not writable by this user: SQLite writes its -wal and -shm files there)"
+        }
+        for file in [path, path + "-wal", path + "-shm"] where access(file, F_OK) == 0 && access(file, W_OK) != 0 {
+            return " ('\(file)' is not writable by this user)"
+        }
+        return ""
+    }
+
+    /// Removes the half-built stores (`<path>.creating-<pid>-<n>` and their `-wal`, `-shm`,
+    /// `-journal`) of processes that were killed while creating one: a build whose process is
+    /// still running (or whose number now belongs to another) is left alone.
+    private static func removeAbandonedBuilds(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + ".creating-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ pid_t($0) }), pid > 0,
+                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink(url.deletingLastPathComponent().appendingPathComponent(name).path)
         }
     }
 
@@ -533,7 +566,7 @@ public final class SQLiteStorage: StorageBackend {
             case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT:
                 throw StorageError.corruptStore(path: path, reason: error.message ?? "\(error.resultCode)")
             default:
-                throw StorageError.ioFailure(reason: "\(path): \(error.message ?? "\(error.resultCode)")")
+                throw StorageError.ioFailure(reason: "\(path): \(error.message ?? "\(error.resultCode)")" + diagnosis(of: path))
             }
         } catch let StorageError.corruptStore(_, reason) {
             throw StorageError.corruptStore(path: path, reason: reason)

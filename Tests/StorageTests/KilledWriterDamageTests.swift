@@ -61,6 +61,27 @@ struct KilledWriterDamageTests {
         }
     }
 
+    @Test("a store build left by a killed process (.creating-<pid>-<n> and its -wal/-shm/-journal) is removed at the next open; one whose process runs is kept")
+    func abandonedBuildsAreRemoved() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory.appendingPathComponent("device.sqlite").path
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let dead = path + ".creating-\(finished.processIdentifier)-42"
+        let alive = path + ".creating-1-7"  // init: always running
+        for file in [dead, dead + "-wal", dead + "-shm", dead + "-journal", alive] {
+            #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
+        }
+        _ = try SQLiteStorage(path: path)
+        for file in [dead, dead + "-wal", dead + "-shm", dead + "-journal"] {
+            #expect(!FileManager.default.fileExists(atPath: file), "\(file)")
+        }
+        #expect(FileManager.default.fileExists(atPath: alive))
+    }
+
     @Test("a killed writer's store with a damaged main file is refused and left exactly as it was",
           arguments: TamperingTests.damages)
     func damagedMainFile(_ damage: TamperingTests.Damage) throws {

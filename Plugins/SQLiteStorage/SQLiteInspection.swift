@@ -27,6 +27,11 @@ enum SQLiteInspection {
         /// The log's header fails (or the log is shorter than one), so SQLite reads none of it:
         /// the store is its main file as it stands.
         var isIgnored = false
+        /// The number (from 1) of the log's last frame when it is a whole commit frame of the
+        /// current generation that fails its checksum, with no commit after it: SQLite ignores
+        /// that transaction. A write cut by a power loss leaves this (the transaction was never
+        /// acknowledged: its fsync had not returned); so does damage to an acknowledged one.
+        var failedLastCommitFrame: Int?
     }
 
     /// Checks the log's header and the checksum chain of its frames.
@@ -81,6 +86,11 @@ enum SQLiteInspection {
         let lost = countCommits(bytes, from: index + 1, frames: frameCount, frameSize: frameSize, salts: (salt1, salt2))
         if lost > 0 {
             report.damage = "frame \(index + 1) of the write-ahead log fails its checksum and \(lost) committed transaction(s) after it would be silently dropped"
+        } else if index < frameCount {
+            let offset = headerSize + index * frameSize
+            if word(bytes, offset + 8) == salt1, word(bytes, offset + 12) == salt2, word(bytes, offset + 4) != 0 {
+                report.failedLastCommitFrame = index + 1
+            }
         }
         return report
     }
@@ -293,6 +303,11 @@ extension SQLiteStorage: StorageMaintenance {
                 if let damage = wal.damage { problems.append(damage) }
                 if mainFileOnly, wal.damage != nil {
                     notes.append("the records below are the main database file's, as SQLite reads the store while its log is ignored")
+                }
+                if let frame = wal.failedLastCommitFrame {
+                    notes.append("frame \(frame) of the write-ahead log, a whole commit frame, fails its checksum: SQLite ignores that last transaction. "
+                        + "A write cut by a power loss leaves this (that transaction was never acknowledged); "
+                        + "if there was no power loss, the log was altered and its last transaction is lost")
                 }
                 if wal.partialFrameBytes > 0 {
                     notes.append("the write-ahead log ends in \(wal.partialFrameBytes) bytes of an unfinished frame: SQLite ignores them. "

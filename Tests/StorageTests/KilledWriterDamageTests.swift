@@ -180,6 +180,22 @@ struct KilledWriterDamageTests {
         #expect(try Self.fingerprints(directory) == before, "the check wrote nothing")
     }
 
+    @Test("a flipped bit in the log's last whole commit frame is noted by the store check (SQLite ignores that transaction; a power loss leaves the same)")
+    func failedLastCommitFrameIsNoted() throws {
+        let (directory, file) = try Self.killedWriterDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let wal = URL(fileURLWithPath: file.path + "-wal")
+        var bytes = try Data(contentsOf: wal)
+        let frame = 24 + 4096
+        let frames = (bytes.count - 32) / frame
+        try #require(frames >= 2 && (bytes.count - 32) % frame == 0, "whole frames only")
+        bytes[32 + (frames - 1) * frame + 24 + 200] ^= 0x01
+        try bytes.write(to: wal)
+        let (type, options) = try #require(try PluginRegistry.builtIn.maintenance(for: Backend.sqlite.selection(in: directory)))
+        let report = type.check(options: options)
+        #expect(report.notes.contains { $0.contains("frame \(frames) of the write-ahead log, a whole commit frame, fails its checksum") }, "\(report.notes)")
+    }
+
     @Test("a store whose records table was dropped is refused as corrupt, not as an I/O failure, and the check names the missing table")
     func droppedRecordsTableIsCorruption() throws {
         let directory = try makeTemporaryDirectory()

@@ -596,7 +596,7 @@ protocol ProtectedRecord: Sendable {
 }
 
 /// The stored form of an item (record `keychain/<app>/<class>/<service>/<account>`).
-struct StoredItem: Codable, Sendable, ProtectedRecord {
+struct StoredItem: Codable, Sendable, Equatable, ProtectedRecord {
     var itemClass: KeychainItemClass
     var service: String
     var account: String
@@ -630,19 +630,14 @@ struct StoredItem: Codable, Sendable, ProtectedRecord {
     }
 
     func record(key: RecordKey, appID: String) throws -> Record {
-        let data: Data
-        do {
-            data = try RecordCoding.encoder.encode(self)
-        } catch {
-            throw KeychainError(.storageFailure, message: "the item could not be encoded")
-        }
-        return Record(key: key, value: data, attributes: [
+        Record(key: key, value: json(), attributes: [
             "app": appID, "class": itemClass.rawValue, "service": service, "account": account,
             "accessible": accessibility.rawValue, "access": String(flags.rawValue),
         ])
     }
 
     static func decode(_ record: Record) throws -> StoredItem {
+        if let item = StoredItem(fastJSON: record.value) { return item }
         do {
             return try RecordCoding.decoder.decode(StoredItem.self, from: record.value)
         } catch {

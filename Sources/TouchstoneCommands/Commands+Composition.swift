@@ -79,7 +79,7 @@ extension CommandTable {
                 let kept = session.builder.composition.storage == storageBefore
                 let selection = PluginSelection(id, options: options)
                 let shown = session.builder.registry.redactingSecrets(in: selection)
-                return CommandOutput("\(kind.rawValue): \(shown)" + (kept ? " (device kept, new context)" : " (new device)"), result: [
+                return CommandOutput("\(kind.rawValue): \(shown)" + (kept ? " (device kept, new context)" : " (the device this storage holds, new if it held none)"), result: [
                     ("kind", .string(kind.rawValue)), ("id", .string(id)),
                     ("options", .object(shown.options.keys.sorted().map { ($0, .string(shown.options[$0] ?? "")) })),
                     ("deviceKept", .bool(kept)),

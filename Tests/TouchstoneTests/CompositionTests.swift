@@ -80,6 +80,16 @@ struct CompositionTests {
         #expect(throws: ConfigurationError.self) {
             try Composition.load(from: URL(fileURLWithPath: "/nonexistent/touchstone.json"))
         }
+        // A key given twice is refused (JSONDecoder would silently keep one), at any depth.
+        for (text, key) in [(#"{"seed": 1, "seed": 2}"#, "'seed'"),
+                            (#"{"storage": {"id": "storage.sqlite", "options": {"path": "a", "path": "b"}}}"#, "'storage.options.path'"),
+                            (#"{"policies": [{"id": "policy.owner", "id": "policy.biometrics"}]}"#, "'policies[0].id'")] {
+            #expect {
+                try Composition.parse(Data(text.utf8), path: "x.json")
+            } throws: { error in
+                "\(error)".contains("\(key) is given twice")
+            }
+        }
         // The wrong kind of value: where, in JSON's terms, and what was expected.
         let wrongKinds: [(String, String)] = [
             ("[1, 2]", "the top level: expected an object ({ ... })"),

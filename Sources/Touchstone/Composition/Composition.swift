@@ -110,6 +110,10 @@ public struct Composition: Sendable, Equatable {
 
     /// Parses JSON configuration text; `path` names it in errors.
     public static func parse(_ data: Data, path: String = "<configuration>") throws -> Composition {
+        // A key given twice would be taken once, silently (JSONDecoder keeps one of them).
+        if let text = String(validating: data, as: UTF8.self), let value = JSONText.parse(text), let key = duplicateKey(in: value) {
+            throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(key) is given twice; give each setting once")
+        }
         do {
             return try JSONDecoder().decode(Composition.self, from: data)
         } catch let error as ConfigurationError {
@@ -124,6 +128,27 @@ public struct Composition: Sendable, Equatable {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(place(context.codingPath)): expected \(jsonKind(type)), found null")
         } catch {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(error)")
+        }
+    }
+
+    /// The first key an object in `value` holds twice, as `'storage.options.path'`, or nil.
+    private static func duplicateKey(in value: JSONText.Value, at path: String = "") -> String? {
+        switch value {
+        case let .object(pairs):
+            var seen = Set<String>()
+            for (key, member) in pairs {
+                let place = path.isEmpty ? key : path + "." + key
+                guard seen.insert(key).inserted else { return "'\(place)'" }
+                if let duplicate = duplicateKey(in: member, at: place) { return duplicate }
+            }
+            return nil
+        case let .array(elements):
+            for (index, element) in elements.enumerated() {
+                if let duplicate = duplicateKey(in: element, at: "\(path)[\(index)]") { return duplicate }
+            }
+            return nil
+        default:
+            return nil
         }
     }
 

@@ -1,21 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Touchstone
 
 /// ``FlatJSONObject`` reads what JSONDecoder reads, or declines: it never disagrees.
 @Suite("Record attributes without Foundation's coders")
 struct FlatJSONObjectTests {
-    /// SplitMix64, seeded: the same inputs on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SeededGenerator
 
     static let pieces = ["a", "app", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "👍🏽", "\u{2028}", " ", "{", "}", ":", ",", ""]
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
@@ -9,17 +10,7 @@ import TouchstoneBuiltins
 /// byte for byte as it was.
 @Suite("Input fuzzing")
 struct InputFuzzTests {
-    /// SplitMix64, seeded: the same inputs on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SeededGenerator
 
     static let configSeed = #"""
         {"app": "com.example.app", "seed": 7, "clock": "virtual",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import Touchstone
 import TouchstoneBuiltins
 @testable import TouchstoneCommands
@@ -11,17 +12,7 @@ import TouchstoneBuiltins
 /// every line must give exactly one result: a success or an error with a message.
 @Suite("Fuzzing")
 struct FuzzTests {
-    /// SplitMix64: small, seedable, the same sequence on every machine.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SeededGenerator
 
     /// Well-formed lines of every command (the seeds the mutations start from). Passcode and
     /// storage plugins keep cheap options and a private directory, so the run stays fast and

@@ -216,23 +216,13 @@ extension DeviceState {
     /// The state as decoded, if every number is in its range; a record outside (altered by
     /// hand, or damage the checksum missed) is damage, never a trap or a changed rule.
     func validated() throws -> DeviceState {
-        if let schema, !(1...Self.currentSchema).contains(schema) {
-            throw Self.outOfRange("its schema is \(schema); this Touchstone reads 1 to \(Self.currentSchema) (a newer version wrote it, or it was altered)")
-        }
-        guard (0...DeviceRecordRanges.sequenceLimit).contains(osEpoch) else {
-            throw Self.outOfRange("its OS epoch (\(osEpoch)) is out of range")
-        }
-        guard (0...DeviceRecordRanges.sequenceLimit).contains(enrollmentSequence) else {
-            throw Self.outOfRange("its enrollment sequence (\(enrollmentSequence)) is out of range")
-        }
-        guard (16...64).contains(secret.count) else {
-            throw Self.outOfRange("its device secret is \(secret.count) bytes")
-        }
+        let key = RecordKey.deviceState
+        try DeviceRecordRanges.requireSchema(schema, upTo: Self.currentSchema, key)
+        try DeviceRecordRanges.require((0...DeviceRecordRanges.sequenceLimit).contains(osEpoch), key, "its OS epoch (\(osEpoch)) is out of range")
+        try DeviceRecordRanges.require((0...DeviceRecordRanges.sequenceLimit).contains(enrollmentSequence), key,
+                                       "its enrollment sequence (\(enrollmentSequence)) is out of range")
+        try DeviceRecordRanges.require((16...64).contains(secret.count), key, "its device secret is \(secret.count) bytes")
         return self
-    }
-
-    private static func outOfRange(_ reason: String) -> StorageError {
-        .corruptRecord(key: RecordKey.deviceState.description, reason: reason + DeviceRecordRanges.advice)
     }
 }
 
@@ -240,20 +230,13 @@ extension DeviceCounters {
     /// The counters as decoded, if every count is in its range (see
     /// ``DeviceState/validated()``): a negative count would lengthen a limit, a huge one trap.
     func validated() throws -> DeviceCounters {
-        if let schema, !(1...Self.currentSchema).contains(schema) {
-            throw Self.outOfRange("its schema is \(schema); this Touchstone reads 1 to \(Self.currentSchema) (a newer version wrote it, or it was altered)")
-        }
-        guard (0...DeviceRecordRanges.failureLimit).contains(consecutiveBiometricFailures) else {
-            throw Self.outOfRange("its consecutive biometric failure count (\(consecutiveBiometricFailures)) is out of range")
-        }
-        guard (0...PasscodeLadder.disableAfterFailures).contains(passcodeFailures) else {
-            throw Self.outOfRange("its passcode failure count (\(passcodeFailures)) is out of 0 to \(PasscodeLadder.disableAfterFailures)")
-        }
+        let key = RecordKey.deviceCounters
+        try DeviceRecordRanges.requireSchema(schema, upTo: Self.currentSchema, key)
+        try DeviceRecordRanges.require((0...DeviceRecordRanges.failureLimit).contains(consecutiveBiometricFailures), key,
+                                       "its consecutive biometric failure count (\(consecutiveBiometricFailures)) is out of range")
+        try DeviceRecordRanges.require((0...PasscodeLadder.disableAfterFailures).contains(passcodeFailures), key,
+                                       "its passcode failure count (\(passcodeFailures)) is out of 0 to \(PasscodeLadder.disableAfterFailures)")
         return self
-    }
-
-    private static func outOfRange(_ reason: String) -> StorageError {
-        .corruptRecord(key: RecordKey.deviceCounters.description, reason: reason + DeviceRecordRanges.advice)
     }
 }
 
@@ -266,6 +249,19 @@ enum DeviceRecordRanges {
     /// for sensors with other rules.
     static let failureLimit = 1_000
     static let advice = ". touchstone --export-store NEW-FILE copies the intact records to a new store"
+
+    /// Throws the record `key`'s damage, `reason`, unless `holds`.
+    static func require(_ holds: Bool, _ key: RecordKey, _ reason: @autoclosure () -> String) throws {
+        guard !holds else { return }
+        throw StorageError.corruptRecord(key: key.description, reason: reason() + advice)
+    }
+
+    /// A schema this version reads: absent (round-1 records) or 1 to `current`.
+    static func requireSchema(_ schema: Int?, upTo current: Int, _ key: RecordKey) throws {
+        guard let schema else { return }
+        try require((1...current).contains(schema), key,
+                    "its schema is \(schema); this Touchstone reads 1 to \(current) (a newer version wrote it, or it was altered)")
+    }
 
     /// A line for each device record among `records` that decodes out of range (for a store
     /// check); records that do not decode at all are the checksum's and decoder's business.

@@ -10,6 +10,18 @@ struct FlatJSONObjectTests {
 
     static let pieces = ["a", "app", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "👍🏽", "\u{2028}", " ", "{", "}", ":", ",", ""]
 
+    /// One to three byte changes: one replaced by a byte of `alphabet`, removed, or inserted.
+    static func mutate(_ bytes: inout [UInt8], from alphabet: [UInt8], _ generator: inout Generator) {
+        for _ in 0..<Int.random(in: 1...3, using: &generator) where !bytes.isEmpty {
+            let index = Int.random(in: 0..<bytes.count, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: bytes[index] = alphabet.randomElement(using: &generator) ?? 0
+            case 1: bytes.remove(at: index)
+            default: bytes.insert(alphabet.randomElement(using: &generator) ?? 0, at: index)
+            }
+        }
+    }
+
     @Test("2,000 random objects (quotes, backslashes, control characters, emoji, empty strings): encode then decode gives them back, and JSONDecoder reads the text the same")
     func roundTrips() throws {
         var generator = Generator(state: 11)
@@ -54,14 +66,7 @@ struct FlatJSONObjectTests {
         var accepted = 0
         for _ in 0..<30_000 {
             var bytes = seed
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                let index = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[index] = alphabet.randomElement(using: &generator) ?? 0
-                case 1: bytes.remove(at: index)
-                default: bytes.insert(alphabet.randomElement(using: &generator) ?? 0, at: index)
-                }
-            }
+            Self.mutate(&bytes, from: alphabet, &generator)
             let text = String(decoding: bytes, as: UTF8.self)
             guard let fast = FlatJSONObject.decode(text) else { continue }
             accepted += 1
@@ -126,14 +131,7 @@ struct FlatJSONObjectTests {
         for round in 0..<30_000 {
             if round % 1_000 == 0 { generator.state &+= 1 }
             var bytes = Array(try encoder.encode(Self.randomItem(&generator)))
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                let index = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[index] = alphabet.randomElement(using: &generator) ?? 0
-                case 1: bytes.remove(at: index)
-                default: bytes.insert(alphabet.randomElement(using: &generator) ?? 0, at: index)
-                }
-            }
+            Self.mutate(&bytes, from: alphabet, &generator)
             let data = Data(bytes)
             guard let fast = StoredItem(fastJSON: data) else { continue }
             accepted += 1

@@ -76,50 +76,99 @@ extension StoredItem {
     /// `JSONDecoder`.
     init?(fastJSON json: Data) {
         // Bytes that are not UTF-8 are JSONDecoder's to refuse (decoding would repair them).
-        guard let text = String(validating: json, as: UTF8.self), let members = JSONText.parse(text)?.members,
-              members.keys.allSatisfy(Self.knownKeys.contains) else { return nil }
-        func string(_ name: String) -> String? {
-            if case let .string(text)? = members[name] { return text }
-            return nil
+        guard let text = String(validating: json, as: UTF8.self), case let .object(pairs)? = JSONText.parse(text) else { return nil }
+        var itemClass: KeychainItemClass?, service: String?, account: String?, accessibility: Accessibility?
+        var flags: UInt?, value: Data?
+        var enrolledSetHash: Data?, enrollmentSequence: Int?, salt: Data?, attributes: [String: KeychainAttributeValue]?
+        var created: Timestamp?, modified: Timestamp?, order: UInt64?
+        // Fields by name without hashing them; each at most once (JSONDecoder would keep one
+        // of two); an unknown one, or a value that does not read, is declined.
+        var seen: UInt16 = 0
+        for (key, member) in pairs {
+            guard let field = Field(rawValue: key) else { return nil }
+            let bit = UInt16(1) << field.bit
+            guard seen & bit == 0 else { return nil }
+            seen |= bit
+            if member == .null {
+                // An optional field's null is its absence, as decodeIfPresent reads it.
+                guard field.isOptional else { return nil }
+                continue
+            }
+            switch field {
+            case .itemClass: itemClass = member.string.flatMap(KeychainItemClass.init(rawValue:))
+            case .service: service = member.string
+            case .account: account = member.string
+            case .accessibility: accessibility = member.string.flatMap(Accessibility.init(rawValue:))
+            case .flags: flags = JSONText.integer(member, as: UInt.self)
+            case .value: value = Self.data(member)
+            case .enrolledSetHash: enrolledSetHash = Self.data(member)
+            case .enrollmentSequence: enrollmentSequence = JSONText.integer(member, as: Int.self)
+            case .salt: salt = Self.data(member)
+            case .attributes: attributes = Self.attributes(member)
+            case .created: created = Self.timestamp(member)
+            case .modified: modified = Self.timestamp(member)
+            case .order: order = JSONText.integer(member, as: UInt64.self)
+            }
+            let read = switch field {
+            case .itemClass: itemClass != nil
+            case .service: service != nil
+            case .account: account != nil
+            case .accessibility: accessibility != nil
+            case .flags: flags != nil
+            case .value: value != nil
+            case .enrolledSetHash: enrolledSetHash != nil
+            case .enrollmentSequence: enrollmentSequence != nil
+            case .salt: salt != nil
+            case .attributes: attributes != nil
+            case .created: created != nil
+            case .modified: modified != nil
+            case .order: order != nil
+            }
+            guard read else { return nil }
         }
-        /// nil for a field that is absent or null; `.some(nil)` for one the fast reader cannot read.
-        func optional<T>(_ name: String, _ read: (JSONText.Value) -> T?) -> T?? {
-            guard let value = members[name], value != .null else { return .some(nil) }
-            guard let read = read(value) else { return nil }
-            return .some(read)
-        }
-        func data(_ value: JSONText.Value) -> Data? {
-            guard case let .string(text) = value else { return nil }
-            return Data(base64Encoded: text)
-        }
-        func timestamp(_ value: JSONText.Value) -> Timestamp? {
-            guard let nanoseconds = JSONText.integer(value, as: Int64.self),
-                  (-Timestamp.storedBound...Timestamp.storedBound).contains(nanoseconds) else { return nil }
-            return Timestamp(nanosecondsSinceEpoch: nanoseconds)
-        }
-        guard let itemClass = string("itemClass").flatMap(KeychainItemClass.init(rawValue:)),
-              let service = string("service"), let account = string("account"),
-              let accessibility = string("accessibility").flatMap(Accessibility.init(rawValue:)),
-              let flags = JSONText.integer(members["flags"], as: UInt.self),
-              let value = members["value"].flatMap(data),
-              case let .some(enrolledSetHash) = optional("enrolledSetHash", data),
-              case let .some(enrollmentSequence) = optional("enrollmentSequence", { JSONText.integer($0, as: Int.self) }),
-              case let .some(salt) = optional("salt", data),
-              case let .some(created) = optional("created", timestamp),
-              case let .some(modified) = optional("modified", timestamp),
-              case let .some(order) = optional("order", { JSONText.integer($0, as: UInt64.self) }),
-              case let .some(attributes) = optional("attributes", Self.attributes)
-        else { return nil }
+        guard let itemClass, let service, let account, let accessibility, let flags, let value else { return nil }
         self.init(itemClass: itemClass, service: service, account: account, accessibility: accessibility,
                   flags: AccessControlFlags(rawValue: flags), enrolledSetHash: enrolledSetHash,
                   enrollmentSequence: enrollmentSequence, value: value, salt: salt, attributes: attributes,
                   created: created, modified: modified, order: order)
     }
 
-    private static let knownKeys: Set<String> = [
-        "itemClass", "service", "account", "accessibility", "flags", "enrolledSetHash", "enrollmentSequence",
-        "value", "salt", "attributes", "created", "modified", "order",
-    ]
+    /// The fields of the stored form, as the `Codable` conformance names them.
+    private enum Field: String {
+        case itemClass, service, account, accessibility, flags, value
+        case enrolledSetHash, enrollmentSequence, salt, attributes, created, modified, order
+
+        var bit: UInt16 {
+            switch self {
+            case .itemClass: 0
+            case .service: 1
+            case .account: 2
+            case .accessibility: 3
+            case .flags: 4
+            case .value: 5
+            case .enrolledSetHash: 6
+            case .enrollmentSequence: 7
+            case .salt: 8
+            case .attributes: 9
+            case .created: 10
+            case .modified: 11
+            case .order: 12
+            }
+        }
+
+        var isOptional: Bool { bit >= 6 }
+    }
+
+    private static func data(_ value: JSONText.Value) -> Data? {
+        guard case let .string(text) = value else { return nil }
+        return Data(base64Encoded: text)
+    }
+
+    private static func timestamp(_ value: JSONText.Value) -> Timestamp? {
+        guard let nanoseconds = JSONText.integer(value, as: Int64.self),
+              (-Timestamp.storedBound...Timestamp.storedBound).contains(nanoseconds) else { return nil }
+        return Timestamp(nanosecondsSinceEpoch: nanoseconds)
+    }
 
     /// `{"name": {"string": {"_0": "…"}}, …}`, the synthesized form of the attribute enum.
     private static func attributes(_ value: JSONText.Value) -> [String: KeychainAttributeValue]? {

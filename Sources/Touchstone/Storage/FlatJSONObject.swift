@@ -23,12 +23,11 @@ package enum FlatJSONObject {
     /// The object `text` holds, or nil when it is not exactly one JSON object of string values
     /// with distinct keys.
     package static func decode(_ text: String) -> [String: String]? {
-        guard let members = JSONText.parse(text)?.members else { return nil }
+        guard case let .object(pairs)? = JSONText.parse(text) else { return nil }
         var object: [String: String] = [:]
-        object.reserveCapacity(members.count)
-        for (key, value) in members {
-            guard case let .string(text) = value else { return nil }
-            object[key] = text
+        object.reserveCapacity(pairs.count)
+        for (key, value) in pairs {
+            guard case let .string(text) = value, object.updateValue(text, forKey: key) == nil else { return nil }
         }
         return object
     }

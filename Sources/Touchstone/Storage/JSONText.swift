@@ -28,6 +28,12 @@ package enum JSONText {
             }
         }
 
+        /// The text of a string; nil for anything else.
+        package var string: String? {
+            if case let .string(text) = self { return text }
+            return nil
+        }
+
         /// The members of an object whose keys are distinct, by key; nil for anything else.
         package var members: [String: Value]? {
             guard case let .object(pairs) = self else { return nil }

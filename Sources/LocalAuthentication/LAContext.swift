@@ -38,9 +38,14 @@ open class LAContext: NSObject, @unchecked Sendable {
 
     /// A context on the process-wide default device (``LocalAuthenticationSystem/authenticator``).
     public override init() {
-        if let given = Thread.current.threadDictionary[Self.givenAuthenticatorKey] as? Authenticator {
+        // The device ``init(authenticator:)`` hands over, for this very object: taken only by
+        // the `init()` of the type it was given for (`Self`, the type being made), so a context
+        // that a subclass makes while it is made (a stored property, its own `init()`) keeps
+        // the default device.
+        if let given = Thread.current.threadDictionary[Self.givenAuthenticatorKey] as? GivenDevice,
+           given.type == ObjectIdentifier(Self.self) {
             Thread.current.threadDictionary.removeObject(forKey: Self.givenAuthenticatorKey)
-            engine = .success(given.makeContext())
+            engine = .success(given.authenticator.makeContext())
         } else {
             do {
                 engine = .success(try LocalAuthenticationSystem.authenticator.makeContext())
@@ -58,12 +63,27 @@ open class LAContext: NSObject, @unchecked Sendable {
     /// written) gets the call Swift inserts only then. The device reaches `init()` through the
     /// calling thread, for that one call.
     public convenience init(authenticator: Authenticator) {
-        Thread.current.threadDictionary[Self.givenAuthenticatorKey] = authenticator
+        // (A context of the same type made inside its own initializer would still take it:
+        // nothing Apple code does.)
+        let previous = Thread.current.threadDictionary[Self.givenAuthenticatorKey]
+        Thread.current.threadDictionary[Self.givenAuthenticatorKey] = GivenDevice(authenticator: authenticator, type: ObjectIdentifier(Self.self))
         self.init()
+        Thread.current.threadDictionary[Self.givenAuthenticatorKey] = previous
     }
 
     /// Where ``init(authenticator:)`` hands its device to ``init()``.
     private static let givenAuthenticatorKey = "touchstone.LAContext.givenAuthenticator"
+
+    /// A device handed to ``init()``, and the type it is for.
+    private final class GivenDevice {
+        let authenticator: Authenticator
+        let type: ObjectIdentifier
+
+        init(authenticator: Authenticator, type: ObjectIdentifier) {
+            self.authenticator = authenticator
+            self.type = type
+        }
+    }
 
     /// The Touchstone context behind this one (for traces and tests); nil when the default
     /// device could not be composed.

@@ -137,6 +137,15 @@ struct ConformancePolicyErrorTests {
         #expect(!context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
         #expect(error?.code == LAError.Code.biometryNotEnrolled.rawValue)
         #expect(context.touchstoneContext?.authenticator === sim.authenticator)
+        // A context made inside a subclass's initializer does not take the device given to the outer one.
+        let wrapping = WrappingContext(authenticator: sim.authenticator)
+        #expect(wrapping.touchstoneContext?.authenticator === sim.authenticator)
+        #expect(wrapping.inner.touchstoneContext?.authenticator !== sim.authenticator)
+    }
+
+    /// A mock that makes another context while it is being made.
+    final class WrappingContext: LAContext, @unchecked Sendable {
+        let inner = LAContext()
     }
 
     @Test("§3 authenticationFailed: three failed Touch ID matches in one evaluation")

@@ -415,15 +415,22 @@ public final class SQLiteStorage: StorageBackend {
 
     /// Removes the half-built stores (`<path>.creating-<pid>-<n>` and their `-wal`, `-shm`,
     /// `-journal`) of processes that were killed while creating one: a build whose process is
-    /// still running (or whose number now belongs to another) is left alone.
+    /// still running (or whose number now belongs to another) is left alone, and so is one
+    /// changed in the last ten minutes — a build takes milliseconds, and a process in another
+    /// PID namespace (a container sharing the folder) has a number that means nothing here.
     private static func removeAbandonedBuilds(of path: String) {
         let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent()
         let prefix = url.lastPathComponent + ".creating-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let now = time(nil)
         for name in names where name.hasPrefix(prefix) {
+            let file = folder.appendingPathComponent(name).path
+            var info = stat()
             guard let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ pid_t($0) }), pid > 0,
-                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            unlink(url.deletingLastPathComponent().appendingPathComponent(name).path)
+                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH,
+                  lstat(file, &info) == 0, now - info.st_mtim.tv_sec > 600 else { continue }
+            unlink(file)
         }
     }
 

@@ -36,8 +36,9 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     ///
     /// As Apple's (an `NS_ENUM` imported into Swift), a code can hold any raw value:
     /// `Code(rawValue:)` never returns nil, and a value no case names — an error from a newer
-    /// system, or one an app makes up — keeps its number (``unknown(_:)``, which only
-    /// `default` or `@unknown default` matches, as on iOS).
+    /// system, or one an app makes up — keeps its number (``unknown(_:)``, which `default` or
+    /// `@unknown default` matches; `Code(rawValue:)` never makes it for a named value, and
+    /// codes compare by raw value).
     public enum Code: RawRepresentable, Sendable, Hashable, CaseIterable {
         /// Touch ID: three failed matches in one evaluation (never produced by Face ID); also
         /// every evaluation on a disabled device (our rule).

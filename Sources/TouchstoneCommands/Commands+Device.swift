@@ -190,27 +190,32 @@ extension CommandTable {
                     throw arguments.usageError("an empty passcode is not an entry (the keypad submits at least one character)")
                 }
                 // Only an accepted passcode unlocks: every other answer fails the command, so
-                // `expect ok` cannot pass on a wrong one (`expect error authenticationFailed`).
-                let failure: String
+                // `expect ok` cannot pass on a wrong one (`expect error authenticationFailed`);
+                // `--json` still tells which answer it was (`result.entry`) and the status.
+                let failure: String, entry: String
                 switch try device.enterPasscode(code) {
                 case .accepted:
                     return CommandOutput("passcode accepted: failure counts and biometry lockout cleared",
                                          result: [("entry", .string("accepted")),
                                                   ("passcode", Format.passcodeJSON(try device.passcodeStatus()))])
                 case let .rejected(failures, delay):
+                    entry = "rejected"
                     failure = "passcode rejected (\(failures) wrong)" + (delay > .zero ? "; next attempt in \(delay.compactDescription)" : "")
                 case let .repeatedNotCounted(failures):
-                    failure = "same wrong passcode again: not counted (\(failures) wrong)"
+                    (entry, failure) = ("repeated", "same wrong passcode again: not counted (\(failures) wrong)")
                 case let .refused(remaining):
-                    failure = "passcode refused: delay running, \(remaining.compactDescription) remaining"
+                    (entry, failure) = ("refused", "passcode refused: delay running, \(remaining.compactDescription) remaining")
                 case let .disabledNow(erased):
-                    failure = erased ? "device disabled and erased" : "device disabled"
+                    (entry, failure) = erased
+                        ? ("erased", "tenth wrong passcode: the device is erased, as new (no passcode, nothing enrolled, no app's data)")
+                        : ("disabled", "device disabled")
                 case .deviceDisabled:
-                    failure = "device disabled: no passcode is accepted"
+                    (entry, failure) = ("disabled", "device disabled: no passcode is accepted")
                 case .notSet:
                     throw AuthenticationError(.passcodeNotSet, recovery: "Set one with passcode set <code>.")
                 }
-                throw AuthenticationError(.authenticationFailed, message: failure)
+                throw FailureWithResult(AuthenticationError(.authenticationFailed, message: failure),
+                                        result: [("entry", .string(entry)), ("passcode", Format.passcodeJSON(try device.passcodeStatus()))])
             default:
                 throw arguments.usageError("unknown sub-command '\(sub)'")
             }

@@ -67,6 +67,8 @@ public struct ErrorReport: Sendable, Equatable {
     /// Whether the device's store is damaged (a corrupt record or store, also as a keychain
     /// item that cannot be decoded): a script stops there (see `REPLHost`).
     public var isStoreDamage = false
+    /// What the command still reports about its failure (see ``FailureWithResult``), or nil.
+    public var result: JSONValue?
 
     /// Creates a report from its parts.
     public init(domain: String, code: Int, name: String, message: String) {
@@ -78,6 +80,11 @@ public struct ErrorReport: Sendable, Equatable {
 
     /// Classifies `error`.
     public init(_ error: any Error) {
+        if let failure = error as? FailureWithResult {
+            self.init(failure.base)
+            result = .object(failure.result)
+            return
+        }
         self = Self.classify(error)
         isStoreDamage = Self.isStoreDamage(error)
     }
@@ -210,6 +217,21 @@ public struct ErrorReport: Sendable, Equatable {
 
 /// An error with a note the REPL adds (the biometry type after `can`, unused outcomes after
 /// `evaluate`); reported as the underlying error with the note appended to its message.
+/// A failure that still has a result to report (`passcode enter` with a wrong passcode: which
+/// answer it got and the passcode status), shown beside the error in `--json`.
+public struct FailureWithResult: Error, Sendable {
+    /// The error itself.
+    public var base: any Error
+    /// The `result` object of the JSON form.
+    public var result: [(String, JSONValue)]
+
+    /// Wraps `base` with `result`.
+    public init(_ base: any Error, result: [(String, JSONValue)]) {
+        self.base = base
+        self.result = result
+    }
+}
+
 public struct AnnotatedError: Error, Sendable {
     /// The error itself.
     public var base: any Error

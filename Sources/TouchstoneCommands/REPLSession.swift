@@ -280,7 +280,9 @@ public struct CommandRecord: Sendable {
         var pairs: [(String, JSONValue)] = [("command", .string(command)), ("input", .string(input)), ("ok", .bool(ok))]
         switch outcome {
         case let .success(output): pairs.append(("result", .object(output.result)))
-        case let .failure(report): pairs.append(("error", report.json))
+        case let .failure(report):
+            pairs.append(("error", report.json))
+            if let result = report.result { pairs.append(("result", result)) }
         }
         return .object(pairs)
     }

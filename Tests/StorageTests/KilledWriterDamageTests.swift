@@ -61,7 +61,7 @@ struct KilledWriterDamageTests {
         }
     }
 
-    @Test("a store build left by a killed process (.creating-<pid>-<n> and its -wal/-shm/-journal) is removed at the next open; one whose process runs is kept")
+    @Test("a store build left by a killed process (.creating-<pid>-<n> and its -wal/-shm/-journal) is removed at the next open; one whose process runs, or changed in the last ten minutes, is kept")
     func abandonedBuildsAreRemoved() throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
@@ -72,14 +72,18 @@ struct KilledWriterDamageTests {
         finished.waitUntilExit()
         let dead = path + ".creating-\(finished.processIdentifier)-42"
         let alive = path + ".creating-1-7"  // init: always running
-        for file in [dead, dead + "-wal", dead + "-shm", dead + "-journal", alive] {
+        let recent = path + ".creating-\(finished.processIdentifier)-43"  // its process is gone, but it was just changed
+        let old = Date(timeIntervalSinceNow: -3600)
+        for file in [dead, dead + "-wal", dead + "-shm", dead + "-journal", alive, recent] {
             #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
+            if file != recent { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file) }
         }
         _ = try SQLiteStorage(path: path)
         for file in [dead, dead + "-wal", dead + "-shm", dead + "-journal"] {
             #expect(!FileManager.default.fileExists(atPath: file), "\(file)")
         }
         #expect(FileManager.default.fileExists(atPath: alive))
+        #expect(FileManager.default.fileExists(atPath: recent))
     }
 
     @Test("a killed writer's store with a damaged main file is refused and left exactly as it was",

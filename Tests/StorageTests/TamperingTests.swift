@@ -16,6 +16,24 @@ struct TamperingTests {
         return Record(key: record.key, value: try JSONSerialization.data(withJSONObject: object), attributes: record.attributes)
     }
 
+    @Test("a device record of a newer schema is a newer Touchstone's, not damage: refused as an I/O failure that says to use that version, kept by export", arguments: ["state", "counters"])
+    func newerSchemaIsNotDamage(record name: String) async throws {
+        let rig = try TestDevice()
+        let key: RecordKey = name == "state" ? .deviceState : .deviceCounters
+        let original = try #require(try rig.device.storage.read(key))
+        let newer = try Self.edited(original, "schema", 99)
+        try rig.device.storage.commit([.put(newer)])
+        #expect { _ = try rig.device.passcodeStatus() } throws: { error in
+            guard case let .ioFailure(reason) = error as? StorageError else { return false }
+            return reason.contains("newer Touchstone (schema 99") && reason.contains("not changed")
+        }
+        let partner = try #require(try rig.device.storage.read(key == .deviceState ? .deviceCounters : .deviceState))
+        #expect(DeviceRecordPair.problems([newer, partner]).contains { $0.contains("newer Touchstone") })
+        let (exported, changes) = DeviceRecordPair.exportable([newer, partner])
+        #expect(exported.contains(newer))
+        #expect(changes.isEmpty, "\(changes)")
+    }
+
     @Test("a passcode verifier edited by hand (rounds 0, -1, 2^32, Int.max; a short hash) is damage at the next entry, never a trap or hours of PBKDF2",
           arguments: [0, -1, 1 << 32, Int.max, 210_000])
     func outOfRangeVerifier(rounds: Int) throws {
@@ -38,8 +56,8 @@ struct TamperingTests {
     @Test("device records edited by hand with out-of-range numbers (checksums intact) are damage: every command that reads them reports it, none traps; the check names the field and export leaves the record behind",
           arguments: [("counters", "passcodeFailures", Int.max), ("counters", "passcodeFailures", Int.min), ("counters", "passcodeFailures", -100),
                       ("counters", "passcodeFailures", 11), ("counters", "consecutiveBiometricFailures", Int.min),
-                      ("counters", "consecutiveBiometricFailures", -3), ("counters", "schema", Int.max),
-                      ("state", "enrollmentSequence", Int.max), ("state", "osEpoch", Int.max), ("state", "osEpoch", -1), ("state", "schema", 99)])
+                      ("counters", "consecutiveBiometricFailures", -3), ("counters", "schema", -1),
+                      ("state", "enrollmentSequence", Int.max), ("state", "osEpoch", Int.max), ("state", "osEpoch", -1), ("state", "schema", 0)])
     func outOfRangeDeviceRecords(record name: String, field: String, value: Int) async throws {
         let rig = try TestDevice()
         let key: RecordKey = name == "state" ? .deviceState : .deviceCounters

@@ -42,6 +42,9 @@ struct StoreMaintenanceBinaryTests {
         }
         let after = try Binary.run(binary, ["--config", config.path], input: "status\nexpect ok\n")
         #expect(after.status == 0, "\(after.output)")
+        // A new file whose name merely starts with the store's is an export like any other.
+        let beside = try Binary.run(binary, ["--config", config.path, "--export-store", store.path + ".salvaged"])
+        #expect(beside.status == 0, "\(beside.output)")
     }
 
     @Test("a record found damaged mid-script stops the script (exit 1) with the next steps, without --strict: nothing after it runs")

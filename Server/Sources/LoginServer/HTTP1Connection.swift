@@ -54,20 +54,29 @@ struct LoginHTTP1Channel: ServerChildChannel {
 ///   exactly `Connection: close`, the spelling its request loop closes on, and its response
 ///   says `Connection: close`;
 /// - the response to an HTTP/1.0 request that keeps the connection says `Connection: keep-alive`;
-/// - an HTTP/1.1 request with `Expect: 100-continue` gets `100 Continue` at once (RFC 9110
-///   §10.1.1) when it is the only request on the connection still to be answered and its
-///   declared body is within the limit; a body declared larger gets no 100, so its 413 comes
-///   before the client sends it. A request pipelined behind another gets no 100 either (it
-///   would land inside the earlier response): its client sends the body after its own wait.
+/// - an HTTP/1.1 request with `Expect: 100-continue` (alone or in a list) gets `100 Continue`
+///   (RFC 9110 §10.1.1) when its declared body is within the limit: at once when no earlier
+///   request on the connection is still being answered, else right after the earlier response
+///   ends (sent earlier, it would land inside that response). A body declared larger gets no
+///   100 and its request is answered with `Connection: close`: its 413 comes before the client
+///   sends the body, and the connection closes rather than wait for a body that will not come.
 final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// A request still waiting for its response.
+    private struct Pending {
+        var keepAlive: Bool
+        var isHTTP10: Bool
+        /// The HTTP version of a `100 Continue` still owed to it (it came while an earlier
+        /// response was being written).
+        var continueOwed: HTTPVersion?
+    }
+
     private let maxBodySize: Int
-    /// What each request still waiting for its response asked for.
-    private var pending: [(keepAlive: Bool, isHTTP10: Bool)] = []
+    private var pending: [Pending] = []
     /// A response whose head went out and whose end has not.
     private var responding = false
 
@@ -80,12 +89,19 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             context.fireChannelRead(data)
             return
         }
-        if pending.isEmpty, !responding, expectsContinue(head) {
+        var request = Pending(keepAlive: head.isKeepAlive, isHTTP10: head.version.major == 1 && head.version.minor == 0)
+        switch expectation(head) {
+        case .continue where pending.isEmpty && !responding:
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        case .continue:
+            request.continueOwed = head.version
+        case .bodyTooLarge:
+            request.keepAlive = false
+        case nil:
+            break
         }
-        let keepAlive = head.isKeepAlive
-        pending.append((keepAlive, head.version.major == 1 && head.version.minor == 0))
-        if keepAlive {
+        pending.append(request)
+        if request.keepAlive {
             context.fireChannelRead(data)
         } else {
             head.headers.replaceOrAdd(name: "connection", value: "close")
@@ -93,20 +109,34 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
     }
 
-    /// Whether `head` waits for `100 Continue` before sending a body the server would take.
-    private func expectsContinue(_ head: HTTPRequestHead) -> Bool {
-        // (Header values are matched without their spaces and tabs: neither value has any inside.)
-        func bare(_ value: String) -> String { value.filter { $0 != " " && $0 != "\t" } }
+    private enum Expectation {
+        /// The client waits for `100 Continue` before sending a body the server will take.
+        case `continue`
+        /// The client waits, but the body it declares will be refused (413).
+        case bodyTooLarge
+    }
+
+    /// What an HTTP/1.1 `head` with `Expect: 100-continue` waits for; nil for any other.
+    private func expectation(_ head: HTTPRequestHead) -> Expectation? {
         guard head.version.major == 1, head.version.minor >= 1,
-              head.headers["expect"].contains(where: { bare($0).lowercased() == "100-continue" })
-        else { return false }
-        let declared = head.headers["content-length"].first.flatMap { Int(bare($0)) }
-        return declared.map { $0 <= maxBodySize } ?? true
+              head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
+        else { return nil }
+        let declared = head.headers["content-length"].first.flatMap { Int($0.filter { $0 != " " && $0 != "\t" }) }
+        return (declared.map { $0 <= maxBodySize } ?? true) ? .continue : .bodyTooLarge
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
-        if case .end = part { responding = false }
+        if case .end = part {
+            responding = false
+            context.write(data, promise: promise)
+            // The next request may be waiting for its 100: it goes out right after this response.
+            if let version = pending.first?.continueOwed {
+                pending[0].continueOwed = nil
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .continue))), promise: nil)
+            }
+            return
+        }
         // An interim response (100 Continue) is not the request's answer; an answer with no
         // request behind it (a parse error's 400) has nothing to apply.
         guard case var .head(head) = part, head.status.code >= 200 else {

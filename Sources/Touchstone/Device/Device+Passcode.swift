@@ -111,10 +111,40 @@ extension Device {
         let digest = check.digest ?? entryDigest(entry, key: snapshot.secretKey)
         let erase = erasesDataAfterTenFailures
         // What an erase wipes, when this entry may be the tenth wrong one: listed before the
-        // commit that disables the device, and deleted in it.
-        let wiped = erase && !check.isCorrect && snapshot.counters.passcodeFailures >= PasscodeLadder.disableAfterFailures - 1
-            ? try keysWipedByErase() : []
-        let result = try update({ state, counters -> PasscodeEntryResult in
+        // commit that counts it, and deleted in it. (Another process may have counted the ninth
+        // since the snapshot: then the commit is given up and made again with the list.)
+        var wiped: [RecordKey]? = erase && !check.isCorrect && snapshot.counters.passcodeFailures >= PasscodeLadder.disableAfterFailures - 1
+            ? try keysWipedByErase() : nil
+        let result: PasscodeEntryResult
+        while true {
+            do {
+                result = try count(entry: check, digest: digest, at: now, unlocksDevice: unlocksDevice, erase: erase, wiping: wiped)
+                break
+            } catch is WipeNotListed {
+                wiped = try keysWipedByErase()
+            }
+        }
+        if case .disabledNow(erased: true) = result {
+            // Records another process added between the listing and the commit go too.
+            let stragglers = try keysWipedByErase()
+            if !stragglers.isEmpty { try storage.commit(stragglers.map { .delete($0) }) }
+            // The sensor's identities go with the data (its own store; the recorded set is
+            // already empty).
+            try (sensor as? any EnrollingSensor)?.removeAll()
+            let hooks = activity.withLock { $0.passcodeRemovalHooks }
+            for hook in hooks { try hook() }
+        }
+        return result
+    }
+
+    /// The erase's commit would have wiped nothing: the records to wipe were not listed.
+    private struct WipeNotListed: Error {}
+
+    /// Counts one checked entry in one commit (see ``submitPasscode(_:unlocksDevice:)``);
+    /// `wiping` is what the erase deletes in that commit, nil when it was not listed.
+    private func count(entry check: PasscodeCheck, digest: Data, at now: Timestamp, unlocksDevice: Bool,
+                       erase: Bool, wiping wiped: [RecordKey]?) throws -> PasscodeEntryResult {
+        try update({ state, counters -> PasscodeEntryResult in
             if counters.isDisabled { return .deviceDisabled }
             if let retryAt = counters.passcodeRetryAt, now < retryAt {
                 return .refused(remaining: now.duration(to: retryAt))
@@ -150,21 +180,10 @@ extension Device {
             counters.passcodeRetryAt = delay > .zero ? now.advanced(by: delay) : nil
             return .rejected(failures: counters.passcodeFailures, delay: delay)
         }, alsoInCommit: { result, transaction in
-            if case .disabledNow(erased: true) = result {
-                for key in wiped { transaction.delete(key) }
-            }
+            guard case .disabledNow(erased: true) = result else { return }
+            guard let wiped else { throw WipeNotListed() }
+            for key in wiped { transaction.delete(key) }
         })
-        if case .disabledNow(erased: true) = result {
-            // Records another process added between the listing and the commit go too.
-            let stragglers = try keysWipedByErase()
-            if !stragglers.isEmpty { try storage.commit(stragglers.map { .delete($0) }) }
-            // The sensor's identities go with the data (its own store; the recorded set is
-            // already empty).
-            try (sensor as? any EnrollingSensor)?.removeAll()
-            let hooks = activity.withLock { $0.passcodeRemovalHooks }
-            for hook in hooks { try hook() }
-        }
-        return result
     }
 
     /// The records an erase after the tenth wrong passcode wipes: every app's keychain items,

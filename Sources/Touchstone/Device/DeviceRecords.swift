@@ -256,16 +256,21 @@ enum DeviceRecordRanges {
         throw StorageError.corruptRecord(key: key.description, reason: reason() + advice)
     }
 
-    /// A schema this version reads: absent (round-1 records) or 1 to `current`.
+    /// A schema this version reads: absent (round-1 records) or 1 to `current`. A later one is
+    /// a newer Touchstone's record, not damage: the store is refused, never changed (an
+    /// export would leave the record behind and the device would lose its secret).
     static func requireSchema(_ schema: Int?, upTo current: Int, _ key: RecordKey) throws {
         guard let schema else { return }
-        try require((1...current).contains(schema), key,
-                    "its schema is \(schema); this Touchstone reads 1 to \(current) (a newer version wrote it, or it was altered)")
+        if schema > current {
+            throw StorageError.ioFailure(reason: "record '\(key)' was written by a newer Touchstone (schema \(schema); this one reads 1 to \(current)): "
+                + "use that version or a later one; the store was not changed")
+        }
+        try require(schema >= 1, key, "its schema is \(schema); this Touchstone reads 1 to \(current)")
     }
 
     /// A line for each device record among `records` that decodes out of range (for a store
     /// check); records that do not decode at all are the checksum's and decoder's business.
-    static func problems(in records: [Record]) -> [String] {
+    static func problems(in records: [Record]) -> [(line: String, isDamage: Bool)] {
         records.compactMap { record in
             do {
                 switch record.key {
@@ -274,8 +279,10 @@ enum DeviceRecordRanges {
                 default: break
                 }
                 return nil
+            } catch let error as StorageError {
+                return ("\(error)", error.isDamage)
             } catch {
-                return "\(error)"
+                return ("\(error)", true)
             }
         }
     }

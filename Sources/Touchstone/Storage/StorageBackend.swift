@@ -248,7 +248,8 @@ extension StorageError {
             return (real as NSString).appendingPathComponent(url.lastPathComponent)
         }
         let target = resolved(destination), own = resolved(store)
-        guard target != own, !target.hasPrefix(own + "-"), !target.hasPrefix(own + ".") else {
+        let beside = ["", "-wal", "-shm", "-journal", ".lock"].map { own + $0 }
+        guard !beside.contains(target), !target.hasPrefix(own + ".creating-") else {
             throw StorageError.ioFailure(reason: "'\(destination)' is the store's own file or one kept beside it "
                 + "(its -wal, -shm or lock file): export to a new file elsewhere")
         }

@@ -98,18 +98,19 @@ public enum DeviceRecordPair {
     /// record whose numbers are out of range (altered by hand, or damage its checksum missed),
     /// and a record without its partner.
     public static func problems(_ records: [Record]) -> [String] {
-        let outOfRange = DeviceRecordRanges.problems(in: records)
-        let valid = outOfRange.isEmpty ? records : records.filter { DeviceRecordRanges.problems(in: [$0]).isEmpty }
-        return outOfRange + (problem(keys: valid.map(\.key)).map { [$0] } ?? [])
+        let found = DeviceRecordRanges.problems(in: records)
+        let valid = found.isEmpty ? records : records.filter { !DeviceRecordRanges.problems(in: [$0]).contains { $0.isDamage } }
+        return found.map(\.line) + (problem(keys: valid.map(\.key)).map { [$0] } ?? [])
     }
 
     /// `records` with the device pair repaired (see the type's rules) — a device record out of
     /// range counts as lost — and a line for what was changed.
     public static func exportable(_ records: [Record]) -> (records: [Record], changes: [String]) {
-        let outOfRange = DeviceRecordRanges.problems(in: records)
-        guard outOfRange.isEmpty else {
-            let (repaired, changes) = exportable(records.filter { DeviceRecordRanges.problems(in: [$0]).isEmpty })
-            return (repaired, outOfRange.map { $0 + " (left behind)" } + changes)
+        // A damaged device record counts as lost; a newer version's is copied as it is.
+        let damaged = DeviceRecordRanges.problems(in: records).filter(\.isDamage)
+        guard damaged.isEmpty else {
+            let (repaired, changes) = exportable(records.filter { !DeviceRecordRanges.problems(in: [$0]).contains { $0.isDamage } })
+            return (repaired, damaged.map { $0.line + " (left behind)" } + changes)
         }
         guard let problem = problem(keys: records.map(\.key)) else { return (records, []) }
         guard records.contains(where: { $0.key == .deviceState }) else {

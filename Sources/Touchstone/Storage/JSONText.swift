@@ -8,7 +8,7 @@
 /// fast path may decline, never disagree.
 package enum JSONText {
     /// A parsed JSON value. Numbers keep their text: each caller reads the forms it is sure of.
-    package enum Value: Equatable {
+    package indirect enum Value: Equatable, Sendable {
         case object([(key: String, value: Value)])
         case array([Value])
         case string(String)

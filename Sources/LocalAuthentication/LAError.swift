@@ -153,6 +153,9 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     public let code: Code
     /// The human-readable description (`NSLocalizedDescriptionKey`).
     private let message: String
+    /// The `NSError` this error was made from, which it bridges back to as it is (as Apple's
+    /// stored `NSError` does): the same user info, nothing added. Not part of equality.
+    private let source: NSError?
 
     /// Creates an error with `code`; `userInfo[NSLocalizedDescriptionKey]` (a `String`), when
     /// present, becomes its description.
@@ -161,6 +164,7 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         self.message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? AuthenticationError.Code(rawValue: code.rawValue).map {
             AuthenticationError($0).message
         } ?? "Authentication error \(code.rawValue)."
+        self.source = nil
     }
 
     /// The engine's error, with its message.
@@ -169,6 +173,18 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         var message = error.message
         if let recovery = error.recovery { message += " " + recovery }
         self.message = message
+        self.source = nil
+    }
+
+    /// Equal when the codes and descriptions are (the `NSError` it came from, if any, aside).
+    public static func == (lhs: LAError, rhs: LAError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    /// Hashes the code and the description.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
     }
 
     /// ``LAErrorDomain``.
@@ -177,8 +193,9 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     /// The raw value of ``code``.
     public var errorCode: Int { code.rawValue }
 
-    /// `[NSLocalizedDescriptionKey: <description>]`.
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    /// `[NSLocalizedDescriptionKey: <description>]`, or the user info of the `NSError` this
+    /// error was made from, as it was.
+    public var errorUserInfo: [String: Any] { source?.userInfo ?? [NSLocalizedDescriptionKey: message] }
 
     /// The same as ``errorUserInfo``, as on Apple platforms.
     public var userInfo: [String: Any] { errorUserInfo }
@@ -188,7 +205,7 @@ public struct LAError: CustomNSError, Hashable, Sendable {
 
     /// This error as an `NSError` (domain ``LAErrorDomain``).
     var nsError: NSError {
-        NSError(domain: LAErrorDomain, code: code.rawValue, userInfo: errorUserInfo)
+        source ?? NSError(domain: LAErrorDomain, code: code.rawValue, userInfo: errorUserInfo)
     }
 
     /// This error as an `NSError`, Apple's spelling (`_BridgedStoredNSError`).
@@ -199,8 +216,17 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     /// for one no case names). An error of another domain becomes
     /// ``Code/authenticationFailed`` with its description.
     public init(_nsError error: NSError) {
-        let code = error.domain == LAErrorDomain ? Code(rawValue: error.code) : nil
-        self.init(code ?? .authenticationFailed, userInfo: error.userInfo)
+        guard error.domain == LAErrorDomain, let code = Code(rawValue: error.code) else {
+            self.init(.authenticationFailed, userInfo: error.userInfo)
+            return
+        }
+        self.init(code: code, message: (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription, source: error)
+    }
+
+    private init(code: Code, message: String, source: NSError?) {
+        self.code = code
+        self.message = message
+        self.source = source
     }
 
     /// Authentication failed (-1).

@@ -117,6 +117,13 @@ struct ConformancePolicyErrorTests {
             #expect(branch == "unknown")
         }
         #expect(NSError(domain: "other", code: -2) as? LAError == nil)
+        // An NSError cast to LAError and back is that NSError, user info and all (nothing added).
+        let bare = NSError(domain: LAErrorDomain, code: 0)
+        let bridged = try #require(bare as? LAError)
+        #expect((bridged as NSError).userInfo.isEmpty)
+        #expect((bridged as NSError) == bare)
+        let asAnyError: any Error = bridged
+        #expect((asAnyError as NSError) == bare, "through an existential too (CustomNSError's path)")
     }
 
     /// A test double written as for Apple's SDK: its initializer never calls `super.init()`,

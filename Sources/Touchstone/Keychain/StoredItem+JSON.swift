@@ -94,35 +94,25 @@ extension StoredItem {
                 guard field.isOptional else { return nil }
                 continue
             }
-            switch field {
-            case .itemClass: itemClass = member.string.flatMap(KeychainItemClass.init(rawValue:))
-            case .service: service = member.string
-            case .account: account = member.string
-            case .accessibility: accessibility = member.string.flatMap(Accessibility.init(rawValue:))
-            case .flags: flags = JSONText.integer(member, as: UInt.self)
-            case .value: value = Self.data(member)
-            case .enrolledSetHash: enrolledSetHash = Self.data(member)
-            case .enrollmentSequence: enrollmentSequence = JSONText.integer(member, as: Int.self)
-            case .salt: salt = Self.data(member)
-            case .attributes: attributes = Self.attributes(member)
-            case .created: created = Self.timestamp(member)
-            case .modified: modified = Self.timestamp(member)
-            case .order: order = JSONText.integer(member, as: UInt64.self)
+            // Each value must read (else the decoder judges the text): stored and checked at once.
+            func take<T>(_ value: T?, into slot: inout T?) -> Bool {
+                slot = value
+                return value != nil
             }
             let read = switch field {
-            case .itemClass: itemClass != nil
-            case .service: service != nil
-            case .account: account != nil
-            case .accessibility: accessibility != nil
-            case .flags: flags != nil
-            case .value: value != nil
-            case .enrolledSetHash: enrolledSetHash != nil
-            case .enrollmentSequence: enrollmentSequence != nil
-            case .salt: salt != nil
-            case .attributes: attributes != nil
-            case .created: created != nil
-            case .modified: modified != nil
-            case .order: order != nil
+            case .itemClass: take(member.string.flatMap(KeychainItemClass.init(rawValue:)), into: &itemClass)
+            case .service: take(member.string, into: &service)
+            case .account: take(member.string, into: &account)
+            case .accessibility: take(member.string.flatMap(Accessibility.init(rawValue:)), into: &accessibility)
+            case .flags: take(JSONText.integer(member, as: UInt.self), into: &flags)
+            case .value: take(Self.data(member), into: &value)
+            case .enrolledSetHash: take(Self.data(member), into: &enrolledSetHash)
+            case .enrollmentSequence: take(JSONText.integer(member, as: Int.self), into: &enrollmentSequence)
+            case .salt: take(Self.data(member), into: &salt)
+            case .attributes: take(Self.attributes(member), into: &attributes)
+            case .created: take(Self.timestamp(member), into: &created)
+            case .modified: take(Self.timestamp(member), into: &modified)
+            case .order: take(JSONText.integer(member, as: UInt64.self), into: &order)
             }
             guard read else { return nil }
         }

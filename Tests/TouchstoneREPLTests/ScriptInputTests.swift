@@ -33,16 +33,24 @@ struct ScriptInputTests {
         #expect(run.output.contains("cannot read script '<stdin>': standard input is closed"), "\(run.output)")
     }
 
+    /// Shell lines that make `input` in `directory`, a FIFO whose writer (`$writer`) sends
+    /// `text` (a `printf` format) and then keeps it open for 30 s.
+    private static func fifoInput(in directory: URL, sending text: String) -> String {
+        """
+        cd '\(directory.path)' && mkfifo input || exit 1
+        { printf '\(text)'; exec sleep 30; } > input &
+        writer=$!
+
+        """
+    }
+
     @Test("a line ended by a lone CR runs at once, without waiting for the next byte")
     func loneCarriageReturnDoesNotWait() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         // The writer keeps the pipe open for 30 s after `quit\r`: the REPL must quit while it
         // is still there (waiting for the byte after the CR, it quit only at end of input).
-        let run = try Self.shell("""
-            cd '\(directory.path)' && mkfifo input || exit 1
-            { printf 'quit\\r'; exec sleep 30; } > input &
-            writer=$!
+        let run = try Self.shell(Self.fifoInput(in: directory, sending: "quit\\r") + """
             "$TOUCHSTONE" --memory < input
             echo "status $?"
             if kill -0 $writer 2>/dev/null; then echo "writer still open"; kill $writer; fi
@@ -57,10 +65,7 @@ struct ScriptInputTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         // The writer sends one line and keeps the pipe open: the answer must reach `out` while
         // the REPL still waits for more (it stayed in a 4 KB buffer until end of input).
-        let run = try Self.shell("""
-            cd '\(directory.path)' && mkfifo input || exit 1
-            { printf 'enroll thumb\\n'; exec sleep 30; } > input &
-            writer=$!
+        let run = try Self.shell(Self.fifoInput(in: directory, sending: "enroll thumb\\n") + """
             "$TOUCHSTONE" --memory < input > out &
             reader=$!
             for i in $(seq 100); do grep -q "enrolled thumb" out && break; sleep 0.1; done

@@ -280,7 +280,7 @@ public final class SQLiteStorage: StorageBackend {
                 for change in transaction.changes {
                     switch change {
                     case let .put(record):
-                        let attributes = try Self.encode(record.attributes)
+                        let attributes = FlatJSONObject.encode(record.attributes)
                         try db.cachedStatement(
                             sql: "INSERT OR REPLACE INTO records (namespace, name, value, attributes, checksum) VALUES (?, ?, ?, ?, ?)"
                         ).execute(arguments: [record.key.namespace.rawValue, record.key.name, record.value, attributes,
@@ -507,19 +507,13 @@ public final class SQLiteStorage: StorageBackend {
 
     private static func decode(_ row: Row, key: RecordKey) throws -> Touchstone.Record {
         let (value, attributes) = try verified(row, key: key)
-        // Most records carry few attributes; an empty object needs no parser, and the usual
-        // one (what `encode` writes) no Foundation coder; anything else gets JSONDecoder's verdict.
-        let parsed: [String: String]? = attributes == "{}" ? [:]
-            : FlatJSONObject.decode(attributes) ?? (try? attributeDecoder.decode([String: String].self, from: Data(attributes.utf8)))
+        // What `FlatJSONObject.encode` wrote needs no Foundation coder; anything else gets
+        // JSONDecoder's verdict.
+        let parsed = FlatJSONObject.decode(attributes) ?? (try? attributeDecoder.decode([String: String].self, from: Data(attributes.utf8)))
         guard let parsed else {
             throw StorageError.corruptRecord(key: key.description, reason: "its attributes are not valid")
         }
         return Touchstone.Record(key: key, value: value, attributes: parsed)
-    }
-
-    private static func encode(_ attributes: [String: String]) throws -> String {
-        guard !attributes.isEmpty else { return "{}" }
-        return FlatJSONObject.encode(attributes)
     }
 
     /// FNV-1a (64-bit) over the key, value and attributes: detects altered bytes, not a

@@ -13,9 +13,13 @@ public struct SimulatedPasscode: PasscodeFactor {
         id: "passcode.sim", kind: .passcode,
         summary: "device passcode kept as a salted PBKDF2-SHA256 hash",
         options: [
-            OptionSpec("rounds", .integer(1_000...10_000_000), default: "210000", "PBKDF2 iterations of the stored verifier"),
+            OptionSpec("rounds", .integer(roundsRange), default: "210000", "PBKDF2 iterations of the stored verifier"),
             OptionSpec("min-length", .integer(1...64), default: "4", "shortest passcode accepted"),
         ])
+
+    /// The PBKDF2 iterations a verifier may have: the option's range, and what a stored one
+    /// is held to.
+    static let roundsRange = 1_000...10_000_000
 
     private struct Verifier: Codable {
         var salt: Data
@@ -48,10 +52,10 @@ public struct SimulatedPasscode: PasscodeFactor {
         } catch {
             throw StorageError.corruptRecord(key: "device/state (passcode verifier)", reason: "\(error)")
         }
-        // A verifier this plugin wrote has 1,000 to 10,000,000 rounds (older ones as few as
-        // 1) and a 32-byte hash; anything else was altered, and its rounds must never reach
-        // PBKDF2 (0, a negative or a huge count traps or runs for hours).
-        guard (1...10_000_000).contains(verifier.rounds), verifier.hash.count == 32, !verifier.salt.isEmpty else {
+        // A verifier this plugin wrote has rounds the option allows and a 32-byte hash;
+        // anything else was altered, and its rounds must never reach PBKDF2 (0, a negative or a
+        // huge count traps or runs for hours).
+        guard Self.roundsRange.contains(verifier.rounds), verifier.hash.count == 32, !verifier.salt.isEmpty else {
             throw StorageError.corruptRecord(
                 key: "device/state (passcode verifier)",
                 reason: "its rounds (\(verifier.rounds)), hash (\(verifier.hash.count) bytes) or salt (\(verifier.salt.count) bytes) are out of range")

@@ -78,6 +78,11 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         /// The code for `rawValue`: a named case, or ``unknown(_:)`` — never nil, as for
         /// Apple's imported enum.
         public init?(rawValue: Int) {
+            self.init(rawValue)
+        }
+
+        /// The code for `rawValue` (``init(rawValue:)`` without the optional it never is).
+        init(_ rawValue: Int) {
             switch rawValue {
             case -1: self = .authenticationFailed
             case -2: self = .userCancel
@@ -169,7 +174,7 @@ public struct LAError: CustomNSError, Hashable, Sendable {
 
     /// The engine's error, with its message.
     init(_ error: AuthenticationError) {
-        self.code = Code(rawValue: error.code.rawValue) ?? .unknown(error.code.rawValue)
+        self.code = Code(error.code.rawValue)
         var message = error.message
         if let recovery = error.recovery { message += " " + recovery }
         self.message = message
@@ -216,11 +221,11 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     /// for one no case names). An error of another domain becomes
     /// ``Code/authenticationFailed`` with its description.
     public init(_nsError error: NSError) {
-        guard error.domain == LAErrorDomain, let code = Code(rawValue: error.code) else {
+        guard error.domain == LAErrorDomain else {
             self.init(.authenticationFailed, userInfo: error.userInfo)
             return
         }
-        self.init(code: code, message: (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription, source: error)
+        self.init(code: Code(error.code), message: (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription, source: error)
     }
 
     private init(code: Code, message: String, source: NSError?) {

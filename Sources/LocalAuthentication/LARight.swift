@@ -228,8 +228,8 @@ open class LARight: NSObject, @unchecked Sendable {
     func laError(_ error: any Error, on authenticator: Authenticator) -> any Error {
         if let keychain = error as? KeychainError {
             if keychain.kind == .interactionNotAllowed { return LAError(.notInteractive) }
-            if let code = keychain.authenticationCode, let laCode = LAError.Code(rawValue: code.rawValue) {
-                return LAError(laCode, userInfo: [NSLocalizedDescriptionKey: keychain.message])
+            if let code = keychain.authenticationCode {
+                return LAError(LAError.Code(code.rawValue), userInfo: [NSLocalizedDescriptionKey: keychain.message])
             }
             return LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: keychain.message])
         }

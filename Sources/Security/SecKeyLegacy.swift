@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Touchstone
 
 // The pointer-and-length key calls Apple deprecated in iOS 15 (`SecKeyRawSign`,
 // `SecKeyRawVerify`, `SecKeyEncrypt`, `SecKeyDecrypt`), still in wrappers' iOS branches. As in
@@ -116,9 +117,9 @@ func legacyStatus(_ error: Unmanaged<CFError>?) -> OSStatus {
     if failure.domain == NSOSStatusErrorDomain { return OSStatus(truncatingIfNeeded: failure.code) }
     guard failure.domain == "com.apple.LocalAuthentication" else { return errSecInternal }
     switch failure.code {
-    case -2: return errSecUserCanceled
-    case -1004: return errSecInteractionNotAllowed
-    case -1001: return errSecParam
+    case AuthenticationError.Code.userCancel.rawValue: return errSecUserCanceled
+    case AuthenticationError.Code.notInteractive.rawValue: return errSecInteractionNotAllowed
+    case -1001: return errSecParam  // LocalAuthentication's parameter error, which Touchstone never raises
     default: return errSecAuthFailed
     }
 }

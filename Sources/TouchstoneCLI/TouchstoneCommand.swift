@@ -126,14 +126,11 @@ package struct TouchstoneCommand: AsyncParsableCommand {
         let host = REPLHost(session: session, options: replOptions)
 
         let status: Int32
-        if let script = options.script, script != "-" {
-            status = await host.runScriptFile(script)
-        } else if options.script == "-" {
-            status = await host.runStandardInput()
-        } else if LineEditor.isTerminal {
-            status = await host.runInteractive(banner: StorageChoice.banner(for: session))
-        } else {
-            status = await host.runStandardInput()
+        switch options.script {
+        case "-"?: status = await host.runStandardInput()
+        case let script?: status = await host.runScriptFile(script)
+        case nil where LineEditor.isTerminal: status = await host.runInteractive(banner: StorageChoice.banner(for: session))
+        case nil: status = await host.runStandardInput()
         }
         if status != 0 { throw ExitCode(status) }
     }

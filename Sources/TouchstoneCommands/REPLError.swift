@@ -215,8 +215,6 @@ public struct ErrorReport: Sendable, Equatable {
     }
 }
 
-/// An error with a note the REPL adds (the biometry type after `can`, unused outcomes after
-/// `evaluate`); reported as the underlying error with the note appended to its message.
 /// A failure that still has a result to report (`passcode enter` with a wrong passcode: which
 /// answer it got and the passcode status), shown beside the error in `--json`.
 public struct FailureWithResult: Error, Sendable {
@@ -232,6 +230,8 @@ public struct FailureWithResult: Error, Sendable {
     }
 }
 
+/// An error with a note the REPL adds (the biometry type after `can`, unused outcomes after
+/// `evaluate`); reported as the underlying error with the note appended to its message.
 public struct AnnotatedError: Error, Sendable {
     /// The error itself.
     public var base: any Error

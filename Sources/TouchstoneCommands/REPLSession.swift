@@ -153,8 +153,7 @@ public final class REPLSession {
     /// vanish; any other such line is the previous command for the next `expect`.
     private func failedLine(_ line: String, command: String, word: String, suggestion: String?,
                             _ error: any Error) -> CommandRecord {
-        let meant = word.count >= 3  // shorter is too short to tell what was meant
-            && (table.command(named: word) ?? suggestion.flatMap(table.command(named:)))?.isExpectation == true
+        let meant = isExpectation(word: word, suggestion: suggestion)
         let record = CommandRecord(command: meant ? word : command, input: line,
                                    outcome: .failure(ErrorReport(error)), isExpectation: meant)
         if !meant { previous = record }
@@ -165,8 +164,14 @@ public final class REPLSession {
     /// one, as ``execute(_:)`` judges it), without running it.
     public func isExpectation(_ line: String) -> Bool {
         guard let first = line.split(whereSeparator: \.isWhitespace).first.map(String.init) else { return false }
-        if let command = table.command(named: first) { return command.isExpectation }
-        return first.count >= 3 && table.suggestion(for: first).flatMap(table.command(named:))?.isExpectation == true
+        return isExpectation(word: first, suggestion: table.command(named: first) == nil ? table.suggestion(for: first) : nil)
+    }
+
+    /// Whether a line whose first word is `word` (a slip from `suggestion`, when it names no
+    /// command) is meant as an expectation.
+    private func isExpectation(word: String, suggestion: String?) -> Bool {
+        word.count >= 3  // shorter is too short to tell what was meant
+            && (table.command(named: word) ?? suggestion.flatMap(table.command(named:)))?.isExpectation == true
     }
 
     /// A line with its secrets masked, written so that it reads as the original did: a word

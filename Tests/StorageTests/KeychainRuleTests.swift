@@ -259,7 +259,7 @@ struct KeychainRuleTests {
             let record = try #require(try transaction.read(key))
             var item = try StoredItem.decode(record)
             item.value = Data("w2".utf8)
-            transaction.put(try item.record(key: key, appID: rig.authenticator.appID))
+            transaction.put(item.record(key: key, appID: rig.authenticator.appID))
         }
         rig.user.enqueue(.present("thumb"))
         try await second.value

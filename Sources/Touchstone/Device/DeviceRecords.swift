@@ -270,7 +270,7 @@ enum DeviceRecordRanges {
 
     /// A line for each device record among `records` that decodes out of range (for a store
     /// check); records that do not decode at all are the checksum's and decoder's business.
-    static func problems(in records: [Record]) -> [(line: String, isDamage: Bool)] {
+    static func problems(in records: [Record]) -> [(key: RecordKey, line: String, isDamage: Bool)] {
         records.compactMap { record in
             do {
                 switch record.key {
@@ -280,9 +280,9 @@ enum DeviceRecordRanges {
                 }
                 return nil
             } catch let error as StorageError {
-                return ("\(error)", error.isDamage)
+                return (record.key, "\(error)", error.isDamage)
             } catch {
-                return ("\(error)", true)
+                return (record.key, "\(error)", true)
             }
         }
     }

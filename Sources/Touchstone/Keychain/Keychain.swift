@@ -159,7 +159,7 @@ public struct Keychain: Sendable {
                     var item = item
                     let order = min(try lastOrder ?? Self.lastOrder(in: transaction.read(orderKey)), .max - 1) + 1
                     item.order = order
-                    transaction.put(try item.record(key: key, appID: authenticator.appID))
+                    transaction.put(item.record(key: key, appID: authenticator.appID))
                     transaction.put(Record(key: orderKey, value: Data(String(order).utf8)))
                 }
             }
@@ -296,7 +296,7 @@ public struct Keychain: Sendable {
                 try item.seal(plaintext, credential: try applicationPassword(context), aad: newKey.name)
             }
             item.modified = device.clock.now
-            let record = try item.record(key: newKey, appID: authenticator.appID)
+            let record = item.record(key: newKey, appID: authenticator.appID)
             try device.storage.transaction { transaction in
                 // The item may have been deleted or replaced while the prompt was up (the same
                 // bytes as authorized are the same item: no second decode).
@@ -629,7 +629,7 @@ struct StoredItem: Codable, Sendable, Equatable, ProtectedRecord {
             && enrollmentSequence == other.enrollmentSequence
     }
 
-    func record(key: RecordKey, appID: String) throws -> Record {
+    func record(key: RecordKey, appID: String) -> Record {
         Record(key: key, value: json(), attributes: [
             "app": appID, "class": itemClass.rawValue, "service": service, "account": account,
             "accessible": accessibility.rawValue, "access": String(flags.rawValue),

@@ -35,18 +35,24 @@ extension StoredItem {
         if let attributes {
             key("attributes")
             out.append(UInt8(ascii: "{"))
-            for (index, name) in attributes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (index, (name, attribute)) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSONText.appendString(name, to: &out)
-                out.append(UInt8(ascii: ":"))
-                let (kind, text): (String, String) = switch attributes[name] {
-                case let .string(value)?: ("string", Self.quoted(value))
-                case let .data(value)?: ("data", Self.quoted(value.base64EncodedString()))
-                case let .integer(value)?: ("integer", String(value))
-                case let .bool(value)?: ("bool", value ? "true" : "false")
-                case nil: ("string", "\"\"")
+                // The synthesized form of the enum: `{"<case>":{"_0":<value>}}`.
+                let kind = switch attribute {
+                case .string: "string"
+                case .data: "data"
+                case .integer: "integer"
+                case .bool: "bool"
                 }
-                out += Array("{\"\(kind)\":{\"_0\":".utf8) + Array(text.utf8) + [UInt8(ascii: "}"), UInt8(ascii: "}")]
+                out += Array(":{\"\(kind)\":{\"_0\":".utf8)
+                switch attribute {
+                case let .string(text): JSONText.appendString(text, to: &out)
+                case let .data(bytes): JSONText.appendString(bytes.base64EncodedString(), to: &out)
+                case let .integer(number): out += Array(String(number).utf8)
+                case let .bool(flag): out += Array((flag ? "true" : "false").utf8)
+                }
+                out += Array("}}".utf8)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -66,12 +72,6 @@ extension StoredItem {
         return Data(out)
     }
 
-    private static func quoted(_ text: String) -> String {
-        var out: [UInt8] = []
-        JSONText.appendString(text, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// The item in `json` when the fast reader is certain of it; nil sends the text to
     /// `JSONDecoder`.
     init?(fastJSON json: Data) {
@@ -89,7 +89,7 @@ extension StoredItem {
             let bit = UInt16(1) << field.bit
             guard seen & bit == 0 else { return nil }
             seen |= bit
-            if member == .null {
+            if case .null = member {
                 // An optional field's null is its absence, as decodeIfPresent reads it.
                 guard field.isOptional else { return nil }
                 continue
@@ -104,15 +104,15 @@ extension StoredItem {
             case .service: take(member.string, into: &service)
             case .account: take(member.string, into: &account)
             case .accessibility: take(member.string.flatMap(Accessibility.init(rawValue:)), into: &accessibility)
-            case .flags: take(JSONText.integer(member, as: UInt.self), into: &flags)
+            case .flags: take(member.integer(as: UInt.self), into: &flags)
             case .value: take(Self.data(member), into: &value)
             case .enrolledSetHash: take(Self.data(member), into: &enrolledSetHash)
-            case .enrollmentSequence: take(JSONText.integer(member, as: Int.self), into: &enrollmentSequence)
+            case .enrollmentSequence: take(member.integer(as: Int.self), into: &enrollmentSequence)
             case .salt: take(Self.data(member), into: &salt)
             case .attributes: take(Self.attributes(member), into: &attributes)
             case .created: take(Self.timestamp(member), into: &created)
             case .modified: take(Self.timestamp(member), into: &modified)
-            case .order: take(JSONText.integer(member, as: UInt64.self), into: &order)
+            case .order: take(member.integer(as: UInt64.self), into: &order)
             }
             guard read else { return nil }
         }
@@ -155,7 +155,7 @@ extension StoredItem {
     }
 
     private static func timestamp(_ value: JSONText.Value) -> Timestamp? {
-        guard let nanoseconds = JSONText.integer(value, as: Int64.self),
+        guard let nanoseconds = value.integer(as: Int64.self),
               (-Timestamp.storedBound...Timestamp.storedBound).contains(nanoseconds) else { return nil }
         return Timestamp(nanosecondsSinceEpoch: nanoseconds)
     }
@@ -165,15 +165,16 @@ extension StoredItem {
         guard let members = value.members else { return nil }
         var attributes: [String: KeychainAttributeValue] = [:]
         for (name, member) in members {
-            guard let cases = member.members, cases.count == 1, let (kind, payload) = cases.first,
-                  let fields = payload.members, fields.count == 1, let field = fields["_0"] else { return nil }
+            guard case let .object(cases) = member, cases.count == 1, case let .object(fields) = cases[0].value,
+                  fields.count == 1, fields[0].key == "_0" else { return nil }
+            let (kind, field) = (cases[0].key, fields[0].value)
             switch (kind, field) {
             case let ("string", .string(text)): attributes[name] = .string(text)
             case let ("data", .string(text)):
                 guard let data = Data(base64Encoded: text) else { return nil }
                 attributes[name] = .data(data)
             case ("integer", _):
-                guard let number = JSONText.integer(field, as: Int64.self) else { return nil }
+                guard let number = field.integer(as: Int64.self) else { return nil }
                 attributes[name] = .integer(number)
             case let ("bool", .bool(flag)): attributes[name] = .bool(flag)
             default: return nil

@@ -8,7 +8,7 @@
 /// fast path may decline, never disagree.
 package enum JSONText {
     /// A parsed JSON value. Numbers keep their text: each caller reads the forms it is sure of.
-    package indirect enum Value: Equatable, Sendable {
+    package indirect enum Value: Sendable {
         case object([(key: String, value: Value)])
         case array([Value])
         case string(String)
@@ -16,22 +16,18 @@ package enum JSONText {
         case bool(Bool)
         case null
 
-        package static func == (lhs: Value, rhs: Value) -> Bool {
-            switch (lhs, rhs) {
-            case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-            case let (.array(a), .array(b)): a == b
-            case let (.string(a), .string(b)): a == b
-            case let (.number(a), .number(b)): a == b
-            case let (.bool(a), .bool(b)): a == b
-            case (.null, .null): true
-            default: false
-            }
-        }
-
         /// The text of a string; nil for anything else.
         package var string: String? {
             if case let .string(text) = self { return text }
             return nil
+        }
+
+        /// The integer a number spells in plain digits (`-?[0-9]+`, as JSONEncoder writes
+        /// integers: the parser has checked the grammar, so `T`'s own reading is exact), if it
+        /// fits `T`; nil for anything else, which callers leave to JSONDecoder.
+        package func integer<T: FixedWidthInteger>(as type: T.Type = T.self) -> T? {
+            guard case let .number(text) = self else { return nil }
+            return T(text)
         }
 
         /// The members of an object whose keys are distinct, by key; nil for anything else.
@@ -80,15 +76,6 @@ package enum JSONText {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// The integer `text` spells in plain digits (`-?[0-9]+`, as JSONEncoder writes integers),
-    /// if it fits `T`; nil for any other number form, which callers leave to JSONDecoder.
-    package static func integer<T: FixedWidthInteger>(_ value: Value?, as type: T.Type = T.self) -> T? {
-        guard case let .number(text)? = value else { return nil }
-        let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
-        guard !digits.isEmpty, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
-        return T(text)
-    }
 
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>

@@ -240,12 +240,7 @@ extension StorageError {
     package static func refuseOwnFile(destination: String, store: String) throws {
         func resolved(_ path: String) -> String {
             let url = URL(fileURLWithPath: path).standardizedFileURL
-            let folder = url.deletingLastPathComponent().path
-            let real = realpath(folder, nil).map { pointer in
-                defer { free(pointer) }
-                return String(cString: pointer)
-            } ?? folder
-            return (real as NSString).appendingPathComponent(url.lastPathComponent)
+            return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
         }
         let target = resolved(destination), own = resolved(store)
         let beside = ["", "-wal", "-shm", "-journal", ".lock"].map { own + $0 }

@@ -99,8 +99,8 @@ public enum DeviceRecordPair {
     /// and a record without its partner.
     public static func problems(_ records: [Record]) -> [String] {
         let found = DeviceRecordRanges.problems(in: records)
-        let valid = found.isEmpty ? records : records.filter { !DeviceRecordRanges.problems(in: [$0]).contains { $0.isDamage } }
-        return found.map(\.line) + (problem(keys: valid.map(\.key)).map { [$0] } ?? [])
+        let damaged = Set(found.filter(\.isDamage).map(\.key))
+        return found.map(\.line) + (problem(keys: records.map(\.key).filter { !damaged.contains($0) }).map { [$0] } ?? [])
     }
 
     /// `records` with the device pair repaired (see the type's rules) — a device record out of
@@ -109,7 +109,8 @@ public enum DeviceRecordPair {
         // A damaged device record counts as lost; a newer version's is copied as it is.
         let damaged = DeviceRecordRanges.problems(in: records).filter(\.isDamage)
         guard damaged.isEmpty else {
-            let (repaired, changes) = exportable(records.filter { !DeviceRecordRanges.problems(in: [$0]).contains { $0.isDamage } })
+            let keys = Set(damaged.map(\.key))
+            let (repaired, changes) = exportable(records.filter { !keys.contains($0.key) })
             return (repaired, damaged.map { $0.line + " (left behind)" } + changes)
         }
         guard let problem = problem(keys: records.map(\.key)) else { return (records, []) }

@@ -42,7 +42,7 @@ public final class SQLiteStorage: StorageBackend {
             OptionSpec("path", .string, "the database file (created with its directory when missing)"),
             OptionSpec("synchronous", .choice(["full", "normal"]), default: "full",
                        "full: each commit is fsynced (survives power loss); normal: survives process crashes only"),
-            OptionSpec("busy-timeout", .duration, default: "10s", "how long to wait for another process's write"),
+            OptionSpec("busy-timeout", .duration, default: "10s", "how long to wait for another process's write (0s to 24d)"),
         ])
 
     /// How hard each commit is pushed to disk.

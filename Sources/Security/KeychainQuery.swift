@@ -133,7 +133,11 @@ struct KeychainQuery {
     let authenticationUI: AuthenticationUI
 
     init(_ cfDictionary: CFDictionary) throws {
-        let dictionary = try Self.normalize(cfDictionary)
+        try self.init(normalized: try Self.normalize(cfDictionary))
+    }
+
+    /// The query of a dictionary already read by ``normalize(_:)``.
+    init(normalized dictionary: [String: Any]) throws {
         let referenceBytes = try dictionary[kSecValuePersistentRef as String].map { raw in
             guard let bytes = Self.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
             return bytes
@@ -278,10 +282,21 @@ struct KeychainQuery {
     func matches(in keychain: Keychain, appID: String, includingInvalidated: Bool = false) throws -> [Found] {
         if case .some(nil) = persistentRef { return [] }
         let reference = persistentRef ?? nil
-        // In the order the items were added, as iOS returns them (items from before the order was
-        // kept first, by name).
-        let items = try keychain.items(service: reference?.service ?? service.map(Self.stored), itemClass: itemClass)
-            .sorted { ($0.insertionOrder ?? 0, $0.service, $0.account) < ($1.insertionOrder ?? 0, $1.service, $1.account) }
+        let service = reference?.service ?? service.map(Self.stored)
+        let items: [KeychainItemInfo]
+        if let service, let account = reference?.account ?? account.map(Self.stored) {
+            // A service and an account name one item: its record is read alone.
+            do {
+                items = [try keychain.info(service: service, account: account, itemClass: itemClass)]
+            } catch let error as KeychainError where error.kind == .itemNotFound {
+                items = []
+            }
+        } else {
+            // In the order the items were added, as iOS returns them (items from before the
+            // order was kept first, by name).
+            items = try keychain.items(service: service, itemClass: itemClass)
+                .sorted { ($0.insertionOrder ?? 0, $0.service, $0.account) < ($1.insertionOrder ?? 0, $1.service, $1.account) }
+        }
         return items.compactMap { info in
             guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == info.account }) ?? true,
                   reference.map({ $0.service == info.service && $0.account == info.account }) ?? true,
@@ -407,14 +422,24 @@ struct KeychainQuery {
     // MARK: Reading values
 
     /// A CF dictionary's entries under `String` keys (`NSString`, `String`, `String?`).
+    ///
+    /// Read with `enumerateKeysAndObjects`, which hands over each entry already bridged (a
+    /// `Data` value comes as `Data`): iterating the dictionary instead bridged every value again
+    /// on the way, and `Data` byte by byte — twice the time for a small query.
     static func normalize(_ dictionary: CFDictionary) throws -> [String: Any] {
         var result: [String: Any] = [:]
-        for (key, value) in dictionary {
-            if key is NSNull { continue }
-            guard let name = key as? String else { throw Invalid(reason: "a key is not a string: \(key)") }
-            if value is NSNull { continue }
+        result.reserveCapacity(dictionary.count)
+        var notString: Any?
+        dictionary.enumerateKeysAndObjects { key, value, stop in
+            if key is NSNull || value is NSNull { return }
+            guard let name = key as? String else {
+                notString = key
+                stop.pointee = true
+                return
+            }
             result[name] = value
         }
+        if let notString { throw Invalid(reason: "a key is not a string: \(notString)") }
         return result
     }
 

@@ -225,6 +225,11 @@ struct KeychainCall {
     /// Reads one matched item's data (authenticating when its access control requires).
     func read(_ match: KeychainQuery.Found, query: KeychainQuery, keychain: Keychain) throws -> Data {
         let context = try readingContext(for: query)
+        // An item whose reading needs no evaluation is read here, without a task.
+        if let data = try keychain.readWithoutEvaluation(service: match.service, account: match.account,
+                                                         itemClass: match.itemClass, context: context) {
+            return data
+        }
         let reason = query.reason
         return try runBlocking {
             try await keychain.read(service: match.service, account: match.account, itemClass: match.itemClass,

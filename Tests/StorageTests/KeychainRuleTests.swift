@@ -210,6 +210,69 @@ struct KeychainRuleTests {
         #expect(try rig.device.storage.list(namespace: Keychain.namespace).count == 1)
     }
 
+    @Test("one item's attributes and an unprompted read come from its own record, and follow the same rules as a full read")
+    func singleItemReads() async throws {
+        let rig = try TestDevice()
+        for index in 0..<50 { try rig.keychain.add("other", service: "s", account: "other-\(index)") }
+        try rig.keychain.add("plain", service: "s", account: "alice")
+        try rig.keychain.add("guarded", service: "s", account: "bob", accessControl: access(.biometryAny))
+        try rig.keychain.add("bound", service: "s", account: "carol", accessControl: access([], .whenPasscodeSetThisDeviceOnly))
+
+        // The record read alone gives what the listing gives.
+        let listed = try rig.keychain.items(service: "s").first { $0.account == "alice" }
+        #expect(try rig.keychain.info(service: "s", account: "alice") == listed)
+        #expect(throws: KeychainError(.itemNotFound)) { try rig.keychain.info(service: "s", account: "nobody") }
+        #expect(throws: KeychainError(.itemNotFound)) { try rig.keychain.info(service: "", account: "alice") }
+        #expect(throws: KeychainError(.itemNotFound)) { try rig.keychain.info(service: "s", account: "alice", itemClass: .internetPassword) }
+
+        // No evaluation needed: the value. Needed: nil, and nobody was asked (no trace, no action taken).
+        #expect(try rig.keychain.readWithoutEvaluation(service: "s", account: "alice", itemClass: .genericPassword, context: nil)
+            == Data("plain".utf8))
+        rig.user.enqueue(.present("thumb"))
+        #expect(try rig.keychain.readWithoutEvaluation(service: "s", account: "bob", itemClass: .genericPassword, context: nil) == nil)
+        #expect(rig.user.pending.count == 1 && rig.device.lastTrace == nil)
+        // A context that already satisfied the flags reads without one, as `read` does.
+        let context = rig.authenticator.makeContext()
+        try await context.evaluate(.biometrics, reason: "Unlock")
+        #expect(try rig.keychain.readWithoutEvaluation(service: "s", account: "bob", itemClass: .genericPassword, context: context)
+            == Data("guarded".utf8))
+        // The other rules throw as in a full read.
+        #expect(throws: KeychainError(.itemNotFound)) {
+            try rig.keychain.readWithoutEvaluation(service: "s", account: "nobody", itemClass: .genericPassword, context: nil)
+        }
+        try rig.device.clearPasscode()
+        #expect(throws: KeychainError.self) {
+            try rig.keychain.readWithoutEvaluation(service: "s", account: "carol", itemClass: .genericPassword, context: nil)
+        }
+        #expect(throws: KeychainError(.itemNotFound)) { try rig.keychain.info(service: "s", account: "carol") }
+        context.invalidate()
+        do {
+            _ = try rig.keychain.readWithoutEvaluation(service: "s", account: "alice", itemClass: .genericPassword, context: context)
+            Issue.record("an invalidated context read an item")
+        } catch let error as KeychainError {
+            #expect(error.osStatus == -25293)
+        }
+    }
+
+    @Test("record keys: the byte check escapes exactly the names the character rule escaped, so every item keeps its key")
+    func recordKeyEscapingUnchanged() {
+        // The rule every stored key was made with: escape when a whole character is "%" or "/".
+        func characterRule(_ part: String) -> String {
+            guard part.contains(where: { $0 == "%" || $0 == "/" }) else { return part }
+            return part.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+        }
+        var names = ["", "api", "a/b", "50%", "%2F", "/", "%", "a/\u{301}b", "/\u{301}", "%\u{20DD}", "e\u{301}/x",
+                     "👨‍👩‍👧/👧", "\u{FEFF}/", "日本/語%", "a\r\n/b", "ᄀ/"]
+        var random = SystemRandomNumberGenerator()
+        let pieces: [String] = ["a", "/", "%", "\u{301}", "\u{200D}", "👩", "\r\n", "é", "\u{0}", "2F"]
+        for _ in 0..<2_000 {
+            names.append((0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined())
+        }
+        for name in names {
+            #expect(Keychain.escape(name) == characterRule(name), "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
     @Test("applicationPassword: the value is sealed with the context's credential; missing or wrong is errSecAuthFailed")
     func applicationPassword() async throws {
         let rig = try TestDevice()

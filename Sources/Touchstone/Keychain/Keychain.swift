@@ -226,6 +226,27 @@ public struct Keychain: Sendable {
         }
     }
 
+    /// ``read(service:account:itemClass:context:reason:)`` for a caller that cannot await: the
+    /// value when reading it needs no evaluation (the item has no access-control flags, or the
+    /// context already satisfied them), nil when it does; every other rule applies and throws
+    /// as it does there. `SecItemCopyMatching` reads through this first, so that an unprotected
+    /// item costs no task.
+    package func readWithoutEvaluation(
+        service: String, account: String, itemClass: KeychainItemClass, context: AuthenticationContext?
+    ) throws -> Data? {
+        let key = try recordKey(itemClass, service, account)
+        return try translatingErrors {
+            if let context, context.isInvalidated {
+                throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
+            }
+            guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
+            let item = try StoredItem.decode(record)
+            guard try check(item, storedAt: key, context: context) == nil else { return nil }
+            return try item.open(credential: item.flags.contains(.applicationPassword) ? applicationPassword(context) : nil,
+                                 aad: key.name)
+        }
+    }
+
     /// Reads a UTF-8 string item; a value that is not UTF-8 is errSecDecode.
     public func readString(
         service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
@@ -359,23 +380,38 @@ public struct Keychain: Sendable {
                 let item = try StoredItem.decode(record)
                 if let service, item.service != service { return nil }
                 if let itemClass, item.itemClass != itemClass { return nil }
-                if item.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) { return nil }
-                return KeychainItemInfo(
-                    itemClass: item.itemClass, service: item.service, account: item.account,
-                    accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot),
-                    attributes: item.attributes ?? [:], creationDate: item.created, modificationDate: item.modified,
-                    insertionOrder: item.order)
+                return info(of: item, snapshot: snapshot)
             }
             .sorted { ($0.itemClass.rawValue, $0.service, $0.account) < ($1.itemClass.rawValue, $1.service, $1.account) }
         }
     }
 
     /// The attributes of one item, without authenticating; errSecItemNotFound when absent.
+    /// Reads that item's record alone, whatever else the keychain holds.
     public func info(service: String, account: String, itemClass: KeychainItemClass = .genericPassword) throws -> KeychainItemInfo {
-        guard let info = try items(service: service, itemClass: itemClass).first(where: { $0.account == account }) else {
-            throw KeychainError(.itemNotFound)
+        guard !service.isEmpty, !account.isEmpty else { throw KeychainError(.itemNotFound) }
+        let key = try recordKey(itemClass, service, account)
+        return try translatingErrors {
+            guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
+            let item = try StoredItem.decode(record)
+            guard item.service == service, item.account == account, item.itemClass == itemClass,
+                  let info = info(of: item, snapshot: try device.snapshot()) else {
+                throw KeychainError(.itemNotFound)
+            }
+            return info
         }
-        return info
+    }
+
+    /// What ``items(service:itemClass:)`` and ``info(service:account:itemClass:)`` show of
+    /// `item`; nil for a whenPasscodeSetThisDeviceOnly item while no passcode is set (it is
+    /// gone as far as the app can tell).
+    private func info(of item: StoredItem, snapshot: Device.Snapshot) -> KeychainItemInfo? {
+        if item.accessibility == .whenPasscodeSetThisDeviceOnly, !device.passcodeIsSet(snapshot.state) { return nil }
+        return KeychainItemInfo(
+            itemClass: item.itemClass, service: item.service, account: item.account,
+            accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot),
+            attributes: item.attributes ?? [:], creationDate: item.created, modificationDate: item.modified,
+            insertionOrder: item.order)
     }
 
     // MARK: Rules
@@ -402,6 +438,18 @@ public struct Keychain: Sendable {
     /// the reuse window inside the evaluation), honouring `interactionNotAllowed`.
     func enforce(_ item: some ProtectedRecord, storedAt key: RecordKey?, context: AuthenticationContext?,
                  reason: String) async throws {
+        guard let (context, policy) = try check(item, storedAt: key, context: context) else { return }
+        try await context.evaluate(policy, reason: reason)
+        // The enrolled set may have changed while the prompt was up.
+        if item.flags.contains(.biometryCurrentSet), isInvalidated(item, snapshot: try device.snapshot()) {
+            throw KeychainError(.invalidated)
+        }
+    }
+
+    /// The rules of ``enforce(_:storedAt:context:reason:)`` that come before its evaluation;
+    /// returns the evaluation still needed (the context and policy), or nil when none is.
+    private func check(_ item: some ProtectedRecord, storedAt key: RecordKey?,
+                       context: AuthenticationContext?) throws -> (AuthenticationContext, AccessControlPolicy)? {
         if let context, context.isInvalidated {
             throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
         }
@@ -421,15 +469,10 @@ public struct Keychain: Sendable {
                 throw KeychainError(.invalidated)
             }
         }
-        guard let rule = item.flags.policyRule else { return }
+        guard let rule = item.flags.policyRule else { return nil }
         let context = context ?? authenticator.makeContext()
-        if context.hasGrant(for: item.flags) { return }
-        let policy = AccessControlPolicy(flags: item.flags, rule: rule)
-        try await context.evaluate(policy, reason: reason)
-        // The enrolled set may have changed while the prompt was up.
-        if item.flags.contains(.biometryCurrentSet), isInvalidated(item, snapshot: try device.snapshot()) {
-            throw KeychainError(.invalidated)
-        }
+        if context.hasGrant(for: item.flags) { return nil }
+        return (context, AccessControlPolicy(flags: item.flags, rule: rule))
     }
 
     /// The data-protection classes against the device's lock state (REFERENCE §9):
@@ -513,7 +556,11 @@ public struct Keychain: Sendable {
 
     /// Escapes `%` and `/` so that the parts of a record name never run into each other.
     static func escape(_ part: String) -> String {
-        guard part.contains(where: { $0 == "%" || $0 == "/" }) else { return part }
+        // Bytes first (every item call names a service and an account): no "%" or "/" byte,
+        // nothing to escape. Otherwise the decision stays with whole characters, as it always
+        // was, so that a name keeps the record key it was stored under.
+        guard part.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "/") }),
+              part.contains(where: { $0 == "%" || $0 == "/" }) else { return part }
         return part.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
     }
 

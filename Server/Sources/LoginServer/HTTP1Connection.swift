@@ -60,6 +60,12 @@ struct LoginHTTP1Channel: ServerChildChannel {
 ///   ends (sent earlier, it would land inside that response). A body declared larger gets no
 ///   100 and its request is answered with `Connection: close`: its 413 comes before the client
 ///   sends the body, and the connection closes rather than wait for a body that will not come.
+/// - a request whose declared body is over the limit is answered with `Connection: close`
+///   whether or not it asked for `100 Continue`, and a 413 sent while its request's body is
+///   still arriving (a chunked body, which declares no length) closes the connection once it is
+///   written: Hummingbird would otherwise read and discard the rest of the body, however long,
+///   before the next request, and a client streaming without end would hold the connection
+///   (data keeps arriving, so the idle timeout never fires).
 final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -73,23 +79,35 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         /// The HTTP version of a `100 Continue` still owed to it (it came while an earlier
         /// response was being written).
         var continueOwed: HTTPVersion?
+        /// Whether its body has been read to the end.
+        var received = false
     }
 
     private let maxBodySize: Int
     private var pending: [Pending] = []
     /// A response whose head went out and whose end has not.
     private var responding = false
+    /// The response being written closes the connection when it ends (a 413 sent before its
+    /// request's body ended).
+    private var closeAfterResponse = false
 
     init(maxBodySize: Int) {
         self.maxBodySize = maxBodySize
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case var .head(head) = unwrapInboundIn(data) else {
+        let part = unwrapInboundIn(data)
+        if case .end = part, let last = pending.indices.last {
+            pending[last].received = true
+        }
+        guard case var .head(head) = part else {
             context.fireChannelRead(data)
             return
         }
         var request = Pending(keepAlive: head.isKeepAlive, isHTTP10: head.version.major == 1 && head.version.minor == 0)
+        if let declared = declaredLength(head), declared > maxBodySize {
+            request.keepAlive = false
+        }
         switch expectation(head) {
         case .continue where pending.isEmpty && !responding:
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
@@ -121,14 +139,26 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         guard head.version.major == 1, head.version.minor >= 1,
               head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
         else { return nil }
-        let declared = head.headers["content-length"].first.flatMap { Int($0.filter { $0 != " " && $0 != "\t" }) }
-        return (declared.map { $0 <= maxBodySize } ?? true) ? .continue : .bodyTooLarge
+        return (declaredLength(head).map { $0 <= maxBodySize } ?? true) ? .continue : .bodyTooLarge
+    }
+
+    /// The body length `head` declares (`Content-Length`), when it declares one.
+    private func declaredLength(_ head: HTTPRequestHead) -> Int? {
+        head.headers["content-length"].first.flatMap { Int($0.filter { $0 != " " && $0 != "\t" }) }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
         if case .end = part {
             responding = false
+            if closeAfterResponse {
+                closeAfterResponse = false
+                let written = promise ?? context.eventLoop.makePromise()
+                context.writeAndFlush(data, promise: written)
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
+                return
+            }
             context.write(data, promise: promise)
             // The next request may be waiting for its 100: it goes out right after this response.
             if let version = pending.first?.continueOwed {
@@ -149,7 +179,10 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             return
         }
         let request = pending.removeFirst()
-        if !request.keepAlive {
+        if head.status == .payloadTooLarge, !request.received {
+            closeAfterResponse = true
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+        } else if !request.keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
         } else if request.isHTTP10 {
             head.headers.replaceOrAdd(name: "connection", value: "keep-alive")

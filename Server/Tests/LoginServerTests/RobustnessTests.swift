@@ -216,6 +216,29 @@ struct RobustnessTests {
         }
     }
 
+    @Test("a body over the limit still arriving gets its 413 and the connection closes: declared without Expect, or chunked without end")
+    func oversizedBodyClosesConnection() async throws {
+        let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .seconds(120) }
+        let chunk = String(repeating: "a", count: 16 * 1024)
+        let (declared, chunked) = try await server.run { client in
+            try await Self.onOwnThread {
+                // Declares a terabyte and sends 70 KB of it: the rest never comes.
+                let declared = try Self.exchangeUntilClosed(port: client.port, Array(("POST /v1/accounts HTTP/1.1\r\nHost: x\r\n"
+                    + "Content-Length: 1000000000000\r\n\r\n" + String(repeating: "b", count: 70_000)).utf8))
+                // Chunked, five 16 KiB chunks and no last chunk: a stream that would go on.
+                let chunks = (0..<5).map { _ in String(16 * 1024, radix: 16) + "\r\n" + chunk + "\r\n" }.joined()
+                let chunked = try Self.exchangeUntilClosed(port: client.port, Array(("POST /v1/accounts HTTP/1.1\r\nHost: x\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n" + chunks).utf8))
+                return (declared, chunked)
+            }
+        }
+        for (name, exchange) in [("declared", declared), ("chunked", chunked)] {
+            #expect(exchange.reply.hasPrefix("HTTP/1.1 413 "), "\(name): \(exchange.reply)")
+            #expect(exchange.reply.lowercased().contains("\r\nconnection: close\r\n"), "\(name)")
+            #expect(exchange.closed, "\(name): the server closed the connection (not the client's 10 s timeout)")
+        }
+    }
+
     private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw POSIXError(.EIO) }
     }

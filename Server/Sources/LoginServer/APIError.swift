@@ -40,6 +40,8 @@ public struct APIError: Error, Sendable, Equatable {
     static let invalidCredentials = APIError(.unauthorized, "invalid_credentials", "Unknown username or wrong password.")
     /// The one answer for every failed device login.
     static let loginFailed = APIError(.unauthorized, "login_failed", "The device could not be authenticated.")
+    /// The message of a 429 for failed logins.
+    static let tooManyFailures = "Too many failed logins; retry later."
     /// A missing, unknown or expired bearer token.
     static let unauthorized = APIError(.unauthorized, "unauthorized", "A valid bearer token is required.")
 

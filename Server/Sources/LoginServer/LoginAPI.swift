@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The HTTP API of seed 003's fingerprint login (REFERENCE §11): accounts, password sessions,
 /// device binding, challenges and device logins. Stateless apart from the repository.
@@ -12,12 +13,14 @@ struct LoginAPI: Sendable {
     let clock: any LoginClock
     let configuration: LoginServerConfiguration
     let hasher: PasswordHasher
+    let hashing: AdmissionGate
 
     init(repository: any LoginRepository, clock: any LoginClock, configuration: LoginServerConfiguration) {
         self.repository = repository
         self.clock = clock
         self.configuration = configuration
         self.hasher = PasswordHasher(rounds: configuration.passwordRounds)
+        self.hashing = AdmissionGate(limit: configuration.maxPendingPasswordHashes)
     }
 
     /// Adds every route to `router`.
@@ -133,9 +136,14 @@ struct LoginAPI: Sendable {
         else {
             throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
         }
+        // Creating accounts is open to anyone and each costs a hash: counted per address.
+        let signupKey = "signup:" + context.remoteAddress
+        try await checkRateLimit(signupKey, limit: configuration.accountCreationLimit,
+                                 message: "Too many accounts created from this address; retry later.")
+        try await repository.recordFailure(key: signupKey, at: clock.now(), window: configuration.failureWindow)
         let hasher = self.hasher
         let password = body.password
-        let hash = try await Self.offload { try hasher.hash(password) }
+        let hash = try await hashPassword { try hasher.hash(password) }
         let account = AccountRecord(
             profileID: UUID().uuidString.lowercased(), username: username, passwordHash: hash, createdAt: clock.now()
         )
@@ -170,7 +178,7 @@ struct LoginAPI: Sendable {
         let hasher = self.hasher
         let password = body.password
         let stored = account?.passwordHash ?? hasher.decoy()
-        let matches = try await Self.offload { hasher.verify(password, against: stored) }
+        let matches = try await hashPassword { hasher.verify(password, against: stored) }
         guard let account, matches else {
             let now = clock.now()
             try await repository.recordFailure(key: accountKey, at: now, window: configuration.failureWindow)
@@ -225,20 +233,21 @@ struct LoginAPI: Sendable {
     }
 
     /// Throws 429 with `Retry-After` when `key` has `limit` failures in the window.
-    func checkRateLimit(_ key: String, limit: Int) async throws {
+    func checkRateLimit(_ key: String, limit: Int, message: String = APIError.tooManyFailures) async throws {
         let now = clock.now()
         let window = configuration.failureWindow.timeInterval
         let (count, oldest) = try await repository.failures(key: key, since: now.addingTimeInterval(-window))
-        try enforceRateLimit(failures: count, oldest: oldest, now: now, limit: limit)
+        try enforceRateLimit(failures: count, oldest: oldest, now: now, limit: limit, message: message)
     }
 
     /// Throws 429 with `Retry-After` when `failures` (in the window ending `now`) reach `limit`.
-    func enforceRateLimit(failures count: Int, oldest: Date?, now: Date, limit: Int) throws {
+    func enforceRateLimit(failures count: Int, oldest: Date?, now: Date, limit: Int,
+                          message: String = APIError.tooManyFailures) throws {
         let window = configuration.failureWindow.timeInterval
         guard count >= limit else { return }
         let freeAt = (oldest ?? now).addingTimeInterval(window)
         let seconds = max(1, Int(freeAt.timeIntervalSince(now).rounded(.up)))
-        throw APIError(.tooManyRequests, "rate_limited", "Too many failed logins; retry later.", retryAfter: seconds)
+        throw APIError(.tooManyRequests, "rate_limited", message, retryAfter: seconds)
     }
 
     // MARK: Devices
@@ -462,6 +471,17 @@ struct LoginAPI: Sendable {
         try await NIOThreadPool.singleton.runIfActive(work)
     }
 
+    /// Runs a password hash off the event loops (see ``offload(_:)``), when fewer than
+    /// ``LoginServerConfiguration/maxPendingPasswordHashes`` wait or run; else 503 `server_busy`
+    /// at once (the thread pool's queue has no bound of its own).
+    func hashPassword<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        guard hashing.enter() else {
+            throw APIError(.serviceUnavailable, "server_busy", "The server is busy checking passwords; try again shortly.", retryAfter: 1)
+        }
+        defer { hashing.leave() }
+        return try await Self.offload(work)
+    }
+
     // MARK: Bodies
 
     /// Whether `name` may name a device: no control or format character, except the zero-width
@@ -575,4 +595,35 @@ func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws ->
         headers: [.contentType: "application/json; charset=utf-8"],
         body: .init(byteBuffer: ByteBuffer(bytes: data))
     )
+}
+
+/// A bound on work in progress: ``enter()`` admits up to `limit` at once (each admitted one
+/// calls ``leave()`` when done), and refuses the rest instead of queueing them.
+final class AdmissionGate: Sendable {
+    private let inProgress = Atomic<Int>(0)
+    let limit: Int
+
+    /// A gate admitting `limit` at once (at least one).
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Whether the work may start; when true, ``leave()`` must follow.
+    func enter() -> Bool {
+        var current = inProgress.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = inProgress.compareExchange(expected: current, desired: current + 1, ordering: .acquiring)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Ends admitted work.
+    func leave() {
+        inProgress.subtract(1, ordering: .releasing)
+    }
+
+    /// Work admitted and not yet left.
+    var count: Int { inProgress.load(ordering: .relaxed) }
 }

@@ -18,6 +18,14 @@ public struct LoginServerConfiguration: Sendable {
     public var accountFailureLimit: Int = 10
     /// Failed logins (of any kind) allowed per client address in one window.
     public var addressFailureLimit: Int = 100
+    /// Accounts one client address may create in one failure window (``failureWindow``); the
+    /// next is answered 429. Every creation costs a password hash, and creating is open to
+    /// anyone: this keeps one client from filling the table and the hashing threads.
+    public var accountCreationLimit: Int = 20
+    /// Password hashes (account creations and password logins) that may wait or run at once;
+    /// a request beyond them is answered 503 `server_busy` at once, instead of queueing behind
+    /// a flood of hashes that take about a tenth of a second each.
+    public var maxPendingPasswordHashes: Int = 64
     /// The largest request body accepted; larger ones are answered 413.
     public var maxBodySize: Int = 64 * 1024
     /// A connection that sends nothing for this long is closed, also in the middle of a request

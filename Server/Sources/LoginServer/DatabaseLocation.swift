@@ -11,8 +11,8 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     /// A PostgreSQL database.
     case postgres(PostgresLocation)
 
-    /// The parts of a `postgres://` URL.
-    public struct PostgresLocation: Sendable, Equatable {
+    /// The parts of a `postgres://` URL. Its description hides the password.
+    public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         /// Host name or address.
         public var host: String
         /// TCP port (5432 when the URL names none).
@@ -32,6 +32,11 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             self.password = password
             self.database = database
         }
+
+        /// The URL with any password replaced by `***`, safe to log.
+        public var description: String {
+            "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
+        }
     }
 
     /// Why a `--database` URL was refused.
@@ -40,12 +45,16 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         public var description: String
     }
 
-    /// Parses a `sqlite://` or `postgres://` URL.
+    /// Parses a `sqlite://` or `postgres://` URL. A postgres URL without a password takes
+    /// `PGPASSWORD` from `environment` (as libpq does), so that the password need not be on the
+    /// command line, where every user of the machine can read it. The only query parameter
+    /// accepted is `sslmode=disable`: the server has no TLS, and a URL asking for it must not
+    /// connect in plain text.
     ///
     /// ```swift
     /// let location = try DatabaseLocation(parsing: "postgres://touchstone@127.0.0.1:5432/login")
     /// ```
-    public init(parsing text: String) throws {
+    public init(parsing text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         if text.hasPrefix("sqlite:") {
             var path = String(text.dropFirst("sqlite:".count))
             if path.hasPrefix("//") { path.removeFirst(2) }
@@ -70,11 +79,29 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         guard !database.isEmpty else {
             throw ParseError(description: "a postgres URL needs a database name: postgres://user@host:5432/db")
         }
+        if let port = components.port, !(1...65535).contains(port) {
+            throw ParseError(description: "a postgres URL's port must be between 1 and 65535, not \(port)")
+        }
+        for item in components.queryItems ?? [] {
+            switch (item.name, item.value) {
+            case ("sslmode", "disable"?):
+                continue
+            case ("sslmode", let mode):
+                throw ParseError(description: "sslmode=\(mode ?? "") is not supported: the server does not speak TLS to PostgreSQL "
+                    + "(reach the database over a private network or a local tunnel, and leave sslmode out or set it to disable)")
+            default:
+                throw ParseError(description: "unknown postgres URL parameter '\(item.name)' (only sslmode=disable is accepted)")
+            }
+        }
+        guard components.fragment == nil else {
+            throw ParseError(description: "a postgres URL takes no fragment ('#...')")
+        }
+        let password = components.password.map { $0.removingPercentEncoding ?? $0 }
         self = .postgres(PostgresLocation(
             host: host,
             port: components.port ?? 5432,
             username: user.removingPercentEncoding ?? user,
-            password: components.password.map { $0.removingPercentEncoding ?? $0 },
+            password: password ?? environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 },
             database: database
         ))
     }
@@ -96,8 +123,7 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         case .sqlite(let path):
             return "sqlite://" + path
         case .postgres(let location):
-            let password = location.password == nil ? "" : ":***"
-            return "postgres://\(location.username)\(password)@\(location.host):\(location.port)/\(location.database)"
+            return location.description
         }
     }
 }

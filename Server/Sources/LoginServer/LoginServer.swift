@@ -12,12 +12,21 @@ import NIOCore
 /// try await app.runService()  // SIGTERM / SIGINT drain in-flight requests, then return
 /// ```
 public enum LoginServer {
-    /// The repository for a database location: SQLite or PostgreSQL.
-    public static func makeRepository(for location: DatabaseLocation, logger: Logger) throws -> any LoginRepository {
+    /// The repository for a database location: SQLite or PostgreSQL. A PostgreSQL statement
+    /// running past `statementTimeout` is cancelled by the database (see
+    /// ``PostgresLoginRepository/init(location:logger:statementTimeout:)``).
+    public static func makeRepository(for location: DatabaseLocation, logger: Logger,
+                                      statementTimeout: Duration? = LoginServerConfiguration().databaseTimeout) throws -> any LoginRepository {
         switch location {
         case .sqlite(let path): return try SQLiteLoginRepository(path: path)
-        case .postgres(let postgres): return PostgresLoginRepository(location: postgres, logger: logger)
+        case .postgres(let postgres): return PostgresLoginRepository(location: postgres, logger: logger, statementTimeout: statementTimeout)
         }
+    }
+
+    /// The repository `configuration` names: its database, with its ``LoginServerConfiguration/databaseTimeout``
+    /// as PostgreSQL's statement limit.
+    public static func makeRepository(for configuration: LoginServerConfiguration, logger: Logger) throws -> any LoginRepository {
+        try makeRepository(for: configuration.database, logger: logger, statementTimeout: configuration.databaseTimeout)
     }
 
     /// The application: routes, JSON errors, migrations before the first request, and the

@@ -17,13 +17,32 @@ public struct PostgresLoginRepository: LoginRepository {
     private let location: DatabaseLocation.PostgresLocation
 
     /// Creates a repository (and its connection pool) for `location`.
-    public init(location: DatabaseLocation.PostgresLocation, logger: Logger) {
+    ///
+    /// `statementTimeout` is set as each connection's `statement_timeout`: a statement still
+    /// running past it is cancelled by PostgreSQL itself. The server gives up waiting for a step
+    /// after ``LoginServerConfiguration/databaseTimeout``; without the same limit on the server
+    /// side the statement would keep running and keep its pooled connection, and a slow spell
+    /// would fill the pool with work nobody waits for. Migrations are exempt (they may wait for
+    /// another server's).
+    public init(location: DatabaseLocation.PostgresLocation, logger: Logger, statementTimeout: Duration? = .seconds(10)) {
         self.location = location
-        let configuration = PostgresClient.Configuration(
+        var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database, tls: .disable
         )
+        if let statementTimeout, let milliseconds = Self.milliseconds(statementTimeout) {
+            configuration.options.additionalStartupParameters = [("statement_timeout", "\(milliseconds)ms")]
+        }
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    /// `duration` in whole milliseconds for PostgreSQL (at least 1: zero would mean no limit;
+    /// at most what its setting takes, 2^31 - 1); nil for a duration that is not positive.
+    static func milliseconds(_ duration: Duration) -> Int? {
+        guard duration > .zero else { return nil }
+        let limit = Duration.milliseconds(Int64(Int32.max))
+        let parts = min(duration, limit).components
+        return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
     }
 
     public func ping() async throws {
@@ -140,6 +159,8 @@ public struct PostgresLoginRepository: LoginRepository {
     public func migrate() async throws {
         try await probe()
         try await client.withTransaction(logger: quiet) { connection in
+            // No statement limit here: waiting for another server's migration is expected.
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: quiet)
             // One migrator at a time when several servers start together.
             try await connection.query("SELECT pg_advisory_xact_lock(7013013)", logger: quiet)
             for statement in Self.schema {

@@ -41,7 +41,7 @@ struct TouchstoneServer: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Database URL: sqlite:///path/to/login.sqlite or postgres://user[:password]@host:port/db.",
-        discussion: "Default: sqlite://$XDG_DATA_HOME/touchstone/login.sqlite (~/.local/share when XDG_DATA_HOME is unset).",
+        discussion: "Default: sqlite://$XDG_DATA_HOME/touchstone/login.sqlite (~/.local/share when XDG_DATA_HOME is unset). A postgres URL without a password takes PGPASSWORD from the environment (kept out of the process list). No TLS: sslmode other than disable is refused.",
         valueName: "url"
     ))
     var database: String?
@@ -70,8 +70,8 @@ struct TouchstoneServer: AsyncParsableCommand {
         var configuration = LoginServerConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.database = try database.map(DatabaseLocation.init(parsing:)) ?? .defaultLocation()
-        let repository = try LoginServer.makeRepository(for: configuration.database, logger: logger)
+        configuration.database = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultLocation()
+        let repository = try LoginServer.makeRepository(for: configuration, logger: logger)
         let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)
         try await app.runService()
         logger.info("stopped")

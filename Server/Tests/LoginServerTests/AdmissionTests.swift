@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import Logging
+import PostgresNIO
 @testable import LoginServer
 import Synchronization
 import Testing
@@ -55,6 +57,29 @@ struct AdmissionTests {
         for reply in busy {
             #expect(reply.errorCode == "server_busy")
             #expect(reply.header("Retry-After") == "1")
+        }
+    }
+
+    @Test("PostgreSQL cancels a statement running past the statement timeout itself (57014); migrations are exempt",
+          arguments: Backend.available.filter { $0 == .postgres })
+    func postgresStatementTimeout(_ backend: Backend) async throws {
+        let database = try await TestDatabase.make(backend)
+        guard case let .postgres(location) = database.location else { return }
+        let repository = PostgresLoginRepository(location: location, logger: Logger(label: "test"), statementTimeout: .milliseconds(300))
+        let quiet = Logger(label: "test.quiet", factory: { _ in SwiftLogNoOpLogHandler() })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await repository.client.run() }
+            defer { group.cancelAll() }
+            try await repository.migrate()
+            do {
+                // (The failure arrives with the rows: read them.)
+                for try await _ in try await repository.client.query("SELECT pg_sleep(3)", logger: quiet) {}
+                Issue.record("a 3 s statement ran past a 300 ms statement timeout")
+            } catch let error as PSQLError {
+                #expect(error.serverInfo?[.sqlState] == "57014")
+            }
+            // The pool's connection is usable again at once.
+            try await repository.ping()
         }
     }
 

@@ -3,7 +3,7 @@ import GRDB
 import _CryptoExtras
 import Crypto
 import Hummingbird
-import LoginServer
+@testable import LoginServer
 import Testing
 
 @Suite("Bad input, logs, restarts and the real socket", .timeLimit(.minutes(2)))
@@ -468,11 +468,49 @@ struct PasswordAndConfigurationTests {
         let postgres = try DatabaseLocation(parsing: "postgres://ts:pw%40x@db.example:6543/login")
         #expect(postgres == .postgres(.init(host: "db.example", port: 6543, username: "ts", password: "pw@x", database: "login")))
         #expect(postgres.description == "postgres://ts:***@db.example:6543/login")
-        #expect(try DatabaseLocation(parsing: "postgresql://ts@localhost/login") == .postgres(.init(host: "localhost", username: "ts", database: "login")))
+        #expect(try DatabaseLocation(parsing: "postgresql://ts@localhost/login", environment: [:])
+            == .postgres(.init(host: "localhost", username: "ts", database: "login")))
         #expect(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: "mysql://x@y/z") }
         #expect(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: "postgres://host/db") }
         #expect(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: "sqlite://") }
         #expect(DatabaseLocation.defaultLocation(environment: ["XDG_DATA_HOME": "/data"]) == .sqlite(path: "/data/touchstone/login.sqlite"))
         #expect(DatabaseLocation.defaultLocation(environment: ["HOME": "/home/ada"]) == .sqlite(path: "/home/ada/.local/share/touchstone/login.sqlite"))
+    }
+
+    @Test("a postgres URL asking for TLS or naming another parameter is refused, saying why; PGPASSWORD stands in for a missing password")
+    func postgresURLRules() throws {
+        func refusal(_ url: String) -> String {
+            do {
+                _ = try DatabaseLocation(parsing: url, environment: [:])
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal("postgres://ts@db/login?sslmode=require").contains("sslmode=require is not supported"))
+        #expect(refusal("postgres://ts@db/login?sslmode=verify-full").contains("does not speak TLS"))
+        #expect(refusal("postgres://ts@db/login?application_name=x").contains("unknown postgres URL parameter 'application_name'"))
+        #expect(refusal("postgres://ts@db:70000/login").contains("between 1 and 65535"))
+        #expect(refusal("postgres://ts@db/login#x").contains("fragment"))
+        #expect(try DatabaseLocation(parsing: "postgres://ts@db/login?sslmode=disable", environment: [:])
+            == .postgres(.init(host: "db", username: "ts", database: "login")))
+
+        let fromEnvironment = try DatabaseLocation(parsing: "postgres://ts@db/login", environment: ["PGPASSWORD": "s3cret"])
+        guard case let .postgres(location) = fromEnvironment else { Issue.record("not postgres"); return }
+        #expect(location.password == "s3cret")
+        #expect(location.description == "postgres://ts:***@db:5432/login" && "\(location)" == location.description)
+        let given = try DatabaseLocation(parsing: "postgres://ts:url-pw@db/login", environment: ["PGPASSWORD": "s3cret"])
+        #expect(given == .postgres(.init(host: "db", username: "ts", password: "url-pw", database: "login")))
+        #expect(try DatabaseLocation(parsing: "postgres://ts@db/login", environment: ["PGPASSWORD": ""])
+            == .postgres(.init(host: "db", username: "ts", database: "login")))
+    }
+
+    @Test("PostgreSQL's statement_timeout is the database timeout in whole milliseconds, within what PostgreSQL takes")
+    func statementTimeoutMilliseconds() {
+        #expect(PostgresLoginRepository.milliseconds(.seconds(10)) == 10_000)
+        #expect(PostgresLoginRepository.milliseconds(.nanoseconds(1)) == 1)
+        #expect(PostgresLoginRepository.milliseconds(.seconds(Int64.max)) == Int(Int32.max))
+        #expect(PostgresLoginRepository.milliseconds(.zero) == nil)
+        #expect(PostgresLoginRepository.milliseconds(.seconds(-5)) == nil)
     }
 }

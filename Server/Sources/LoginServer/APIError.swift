@@ -3,6 +3,7 @@ import Hummingbird
 import NIOHTTP1
 import Logging
 import NIOCore
+import PostgresNIO
 
 /// An error the API answers with: a status and the JSON body `{"error": code, "message": text}`.
 ///
@@ -87,16 +88,33 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch is HTTPParserError {
             // The body did not parse as HTTP (a malformed chunk, say): the client's fault.
             return APIError.badRequest("malformed_request", "The request is not valid HTTP.").response()
+        } catch let error where error is IOError || error is ChannelError {
+            // The connection failed while the request was read: the client hung up or reset it
+            // mid-body. Its doing, not the server's; nobody reads this answer.
+            context.logger.info("connection failed while the request was read", metadata: [
+                "error.type": .string(String(reflecting: type(of: error))),
+            ])
+            return APIError.badRequest("malformed_request", "The connection failed while the request was read.").response()
         } catch is NIOTooManyBytesError {
             return APIError(.contentTooLarge, "body_too_large", "The request body is larger than 64 KiB.").response()
         } catch let error as HTTPError {
             let code = error.status == .notFound ? "not_found" : "http_error"
             return APIError(error.status, code, error.body ?? error.status.reasonPhrase).response()
         } catch {
-            context.logger.error("request failed", metadata: [
+            var metadata: Logger.Metadata = [
                 "error.type": .string(String(reflecting: type(of: error))),
                 "error": .string(String(describing: error)),
-            ])
+            ]
+            // PSQLError's description is a fixed sentence (its debug description holds the
+            // query and its values): the fields that say what failed, and no values.
+            if let error = error as? PSQLError {
+                for (key, field) in [("error.sqlstate", PSQLError.ServerInfo.Field.sqlState),
+                                     ("error.table", .tableName), ("error.constraint", .constraintName)] {
+                    if let value = error.serverInfo?[field] { metadata[key] = .string(value) }
+                }
+                metadata["error.code"] = .string("\(error.code)")
+            }
+            context.logger.error("request failed", metadata: metadata)
             return APIError(.internalServerError, "internal", "The server failed; try again later.").response()
         }
     }

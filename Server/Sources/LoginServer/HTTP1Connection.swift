@@ -7,10 +7,12 @@ import NIOHTTP1
 extension HTTPServerBuilder {
     /// HTTP/1 as ``LoginHTTP1Channel`` serves it, closing a connection left idle for `idleTimeout`;
     /// a body declared over `maxBodySize` bytes gets no `100 Continue`.
+    /// A request's body must arrive in full within `idleTimeout` of its head, however steadily
+    /// its bytes trickle in.
     static func loginHTTP1(idleTimeout: TimeAmount, maxBodySize: Int) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             LoginHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
-                              maxBodySize: maxBodySize)
+                              maxBodySize: maxBodySize, bodyTimeout: idleTimeout)
         }
     }
 }
@@ -30,6 +32,8 @@ struct LoginHTTP1Channel: ServerChildChannel {
     let base: HTTP1Channel
     /// The largest body that is let in with `100 Continue`.
     let maxBodySize: Int
+    /// How long a request's body may take to arrive, from its head.
+    let bodyTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
@@ -37,7 +41,8 @@ struct LoginHTTP1Channel: ServerChildChannel {
             // request's version. (No protocol upgrade is configured: an upgrade would remove
             // the decoder and leave this handler facing bytes.)
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(ConnectionHeaderHandler(maxBodySize: maxBodySize), position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(ConnectionHeaderHandler(maxBodySize: maxBodySize, bodyTimeout: bodyTimeout),
+                                                           position: .after(decoder))
             return value
         }
     }
@@ -65,7 +70,12 @@ struct LoginHTTP1Channel: ServerChildChannel {
 ///   still arriving (a chunked body, which declares no length) closes the connection once it is
 ///   written: Hummingbird would otherwise read and discard the rest of the body, however long,
 ///   before the next request, and a client streaming without end would hold the connection
-///   (data keeps arriving, so the idle timeout never fires).
+///   (data keeps arriving, so the idle timeout never fires);
+/// - a body that has not arrived in full `bodyTimeout` after its head closes the connection: a
+///   client sending a byte every few seconds resets the idle timeout each time, and thousands of
+///   such connections would each hold a request open for as long as they liked;
+/// - the answer to a request the parser could not read (a malformed chunk) says
+///   `Connection: close`, as the connection closes after it.
 final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -84,25 +94,38 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private let maxBodySize: Int
+    private let bodyTimeout: TimeAmount
     private var pending: [Pending] = []
+    /// Closes the connection when the body being read is late (see ``bodyTimeout``).
+    private var bodyDeadline: Scheduled<Void>?
+    /// The request parser failed: the connection closes after the answer.
+    private var parserFailed = false
     /// A response whose head went out and whose end has not.
     private var responding = false
     /// The response being written closes the connection when it ends (a 413 sent before its
     /// request's body ended).
     private var closeAfterResponse = false
 
-    init(maxBodySize: Int) {
+    init(maxBodySize: Int, bodyTimeout: TimeAmount) {
         self.maxBodySize = maxBodySize
+        self.bodyTimeout = bodyTimeout
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
-        if case .end = part, let last = pending.indices.last {
-            pending[last].received = true
+        if case .end = part {
+            bodyDeadline?.cancel()
+            bodyDeadline = nil
+            if let last = pending.indices.last { pending[last].received = true }
         }
         guard case var .head(head) = part else {
             context.fireChannelRead(data)
             return
+        }
+        if head.headers.contains(name: "transfer-encoding") || (declaredLength(head) ?? 0) > 0 {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            bodyDeadline?.cancel()
+            bodyDeadline = context.eventLoop.scheduleTask(in: bodyTimeout) { bound.value.close(promise: nil) }
         }
         var request = Pending(keepAlive: head.isKeepAlive, isHTTP10: head.version.major == 1 && head.version.minor == 0)
         if let declared = declaredLength(head), declared > maxBodySize {
@@ -125,6 +148,17 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             head.headers.replaceOrAdd(name: "connection", value: "close")
             context.fireChannelRead(wrapInboundOut(.head(head)))
         }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError { parserFailed = true }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        bodyDeadline?.cancel()
+        bodyDeadline = nil
+        context.fireChannelInactive()
     }
 
     private enum Expectation {
@@ -175,11 +209,14 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
         responding = true
         guard !pending.isEmpty else {
-            context.write(data, promise: promise)
+            if parserFailed { head.headers.replaceOrAdd(name: "connection", value: "close") }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
             return
         }
         let request = pending.removeFirst()
-        if head.status == .payloadTooLarge, !request.received {
+        if parserFailed {
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+        } else if head.status == .payloadTooLarge, !request.received {
             closeAfterResponse = true
             head.headers.replaceOrAdd(name: "connection", value: "close")
         } else if !request.keepAlive {

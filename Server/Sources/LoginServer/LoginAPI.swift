@@ -263,8 +263,11 @@ struct LoginAPI: Sendable {
         let profileID = try await authenticatedProfile(request)
         let body = try await decode(BindRequest.self, from: request)
         let name = body.name ?? ""
-        guard name.count <= 100, Self.isAcceptableDeviceName(name) else {
-            throw APIError.badRequest("invalid_name", "A device name is at most 100 characters, without control or format characters.")
+        // Bytes are bounded too: a character can carry any number of combining marks, and
+        // every device list repeats the name.
+        guard name.count <= 100, name.utf8.count <= 400, Self.isAcceptableDeviceName(name) else {
+            throw APIError.badRequest("invalid_name",
+                                      "A device name is at most 100 characters and 400 bytes (UTF-8), without control or format characters.")
         }
         let credential: [UInt8]
         let publicKey: [UInt8]?
@@ -558,6 +561,11 @@ struct LoginAPI: Sendable {
         }
         if Self.containsEscapedNUL(data) {
             throw APIError.badRequest("malformed_request", "A string in the body holds U+0000 (NUL), which no field accepts.")
+        }
+        do {
+            try StrictJSON.check(data)
+        } catch {
+            throw APIError.badRequest("malformed_request", "The body is not valid JSON (RFC 8259): \(error).")
         }
         do {
             return try JSONDecoder().decode(T.self, from: data)

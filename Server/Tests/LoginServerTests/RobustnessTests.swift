@@ -120,7 +120,52 @@ struct RobustnessTests {
         }
         #expect(reply.hasPrefix("HTTP/1.1 400 "))
         #expect(reply.contains(#""error":"malformed_request""#))
+        // The connection closes after it, and the answer says so.
+        #expect(reply.lowercased().contains("\r\nconnection: close\r\n"))
         #expect(!server.logs.text.contains("request failed"))
+    }
+
+    @Test("a body trickling in a byte at a time is cut off once the idle timeout passes after its head, although bytes keep coming")
+    func tricklingBodyIsClosed() async throws {
+        let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .milliseconds(600) }
+        let (closed, sent) = try await server.run { client in
+            try await Self.onOwnThread { () throws -> (Bool, Int) in
+                let fd = try Self.connectLoopback(port: client.port)
+                defer { close(fd) }
+                try Self.sendAll(fd, Array("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n".utf8))
+                // One byte every 100 ms: the idle timer never sees 600 ms of silence.
+                for index in 0..<60 {
+                    usleep(100_000)
+                    guard send(fd, [UInt8(ascii: " ")], 1, Int32(MSG_NOSIGNAL)) == 1 else { return (true, index) }
+                    var buffer = [UInt8](repeating: 0, count: 512)
+                    let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                    if count == 0 { return (true, index + 1) }
+                }
+                return (false, 60)
+            }
+        }
+        #expect(closed, "the whole 6 s body was read")
+        #expect(sent < 30, "closed after \(sent) bytes (100 ms apart); the deadline is 600 ms after the head")
+    }
+
+    @Test("a client resetting the connection in the middle of a body is logged at info, not as a server error")
+    func resetMidBodyIsNotAnError() async throws {
+        let server = try await TestServer.make(.sqlite)
+        try await server.run { client in
+            try await Self.onOwnThread {
+                let fd = try Self.connectLoopback(port: client.port)
+                try Self.sendAll(fd, Array("POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{\"username\"".utf8))
+                usleep(100_000)
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                close(fd)
+            }
+            // The server has noticed once it answers the next request.
+            _ = try await client.send(.get, "/health")
+        }
+        let lines = server.logs.text.split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("error ") }, "\(lines.filter { $0.hasPrefix("error ") })")
+        #expect(lines.contains { $0.hasPrefix("info ") && $0.contains("connection failed while the request was read") })
     }
 
     @Test("a request after which the connection must close (HTTP/1.0 without keep-alive, Connection: Close or close among other tokens) gets its answer and the close at once, not after the idle timeout",

@@ -21,8 +21,17 @@ public struct SQLiteLoginRepository: LoginRepository {
     public init(path: String, busyTimeout: TimeInterval = 5) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw RepositoryError.unavailable("cannot create the folder '\(folder)' for the SQLite database '\(path)': "
+                    + (Self.posixReason(error) ?? error.localizedDescription))
+            }
+        }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw RepositoryError.unavailable("'\(path)' is a folder; name the database file in it (sqlite://\(path)/login.sqlite)")
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
@@ -44,8 +53,23 @@ public struct SQLiteLoginRepository: LoginRepository {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        self.writer = try DatabasePool(path: path, configuration: configuration)
+        do {
+            self.writer = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError {
+            throw RepositoryError.unavailable("cannot use the SQLite database '\(path)': \(error.message ?? "\(error)")")
+        }
         self.writes = SQLiteGroupCommit(writer: writer)
+    }
+
+    /// The POSIX reason under a Foundation file error (`"No such file or directory"`), if any.
+    private static func posixReason(_ error: any Error) -> String? {
+        var current: (any Error)? = error
+        while let error = current {
+            let nsError = error as NSError
+            if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+            current = nsError.userInfo[NSUnderlyingErrorKey] as? any Error
+        }
+        return nil
     }
 
     /// An in-memory database that lives as long as the repository (for tests and trials).

@@ -285,7 +285,36 @@ struct ClientDetailTests {
                                                   json: ["kind": "key", "publicKey": P256Key().publicKeyBase64, "name": name], token: token)
                 #expect(reply.errorCode == "invalid_name", "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
             }
+            // 100 characters, each carrying 300 combining accents: 60,100 bytes.
+            let heavy = String(repeating: "a" + String(repeating: "\u{301}", count: 300), count: 100)
+            let refused = try await client.send(.post, "/v1/devices",
+                                                json: ["kind": "key", "publicKey": P256Key().publicKeyBase64, "name": heavy], token: token)
+            #expect(refused.errorCode == "invalid_name")
+            #expect(refused.string("message")?.contains("400 bytes") == true)
+            let atLimit = String(repeating: "é", count: 100)  // 100 characters, 200 bytes
+            #expect(try await client.send(.post, "/v1/devices",
+                                          json: ["kind": "key", "publicKey": P256Key().publicKeyBase64, "name": atLimit], token: token).status == .created)
         }
+    }
+
+    @Test("a SQLite database that cannot be made says which path and why")
+    func sqliteStartErrors() throws {
+        func message(_ path: String) -> String {
+            do {
+                _ = try SQLiteLoginRepository(path: path)
+                return "opened"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(message("/proc/touchstone-nope/login.sqlite").contains("cannot create the folder '/proc/touchstone-nope'"))
+        #expect(message("/proc/touchstone-nope/login.sqlite").contains("No such file or directory"))
+        let folder = FileManager.default.temporaryDirectory.path
+        #expect(message(folder).contains("is a folder; name the database file in it"))
+        let notDatabase = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString)").path
+        try #require(FileManager.default.createFile(atPath: notDatabase, contents: Data("hello, this is text".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: notDatabase) }
+        #expect(message(notDatabase).contains("cannot use the SQLite database '\(notDatabase)': file is not a database"))
     }
 
     @Test("one address keeps a bounded number of challenges per device: a flood loses its oldest, the newest still log in", arguments: Backend.available)

@@ -235,7 +235,13 @@ enum SQLiteInspection {
                     case SQLITE_NULL: row.append(.null)
                     case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
                     case SQLITE_TEXT:
-                        row.append(.text(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""))
+                        // Every byte: a name may hold a NUL, where a C string would end. (The
+                        // length is asked after the text, the order SQLite's documentation gives.)
+                        let text = sqlite3_column_text(statement, column)
+                        let count = Int(sqlite3_column_bytes(statement, column))
+                        row.append(.text(text.map {
+                            String(decoding: UnsafeRawBufferPointer(start: $0, count: count), as: UTF8.self)
+                        } ?? ""))
                     default:
                         let count = Int(sqlite3_column_bytes(statement, column))
                         let data = sqlite3_column_blob(statement, column).map { Data(bytes: $0, count: count) } ?? Data()

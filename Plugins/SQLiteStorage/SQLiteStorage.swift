@@ -248,11 +248,11 @@ public final class SQLiteStorage: StorageBackend {
                 // are one run from the prefix on: the scan reads that run and stops after it.
                 // (A prefix counted in SQL's characters missed every non-ASCII prefix.)
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT name, value, attributes, checksum FROM records WHERE namespace = ? AND name >= ? ORDER BY name",
-                    arguments: [namespace.rawValue, prefix])
+                    db, sql: "SELECT CAST(name AS BLOB) AS name_bytes, value, attributes, checksum FROM records WHERE namespace = ? AND name >= CAST(? AS TEXT) ORDER BY name",
+                    arguments: [namespace.rawValue, Self.nameBytes(prefix)])
                 var records: [Touchstone.Record] = []
                 while let row = try rows.next() {
-                    guard let name = row["name"] as String? else {
+                    guard let name = Self.text(row, "name_bytes") else {
                         throw StorageError.corruptRecord(key: "\(namespace)/?", reason: "a record's name is missing or of the wrong type")
                     }
                     guard name.utf8.starts(with: prefix.utf8) else { break }
@@ -282,12 +282,12 @@ public final class SQLiteStorage: StorageBackend {
                     case let .put(record):
                         let attributes = FlatJSONObject.encode(record.attributes)
                         try db.cachedStatement(
-                            sql: "INSERT OR REPLACE INTO records (namespace, name, value, attributes, checksum) VALUES (?, ?, ?, ?, ?)"
-                        ).execute(arguments: [record.key.namespace.rawValue, record.key.name, record.value, attributes,
+                            sql: "INSERT OR REPLACE INTO records (namespace, name, value, attributes, checksum) VALUES (?, CAST(? AS TEXT), ?, ?, ?)"
+                        ).execute(arguments: [record.key.namespace.rawValue, Self.nameBytes(record.key.name), record.value, attributes,
                                               Self.checksum(record.key, record.value, attributes)])
                     case let .delete(key):
-                        try db.cachedStatement(sql: "DELETE FROM records WHERE namespace = ? AND name = ?")
-                            .execute(arguments: [key.namespace.rawValue, key.name])
+                        try db.cachedStatement(sql: "DELETE FROM records WHERE namespace = ? AND name = CAST(? AS TEXT)")
+                            .execute(arguments: [key.namespace.rawValue, Self.nameBytes(key.name)])
                     }
                 }
                 return (result, !transaction.changes.isEmpty)
@@ -460,8 +460,8 @@ public final class SQLiteStorage: StorageBackend {
 
     private static func fetch(_ db: Database, _ key: RecordKey) throws -> Touchstone.Record? {
         // Prepared once per connection: this is every read's hot path.
-        let statement = try db.cachedStatement(sql: "SELECT value, attributes, checksum FROM records WHERE namespace = ? AND name = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [key.namespace.rawValue, key.name]) else {
+        let statement = try db.cachedStatement(sql: "SELECT value, attributes, checksum FROM records WHERE namespace = ? AND name = CAST(? AS TEXT)")
+        guard let row = try Row.fetchOne(statement, arguments: [key.namespace.rawValue, Self.nameBytes(key.name)]) else {
             try verifyNeighbors(of: key, in: db)
             return nil
         }
@@ -478,19 +478,35 @@ public final class SQLiteStorage: StorageBackend {
     /// remains the whole-file check.
     private static func verifyNeighbors(of key: RecordKey, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            SELECT * FROM (SELECT namespace, name, value, attributes, checksum FROM records
-                           WHERE (namespace, name) > (?1, ?2) ORDER BY namespace, name LIMIT 2)
+            SELECT * FROM (SELECT namespace, CAST(name AS BLOB) AS name_bytes, value, attributes, checksum FROM records
+                           WHERE (namespace, name) > (?1, CAST(?2 AS TEXT)) ORDER BY namespace, name LIMIT 2)
             UNION ALL
-            SELECT * FROM (SELECT namespace, name, value, attributes, checksum FROM records
-                           WHERE (namespace, name) < (?1, ?2) ORDER BY namespace DESC, name DESC LIMIT 2)
+            SELECT * FROM (SELECT namespace, CAST(name AS BLOB) AS name_bytes, value, attributes, checksum FROM records
+                           WHERE (namespace, name) < (?1, CAST(?2 AS TEXT)) ORDER BY namespace DESC, name DESC LIMIT 2)
             """)
-        let rows = try Row.fetchCursor(statement, arguments: [key.namespace.rawValue, key.name])
+        let rows = try Row.fetchCursor(statement, arguments: [key.namespace.rawValue, Self.nameBytes(key.name)])
         while let row = try rows.next() {
-            guard let namespace = row["namespace"] as String?, let name = row["name"] as String? else {
+            guard let namespace = Self.text(row, "namespace"), let name = Self.text(row, "name_bytes") else {
                 throw StorageError.corruptRecord(key: key.description, reason: "a record beside it has no readable key")
             }
             _ = try verified(row, key: RecordKey(RecordNamespace(rawValue: namespace), name))
         }
+    }
+
+    // Record names go in as bytes cast to TEXT (`CAST(? AS TEXT)`) and come out cast to BLOB:
+    // GRDB binds and reads a `String` as a C string, which ends at the first NUL, and a name may
+    // hold one (a keychain account is any string). The name stored was cut short — two names
+    // differing after a NUL overwrote each other — and its checksum then called the record
+    // damaged. A name without a NUL is the same text either way, so stores keep their keys.
+
+    /// A record name as the bytes bound for `CAST(? AS TEXT)`.
+    static func nameBytes(_ name: String) -> Data { Data(name.utf8) }
+
+    /// A column read as `CAST(... AS BLOB)` (or a namespace) as text: every byte. Nil when the
+    /// column is NULL or its bytes are not UTF-8.
+    static func text(_ row: Row, _ column: String) -> String? {
+        guard let bytes = row[column] as Data? else { return nil }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// The value and attributes text of `row`, the record at `key`, once its checksum matches.

@@ -3,6 +3,7 @@ import Testing
 import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
+import SQLiteStorage
 
 /// The ``StorageBackend`` contract, run against every backend.
 @Suite("Storage contract")
@@ -40,6 +41,37 @@ struct StorageContractTests {
         #expect(try store.namespaces() == ["elsewhere", "ns"])
         try store.commit([.delete(RecordKey("elsewhere", "app/z"))])
         #expect(try store.namespaces() == ["ns"])
+    }
+
+    @Test("a name holding NUL (a keychain account is any string) reads and lists back whole, and the item opens", arguments: Backend.allCases)
+    func namesWithNUL(_ backend: Backend) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let store = try backend.open(in: directory)
+        let names = ["a\u{0}b", "a", "a\u{0}", "\u{0}x"]
+        try store.commit(names.map { .put(Record(key: RecordKey("ns", $0), value: Data($0.utf8))) })
+        #expect(try store.list(namespace: "ns").map(\.key.name) == names.sorted())
+        #expect(try store.list(namespace: "ns", prefix: "a\u{0}").map(\.key.name) == ["a\u{0}", "a\u{0}b"])
+        for name in names { #expect(try store.read(RecordKey("ns", name))?.value == Data(name.utf8)) }
+
+        // Through the keychain, as the REPL's `keychain add svc a<NUL>b` does.
+        let deviceFolder = directory.appendingPathComponent("device")
+        try FileManager.default.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
+        let rig = try TestDevice(storage: backend.selection(in: deviceFolder))
+        try rig.keychain.add("value", service: "svc", account: "a\u{0}b")
+        try rig.keychain.add("plain", service: "svc", account: "a")
+        #expect(try rig.keychain.items(service: "svc").map(\.account) == ["a", "a\u{0}b"])
+        #expect(await rig.read("svc", "a\u{0}b") == .success("value"))
+        #expect(await rig.read("svc", "a") == .success("plain"))
+
+        guard backend == .sqlite else { return }
+        let options = try PluginOptions(backend.options(in: directory), for: SQLiteStorage.descriptor)
+        let report = SQLiteStorage.check(options: options)
+        #expect(report.isSound, "\(report.problems)")
+        #expect(report.intactRecords == names.count)
+        let destination = directory.appendingPathComponent("copy.sqlite").path
+        #expect(try SQLiteStorage.export(options: options, to: destination).copied == names.count)
+        #expect(try SQLiteStorage(path: destination).list(namespace: "ns").map(\.key.name) == names.sorted())
     }
 
     @Test("a transaction that throws writes nothing", arguments: Backend.allCases)

@@ -161,15 +161,19 @@ public struct LAError: CustomNSError, Hashable, Sendable {
     /// The `NSError` this error was made from, which it bridges back to as it is (as Apple's
     /// stored `NSError` does): the same user info, nothing added. Not part of equality.
     private let source: NSError?
+    /// The error behind this one (`NSUnderlyingErrorKey`), when it was made with one.
+    private let underlying: (any Error & Sendable)?
 
     /// Creates an error with `code`; `userInfo[NSLocalizedDescriptionKey]` (a `String`), when
-    /// present, becomes its description.
+    /// present, becomes its description, and `userInfo[NSUnderlyingErrorKey]` is kept in its user
+    /// info.
     public init(_ code: Code, userInfo: [String: Any] = [:]) {
         self.code = code
         self.message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? AuthenticationError.Code(rawValue: code.rawValue).map {
             AuthenticationError($0).message
         } ?? "Authentication error \(code.rawValue)."
         self.source = nil
+        self.underlying = userInfo[NSUnderlyingErrorKey] as? any Error & Sendable
     }
 
     /// The engine's error, with its message.
@@ -179,6 +183,7 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         if let recovery = error.recovery { message += " " + recovery }
         self.message = message
         self.source = nil
+        self.underlying = nil
     }
 
     /// Equal when the codes and descriptions are (the `NSError` it came from, if any, aside).
@@ -200,7 +205,11 @@ public struct LAError: CustomNSError, Hashable, Sendable {
 
     /// `[NSLocalizedDescriptionKey: <description>]`, or the user info of the `NSError` this
     /// error was made from, as it was.
-    public var errorUserInfo: [String: Any] { source?.userInfo ?? [NSLocalizedDescriptionKey: message] }
+    public var errorUserInfo: [String: Any] {
+        if let source { return source.userInfo }
+        guard let underlying else { return [NSLocalizedDescriptionKey: message] }
+        return [NSLocalizedDescriptionKey: message, NSUnderlyingErrorKey: underlying]
+    }
 
     /// The same as ``errorUserInfo``, as on Apple platforms.
     public var userInfo: [String: Any] { errorUserInfo }
@@ -232,6 +241,7 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         self.code = code
         self.message = message
         self.source = source
+        self.underlying = nil
     }
 
     /// Authentication failed (-1).

@@ -228,10 +228,12 @@ open class LARight: NSObject, @unchecked Sendable {
     func laError(_ error: any Error, on authenticator: Authenticator) -> any Error {
         if let keychain = error as? KeychainError {
             if keychain.kind == .interactionNotAllowed { return LAError(.notInteractive) }
+            // The keychain's error stays under NSUnderlyingErrorKey, as Apple's errors carry theirs.
+            let userInfo: [String: Any] = [NSLocalizedDescriptionKey: keychain.message, NSUnderlyingErrorKey: keychain]
             if let code = keychain.authenticationCode {
-                return LAError(LAError.Code(code.rawValue), userInfo: [NSLocalizedDescriptionKey: keychain.message])
+                return LAError(LAError.Code(code.rawValue), userInfo: userInfo)
             }
-            return LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: keychain.message])
+            return LAError(.authenticationFailed, userInfo: userInfo)
         }
         return bridge(error, on: authenticator)
     }

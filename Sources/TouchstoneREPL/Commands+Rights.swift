@@ -73,6 +73,11 @@ extension CommandTable {
                     default: throw arguments.usageError("unknown right action '\(verb)'")
                     }
                 } catch let error as LAError {
+                    // A damaged store is the store's problem, not an authentication failure: it
+                    // stops a script as any other command's damage does.
+                    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? KeychainError, underlying.kind == .corrupt {
+                        throw underlying
+                    }
                     // The app's view of the failure, in the REPL's error form.
                     let code = AuthenticationError.Code(rawValue: error.code.rawValue) ?? .authenticationFailed
                     throw AuthenticationError(code, message: error.localizedDescription,

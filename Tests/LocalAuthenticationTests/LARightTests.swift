@@ -90,6 +90,23 @@ struct LARightTests {
         #expect(loaded == token)
     }
 
+    @Test("a right whose stored record is damaged fails with authenticationFailed and the keychain's corrupt error underneath")
+    func damagedRightKeepsItsCause() async throws {
+        let sim = try TestDevice()
+        _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "login") }
+        let stored = try #require(try sim.device.storage.list(namespace: Keychain.namespace).first { $0.key.name.hasSuffix("/login") })
+        try sim.device.storage.commit([.put(Record(key: stored.key, value: Data("not a stored item".utf8)))])
+        do {
+            _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") }
+            Issue.record("a damaged right loaded")
+        } catch let error as LAError {
+            #expect(error.code == .authenticationFailed)
+            let underlying = error.userInfo[NSUnderlyingErrorKey] as? KeychainError
+            #expect(underlying?.kind == .corrupt)
+            #expect((error as NSError).userInfo[NSUnderlyingErrorKey] is KeychainError)
+        }
+    }
+
     @Test("a biometryCurrentSet right dies with an enrollment change")
     func enrollmentChange() async throws {
         let sim = try TestDevice()

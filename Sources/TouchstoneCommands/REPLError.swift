@@ -69,6 +69,9 @@ public struct ErrorReport: Sendable, Equatable {
     public var isStoreDamage = false
     /// What the command still reports about its failure (see ``FailureWithResult``), or nil.
     public var result: JSONValue?
+    /// The LAError behind a keychain or key error that a prompt caused (a cancelled prompt's
+    /// userCancel under errSecUserCanceled), or nil.
+    public var authenticationCode: AuthenticationError.Code?
 
     /// Creates a report from its parts.
     public init(domain: String, code: Int, name: String, message: String) {
@@ -125,9 +128,11 @@ public struct ErrorReport: Sendable, Equatable {
             }
             return ErrorReport(domain: "touchstone.simulation", code: code, name: name, message: error.description)
         case let error as KeychainError:
-            return ErrorReport(domain: osStatusDomain, code: Int(error.osStatus), name: error.status.name,
-                               message: "[\(error.kind.rawValue)] \(error.message)"
-                                   + (error.authenticationCode.map { " (LAError \($0.name) \($0.rawValue))" } ?? ""))
+            var report = ErrorReport(domain: osStatusDomain, code: Int(error.osStatus), name: error.status.name,
+                                     message: "[\(error.kind.rawValue)] \(error.message)"
+                                         + (error.authenticationCode.map { " (LAError \($0.name) \($0.rawValue))" } ?? ""))
+            report.authenticationCode = error.authenticationCode
+            return report
         case let error as StorageError:
             let (code, name) = switch error {
             case .corruptRecord: (1, "corruptRecord")
@@ -156,7 +161,12 @@ public struct ErrorReport: Sendable, Equatable {
 
     /// The `error` object of `--json` output.
     public var json: JSONValue {
-        .object([("domain", .string(domain)), ("code", .int(code)), ("name", .string(name)), ("message", .string(message))])
+        var members: [(String, JSONValue)] = [("domain", .string(domain)), ("code", .int(code)), ("name", .string(name)),
+                                              ("message", .string(message))]
+        if let authenticationCode {
+            members.append(("laError", .object([("code", .int(authenticationCode.rawValue)), ("name", .string(authenticationCode.name))])))
+        }
+        return .object(members)
     }
 
     /// Whether `expected` (a case name, an alias such as `touchIDLockout`, or a raw code such as
@@ -167,6 +177,12 @@ public struct ErrorReport: Sendable, Equatable {
         if domain == Self.osStatusDomain, message.lowercased().hasPrefix("[\(expected.lowercased())]") { return true }
         if domain == AuthenticationError.domain, let code = AuthenticationError.Code(name: expected) {
             return code.rawValue == self.code
+        }
+        // A keychain or key error a prompt caused also answers to the LAError behind it, which
+        // is what an app sees from SecKeyCreateSignature (REFERENCE §10): userCancel, -2.
+        if let authenticationCode {
+            if expected == String(authenticationCode.rawValue) { return true }
+            if let code = AuthenticationError.Code(name: expected) { return code == authenticationCode }
         }
         return false
     }

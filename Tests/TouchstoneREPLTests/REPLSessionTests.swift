@@ -271,6 +271,26 @@ import TouchstoneBuiltins
         #expect(await repl.execute("expect error itemNotFound").ok)
         #expect(await repl.execute(#"expect contains "errSecItemNotFound (-25300)""#).ok)
     }
+
+    @Test("a keychain or key error a prompt caused also answers to the LAError behind it (REFERENCE §10: userCancel, -2)")
+    func promptErrorsAnswerToTheirLAError() async throws {
+        let repl = try session()
+        for line in ["passcode set 1234", "enroll thumb", "key create k access=biometryAny"] {
+            #expect(await repl.execute(line).error == nil, "\(line)")
+        }
+        let cancelled = await repl.execute("key sign k msg cancel")
+        #expect(cancelled.error?.name == "errSecUserCanceled")
+        for expectation in ["expect error userCancel", "expect error -2", "expect error errSecUserCanceled", "expect error -128",
+                            "expect error cancelled"] {
+            #expect(await repl.execute(expectation).ok, "\(expectation)")
+        }
+        #expect(!(await repl.execute("expect error systemCancel").ok))
+        #expect(cancelled.json.serialized.contains(#""laError":{"code":-2,"name":"userCancel"}"#), "\(cancelled.json.serialized)")
+        // Three failed matches: authenticationFailed, by name and by code.
+        _ = await repl.execute("key sign k msg nomatch nomatch nomatch")
+        #expect(await repl.execute("expect error authenticationFailed").ok)
+        #expect(await repl.execute("expect error -1").ok)
+    }
 }
 
 /// `reset` on a persistent store.

@@ -157,17 +157,21 @@ enum EncryptedFileFormat {
         // Both slots must verify: each is written whole by one 72-byte write inside the
         // file's first disk sector, so a torn slot is damage, not an interrupted write.
         guard let first = slots[0], let second = slots[1] else {
-            return .failure(.init(slots[0] == nil && slots[1] == nil
-                ? "authentication failed: the file was altered or the key is wrong"
-                : "authentication failed: a commit record was altered"))
+            return .failure(slots[0] == nil && slots[1] == nil
+                ? keyMismatch : .init("authentication failed: a commit record was altered"))
         }
         let valid = [(0, first), (1, second)]
-        guard let best = valid.max(by: { $0.1.count < $1.1.count }) else {
-            return .failure(.init("authentication failed: the file was altered or the key is wrong"))
-        }
+        guard let best = valid.max(by: { $0.1.count < $1.1.count }) else { return .failure(keyMismatch) }
         let pending = valid.filter { $0.1.count == best.1.count && $0.1.pendingEnd != 0 }.map(\.1.pendingEnd).max()
         return .success(Commit(index: best.0, slot: best.1, pendingEnd: pending))
     }
+
+    /// Neither commit record opens: each is written whole by its own write, so damage to both
+    /// at once is rare, while a passphrase or key file that is not this store's fails both.
+    static let keyMismatch = StorageProblem(
+        "neither commit record opens with this key: most likely the passphrase or key file is not this store's "
+            + "(check passphrase-env or key-file); if it is, the file was altered",
+        keyMismatch: true)
 
     // MARK: Frames
 
@@ -301,7 +305,8 @@ enum EncryptedFileFormat {
             let box = try AES.GCM.SealedBox(combined: Data(file[legacyHeaderSize...]))
             plaintext = try AES.GCM.open(box, using: key, authenticating: Data(file[..<legacyHeaderSize]))
         } catch {
-            return .failure(.init("authentication failed: the file was altered or the key is wrong"))
+            return .failure(.init("authentication failed: the passphrase or key file is not this store's, or the file was altered",
+                                  keyMismatch: true))
         }
         struct StoredRecord: Decodable {
             var namespace: String
@@ -333,7 +338,13 @@ enum EncryptedFileFormat {
 /// Why a store file was refused (becomes ``StorageError/corruptStore(path:reason:)``).
 struct StorageProblem: Error, Equatable {
     var reason: String
-    init(_ reason: String) { self.reason = reason }
+    /// Nothing opened with the key: a wrong passphrase or key file is far likelier than damage
+    /// that struck both commit records at once (see ``EncryptedFileFormat/keyMismatch``).
+    var keyMismatch = false
+    init(_ reason: String, keyMismatch: Bool = false) {
+        self.reason = reason
+        self.keyMismatch = keyMismatch
+    }
 }
 
 /// Bounds-checked big-endian reading; every read past the end is nil, never a trap.

@@ -18,6 +18,11 @@ extension EncryptedFileStorage: StorageMaintenance {
                 let store = try EncryptedFileStorage(path: path, key: source)
                 let problems = DeviceRecordPair.problems(try store.list(namespace: .device))
                 return StorageCheckReport(location: path, intactRecords: try store.recordCount, problems: problems)
+            } catch let error as StorageError where !error.isDamage {
+                // Not opened, and nothing says the file is damaged (a wrong key, no permission).
+                var report = StorageCheckReport(location: path, intactRecords: 0, problems: ["\(error)"])
+                report.unreadable = "\(error)"
+                return report
             } catch {
                 let salvage = try? salvage(path: path, source: source)
                 let device = salvage.map { DeviceRecordPair.problems(Array($0.records.values)) } ?? []

@@ -389,6 +389,9 @@ public final class EncryptedFileStorage: StorageBackend {
     private static func check<T>(_ result: Result<T, StorageProblem>, path: String) throws -> T {
         switch result {
         case let .success(value): return value
+        case let .failure(problem) where problem.keyMismatch:
+            // Not reported as damage: nothing says the file is, and salvage cannot open it either.
+            throw StorageError.ioFailure(reason: "store '\(path)' cannot be opened: \(problem.reason); the file was not changed")
         case let .failure(problem): throw StorageError.corruptStore(path: path, reason: problem.reason)
         }
     }

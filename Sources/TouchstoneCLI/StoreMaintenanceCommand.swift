@@ -5,8 +5,9 @@ import TouchstoneBuiltins
 /// `touchstone --check-store` and `--export-store FILE`: look at (or salvage) a device's store
 /// without opening it as a device, so a damaged store is never written to.
 enum StoreMaintenanceCommand {
-    /// Runs the check and/or the export; returns the exit status (1 when damage was found, the
-    /// export failed or left something behind, 2 for a store kind without maintenance).
+    /// Runs the check and/or the export; returns the exit status: 1 when damage was found, the
+    /// store could not be read, there is no store (also for a store kind that keeps none), or
+    /// the export failed or left something behind; 2 when the configuration cannot be read.
     static func run(storage: PluginSelection, check: Bool, exportTo destination: String?) -> Int32 {
         let maintenance: (type: any StorageMaintenance.Type, options: PluginOptions)?
         do {
@@ -16,10 +17,11 @@ enum StoreMaintenanceCommand {
             return 2
         }
         guard let (type, options) = maintenance else {
+            // No store on disk: exit 1, as for a path with no store (REPL.md).
             printError(storage.id == "storage.memory"
                 ? "storage.memory keeps nothing on disk: there is no store to check or export"
                 : "\(storage.id) has no store check or export")
-            return 2
+            return 1
         }
         var status: Int32 = 0
         if check {
@@ -28,6 +30,11 @@ enum StoreMaintenanceCommand {
                 print("store \(report.location): there is no store at this path (nothing to check). "
                     + "Give the same --config the device uses.")
                 return 1  // nor anything to export
+            } else if let reason = report.unreadable {
+                print("store \(report.location): cannot be read: \(UsageError.escapingUnprintable(reason))")
+                print("Nothing shows the store damaged, and an export could read nothing either: check the --config "
+                    + "(the passphrase or key file) and the file's permissions.")
+                status = 1
             } else if report.isSound {
                 print("store \(report.location): sound (\(report.intactRecords) records intact)")
                 for note in report.notes { print("  note: \(UsageError.escapingUnprintable(note))") }

@@ -319,6 +319,30 @@ struct EncryptedLogTests {
         #expect(throws: StorageError.self) { try EncryptedFileStorage.export(options: options, to: destination) }
     }
 
+    @Test("a key that is not the store's is reported as that, not as damage: opening is an I/O failure naming the passphrase or key file, the check calls the store unreadable, the file is unchanged")
+    func wrongKeyIsNotDamage() throws {
+        let store = try prepare(writes: 2)
+        defer { removeTemporaryDirectory(store.directory) }
+        let before = try store.bytes()
+        let otherKey = store.directory.appendingPathComponent("other.key").path
+        try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: otherKey))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: otherKey)
+        do {
+            _ = try EncryptedFileStorage(path: store.path, key: .keyFile(otherKey))
+            Issue.record("opened with another key")
+        } catch let error as StorageError {
+            #expect(!error.isDamage)
+            #expect(error.description.contains("most likely the passphrase or key file is not this store's"), "\(error)")
+        }
+        let options = try PluginOptions(["path": store.path, "key-file": otherKey], for: EncryptedFileStorage.descriptor)
+        let report = EncryptedFileStorage.check(options: options)
+        #expect(!report.isSound)
+        #expect(report.unreadable?.contains("passphrase or key file") == true)
+        #expect(try store.bytes() == before)
+        // The right key still opens everything.
+        #expect(try store.open().list(namespace: "t").count == 3)
+    }
+
     @Test("export of a store whose every transaction is damaged says nothing was written, and writes nothing")
     func exportWithNothingIntact() throws {
         let store = try prepare(writes: 2)

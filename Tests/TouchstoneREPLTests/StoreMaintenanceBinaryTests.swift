@@ -47,6 +47,16 @@ struct StoreMaintenanceBinaryTests {
         #expect(beside.status == 0, "\(beside.output)")
     }
 
+    @Test("--check-store and --export-store on a memory device: there is no store, exit 1 as for a path without one")
+    func memoryHasNoStore() throws {
+        let binary = try #require(Binary.touchstone, "build the touchstone executable first (swift build)")
+        for flag in [["--check-store"], ["--export-store", "/tmp/touchstone-never-written-\(UUID().uuidString)"]] {
+            let run = try Binary.run(binary, ["--memory"] + flag)
+            #expect(run.status == 1, "\(flag): \(run.output)")
+            #expect(run.output.contains("keeps nothing on disk"), "\(run.output)")
+        }
+    }
+
     @Test("a record found damaged mid-script stops the script (exit 1) with the next steps, without --strict: nothing after it runs")
     func damageFoundMidScriptStops() throws {
         let marker = "MARKERVALUE0123456789"

@@ -27,8 +27,13 @@ public struct StorageCheckReport: Sendable, Equatable {
     /// True when there is no store at ``location`` at all (nothing to check, nothing damaged).
     public var isMissing: Bool
 
+    /// Why the store could not be read at all although nothing shows it damaged — a passphrase
+    /// or key file that is not the store's, a file this user may not read — or nil. Then
+    /// ``problems`` holds that reason, and salvage would read nothing either.
+    public var unreadable: String?
+
     /// True when nothing is wrong.
-    public var isSound: Bool { problems.isEmpty && !isMissing }
+    public var isSound: Bool { problems.isEmpty && !isMissing && unreadable == nil }
 
     /// The report on a store that does not exist.
     public static func missing(at location: String) -> StorageCheckReport {

@@ -27,6 +27,30 @@ struct AttemptTests {
         #expect(context.biometryType == .opticID)
     }
 
+    @Test("a match that comes after another process locked biometry out is refused with biometryLockout and traced as the match it was, counting nothing more")
+    func matchAfterLockoutMeanwhile() async throws {
+        for (policy, expected) in [(PolicyName.biometrics, AuthenticationError.Code?.some(.biometryLockout)), (.deviceOwner, nil)] {
+            let rig = try TestDevice()
+            rig.user.waitsForActions = true
+            let context = rig.authenticator.makeContext()
+            let evaluation = Task { try await rig.outcome(policy, [], on: context) }
+            await rig.untilEvaluationIsOnScreen()
+            // Another process counts five failures while the prompt is up.
+            try rig.device.update { _, counters in counters.consecutiveBiometricFailures = 5 }
+            rig.user.enqueue(.present("thumb"))
+            if policy == .deviceOwner { rig.user.enqueue(.passcode("1234")) }
+            #expect(try await evaluation.value == expected, "\(policy)")
+            let trace = try #require(rig.device.lastTrace)
+            let match = try #require(trace.steps.first { $0.event == .matched("thumb") }, "\(trace)")
+            #expect(match.rule == .fiveFailuresLockOut)
+            #expect(match.after.biometricFailures == 5 && match.after.evaluationFailures == 0)
+            #expect(!trace.steps.contains { $0.event == .notMatched }, "\(trace)")
+            if policy == .deviceOwner {
+                #expect(trace.rules.contains(.passcodeAfterBiometricLimit))
+            }
+        }
+    }
+
     @Test("the fallback button appears after the first failed match")
     func fallbackAfterFirstFailure() async throws {
         let rig = try TestDevice()

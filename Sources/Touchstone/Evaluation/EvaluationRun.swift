@@ -386,15 +386,16 @@ struct EvaluationRun {
             // Another evaluation (another process) may have locked biometry while this one
             // was scanning: the count is read and reset in one transaction, so a match
             // never slips past a lockout.
-            var stillLocked = rules.isLockedOut(after: current.counters.consecutiveBiometricFailures)
-            if !stillLocked, current.counters.consecutiveBiometricFailures != 0 {
-                stillLocked = try device.update { _, counters -> Bool in
-                    guard !rules.isLockedOut(after: counters.consecutiveBiometricFailures) else { return true }
+            let stored = current.counters.consecutiveBiometricFailures
+            var lockedAt: Int? = rules.isLockedOut(after: stored) ? stored : nil
+            if lockedAt == nil, stored != 0 {
+                lockedAt = try device.update { _, counters -> Int? in
+                    guard !rules.isLockedOut(after: counters.consecutiveBiometricFailures) else { return counters.consecutiveBiometricFailures }
                     counters.consecutiveBiometricFailures = 0
-                    return false
+                    return nil
                 }
             }
-            if !stillLocked {
+            guard let lockedAt else {
                 // The state matched against is the state the domain state is derived from.
                 if capturedSnapshot == nil { capturedSnapshot = current }
                 var after = counts
@@ -402,8 +403,18 @@ struct EvaluationRun {
                 record(.matched(name), rule: .matchResetsFailures, after: after)
                 return .decided(.biometry)
             }
+            // The match came too late: biometry was locked out meanwhile. Traced as the match
+            // it was, with the lockout that refuses it (nothing more is counted).
+            var after = counts
+            after.biometricFailures = lockedAt
+            record(.matched(name), rule: .fiveFailuresLockOut, after: after)
+            if scan.passcodeFallback {
+                record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
+                return .passcode
+            }
+            throw fail(.biometryLockout, rule: .fiveFailuresLockOut)
         }
-        // A failed match (or a match that came too late: biometry is locked out).
+        // A failed match.
         scan.failures += 1
         let failures = scan.failures
         let consecutive = try device.update { _, counters -> Int in

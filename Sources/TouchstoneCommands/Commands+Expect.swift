@@ -21,6 +21,10 @@ extension CommandTable {
                 }
             ) { session, arguments in
                 let kind = try arguments.required(0, "ok, error or contains")
+                // A misspelt expectation is named as such, also on a script's first line.
+                guard ["ok", "error", "contains"].contains(kind) else {
+                    throw arguments.usageError("unknown expectation '\(kind)'")
+                }
                 guard let previous = session.previous else {
                     throw REPLError.expectationFailed(expectation: arguments.words.joined(separator: " "), actual: "there is no previous command")
                 }

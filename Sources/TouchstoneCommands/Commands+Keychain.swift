@@ -97,7 +97,7 @@ extension CommandTable {
         let access = try AccessControl(accessibility, flags: flags)
         try session.authenticator.keychain.add(value, service: service, account: account, accessControl: access,
                                                context: session.context)
-        return CommandOutput("ok: added \(service)/\(account) (\(access))", result: itemJSON(service, account, access))
+        return CommandOutput("ok: added \(itemName(service, account)) (\(access))", result: itemJSON(service, account, access))
     }
 
     nonisolated(nonsending) private static func keychainGet(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
@@ -122,7 +122,7 @@ extension CommandTable {
             try await session.authenticator.keychain.update(value, service: service, account: account, context: session.context,
                                                             reason: "Update \"\(service)\"")
         }
-        return CommandOutput("ok: updated \(service)/\(account)", result: [("service", .string(service)), ("account", .string(account))])
+        return CommandOutput("ok: updated \(itemName(service, account))", result: [("service", .string(service)), ("account", .string(account))])
     }
 
     private static func keychainDelete(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
@@ -130,14 +130,22 @@ extension CommandTable {
         let account = try arguments.required(2, "the account")
         try arguments.expectAtMost(3)
         try session.authenticator.keychain.delete(service: service, account: account)
-        return CommandOutput("ok: deleted \(service)/\(account)", result: [("service", .string(service)), ("account", .string(account))])
+        return CommandOutput("ok: deleted \(itemName(service, account))", result: [("service", .string(service)), ("account", .string(account))])
+    }
+
+    /// An item's name as `service/account`; when either part holds a "/" (service "a/b" with
+    /// account "c", service "a" with account "b/c"), both are quoted, as they are typed:
+    /// `"a/b" "c"` — two items never print alike.
+    static func itemName(_ service: String, _ account: String) -> String {
+        guard service.contains("/") || account.contains("/") else { return "\(service)/\(account)" }
+        return "\(service.debugDescription) \(account.debugDescription)"
     }
 
     private static func keychainList(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(2)
         let items = try session.authenticator.keychain.items(service: arguments[1])
         let lines = items.isEmpty ? ["no keychain items for \(session.authenticator.appID)"] : items.map { item in
-            "\(item.service)/\(item.account)  \(item.itemClass)  \(item.accessControl)"
+            "\(itemName(item.service, item.account))  \(item.itemClass)  \(item.accessControl)"
                 + (item.isInvalidated ? "  invalidated by an enrollment change" : "")
         }
         return CommandOutput(lines, result: [("items", .array(items.map { item in

@@ -321,8 +321,14 @@ final class ScriptLines: Sequence, IteratorProtocol {
             }
             bytes.append(UInt8(truncatingIfNeeded: byte))
         }
+        // Bytes that are not UTF-8 would be read with U+FFFD in their place, and two different
+        // names would silently become one: the script is not read past them.
+        guard let line = String(validating: bytes, as: UTF8.self) else {
+            failure = "line \(count + 1) is not valid UTF-8"
+            return nil
+        }
         count += 1
-        return String(decoding: bytes, as: UTF8.self)
+        return line
     }
 }
 

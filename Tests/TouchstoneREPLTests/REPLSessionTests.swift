@@ -272,6 +272,18 @@ import TouchstoneBuiltins
         #expect(await repl.execute(#"expect contains "errSecItemNotFound (-25300)""#).ok)
     }
 
+    @Test("two items whose service and account split a '/' differently print differently; a misspelt expect is named as such on a first line too")
+    func itemNamesAndFirstLineExpect() async throws {
+        let repl = try session()
+        let first = await repl.execute("expect maybe")
+        #expect(first.error?.message.contains("unknown expectation 'maybe'") == true, "\(first.text)")
+        #expect(await repl.execute("keychain add a/b c v1").text.contains(#"added "a/b" "c""#))
+        #expect(await repl.execute("keychain add a b/c v2").text.contains(#"added "a" "b/c""#))
+        let list = await repl.execute("keychain list").text
+        #expect(list.contains(#""a/b" "c""#) && list.contains(#""a" "b/c""#), "\(list)")
+        #expect(await repl.execute("keychain add plain name v3").text.contains("added plain/name"))
+    }
+
     @Test("a keychain or key error a prompt caused also answers to the LAError behind it (REFERENCE §10: userCancel, -2)")
     func promptErrorsAnswerToTheirLAError() async throws {
         let repl = try session()

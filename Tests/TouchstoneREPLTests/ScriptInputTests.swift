@@ -93,6 +93,22 @@ struct ScriptInputTests {
         #expect(!run.output.contains("enrolled index"))
     }
 
+    @Test("a line that is not valid UTF-8 stops the script with exit 2 before it runs: two byte strings never become one name")
+    func invalidUTF8Line() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("bytes.touchstone")
+        var text = Data("enroll thumb\nenroll ".utf8)
+        text.append(0xFF)
+        text.append(Data("\nenroll index\n".utf8))
+        try text.write(to: script)
+        let run = try Self.shell("\"$TOUCHSTONE\" --memory '\(script.path)'")
+        #expect(run.status == 2)
+        #expect(run.output.contains("enrolled thumb"))
+        #expect(run.output.contains("past line 1: line 2 is not valid UTF-8"), "\(run.output)")
+        #expect(!run.output.contains("\u{FFFD}") && !run.output.contains("enrolled index"))
+    }
+
     @Test("output that cannot be written (a full disk): exit 2, and the reason on standard error")
     func unwritableOutput() throws {
         let run = try Self.shell("printf 'enroll thumb\\nstatus\\n' | \"$TOUCHSTONE\" --memory > /dev/full")

@@ -48,8 +48,15 @@ public final class ManualLoginClock: LoginClock {
 }
 
 extension Date {
-    /// Milliseconds since 1970, the form every table stores times in.
-    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Milliseconds since 1970, the form every table stores times in. Saturating: a date out of
+    /// `Int64`'s range (a session lifetime configured absurdly long) is the nearest end, never a trap.
+    var millisecondsSince1970: Int64 {
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded(.down)
+        guard milliseconds.isFinite else { return milliseconds < 0 ? .min : .max }
+        if milliseconds >= 9.2e18 { return .max }
+        if milliseconds <= -9.2e18 { return .min }
+        return Int64(milliseconds)
+    }
 
     /// The date `milliseconds` after 1970.
     init(millisecondsSince1970 milliseconds: Int64) {

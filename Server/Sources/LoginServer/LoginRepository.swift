@@ -164,10 +164,14 @@ extension LoginRepository {
 }
 
 extension Duration {
-    /// The duration in milliseconds, rounded down.
+    /// The duration in milliseconds, rounded down; saturating at `Int64`'s ends (a configured
+    /// window of a billion years is the longest there is, not a trap).
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return sumOverflow ? (scaled < 0 ? .min : .max) : sum
     }
 
     /// The duration in seconds as a `TimeInterval`.

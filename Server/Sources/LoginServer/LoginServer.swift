@@ -45,11 +45,11 @@ public enum LoginServer {
         // are bounded by its busy timeout already, so its failures are only classified.
         let timed = DeadlineRepository(base: repository, timeout: repository is SQLiteLoginRepository ? nil : configuration.databaseTimeout)
         LoginAPI(repository: timed, clock: clock, configuration: configuration).addRoutes(to: router)
-        let idle = configuration.idleTimeout.components
+        // TimeAmount(_:) clamps a huge duration instead of overflowing; at least a millisecond.
+        let idle = TimeAmount(max(configuration.idleTimeout, .milliseconds(1)))
         var app = Application(
             router: router,
-            server: .loginHTTP1(idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000),
-                                maxBodySize: configuration.maxBodySize),
+            server: .loginHTTP1(idleTimeout: idle, maxBodySize: configuration.maxBodySize),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server"),
             onServerRunning: onServerRunning,
             logger: logger

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import LoginServer
 import NIOCore
+import ServiceLifecycle
 
 /// `touchstone-server`: the fingerprint-login server of seed 003.
 @main
@@ -73,7 +74,13 @@ struct TouchstoneServer: AsyncParsableCommand {
         configuration.database = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultLocation()
         let repository = try LoginServer.makeRepository(for: configuration, logger: logger)
         let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)
-        try await app.runService()
+        // SIGTERM or SIGINT: stop accepting, let in-flight requests finish — for at most 30 s
+        // (a request stuck behind a hung disk or a held lock must not hold the shutdown for
+        // ever); then they are cancelled, given 5 s more to answer 503 and go.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(30)
+        group.maximumCancellationDuration = .seconds(5)
+        try await ServiceGroup(configuration: group).run()
         logger.info("stopped")
     }
 }

@@ -550,6 +550,17 @@ struct PasswordAndConfigurationTests {
             == .postgres(.init(host: "db", username: "ts", database: "login")))
     }
 
+    @Test("time arithmetic on configured durations and stored dates saturates instead of trapping")
+    func timeArithmeticSaturates() {
+        #expect(Duration.seconds(Int64.max).milliseconds == .max)
+        #expect(Duration.seconds(Int64.min).milliseconds == .min)
+        #expect(Duration.seconds(90).milliseconds == 90_000)
+        #expect(Date(timeIntervalSince1970: 1e300).millisecondsSince1970 == .max)
+        #expect(Date(timeIntervalSince1970: -1e300).millisecondsSince1970 == .min)
+        #expect(Date.distantFuture.millisecondsSince1970 > 0)
+        #expect(Date(timeIntervalSince1970: 1.5).millisecondsSince1970 == 1_500)
+    }
+
     @Test("PostgreSQL's statement_timeout is the database timeout in whole milliseconds, within what PostgreSQL takes")
     func statementTimeoutMilliseconds() {
         #expect(PostgresLoginRepository.milliseconds(.seconds(10)) == 10_000)

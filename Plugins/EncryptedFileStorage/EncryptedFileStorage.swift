@@ -41,7 +41,12 @@ public final class EncryptedFileStorage: StorageBackend {
             OptionSpec("passphrase-env", .string, "the name of an environment variable holding the passphrase"),
             OptionSpec("kdf-rounds", .integer(210_000...10_000_000), default: "210000",
                        "PBKDF2-SHA256 iterations for a new passphrase store"),
+            OptionSpec("busy-timeout", .duration, default: "10s",
+                       "how long to wait for another process holding the file's lock (0s to 24d)"),
         ])
+
+    /// The longest ``busyTimeout`` (the SQLite store's bound, for one rule across stores).
+    static let longestBusyTimeout: Duration = .seconds(24 * 86_400)
 
     /// Where the key comes from.
     public enum KeySource: Sendable {
@@ -118,7 +123,11 @@ public final class EncryptedFileStorage: StorageBackend {
 
     public convenience init(options: PluginOptions, environment: PluginEnvironment) throws {
         let (path, source) = try Self.configuration(options)
-        try self.init(path: path, key: source)
+        let busyTimeout = options.duration("busy-timeout") ?? .seconds(10)
+        guard busyTimeout <= Self.longestBusyTimeout else {
+            throw ConfigurationError.invalidSetting(name: "busy-timeout", reason: "at most 24d")
+        }
+        try self.init(path: path, key: source, busyTimeout: busyTimeout)
     }
 
     /// The store file and key source that `options` name.
@@ -147,9 +156,15 @@ public final class EncryptedFileStorage: StorageBackend {
         }
     }
 
+    /// How long a read or write waits for another process holding the file's lock before it
+    /// fails (`busy-timeout`): a stopped or hung process must not freeze every other one.
+    public let busyTimeout: Duration
+
     /// Opens (or prepares to create) the store at `path`, reading and authenticating all of it.
-    public init(path: String, key source: KeySource) throws {
+    /// `busyTimeout` (taken within 0 and 24 days) bounds each wait for another process's lock.
+    public init(path: String, key source: KeySource, busyTimeout: Duration = .seconds(10)) throws {
         self.path = path
+        self.busyTimeout = min(max(busyTimeout, .zero), Self.longestBusyTimeout)
         lockPath = path + ".lock"
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
@@ -165,9 +180,7 @@ public final class EncryptedFileStorage: StorageBackend {
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw StorageError.ioFailure(reason: "cannot open '\(lockPath)': \(Self.lastError)") }
         do {
-            guard flock(lock, LOCK_SH) == 0 else {
-                throw StorageError.ioFailure(reason: "cannot lock '\(lockPath)': \(Self.lastError)")
-            }
+            try Self.lock(lock, LOCK_SH, path: lockPath, within: self.busyTimeout)
             defer { flock(lock, LOCK_UN) }
             let existing = try Self.readFile(path)
             let stored = existing.flatMap { try? Format.parseHeader($0.bytes[...]).get().header }
@@ -211,9 +224,7 @@ public final class EncryptedFileStorage: StorageBackend {
 
     public func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T {
         try state.withLock { state in
-            guard flock(state.lockDescriptor, LOCK_EX) == 0 else {
-                throw StorageError.ioFailure(reason: "cannot lock '\(lockPath)': \(Self.lastError)")
-            }
+            try Self.lock(state.lockDescriptor, LOCK_EX, path: lockPath, within: busyTimeout)
             defer { flock(state.lockDescriptor, LOCK_UN) }
             try refresh(&state, locked: true)
             let (result, changes) = try state.records.runTransaction(body)
@@ -256,6 +267,30 @@ public final class EncryptedFileStorage: StorageBackend {
         }
     }
 
+    /// Takes the file lock `operation` (`LOCK_SH` or `LOCK_EX`) on `descriptor`, waiting at most
+    /// `timeout` for another process that holds it: tried without blocking, then again after
+    /// pauses growing from 1 to 20 ms. Past the timeout: an I/O failure naming the lock file
+    /// (nothing is damaged; the operation may be retried).
+    static func lock(_ descriptor: Int32, _ operation: Int32, path: String, within timeout: Duration) throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pause: UInt32 = 1_000
+        while flock(descriptor, operation | LOCK_NB) != 0 {
+            let error = errno
+            guard error == EWOULDBLOCK || error == EINTR else {
+                throw StorageError.ioFailure(reason: "cannot lock '\(path)': \(String(cString: strerror(error)))")
+            }
+            guard clock.now < deadline else {
+                throw StorageError.ioFailure(reason: "'\(path)' stayed locked by another process for \(timeout) (busy-timeout): "
+                    + "the store is busy or another process is stopped while holding it; try again")
+            }
+            if error == EWOULDBLOCK {
+                usleep(pause)
+                pause = min(pause * 2, 20_000)
+            }
+        }
+    }
+
     // MARK: Reading the file
 
     /// Catches up with writes by other processes (and notices damage): cheap when nothing
@@ -264,9 +299,7 @@ public final class EncryptedFileStorage: StorageBackend {
         let current = Self.identity(path)
         guard current != state.file?.identity else { return }
         if !locked {
-            guard flock(state.lockDescriptor, LOCK_SH) == 0 else {
-                throw StorageError.ioFailure(reason: "cannot lock '\(lockPath)': \(Self.lastError)")
-            }
+            try Self.lock(state.lockDescriptor, LOCK_SH, path: lockPath, within: busyTimeout)
         }
         defer { if !locked { flock(state.lockDescriptor, LOCK_UN) } }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)

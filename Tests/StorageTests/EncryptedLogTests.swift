@@ -343,6 +343,35 @@ struct EncryptedLogTests {
         #expect(try store.open().list(namespace: "t").count == 3)
     }
 
+    @Test("another process holding the lock past busy-timeout makes a write and a catch-up read fail with an I/O failure, not wait for ever; released, they work")
+    func lockWaitIsBounded() throws {
+        let store = try prepare(writes: 1)
+        defer { removeTemporaryDirectory(store.directory) }
+        let waiting = try EncryptedFileStorage(path: store.path, key: .keyFile(store.keyPath), busyTimeout: .milliseconds(100))
+        let writer = try store.open()
+        // Another holder of the lock (a second open file description, as another process has).
+        let holder = open(store.path + ".lock", O_RDWR | O_CLOEXEC)
+        try #require(holder >= 0)
+        defer { close(holder) }
+        try #require(flock(holder, LOCK_EX) == 0)
+        do {
+            try waiting.commit([.put(Self.record("late", "x"))])
+            Issue.record("a write went ahead while another holder had the lock")
+        } catch let error as StorageError {
+            #expect(!error.isDamage)
+            #expect(error.description.contains("busy-timeout"), "\(error)")
+        }
+        flock(holder, LOCK_UN)
+        // Another write changes the file: the waiting store must lock it to catch up.
+        try writer.commit([.put(Self.record("from-writer", "y"))])
+        try #require(flock(holder, LOCK_EX) == 0)
+        #expect(throws: StorageError.self) { _ = try waiting.read(RecordKey("t", "from-writer")) }
+        flock(holder, LOCK_UN)
+        #expect(try waiting.read(RecordKey("t", "from-writer"))?.value == Data("y".utf8))
+        try waiting.commit([.put(Self.record("late", "x"))])
+        #expect(try writer.read(RecordKey("t", "late")) != nil)
+    }
+
     @Test("export of a store whose every transaction is damaged says nothing was written, and writes nothing")
     func exportWithNothingIntact() throws {
         let store = try prepare(writes: 2)

@@ -18,7 +18,11 @@ import Synchronization
 /// which made each call wait about 40 µs for thread hand-offs: `touchstone-bench security`.)
 ///
 /// A capture or prompt the work awaits is resumed by whoever answers it; the job that resumes
-/// it comes back to this thread.
+/// it comes back to this thread. One case cannot work: an `Interaction` isolated to the main
+/// actor (a UI prompt), with the call made on the main thread. Its job goes to the main
+/// actor's executor, not to this thread, and the main thread is the one blocked here, so the
+/// call never returns. The built-in interactions are not actor-bound; a main-actor one must
+/// be driven by calls made off the main thread.
 package func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let executor = CallingThreadExecutor()
     let outcome = Mutex<Result<T, any Error>?>(nil)

@@ -212,8 +212,12 @@ public final class AuthenticationContext: Sendable {
     /// does not enable that mode, so it is an explicit choice here): an evaluation that needs
     /// nothing to wait for — a queued scripted answer — finishes without hopping to the global
     /// executor, and a sensor or person that must be waited for suspends the caller as any
-    /// await does. Its storage writes (counters, a few hundred microseconds on SQLite) run on
-    /// the caller's executor too, the main actor when called from there.
+    /// await does. Everything synchronous in it runs on the caller's executor too — the main
+    /// actor when called from there: storage reads and writes (a counter commit is a few hundred
+    /// microseconds on SQLite, but waits up to `busy-timeout` for another process), the passcode
+    /// factor's check (the simulated one's PBKDF2, tens of milliseconds; PAM's, which delays a
+    /// wrong password by about two seconds) and the sensor's state and enrolled set (for fprintd,
+    /// D-Bus calls). With plugins like those, evaluate from a task, not the main actor.
     @discardableResult
     nonisolated(nonsending) public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
         // As far as it goes without waiting, synchronously; the rest awaited.

@@ -32,6 +32,10 @@ public protocol PasscodeFactor: Plugin {
 
     /// Checks `entry`: against the stored `verifier` (``PasscodeCustody/device``; never nil
     /// then), or with the system that keeps the passcode (`verifier` is nil).
+    ///
+    /// Called synchronously, on the executor of whoever evaluates (see
+    /// ``AuthenticationContext/evaluate(_:reason:)-(Policy,_)``): a slow check (a slow hash, a
+    /// system that delays failures) holds that executor as long.
     func check(_ entry: String, against verifier: Data?) throws -> PasscodeCheck
 }
 

@@ -62,7 +62,9 @@ public protocol BiometricSensor: Plugin {
     /// Read once, when the device is composed.
     var isRemovable: Bool { get }
 
-    /// The hardware as `appID` sees it.
+    /// The hardware as `appID` sees it. Called synchronously on every evaluation and status
+    /// check, on the caller's executor: keep it quick (a real sensor may cache, or bound its
+    /// own wait).
     func hardwareState(for appID: String) -> HardwareState
 
     /// The identities enrolled now, in enrollment order. Called whenever the core needs the

@@ -134,6 +134,11 @@ public protocol StorageBackend: Plugin, AnyObject {
     func namespaces() throws -> [RecordNamespace]
 
     /// Runs `body` as one atomic, durable read-modify-write transaction.
+    ///
+    /// Inside `body`, read through `transaction` only: the backend is busy with this
+    /// transaction, and calling it again from `body` (`read`, `list`, another `transaction`)
+    /// deadlocks or traps in the built-in backends (a non-recursive lock; GRDB's "not
+    /// reentrant" check). The core reads through ``StorageTransaction/read(_:)`` there.
     func transaction<T: Sendable>(_ body: (inout StorageTransaction) throws -> T) throws -> T
 
     /// A value that changes whenever the store changes (by any writer).

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -50,7 +51,9 @@ public enum LoginServer {
         var app = Application(
             router: router,
             server: .loginHTTP1(idleTimeout: idle, maxBodySize: configuration.maxBodySize),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server"),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(max(1, configuration.maxConnections),
+                                                                                           logger: logger)),
             onServerRunning: onServerRunning,
             logger: logger
         )

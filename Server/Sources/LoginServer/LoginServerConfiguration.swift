@@ -26,6 +26,11 @@ public struct LoginServerConfiguration: Sendable {
     /// a request beyond them is answered 503 `server_busy` at once, instead of queueing behind
     /// a flood of hashes that take about a tenth of a second each.
     public var maxPendingPasswordHashes: Int = 64
+    /// Connections served at once; while this many are open the server accepts no new one
+    /// (they wait in the system's backlog) until one closes. Every connection can hold a
+    /// request, a task and a file descriptor: without a bound, thousands of slow clients
+    /// could take them all.
+    public var maxConnections: Int = 4096
     /// The largest request body accepted; larger ones are answered 413.
     public var maxBodySize: Int = 64 * 1024
     /// A connection that sends nothing for this long is closed, also in the middle of a request

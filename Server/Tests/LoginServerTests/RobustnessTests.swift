@@ -148,6 +148,38 @@ struct RobustnessTests {
         #expect(sent < 30, "closed after \(sent) bytes (100 ms apart); the deadline is 600 ms after the head")
     }
 
+    @Test("with maxConnections open, a new connection waits in the backlog and is served once one closes")
+    func connectionBound() async throws {
+        let server = try await TestServer.make(.sqlite) {
+            $0.maxConnections = 2
+            $0.idleTimeout = .seconds(60)
+        }
+        let (whileFull, afterClose) = try await server.run { client in
+            try await Self.onOwnThread { () throws -> (String, String) in
+                let first = try Self.connectLoopback(port: client.port), second = try Self.connectLoopback(port: client.port)
+                // Both served (so both counted) before the third comes.
+                for fd in [first, second] {
+                    try Self.sendAll(fd, Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                    _ = try Self.readHead(fd)
+                }
+                let third = try Self.connectLoopback(port: client.port)
+                defer { close(third) }
+                var wait = timeval(tv_sec: 0, tv_usec: 500_000)
+                setsockopt(third, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+                try Self.sendAll(third, Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                let whileFull = try Self.readHead(third)
+                close(first)
+                wait = timeval(tv_sec: 10, tv_usec: 0)
+                setsockopt(third, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+                let afterClose = try Self.readHead(third)
+                close(second)
+                return (whileFull, afterClose)
+            }
+        }
+        #expect(whileFull.isEmpty, "answered while two connections were open: \(whileFull)")
+        #expect(afterClose.hasPrefix("HTTP/1.1 200 "), "\(afterClose)")
+    }
+
     @Test("a client resetting the connection in the middle of a body is logged at info, not as a server error")
     func resetMidBodyIsNotAnError() async throws {
         let server = try await TestServer.make(.sqlite)

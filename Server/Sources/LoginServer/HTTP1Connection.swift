@@ -176,9 +176,11 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         return (declaredLength(head).map { $0 <= maxBodySize } ?? true) ? .continue : .bodyTooLarge
     }
 
-    /// The body length `head` declares (`Content-Length`), when it declares one.
+    /// The body length `head` declares (`Content-Length`), when it declares one; `Int.max` for
+    /// one too large for an `Int` (the parser takes lengths up to 2^64 - 1, and such a body is
+    /// over any limit: it must not pass for one that declares none).
     private func declaredLength(_ head: HTTPRequestHead) -> Int? {
-        head.headers["content-length"].first.flatMap { Int($0.filter { $0 != " " && $0 != "\t" }) }
+        head.headers["content-length"].first.map { Int($0.filter { $0 != " " && $0 != "\t" }) ?? .max }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -189,8 +191,15 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
                 closeAfterResponse = false
                 let written = promise ?? context.eventLoop.makePromise()
                 context.writeAndFlush(data, promise: written)
+                // A lingering close: closing a socket with unread input sends a reset, which
+                // can drop the 413 before the client reads it. So the sending side closes first
+                // (the client reads the answer, then the end), the rest of the body is read and
+                // discarded for up to two seconds, and then the connection closes.
                 let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-                written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
+                written.futureResult.whenComplete { _ in
+                    bound.value.close(mode: .output, promise: nil)
+                    bound.value.eventLoop.scheduleTask(in: .seconds(2)) { bound.value.close(promise: nil) }
+                }
                 return
             }
             context.write(data, promise: promise)

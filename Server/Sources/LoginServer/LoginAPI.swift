@@ -136,14 +136,21 @@ struct LoginAPI: Sendable {
         else {
             throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
         }
-        // Creating accounts is open to anyone and each costs a hash: counted per address.
+        // Creating accounts is open to anyone and each costs a hash: counted per address. A
+        // hashing slot first (a 503 is not an attempt), then the attempt is recorded and the
+        // count read back with it: of attempts made at once, those past the limit see it
+        // reached, so a burst cannot get more than the limit through.
+        let hashing = try enterHashing()
+        defer { hashing.leave() }
         let signupKey = "signup:" + context.remoteAddress
-        try await checkRateLimit(signupKey, limit: configuration.accountCreationLimit,
-                                 message: "Too many accounts created from this address; retry later.")
-        try await repository.recordFailure(key: signupKey, at: clock.now(), window: configuration.failureWindow)
+        let now = clock.now()
+        try await repository.recordFailure(key: signupKey, at: now, window: configuration.failureWindow)
+        let (attempts, oldest) = try await repository.failures(key: signupKey, since: now.addingTimeInterval(-configuration.failureWindow.timeInterval))
+        try enforceRateLimit(failures: attempts - 1, oldest: oldest, now: now, limit: configuration.accountCreationLimit,
+                             message: "Too many accounts created from this address; retry later.")
         let hasher = self.hasher
         let password = body.password
-        let hash = try await hashPassword { try hasher.hash(password) }
+        let hash = try await Self.offload { try hasher.hash(password) }
         let account = AccountRecord(
             profileID: UUID().uuidString.lowercased(), username: username, passwordHash: hash, createdAt: clock.now()
         )
@@ -478,11 +485,17 @@ struct LoginAPI: Sendable {
     /// ``LoginServerConfiguration/maxPendingPasswordHashes`` wait or run; else 503 `server_busy`
     /// at once (the thread pool's queue has no bound of its own).
     func hashPassword<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let gate = try enterHashing()
+        defer { gate.leave() }
+        return try await Self.offload(work)
+    }
+
+    /// A slot for one password hash (``AdmissionGate/leave()`` when done), or 503 `server_busy`.
+    func enterHashing() throws -> AdmissionGate {
         guard hashing.enter() else {
             throw APIError(.serviceUnavailable, "server_busy", "The server is busy checking passwords; try again shortly.", retryAfter: 1)
         }
-        defer { hashing.leave() }
-        return try await Self.offload(work)
+        return hashing
     }
 
     // MARK: Bodies
@@ -548,7 +561,8 @@ struct LoginAPI: Sendable {
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         // A body declared larger than the limit is refused before any of it is read (a client
         // sending `Expect: 100-continue` learns it without sending the body).
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > configuration.maxBodySize {
+        // (A length too large for an Int is over the limit too.)
+        if let declared = request.headers[.contentLength].map({ Int($0) ?? .max }), declared > configuration.maxBodySize {
             throw APIError(.contentTooLarge, "body_too_large", "The request body is larger than 64 KiB.")
         }
         let buffer = try await request.body.collect(upTo: configuration.maxBodySize)

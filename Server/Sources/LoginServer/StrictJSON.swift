@@ -20,9 +20,9 @@ enum StrictJSON {
     static let maximumDepth = 32
 
     /// Throws ``Problem`` unless `data` is one RFC 8259 JSON text whose objects have distinct
-    /// member names, compared as the decoder compares them: after escapes are decoded (`"a"`
-    /// and `"\u0061"` are one name) and as Swift strings (canonically equivalent spellings,
-    /// such as "é" and "e" + U+0301, are one name).
+    /// member names in Unicode NFC. Names are compared after escapes are decoded (`"a"` and
+    /// `"\u0061"` are one name); a name not in NFC ("e" + U+0301, KELVIN SIGN for "K") is
+    /// refused, as Swift's decoder compares names canonically and a code-point parser does not.
     static func check(_ data: Data) throws(Problem) {
         guard String(validating: data, as: UTF8.self) != nil else {
             throw Problem(description: "bytes that are not UTF-8")
@@ -77,17 +77,19 @@ enum StrictJSON {
         }
 
         private mutating func object(depth: Int) throws(Problem) {
-            position += 1
-            skipWhitespace()
-            if current == UInt8(ascii: "}") {
-                position += 1
-                return
-            }
+            if opensEmpty(closing: UInt8(ascii: "}")) { return }
             var names = Set<String>()
             while true {
                 guard current == UInt8(ascii: "\"") else { throw problem("a member name expected (a trailing comma?)") }
                 let start = position
                 let name = try string()
+                // A name in another normalization form (KELVIN SIGN for "K") is one member to
+                // a parser that compares code points and another to Swift's decoder, which
+                // compares canonically: refused, as a duplicate would be.
+                guard name.unicodeScalars.elementsEqual(name.precomposedStringWithCanonicalMapping.unicodeScalars) else {
+                    position = start
+                    throw problem("a member name not in Unicode NFC")
+                }
                 guard names.insert(name).inserted else {
                     position = start
                     throw problem("the member name \"\(name.count > 40 ? String(name.prefix(40)) + "…" : name)\" given twice")
@@ -96,41 +98,43 @@ enum StrictJSON {
                 try expect(UInt8(ascii: ":"), "':' expected after a member name")
                 skipWhitespace()
                 try value(depth: depth + 1)
-                skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return
-                default:
-                    throw problem("',' or '}' expected in an object")
-                }
+                if try closes(UInt8(ascii: "}"), "',' or '}' expected in an object") { return }
             }
         }
 
         private mutating func array(depth: Int) throws(Problem) {
-            position += 1
-            skipWhitespace()
-            if current == UInt8(ascii: "]") {
-                position += 1
-                return
-            }
+            if opensEmpty(closing: UInt8(ascii: "]")) { return }
             while true {
                 if current == UInt8(ascii: "]") { throw problem("a value expected (a trailing comma?)") }
                 try value(depth: depth + 1)
+                if try closes(UInt8(ascii: "]"), "',' or ']' expected in an array") { return }
+            }
+        }
+
+        /// Steps over an object's or array's opening bracket; true (and past it) when `closing`
+        /// follows at once: an empty one.
+        private mutating func opensEmpty(closing: UInt8) -> Bool {
+            position += 1
+            skipWhitespace()
+            guard current == closing else { return false }
+            position += 1
+            return true
+        }
+
+        /// After a member or element: true past `closing`, false past a comma (and the space
+        /// after it); else ``Problem`` saying `expected`.
+        private mutating func closes(_ closing: UInt8, _ expected: String) throws(Problem) -> Bool {
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","):
+                position += 1
                 skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                case UInt8(ascii: "]"):
-                    position += 1
-                    return
-                default:
-                    throw problem("',' or ']' expected in an array")
-                }
+                return false
+            case closing:
+                position += 1
+                return true
+            default:
+                throw problem(expected)
             }
         }
 

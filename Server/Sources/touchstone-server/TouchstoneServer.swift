@@ -75,11 +75,11 @@ struct TouchstoneServer: AsyncParsableCommand {
         let repository = try LoginServer.makeRepository(for: configuration, logger: logger)
         let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)
         // SIGTERM or SIGINT: stop accepting, let in-flight requests finish — for at most 30 s
-        // (a request stuck behind a hung disk or a held lock must not hold the shutdown for
-        // ever); then they are cancelled, given 5 s more to answer 503 and go.
+        // (a request waiting on a held lock must not hold the shutdown for ever); then they are
+        // cancelled and answer 503. (No cancellation limit: service-lifecycle ends a group that
+        // outlives it with fatalError, a crash where an orderly exit is wanted.)
         var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(30)
-        group.maximumCancellationDuration = .seconds(5)
         try await ServiceGroup(configuration: group).run()
         logger.info("stopped")
     }

@@ -31,6 +31,25 @@ struct AdmissionTests {
         }
     }
 
+    @Test("of account creations sent at once from one address, no more than accountCreationLimit get through")
+    func accountCreationBurst() async throws {
+        let server = try await TestServer.make(.sqlite) { $0.accountCreationLimit = 3 }
+        let statuses = try await server.run { client in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        try await client.send(.post, "/v1/accounts",
+                                              json: ["username": "burst\(index)", "password": "correct horse battery"]).status.code
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(statuses.filter { $0 == 201 }.count <= 3, "\(statuses)")
+        #expect(statuses.filter { $0 == 201 }.count >= 1, "\(statuses)")
+        #expect(statuses.allSatisfy { $0 == 201 || $0 == 429 }, "\(statuses)")
+    }
+
     @Test("password hashes beyond maxPendingPasswordHashes are 503 server_busy at once, with Retry-After")
     func busyHashing() async throws {
         // Slow hashes, one admitted at a time: of requests sent together, the first hashes while

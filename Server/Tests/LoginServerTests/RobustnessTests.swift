@@ -297,7 +297,7 @@ struct RobustnessTests {
     func oversizedBodyClosesConnection() async throws {
         let server = try await TestServer.make(.sqlite) { $0.idleTimeout = .seconds(120) }
         let chunk = String(repeating: "a", count: 16 * 1024)
-        let (declared, chunked) = try await server.run { client in
+        let (declared, chunked, huge) = try await server.run { client in
             try await Self.onOwnThread {
                 // Declares a terabyte and sends 70 KB of it: the rest never comes.
                 let declared = try Self.exchangeUntilClosed(port: client.port, Array(("POST /v1/accounts HTTP/1.1\r\nHost: x\r\n"
@@ -306,10 +306,13 @@ struct RobustnessTests {
                 let chunks = (0..<5).map { _ in String(16 * 1024, radix: 16) + "\r\n" + chunk + "\r\n" }.joined()
                 let chunked = try Self.exchangeUntilClosed(port: client.port, Array(("POST /v1/accounts HTTP/1.1\r\nHost: x\r\n"
                     + "Transfer-Encoding: chunked\r\n\r\n" + chunks).utf8))
-                return (declared, chunked)
+                // A length past Int's range (the parser takes up to 2^64 - 1).
+                let huge = try Self.exchangeUntilClosed(port: client.port, Array(("POST /v1/accounts HTTP/1.1\r\nHost: x\r\n"
+                    + "Content-Length: 18446744073709551615\r\n\r\n" + String(repeating: "b", count: 1_000)).utf8))
+                return (declared, chunked, huge)
             }
         }
-        for (name, exchange) in [("declared", declared), ("chunked", chunked)] {
+        for (name, exchange) in [("declared", declared), ("chunked", chunked), ("huge", huge)] {
             #expect(exchange.reply.hasPrefix("HTTP/1.1 413 "), "\(name): \(exchange.reply)")
             #expect(exchange.reply.lowercased().contains("\r\nconnection: close\r\n"), "\(name)")
             #expect(exchange.closed, "\(name): the server closed the connection (not the client's 10 s timeout)")

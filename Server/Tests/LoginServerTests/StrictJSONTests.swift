@@ -68,8 +68,14 @@ struct StrictJSONTests {
         #expect(refusal(#"{"username":"A","username":"B","password":"p"}"#)?.contains(#""username" given twice"#) == true)
         #expect(refusal(#"{"a":1,"\u0061":2}"#)?.contains(#""a" given twice"#) == true)
         #expect(refusal(#"{"outer":{"x":1,"x":2}}"#)?.contains("given twice") == true)
-        // Names Swift's decoder would read as one (canonically equivalent) are one name here too.
-        #expect(refusal("{\"é\":1,\"e\\u0301\":2}")?.contains("given twice") == true)
+        // Names Swift's decoder would read as one (canonically equivalent) never both pass: the
+        // one not in NFC is refused.
+        #expect(refusal("{\"é\":1,\"e\\u0301\":2}")?.contains("not in Unicode NFC") == true)
+        // A lone name in another normalization form: Swift's decoder reads KELVIN SIGN as
+        // "K" (so "public\u212Aey" as publicKey); a code-point parser does not.
+        #expect(refusal(#"{"public\u212Aey":"x"}"#)?.contains("not in Unicode NFC") == true)
+        #expect(refusal("{\"e\u{301}\":1}")?.contains("not in Unicode NFC") == true)
+        #expect(refusal(#"{"é":1}"#) == nil)
         // The same name in two different objects is fine.
         #expect(refusal(#"{"a":{"x":1},"b":{"x":2},"x":3}"#) == nil)
     }

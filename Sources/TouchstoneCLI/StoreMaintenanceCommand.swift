@@ -32,8 +32,10 @@ enum StoreMaintenanceCommand {
                 return 1  // nor anything to export
             } else if let reason = report.unreadable {
                 print("store \(report.location): cannot be read: \(UsageError.escapingUnprintable(reason))")
-                print("Nothing shows the store damaged, and an export could read nothing either: check the --config "
-                    + "(the passphrase or key file) and the file's permissions.")
+                print(reason.contains("busy-timeout")
+                    ? "Nothing shows the store damaged: another process holds its lock (or was stopped while holding it). Try again."
+                    : "Nothing shows the store damaged, and an export could read nothing either: check the --config "
+                        + "(the passphrase or key file) and the file's permissions.")
                 status = 1
             } else if report.isSound {
                 print("store \(report.location): sound (\(report.intactRecords) records intact)")

@@ -133,11 +133,15 @@ extension CommandTable {
         return CommandOutput("ok: deleted \(itemName(service, account))", result: [("service", .string(service)), ("account", .string(account))])
     }
 
-    /// An item's name as `service/account`; when either part holds a "/" (service "a/b" with
-    /// account "c", service "a" with account "b/c"), both are quoted, as they are typed:
-    /// `"a/b" "c"` — two items never print alike.
+    /// An item's name as `service/account`; when either part holds a "/" (also one a combining
+    /// mark leans on), a quote or a space, both are quoted and escaped, as they are typed:
+    /// service "a/b" with account "c" prints `"a/b" "c"`, service "a" with account "b/c"
+    /// `"a" "b/c"` — two items never print alike.
     static func itemName(_ service: String, _ account: String) -> String {
-        guard service.contains("/") || account.contains("/") else { return "\(service)/\(account)" }
+        func plain(_ part: String) -> Bool {
+            !part.isEmpty && !part.unicodeScalars.contains { $0 == "/" || $0 == "\"" || $0.properties.isWhitespace }
+        }
+        if plain(service) && plain(account) { return "\(service)/\(account)" }
         return "\(service.debugDescription) \(account.debugDescription)"
     }
 

@@ -75,6 +75,20 @@ struct StoreMaintenanceBinaryTests {
         #expect(run.output.components(separatedBy: "biometry:").count == 2, "the status after the damage did not run: \(run.output)")
     }
 
+    @Test("a right whose stored record is damaged stops the script as other damage does (not an authenticationFailed the script goes past)")
+    func damagedRightStops() throws {
+        let (binary, directory, store, config) = try deviceStore(after: "passcode set 1234\nenroll thumb\nright save rightmarkerxyz\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var bytes = try Data(contentsOf: store)
+        let found = try #require(bytes.range(of: Data(#""account":"rightmarkerxyz""#.utf8)), "the right's record is in the main file")
+        bytes[found.upperBound - 2] ^= 0x01
+        try bytes.write(to: store)
+        let run = try Binary.run(binary, ["--config", config.path], input: "right authorize rightmarkerxyz thumb\nstatus\n")
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("stopped: the device's store is damaged"), "\(run.output)")
+        #expect(!run.output.contains("biometry:"), "the status after the damage did not run: \(run.output)")
+    }
+
     @Test("a damaged store: exit 1 with the next steps, check reports it, export salvages it, the file is unchanged")
     func damagedStoreFromTheCommandLine() throws {
         let (binary, directory, store, config) = try deviceStore(after: "passcode set 1234\nenroll thumb\nkeychain add svc acct secret\n")

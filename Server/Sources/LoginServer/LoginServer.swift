@@ -15,11 +15,12 @@ import NIOCore
 public enum LoginServer {
     /// The repository for a database location: SQLite or PostgreSQL. A PostgreSQL statement
     /// running past `statementTimeout` is cancelled by the database (see
-    /// ``PostgresLoginRepository/init(location:logger:statementTimeout:)``).
+    /// ``PostgresLoginRepository/init(location:logger:statementTimeout:)``); a SQLite step that
+    /// waits longer than it for its turn fails without running.
     public static func makeRepository(for location: DatabaseLocation, logger: Logger,
                                       statementTimeout: Duration? = LoginServerConfiguration().databaseTimeout) throws -> any LoginRepository {
         switch location {
-        case .sqlite(let path): return try SQLiteLoginRepository(path: path)
+        case .sqlite(let path): return try SQLiteLoginRepository(path: path, maximumWait: statementTimeout)
         case .postgres(let postgres): return PostgresLoginRepository(location: postgres, logger: logger, statementTimeout: statementTimeout)
         }
     }

@@ -25,6 +25,8 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         let run: @Sendable (Database) -> Void
         /// Answers the caller: `nil` when the batch committed, else the commit's error.
         let finish: @Sendable ((any Error)?) -> Void
+        /// When the caller asked.
+        let asked: ContinuousClock.Instant
     }
 
     /// One write's outcome, set on the writer's queue and read after the commit.
@@ -38,9 +40,14 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Job] = []
     private var flushing = false
+    /// The longest a step may wait for its batch to start: one that waited longer (behind a
+    /// slow disk, or batches waiting on another process's lock) is answered unavailable
+    /// without running, so requests do not queue without end. Nil: no limit.
+    private let maximumWait: Duration?
 
-    init(writer: any DatabaseWriter) {
+    init(writer: any DatabaseWriter, maximumWait: Duration? = nil) {
         self.writer = writer
+        self.maximumWait = maximumWait
     }
 
     /// Runs `body` in a savepoint of the next group transaction and returns its result once
@@ -82,7 +89,8 @@ final class SQLiteGroupCommit: @unchecked Sendable {
                     } else {
                         continuation.resume(throwing: DatabaseError(resultCode: .SQLITE_ERROR, message: "the write did not run"))
                     }
-                }
+                },
+                asked: .now
             )
             let start = lock.withLock { () -> Bool in
                 pending.append(job)
@@ -106,13 +114,26 @@ final class SQLiteGroupCommit: @unchecked Sendable {
                 return taken
             }
             guard !jobs.isEmpty else { return }
+            var ready = jobs
+            if let maximumWait {
+                // A step that waited past the limit never runs: its caller hears "unavailable"
+                // (nothing was written, so a retry is safe).
+                let now = ContinuousClock.now
+                let late = jobs.filter { now - $0.asked > maximumWait }
+                if !late.isEmpty {
+                    ready = jobs.filter { now - $0.asked <= maximumWait }
+                    let error = RepositoryError.unavailable("a SQLite step waited more than \(maximumWait) for its turn (a slow disk or a lock held by another process)")
+                    for job in late { job.finish(error) }
+                    if ready.isEmpty { continue }
+                }
+            }
             do {
                 try writer.write { db in
-                    for job in jobs { job.run(db) }
+                    for job in ready { job.run(db) }
                 }
-                for job in jobs { job.finish(nil) }
+                for job in ready { job.finish(nil) }
             } catch {
-                for job in jobs { job.finish(error) }
+                for job in ready { job.finish(error) }
             }
         }
     }

@@ -17,8 +17,9 @@ public struct SQLiteLoginRepository: LoginRepository {
     /// owner only (0600; SQLite gives its `-wal` and `-shm` files the same mode), and folders
     /// made for it are 0700, whatever the umask. An existing file keeps its mode. A step waits
     /// up to `busyTimeout` seconds for a file another process holds locked, then fails (the
-    /// API answers 503 `database_unavailable`).
-    public init(path: String, busyTimeout: TimeInterval = 5) throws {
+    /// API answers 503 `database_unavailable`); a step that waits longer than `maximumWait` for
+    /// its turn (queued behind such waits, or a slow disk) fails the same way without running.
+    public init(path: String, busyTimeout: TimeInterval = 5, maximumWait: Duration? = .seconds(10)) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
             do {
@@ -58,7 +59,7 @@ public struct SQLiteLoginRepository: LoginRepository {
         } catch let error as DatabaseError {
             throw RepositoryError.unavailable("cannot use the SQLite database '\(path)': \(error.message ?? "\(error)")")
         }
-        self.writes = SQLiteGroupCommit(writer: writer)
+        self.writes = SQLiteGroupCommit(writer: writer, maximumWait: maximumWait)
     }
 
     /// The POSIX reason under a Foundation file error (`"No such file or directory"`), if any.

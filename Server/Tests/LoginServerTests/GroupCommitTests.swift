@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import Synchronization
 import Testing
 @testable import LoginServer
 
@@ -12,6 +14,32 @@ struct GroupCommitTests {
         let repository = try SQLiteLoginRepository(path: folder.appendingPathComponent("login.sqlite").path)
         try await repository.migrate()
         try await body(repository)
+    }
+
+    @Test("a step that waited past the limit for its turn (behind a slow batch) fails unavailable without running; later ones run")
+    func lateStepsFailWithoutRunning() async throws {
+        let commit = SQLiteGroupCommit(writer: try DatabaseQueue(), maximumWait: .milliseconds(50))
+        let ran = Mutex<[String]>([])
+        let started = AsyncStream<Void>.makeStream()
+        let slow = Task {
+            try await commit.write { _ in
+                started.continuation.yield()
+                // A slow disk: this batch holds the writer for 300 ms.
+                Thread.sleep(forTimeInterval: 0.3)
+                ran.withLock { $0.append("slow") }
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        do {
+            try await commit.write { _ in ran.withLock { $0.append("late") } }
+            Issue.record("a step that waited 300 ms ran with a 50 ms limit")
+        } catch let error as RepositoryError {
+            #expect(error.description.contains("waited more than"), "\(error)")
+        }
+        try await slow.value
+        try await commit.write { _ in ran.withLock { $0.append("fresh") } }
+        #expect(ran.withLock { $0 } == ["slow", "fresh"])
     }
 
     @Test("of concurrent inserts, each duplicate fails alone and every other write lands")

@@ -42,6 +42,8 @@ public enum LoginServer {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> Application<RouterResponder<LoginRequestContext>> {
         let router = Router(context: LoginRequestContext.self)
+        // The client first, so that every limit and log line below sees it, not a proxy.
+        router.add(middleware: ClientAddressMiddleware(proxies: configuration.trustedProxies))
         router.add(middleware: APIErrorMiddleware())
         // Every database step of a request has a deadline (503 past it, never a hang); SQLite's
         // are bounded by its busy timeout already, so its failures are only classified.

@@ -31,6 +31,9 @@ public struct LoginServerConfiguration: Sendable {
     /// request, a task and a file descriptor: without a bound, thousands of slow clients
     /// could take them all.
     public var maxConnections: Int = 4096
+    /// The proxies whose `X-Forwarded-For` names the client (see ``TrustedProxies``); none by
+    /// default, and then the client is the connection's peer.
+    public var trustedProxies: TrustedProxies = .none
     /// The largest request body accepted; larger ones are answered 413.
     public var maxBodySize: Int = 64 * 1024
     /// A connection that sends nothing for this long is closed, also in the middle of a request

@@ -50,6 +50,13 @@ struct TouchstoneServer: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+        "A proxy or load balancer (address or CIDR range, repeatable) whose X-Forwarded-For names the client.",
+        discussion: "Without one, the client is the connection's peer, and behind a proxy every client shares the proxy's per-address limits.",
+        valueName: "cidr"
+    ))
+    var trustedProxy: [String] = []
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         // Checked before anything is created: a mistyped host must not leave a new database behind.
@@ -58,6 +65,7 @@ struct TouchstoneServer: AsyncParsableCommand {
         if let database {
             do { _ = try DatabaseLocation(parsing: database) } catch { throw ValidationError("--database: \(error)") }
         }
+        do { _ = try TrustedProxies(parsing: trustedProxy) } catch { throw ValidationError("--trusted-proxy: \(error)") }
     }
 
     /// Whether `host` is an address or a name this machine resolves (NIO's `getaddrinfo`).
@@ -71,6 +79,7 @@ struct TouchstoneServer: AsyncParsableCommand {
         var configuration = LoginServerConfiguration()
         configuration.host = host
         configuration.port = port
+        configuration.trustedProxies = try TrustedProxies(parsing: trustedProxy)
         configuration.database = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultLocation()
         let repository = try LoginServer.makeRepository(for: configuration, logger: logger)
         let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)

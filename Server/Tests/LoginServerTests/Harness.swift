@@ -229,7 +229,7 @@ struct Client: Sendable {
         try await send(method, path, headers: [("Content-Type", "application/json")], body: bytes)
     }
 
-    private func send(_ method: HTTPRequest.Method, _ path: String, headers: [(String, String)], body: [UInt8]?) async throws -> Reply {
+    func send(_ method: HTTPRequest.Method, _ path: String, headers: [(String, String)], body: [UInt8]?) async throws -> Reply {
         let reply = try await LoopbackHTTP.send(port: port, method: .init(rawValue: method.rawValue), path: path, headers: headers, body: body)
         return Reply(status: HTTPResponse.Status(code: reply.status), headers: reply.headers, body: reply.body)
     }

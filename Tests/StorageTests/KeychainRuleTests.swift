@@ -254,6 +254,30 @@ struct KeychainRuleTests {
         }
     }
 
+    @Test("a new item whose name holds a '/' or '%' joined to a combining mark is errSecParam: two such items could share one record")
+    func joinedSeparatorRefused() async throws {
+        let rig = try TestDevice()
+        // (service "a/◌́b", account "◌́c") and (service "a", account "◌́b/◌́c") would have one key.
+        for (service, account) in [("a/\u{301}b", "\u{301}c"), ("a", "\u{301}b/\u{301}c"), ("x%\u{301}", "y")] {
+            do {
+                try rig.keychain.add("v", service: service, account: account)
+                Issue.record("added \(service.debugDescription) \(account.debugDescription)")
+            } catch let error as KeychainError {
+                #expect(error.osStatus == -50 && error.message.contains("joined to the mark"), "\(error)")
+            }
+        }
+        #expect(try rig.keychain.items().isEmpty)
+        // Plain separators and combining marks elsewhere are fine.
+        try rig.keychain.add("v1", service: "a/b", account: "c%d")
+        try rig.keychain.add("v2", service: "é/x", account: "e\u{301}")
+        #expect(try rig.keychain.items().count == 2)
+        // A rename into such a name is refused the same way.
+        await #expect(throws: KeychainError.self) {
+            try await rig.keychain.update(service: "a/b", account: "c%d",
+                                          changes: KeychainItemChanges(account: "z/\u{301}"))
+        }
+    }
+
     @Test("record keys: the byte check escapes exactly the names the character rule escaped, so every item keeps its key")
     func recordKeyEscapingUnchanged() {
         // The rule every stored key was made with: escape when a whole character is "%" or "/".

@@ -134,6 +134,8 @@ public struct Keychain: Sendable {
     ) throws {
         let access = try accessControl ?? AccessControl()
         try access.flags.validate()
+        try Self.requireSeparableName(service, "service")
+        try Self.requireSeparableName(account, "account")
         let key = try recordKey(itemClass, service, account)
         try translatingErrors {
             let binding = try protectionBinding(access)
@@ -286,6 +288,8 @@ public struct Keychain: Sendable {
         let key = try recordKey(itemClass, service, account)
         let newService = changes.service ?? service
         let newAccount = changes.account ?? account
+        if let renamed = changes.service { try Self.requireSeparableName(renamed, "service") }
+        if let renamed = changes.account { try Self.requireSeparableName(renamed, "account") }
         let newKey = try recordKey(itemClass, newService, newAccount)
         if let access = changes.accessControl { try access.flags.validate() }
         try await translatingErrors {
@@ -552,6 +556,22 @@ public struct Keychain: Sendable {
         guard let record else { return 0 }
         guard let last = UInt64(String(decoding: record.value, as: UTF8.self)) else { throw DamagedOrderCount() }
         return last
+    }
+
+    /// Refuses (errSecParam) a new item's service or account holding a "/" or "%" joined to
+    /// the combining mark after it ("/" + U+0301 is one character): ``escape(_:)`` decides by
+    /// whole characters, as the keys of every stored item were made, so such a "/" would stay
+    /// raw in the record name, and two different items could then share one record. Our limit:
+    /// Apple's keychain takes any string. Items stored before keep their keys and open as before.
+    static func requireSeparableName(_ part: String, _ label: String) throws(KeychainError) {
+        guard part.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "/") }) else { return }
+        let joined = part.contains { character in
+            character != "/" && character != "%" && character.unicodeScalars.contains { $0 == "/" || $0 == "%" }
+        }
+        if joined {
+            throw KeychainError(.invalidParameter,
+                                message: "the \(label) holds a '/' or '%' joined to the mark after it; such a name cannot be kept apart from others (our limit)")
+        }
     }
 
     /// Escapes `%` and `/` so that the parts of a record name never run into each other.

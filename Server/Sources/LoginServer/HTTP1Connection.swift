@@ -122,24 +122,20 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             context.fireChannelRead(data)
             return
         }
-        if head.headers.contains(name: "transfer-encoding") || (declaredLength(head) ?? 0) > 0 {
+        let declared = declaredLength(head)
+        if head.headers.contains(name: "transfer-encoding") || (declared ?? 0) > 0 {
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
             bodyDeadline?.cancel()
             bodyDeadline = context.eventLoop.scheduleTask(in: bodyTimeout) { bound.value.close(promise: nil) }
         }
-        var request = Pending(keepAlive: head.isKeepAlive, isHTTP10: head.version.major == 1 && head.version.minor == 0)
-        if let declared = declaredLength(head), declared > maxBodySize {
-            request.keepAlive = false
-        }
-        switch expectation(head) {
-        case .continue where pending.isEmpty && !responding:
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
-        case .continue:
-            request.continueOwed = head.version
-        case .bodyTooLarge:
-            request.keepAlive = false
-        case nil:
-            break
+        let tooLarge = declared.map { $0 > maxBodySize } ?? false
+        var request = Pending(keepAlive: head.isKeepAlive && !tooLarge, isHTTP10: head.version.major == 1 && head.version.minor == 0)
+        if !tooLarge, expectsContinue(head) {
+            if pending.isEmpty, !responding {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+            } else {
+                request.continueOwed = head.version
+            }
         }
         pending.append(request)
         if request.keepAlive {
@@ -161,19 +157,10 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelInactive()
     }
 
-    private enum Expectation {
-        /// The client waits for `100 Continue` before sending a body the server will take.
-        case `continue`
-        /// The client waits, but the body it declares will be refused (413).
-        case bodyTooLarge
-    }
-
-    /// What an HTTP/1.1 `head` with `Expect: 100-continue` waits for; nil for any other.
-    private func expectation(_ head: HTTPRequestHead) -> Expectation? {
-        guard head.version.major == 1, head.version.minor >= 1,
-              head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
-        else { return nil }
-        return (declaredLength(head).map { $0 <= maxBodySize } ?? true) ? .continue : .bodyTooLarge
+    /// Whether `head` is an HTTP/1.1 request waiting for `100 Continue` before its body.
+    private func expectsContinue(_ head: HTTPRequestHead) -> Bool {
+        head.version.major == 1 && head.version.minor >= 1
+            && head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
     }
 
     /// The body length `head` declares (`Content-Length`), when it declares one; `Int.max` for
@@ -223,12 +210,8 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             return
         }
         let request = pending.removeFirst()
-        if parserFailed {
-            head.headers.replaceOrAdd(name: "connection", value: "close")
-        } else if head.status == .payloadTooLarge, !request.received {
-            closeAfterResponse = true
-            head.headers.replaceOrAdd(name: "connection", value: "close")
-        } else if !request.keepAlive {
+        closeAfterResponse = head.status == .payloadTooLarge && !request.received
+        if parserFailed || closeAfterResponse || !request.keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
         } else if request.isHTTP10 {
             head.headers.replaceOrAdd(name: "connection", value: "keep-alive")

@@ -140,14 +140,10 @@ struct LoginAPI: Sendable {
         // hashing slot first (a 503 is not an attempt), then the attempt is recorded and the
         // count read back with it: of attempts made at once, those past the limit see it
         // reached, so a burst cannot get more than the limit through.
-        let hashing = try enterHashing()
+        try enterHashing()
         defer { hashing.leave() }
-        let signupKey = "signup:" + context.remoteAddress
-        let now = clock.now()
-        try await repository.recordFailure(key: signupKey, at: now, window: configuration.failureWindow)
-        let (attempts, oldest) = try await repository.failures(key: signupKey, since: now.addingTimeInterval(-configuration.failureWindow.timeInterval))
-        try enforceRateLimit(failures: attempts - 1, oldest: oldest, now: now, limit: configuration.accountCreationLimit,
-                             message: "Too many accounts created from this address; retry later.")
+        try await checkRateLimit("signup:" + context.remoteAddress, limit: configuration.accountCreationLimit, recording: true,
+                                 message: "Too many accounts created from this address; retry later.")
         let hasher = self.hasher
         let password = body.password
         let hash = try await Self.offload { try hasher.hash(password) }
@@ -240,11 +236,13 @@ struct LoginAPI: Sendable {
     }
 
     /// Throws 429 with `Retry-After` when `key` has `limit` failures in the window.
-    func checkRateLimit(_ key: String, limit: Int, message: String = APIError.tooManyFailures) async throws {
+    /// With `recording`, this request is counted first and judged against the others before it.
+    func checkRateLimit(_ key: String, limit: Int, recording: Bool = false, message: String = APIError.tooManyFailures) async throws {
         let now = clock.now()
+        if recording { try await repository.recordFailure(key: key, at: now, window: configuration.failureWindow) }
         let window = configuration.failureWindow.timeInterval
         let (count, oldest) = try await repository.failures(key: key, since: now.addingTimeInterval(-window))
-        try enforceRateLimit(failures: count, oldest: oldest, now: now, limit: limit, message: message)
+        try enforceRateLimit(failures: recording ? count - 1 : count, oldest: oldest, now: now, limit: limit, message: message)
     }
 
     /// Throws 429 with `Retry-After` when `failures` (in the window ending `now`) reach `limit`.
@@ -485,17 +483,16 @@ struct LoginAPI: Sendable {
     /// ``LoginServerConfiguration/maxPendingPasswordHashes`` wait or run; else 503 `server_busy`
     /// at once (the thread pool's queue has no bound of its own).
     func hashPassword<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        let gate = try enterHashing()
-        defer { gate.leave() }
+        try enterHashing()
+        defer { hashing.leave() }
         return try await Self.offload(work)
     }
 
-    /// A slot for one password hash (``AdmissionGate/leave()`` when done), or 503 `server_busy`.
-    func enterHashing() throws -> AdmissionGate {
+    /// Takes a slot for one password hash (`hashing.leave()` when done), or throws 503 `server_busy`.
+    func enterHashing() throws {
         guard hashing.enter() else {
             throw APIError(.serviceUnavailable, "server_busy", "The server is busy checking passwords; try again shortly.", retryAfter: 1)
         }
-        return hashing
     }
 
     // MARK: Bodies

@@ -40,9 +40,7 @@ public struct PostgresLoginRepository: LoginRepository {
     /// at most what its setting takes, 2^31 - 1); nil for a duration that is not positive.
     static func milliseconds(_ duration: Duration) -> Int? {
         guard duration > .zero else { return nil }
-        let limit = Duration.milliseconds(Int64(Int32.max))
-        let parts = min(duration, limit).components
-        return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
+        return Int(min(max(duration.milliseconds, 1), Int64(Int32.max)))
     }
 
     public func ping() async throws {

@@ -114,19 +114,19 @@ final class SQLiteGroupCommit: @unchecked Sendable {
                 return taken
             }
             guard !jobs.isEmpty else { return }
-            var ready = jobs
-            if let maximumWait {
-                // A step that waited past the limit never runs: its caller hears "unavailable"
-                // (nothing was written, so a retry is safe).
-                let now = ContinuousClock.now
-                let late = jobs.filter { now - $0.asked > maximumWait }
-                if !late.isEmpty {
-                    ready = jobs.filter { now - $0.asked <= maximumWait }
-                    let error = RepositoryError.unavailable("a SQLite step waited more than \(maximumWait) for its turn (a slow disk or a lock held by another process)")
-                    for job in late { job.finish(error) }
-                    if ready.isEmpty { continue }
+            // A step that waited past the limit never runs: its caller hears "unavailable"
+            // (nothing was written, so a retry is safe).
+            let now = ContinuousClock.now
+            var ready: [Job] = []
+            for job in jobs {
+                if let maximumWait, now - job.asked > maximumWait {
+                    job.finish(RepositoryError.unavailable(
+                        "a SQLite step waited more than \(maximumWait) for its turn (a slow disk or a lock held by another process)"))
+                } else {
+                    ready.append(job)
                 }
             }
+            guard !ready.isEmpty else { continue }
             do {
                 try writer.write { db in
                     for job in ready { job.run(db) }

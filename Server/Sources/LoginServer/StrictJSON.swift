@@ -66,7 +66,7 @@ enum StrictJSON {
             switch current {
             case UInt8(ascii: "{"): try object(depth: depth)
             case UInt8(ascii: "["): try array(depth: depth)
-            case UInt8(ascii: "\""): _ = try string()
+            case UInt8(ascii: "\""): _ = try string(keeping: false)
             case UInt8(ascii: "t"): try literal("true")
             case UInt8(ascii: "f"): try literal("false")
             case UInt8(ascii: "n"): try literal("null")
@@ -82,11 +82,12 @@ enum StrictJSON {
             while true {
                 guard current == UInt8(ascii: "\"") else { throw problem("a member name expected (a trailing comma?)") }
                 let start = position
-                let name = try string()
+                let name = try string(keeping: true)
                 // A name in another normalization form (KELVIN SIGN for "K") is one member to
                 // a parser that compares code points and another to Swift's decoder, which
-                // compares canonically: refused, as a duplicate would be.
-                guard name.unicodeScalars.elementsEqual(name.precomposedStringWithCanonicalMapping.unicodeScalars) else {
+                // compares canonically: refused, as a duplicate would be. (ASCII is in NFC.)
+                guard name.utf8.allSatisfy({ $0 < 0x80 })
+                        || name.unicodeScalars.elementsEqual(name.precomposedStringWithCanonicalMapping.unicodeScalars) else {
                     position = start
                     throw problem("a member name not in Unicode NFC")
                 }
@@ -178,12 +179,14 @@ enum StrictJSON {
             while let byte = current, isDigit(byte) { position += 1 }
         }
 
-        /// Reads a string (the opening quote is current) and returns its value.
-        private mutating func string() throws(Problem) -> String {
+        /// Reads a string (the opening quote is current) and returns its value, when `keeping`
+        /// (member names); other strings are only checked (a value is read by the decoder).
+        private mutating func string(keeping: Bool) throws(Problem) -> String {
             position += 1
             var scalars = String.UnicodeScalarView()
             var run = position  // the start of bytes copied as they are
             func flush(upTo end: Int) {
+                guard keeping else { return }
                 scalars.append(contentsOf: String(decoding: bytes[run..<end], as: UTF8.self).unicodeScalars)
             }
             while true {
@@ -196,7 +199,8 @@ enum StrictJSON {
                 case UInt8(ascii: "\\"):
                     flush(upTo: position)
                     position += 1
-                    scalars.append(try escape())
+                    let scalar = try escape()
+                    if keeping { scalars.append(scalar) }
                     run = position
                 case 0..<0x20:
                     throw problem("a control character inside a string (write it as an escape)")

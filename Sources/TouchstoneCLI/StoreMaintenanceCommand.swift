@@ -31,11 +31,9 @@ enum StoreMaintenanceCommand {
                     + "Give the same --config the device uses.")
                 return 1  // nor anything to export
             } else if let reason = report.unreadable {
+                // The reason says what to do (the key to check, the lock to wait for).
                 print("store \(report.location): cannot be read: \(UsageError.escapingUnprintable(reason))")
-                print(reason.contains("busy-timeout")
-                    ? "Nothing shows the store damaged: another process holds its lock (or was stopped while holding it). Try again."
-                    : "Nothing shows the store damaged, and an export could read nothing either: check the --config "
-                        + "(the passphrase or key file) and the file's permissions.")
+                print("Nothing shows the store damaged, and the file was not changed.")
                 status = 1
             } else if report.isSound {
                 print("store \(report.location): sound (\(report.intactRecords) records intact)")

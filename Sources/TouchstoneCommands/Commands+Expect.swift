@@ -20,10 +20,10 @@ extension CommandTable {
                     }
                 }
             ) { session, arguments in
-                let kind = try arguments.required(0, "ok, error or contains")
+                let word = try arguments.required(0, "ok, error or contains")
                 // A misspelt expectation is named as such, also on a script's first line.
-                guard ["ok", "error", "contains"].contains(kind) else {
-                    throw arguments.usageError("unknown expectation '\(kind)'")
+                guard let kind = ExpectationKind(rawValue: word) else {
+                    throw arguments.usageError("unknown expectation '\(word)'")
                 }
                 guard let previous = session.previous else {
                     throw REPLError.expectationFailed(expectation: arguments.words.joined(separator: " "), actual: "there is no previous command")
@@ -31,16 +31,16 @@ extension CommandTable {
                 let subject = "'\(previous.input)'"
                 let happened = previous.error.map { "\(subject) failed with \($0.text)" } ?? "\(subject) succeeded"
                 switch kind {
-                case "ok":
+                case .ok:
                     try arguments.expectAtMost(1)
                     guard previous.ok else { throw REPLError.expectationFailed(expectation: "ok", actual: happened) }
-                case "error":
+                case .error:
                     try arguments.expectAtMost(2)
                     let expected = try arguments.required(1, "the error name or code")
                     guard let error = previous.error, error.matches(expected) else {
                         throw REPLError.expectationFailed(expectation: "error \(expected)", actual: happened)
                     }
-                case "contains":
+                case .contains:
                     try arguments.expectAtMost(2)
                     let text = try arguments.required(1, "the text")
                     guard !text.isEmpty else { throw arguments.usageError("give the text to look for (\"\" is in every output)") }
@@ -49,11 +49,14 @@ extension CommandTable {
                             expectation: "output containing \"\(text)\"",
                             actual: "\(subject) printed: \(previous.text.replacingOccurrences(of: "\n", with: " / "))")
                     }
-                default:
-                    throw arguments.usageError("unknown expectation '\(kind)'")
                 }
                 return CommandOutput([], result: [("expectation", .string(arguments.words.joined(separator: " "))), ("holds", true)])
             },
         ]
     }
+}
+
+/// What `expect` can check.
+private enum ExpectationKind: String {
+    case ok, error, contains
 }

@@ -223,8 +223,7 @@ public struct Keychain: Sendable {
         let key = try recordKey(itemClass, service, account)
         return try await translatingErrors {
             let (item, _) = try await authorize(key: key, context: context, reason: reason ?? "Access \"\(service)\"")
-            return try item.open(credential: item.flags.contains(.applicationPassword) ? applicationPassword(context) : nil,
-                                 aad: key.name)
+            return try open(item, at: key, context: context)
         }
     }
 
@@ -238,15 +237,16 @@ public struct Keychain: Sendable {
     ) throws -> Data? {
         let key = try recordKey(itemClass, service, account)
         return try translatingErrors {
-            if let context, context.isInvalidated {
-                throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
-            }
-            guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
-            let item = try StoredItem.decode(record)
+            let (item, _) = try load(key, context: context)
             guard try check(item, storedAt: key, context: context) == nil else { return nil }
-            return try item.open(credential: item.flags.contains(.applicationPassword) ? applicationPassword(context) : nil,
-                                 aad: key.name)
+            return try open(item, at: key, context: context)
         }
+    }
+
+    /// `item`'s value (stored at `key`), with the context's application password when it is
+    /// sealed with one.
+    private func open(_ item: StoredItem, at key: RecordKey, context: AuthenticationContext?) throws -> Data {
+        try item.open(credential: item.flags.contains(.applicationPassword) ? applicationPassword(context) : nil, aad: key.name)
     }
 
     /// Reads a UTF-8 string item; a value that is not UTF-8 is errSecDecode.
@@ -423,13 +423,24 @@ public struct Keychain: Sendable {
     /// Loads the item at `key` and runs the evaluation its flags require; the item and the
     /// bytes it was decoded from.
     private func authorize(key: RecordKey, context: AuthenticationContext?, reason: String) async throws -> (StoredItem, Data) {
+        let (item, bytes) = try load(key, context: context)
+        try await enforce(item, storedAt: key, context: context, reason: reason)
+        return (item, bytes)
+    }
+
+    /// The item at `key` and the bytes it was decoded from; an invalidated context is refused
+    /// first, before anything says whether the item exists.
+    private func load(_ key: RecordKey, context: AuthenticationContext?) throws -> (StoredItem, Data) {
+        try Self.refuseInvalidated(context)
+        guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
+        return (try StoredItem.decode(record), record.value)
+    }
+
+    /// Throws the error an invalidated `context` is answered with.
+    private static func refuseInvalidated(_ context: AuthenticationContext?) throws {
         if let context, context.isInvalidated {
             throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
         }
-        guard let record = try device.storage.read(key) else { throw KeychainError(.itemNotFound) }
-        let item = try StoredItem.decode(record)
-        try await enforce(item, storedAt: key, context: context, reason: reason)
-        return (item, record.value)
     }
 
     /// The rules every protected thing obeys before it is used — keychain items and Secure
@@ -454,9 +465,7 @@ public struct Keychain: Sendable {
     /// returns the evaluation still needed (the context and policy), or nil when none is.
     private func check(_ item: some ProtectedRecord, storedAt key: RecordKey?,
                        context: AuthenticationContext?) throws -> (AuthenticationContext, AccessControlPolicy)? {
-        if let context, context.isInvalidated {
-            throw KeychainError(.authenticationFailed, message: "the context was invalidated", authenticationCode: .invalidContext)
-        }
+        try Self.refuseInvalidated(context)
         // The sensor's enrolled set matters here only to a biometryCurrentSet item (an
         // evaluation reads it itself); the lock state and the passcode are in the stored records.
         let snapshot = try item.flags.contains(.biometryCurrentSet) ? device.snapshot() : device.storedSnapshot()
@@ -564,7 +573,7 @@ public struct Keychain: Sendable {
     /// raw in the record name, and two different items could then share one record. Our limit:
     /// Apple's keychain takes any string. Items stored before keep their keys and open as before.
     static func requireSeparableName(_ part: String, _ label: String) throws(KeychainError) {
-        guard part.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "/") }) else { return }
+        guard holdsEscapedByte(part) else { return }
         let joined = part.contains { character in
             character != "/" && character != "%" && character.unicodeScalars.contains { $0 == "/" || $0 == "%" }
         }
@@ -574,13 +583,17 @@ public struct Keychain: Sendable {
         }
     }
 
+    /// Whether `part` has a "%" or "/" byte at all (the quick test before looking at characters).
+    private static func holdsEscapedByte(_ part: String) -> Bool {
+        part.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "/") }
+    }
+
     /// Escapes `%` and `/` so that the parts of a record name never run into each other.
     static func escape(_ part: String) -> String {
         // Bytes first (every item call names a service and an account): no "%" or "/" byte,
         // nothing to escape. Otherwise the decision stays with whole characters, as it always
         // was, so that a name keeps the record key it was stored under.
-        guard part.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "/") }),
-              part.contains(where: { $0 == "%" || $0 == "/" }) else { return part }
+        guard holdsEscapedByte(part), part.contains(where: { $0 == "%" || $0 == "/" }) else { return part }
         return part.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
     }
 

@@ -77,16 +77,19 @@ struct ScriptInputTests {
         #expect(run.output.contains("reader still waiting"), "\(run.output)")
     }
 
+    /// Runs the script `enroll thumb`, then `line`, then `enroll index`, from a file on a memory device.
+    private static func runScript(around line: Data) throws -> (status: Int32, output: String) {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("script.touchstone")
+        try (Data("enroll thumb\n".utf8) + line + Data("\nenroll index\n".utf8)).write(to: script)
+        let run = try shell("\"$TOUCHSTONE\" --memory '\(script.path)'")
+        return (run.status, run.output)
+    }
+
     @Test("a line longer than 1 MiB stops the script with exit 2 before the lines after it run")
     func overlongLine() throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let script = directory.appendingPathComponent("long.touchstone")
-        var text = Data("enroll thumb\n".utf8)
-        text.append(Data(repeating: UInt8(ascii: "a"), count: (1 << 20) + 1))
-        text.append(Data("\nenroll index\n".utf8))
-        try text.write(to: script)
-        let run = try Self.shell("\"$TOUCHSTONE\" --memory '\(script.path)'")
+        let run = try Self.runScript(around: Data(repeating: UInt8(ascii: "a"), count: (1 << 20) + 1))
         #expect(run.status == 2)
         #expect(run.output.contains("enrolled thumb"))
         #expect(run.output.contains("past line 1: line 2 is longer than 1048576 bytes"))
@@ -95,14 +98,7 @@ struct ScriptInputTests {
 
     @Test("a line that is not valid UTF-8 stops the script with exit 2 before it runs: two byte strings never become one name")
     func invalidUTF8Line() throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let script = directory.appendingPathComponent("bytes.touchstone")
-        var text = Data("enroll thumb\nenroll ".utf8)
-        text.append(0xFF)
-        text.append(Data("\nenroll index\n".utf8))
-        try text.write(to: script)
-        let run = try Self.shell("\"$TOUCHSTONE\" --memory '\(script.path)'")
+        let run = try Self.runScript(around: Data("enroll ".utf8) + [0xFF])
         #expect(run.status == 2)
         #expect(run.output.contains("enrolled thumb"))
         #expect(run.output.contains("past line 1: line 2 is not valid UTF-8"), "\(run.output)")

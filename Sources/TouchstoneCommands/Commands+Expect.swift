@@ -9,7 +9,9 @@ extension CommandTable {
                 name: "expect", summary: "assert on the previous command: ok, an error, or text in its output",
                 usage: "expect ok | error <name-or-code> | contains \"<text>\"", example: "expect error biometryLockout",
                 moreExamples: ["expect error -8", "expect ok", "expect contains \"changed\""],
-                details: ["In a script the first failing expect stops it with exit status 1.",
+                details: ["error takes a case name or a raw code; a keychain or key error also answers to its kind",
+                          "([itemNotFound]) and, when a prompt caused it, to the LAError behind it (userCancel, -2).",
+                          "In a script the first failing expect stops it with exit status 1.",
                           "An expect line that cannot be read (an unbalanced quote) or a misspelt one (expcet) fails the same way."],
                 isExpectation: true,
                 completer: { _, previous in

@@ -33,6 +33,7 @@ extension CommandTable {
                     "(as a reused LAContext does): 'context new' starts over.",
                     "add and delete never prompt. list never prints values. Errors show the OSStatus, e.g.",
                     "errSecItemNotFound (-25300) [invalidated] after an enrollment change for biometryCurrentSet.",
+                    "Items print as service/account, quoted (\"a/b\" \"c\") when a name holds a '/', a quote or a space.",
                 ],
                 completer: { session, previous in
                     switch previous.count {

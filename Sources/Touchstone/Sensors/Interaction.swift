@@ -85,7 +85,19 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
     /// The app's reason text.
     public var reason: String
     /// The fallback button's title, or nil when the button is not shown.
-    public var fallbackButton: String?
+    public var fallbackButton: String? {
+        get { showsFallbackButton ? fallbackTitle : nil }
+        set {
+            fallbackTitle = newValue ?? ""
+            showsFallbackButton = newValue != nil
+        }
+    }
+    // Stored as a string and a flag, not as `String?`: Swift 6.3 lowers a struct this size
+    // holding an optional string through memory, and every prompt made was then copied once
+    // more and the original destroyed (an outlined copy and destroy, seven reference counts,
+    // on every evaluation's hot path).
+    private var fallbackTitle: String
+    private var showsFallbackButton: Bool
     /// The cancel button's title.
     public var cancelButton: String
     /// The biometry being scanned (biometric prompts).
@@ -103,7 +115,8 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
                 isInterrupted: @escaping @Sendable () -> Bool = { false }) {
         self.kind = kind
         self.reason = reason
-        self.fallbackButton = fallbackButton
+        self.fallbackTitle = fallbackButton ?? ""
+        self.showsFallbackButton = fallbackButton != nil
         self.cancelButton = cancelButton
         self.biometryType = biometryType
         self.failuresSoFar = failuresSoFar

@@ -83,7 +83,7 @@ extension Device {
         guard snapshot.state.identities.contains(where: { $0.id == name }) else {
             throw UsageError.notEnrolled(name: name)
         }
-        if let error = biometricProblem(appID: nil, snapshot: snapshot, requiresPasscodeSet: true) {
+        if let error = biometricProblem(appID: "", snapshot: snapshot, requiresPasscodeSet: true) {
             throw error
         }
         if let reason = lockState(snapshot).passcodeRequiredReason {

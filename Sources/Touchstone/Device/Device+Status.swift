@@ -69,11 +69,12 @@ extension Device {
 
     /// The error that keeps biometry from being used by `appID` now, in the precedence order
     /// of REFERENCE §3 (Apple's `LAContext.h`): hardware → enrollment → lockout → passcode. Nil when usable.
-    func biometricProblem(appID: String?, snapshot: Snapshot, requiresPasscodeSet: Bool) -> AuthenticationError? {
+    /// (`appID` is the empty string when no app asks.)
+    func biometricProblem(appID: String, snapshot: Snapshot, requiresPasscodeSet: Bool) -> AuthenticationError? {
         guard let box = sensorBox else {
             return AuthenticationError(.biometryNotAvailable, message: "This device has no biometric sensor.")
         }
-        switch box.hardwareState(for: appID ?? "") {
+        switch box.hardwareState(for: appID) {
         case .present:
             break
         case .absent:

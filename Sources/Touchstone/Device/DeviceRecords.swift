@@ -46,6 +46,12 @@ struct DeviceState: Codable, Equatable, Sendable {
     /// The enrolled set as the core last recorded it.
     var identities: [SensorIdentity] { enrolled ?? [] }
 
+    /// Whether the enrolled set holds the identity `id` (read in place: ``identities`` hands
+    /// out a copy of the array, a retain and a release on every evaluation's match).
+    func isEnrolled(_ id: String) -> Bool {
+        enrolled?.contains { $0.id == id } ?? false
+    }
+
     /// The stored record's bytes: exactly what `JSONEncoder` with sorted keys writes
     /// (`DeviceStateCodingTests` compares them), written directly. Opening a new device and
     /// every enrollment change write this record; the coder's first use alone cost ~0.2 ms of

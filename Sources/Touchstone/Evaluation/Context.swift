@@ -218,28 +218,46 @@ public final class AuthenticationContext: Sendable {
     /// factor's check (the simulated one's PBKDF2, tens of milliseconds; PAM's, which delays a
     /// wrong password by about two seconds) and the sensor's state and enrolled set (for fprintd,
     /// D-Bus calls). With plugins like those, evaluate from a task, not the main actor.
-    @discardableResult
+    ///
+    /// Inlinable, so that in the caller an evaluation that finishes at once is a plain call (no
+    /// async frame is allocated for it); only one that waits enters the async part.
+    @discardableResult @inlinable
     nonisolated(nonsending) public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
         // As far as it goes without waiting, synchronously; the rest awaited.
         switch try evaluateAtOnce(policy, reason: reason) {
         case let .finished(result):
             return result
-        case let .waiting(run, resumption):
-            return try await resume(run, from: resumption)
+        case let .waiting(pending):
+            return try await resume(pending)
         }
     }
 
     /// How ``evaluateAtOnce(_:reason:)`` left an evaluation.
-    private enum Started {
+    @usableFromInline
+    enum Started {
         case finished(EvaluationResult)
-        /// Boxed: the run is large, and an evaluation that finishes at once should not move it.
-        indirect case waiting(EvaluationRun, EvaluationRun.Resumption)
+        case waiting(PendingEvaluation)
+    }
+
+    /// An evaluation that must wait, where it stopped. A class: the run is large, and an
+    /// evaluation that finishes at once should not move it (and inlined code sees only this
+    /// reference, not the run's internals).
+    @usableFromInline
+    final class PendingEvaluation {
+        let run: EvaluationRun
+        let resumption: EvaluationRun.Resumption
+
+        init(run: EvaluationRun, resumption: EvaluationRun.Resumption) {
+            self.run = run
+            self.resumption = resumption
+        }
     }
 
     /// Starts an evaluation and runs it as far as it goes without waiting (see
     /// ``EvaluationRun/start()``), concluding it when it ends there. A sync function, so that
     /// an evaluation that never waits keeps its state off the async frame.
-    private func evaluateAtOnce(_ policy: any Policy, reason: String) throws -> Started {
+    @usableFromInline
+    func evaluateAtOnce(_ policy: any Policy, reason: String) throws -> Started {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
         let handle = EvaluationHandle()
         let settings = try state.withLock { state -> EvaluationSettings in
@@ -249,8 +267,10 @@ public final class AuthenticationContext: Sendable {
                 fallbackTitle: state.fallbackTitle, cancelTitle: state.cancelTitle,
                 reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
         }
-        authenticator.device.begin(handle)
         var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
+        // Through the run's reference to the device (held anyway; `authenticator.device` would
+        // take and drop one more).
+        run.device.begin(handle)
         let started: EvaluationRun.Start
         do {
             started = try run.start()
@@ -262,15 +282,16 @@ public final class AuthenticationContext: Sendable {
             conclude(run, with: result)
             return .finished(result)
         case let .waiting(resumption):
-            return .waiting(run, resumption)
+            return .waiting(PendingEvaluation(run: run, resumption: resumption))
         }
     }
 
     /// The rest of an evaluation that had to wait.
-    nonisolated(nonsending) private func resume(_ run: EvaluationRun, from resumption: EvaluationRun.Resumption) async throws -> EvaluationResult {
-        var run = run
+    @usableFromInline
+    nonisolated(nonsending) func resume(_ pending: PendingEvaluation) async throws -> EvaluationResult {
+        var run = pending.run
         do {
-            let result = try await run.resume(from: resumption)
+            let result = try await run.resume(from: pending.resumption)
             conclude(run, with: result)
             return result
         } catch {
@@ -282,18 +303,17 @@ public final class AuthenticationContext: Sendable {
     /// grant and the device state its domain state is derived from when read) and ends it on
     /// the device.
     private func conclude(_ run: EvaluationRun, with result: EvaluationResult) {
-        let handle = run.handle
-        let captured = run.capturedSnapshot
         state.withLock { state in
             state.lastTrace = result.trace
             state.grant(AccessGrant(methods: result.methods))
-            if let captured {
-                state.domainSnapshot = captured
-                state.biometrySnapshot = captured
+            // (Compared first: an unchanged device hands back the snapshot already held.)
+            if run.capturedSnapshot != nil {
+                if state.domainSnapshot !== run.capturedSnapshot { state.domainSnapshot = run.capturedSnapshot }
+                if state.biometrySnapshot !== run.capturedSnapshot { state.biometrySnapshot = run.capturedSnapshot }
             }
-            if state.current === handle { state.current = nil }
+            if state.current === run.handle { state.current = nil }
         }
-        authenticator.device.end(handle, trace: result.trace)
+        run.device.end(run.handle, trace: result.trace)
     }
 
     /// Records a failed evaluation's trace and ends it; returns `error` to rethrow.
@@ -304,7 +324,7 @@ public final class AuthenticationContext: Sendable {
             state.lastTrace = trace
             if state.current === handle { state.current = nil }
         }
-        authenticator.device.end(handle, trace: trace)
+        run.device.end(handle, trace: trace)
         return error
     }
 

@@ -135,7 +135,7 @@ struct EvaluationRun {
 
     /// The successful end: the device state for the domain state, the last trace step, the result.
     @inline(__always)
-    private mutating func finish(_ methods: [AuthenticationMethod]) throws -> EvaluationResult {
+    private mutating func finish(_ methods: consuming [AuthenticationMethod]) throws -> EvaluationResult {
         if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
         }
@@ -153,7 +153,7 @@ struct EvaluationRun {
         return makeTrace(result: nil, failure: "\(error)")
     }
 
-    private mutating func makeTrace(result: AuthenticationError.Code?, failure: String?) -> Trace {
+    private mutating func makeTrace(result: AuthenticationError.Code?, failure: consuming String?) -> Trace {
         trace.seal(result: result, failure: failure)
     }
 
@@ -165,11 +165,11 @@ struct EvaluationRun {
         return now
     }
 
-    private mutating func record(_ event: TraceEvent, rule: Rule? = nil) {
+    private mutating func record(_ event: consuming TraceEvent, rule: Rule? = nil) {
         trace.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: counts))
     }
 
-    private mutating func record(_ event: TraceEvent, rule: Rule? = nil, after: CounterSnapshot) {
+    private mutating func record(_ event: consuming TraceEvent, rule: Rule? = nil, after: CounterSnapshot) {
         trace.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: after))
         counts = after
     }
@@ -280,8 +280,8 @@ struct EvaluationRun {
     /// its prompts as far as they go without waiting.
     @inline(__always)
     private mutating func beginBiometry(passcodeFallback: Bool, orCompanion: Bool,
-                                        snapshot current: Device.Snapshot?, checked: Bool) throws -> BiometryStop {
-        let snapshot = try current ?? device.snapshot()
+                                        snapshot current: consuming Device.Snapshot?, checked: Bool) throws -> BiometryStop {
+        let snapshot = try current.take() ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
         if !checked, let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
             if passcodeFallback {
@@ -377,12 +377,13 @@ struct EvaluationRun {
         // the same race with another process exists after any read. The enrolled set
         // recorded there is current for every change made through Touchstone; only a match
         // on an identity it lacks asks the sensor again.
-        var current = try scan.unchanged ?? device.storedSnapshot()
-        scan.unchanged = nil
-        if let name = matchedID, !current.state.identities.contains(where: { $0.id == name }) {
+        var current = try scan.unchanged.take() ?? device.storedSnapshot()
+        var enrolled = matchedID.map { current.state.isEnrolled($0) } ?? false
+        if let name = matchedID, !enrolled {
             current = try device.snapshot()
+            enrolled = current.state.isEnrolled(name)
         }
-        if let name = matchedID, current.state.identities.contains(where: { $0.id == name }) {
+        if let name = matchedID, enrolled {
             // Another evaluation (another process) may have locked biometry while this one
             // was scanning: the count is read and reset in one transaction, so a match
             // never slips past a lockout.

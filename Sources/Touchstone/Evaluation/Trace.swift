@@ -312,7 +312,7 @@ struct TraceRecorder {
     }
 
     /// The trace as written so far, ending with `result` or `failure`.
-    mutating func seal(result: AuthenticationError.Code?, failure: String?) -> Trace {
+    mutating func seal(result: AuthenticationError.Code?, failure: consuming String?) -> Trace {
         makeStorageUnique()
         storage.withUnsafeMutablePointerToHeader { header in
             header.pointee.result = result

@@ -71,10 +71,11 @@ extension Device {
     /// of REFERENCE §3 (Apple's `LAContext.h`): hardware → enrollment → lockout → passcode. Nil when usable.
     /// (`appID` is the empty string when no app asks.)
     func biometricProblem(appID: String, snapshot: Snapshot, requiresPasscodeSet: Bool) -> AuthenticationError? {
-        guard let box = sensorBox else {
+        // Read through the optional in place (a `guard let` binding took a reference to the
+        // box and dropped it again on every evaluation).
+        switch sensorBox?.hardwareState(for: appID) {
+        case nil:
             return AuthenticationError(.biometryNotAvailable, message: "This device has no biometric sensor.")
-        }
-        switch box.hardwareState(for: appID) {
         case .present:
             break
         case .absent:
@@ -83,11 +84,11 @@ extension Device {
             return AuthenticationError(.biometryNotAvailable, message: "The app is not permitted to use biometry.",
                                        recovery: "Allow it in the device's settings.")
         case .disconnected:
-            return box.isRemovable
+            return sensorBox?.isRemovable == true
                 ? AuthenticationError(.biometryDisconnected)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is disconnected.")
         case .notPaired:
-            return box.isRemovable
+            return sensorBox?.isRemovable == true
                 ? AuthenticationError(.biometryNotPaired)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is not paired.")
         }
@@ -97,7 +98,7 @@ extension Device {
         if !snapshot.isEnrolled {
             return AuthenticationError(.biometryNotEnrolled, recovery: "Enroll an identity in the device's settings.")
         }
-        if box.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) {
+        if sensorBox?.attemptRules.isLockedOut(after: snapshot.counters.consecutiveBiometricFailures) == true {
             return AuthenticationError(.biometryLockout, recovery: "Enter the device passcode to unlock biometry.")
         }
         if requiresPasscodeSet, !passcodeIsSet(snapshot) {

@@ -62,6 +62,14 @@ public final class AuthenticationContext: Sendable {
         mutating func grant(_ grant: AccessGrant) {
             if !accessGrants.contains(grant) { accessGrants.append(grant) }
         }
+
+        /// ``grant(_:)`` of an evaluation's methods without an operation, checked before a
+        /// grant is made (every evaluation after the first finds its grant already there).
+        mutating func grant(methods: [AuthenticationMethod]) {
+            if !accessGrants.contains(where: { $0.operation == nil && $0.methods == methods }) {
+                accessGrants.append(AccessGrant(methods: methods))
+            }
+        }
     }
 
     /// The authenticator (device + app) this context belongs to.
@@ -267,17 +275,15 @@ public final class AuthenticationContext: Sendable {
                 fallbackTitle: state.fallbackTitle, cancelTitle: state.cancelTitle,
                 reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
         }
-        var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
-        // Through the run's reference to the device (held anyway; `authenticator.device` would
-        // take and drop one more).
-        run.device.begin(handle)
+        authenticator.device.begin(handle)
+        var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: consume handle, settings: settings)
         let started: EvaluationRun.Start
         do {
             started = try run.start()
         } catch {
             throw conclude(&run, throwing: error)
         }
-        switch started {
+        switch consume started {
         case let .finished(result):
             conclude(run, with: result)
             return .finished(result)
@@ -305,11 +311,13 @@ public final class AuthenticationContext: Sendable {
     private func conclude(_ run: EvaluationRun, with result: EvaluationResult) {
         state.withLock { state in
             state.lastTrace = result.trace
-            state.grant(AccessGrant(methods: result.methods))
+            state.grant(methods: result.methods)
             // (Compared first: an unchanged device hands back the snapshot already held.)
-            if run.capturedSnapshot != nil {
-                if state.domainSnapshot !== run.capturedSnapshot { state.domainSnapshot = run.capturedSnapshot }
-                if state.biometrySnapshot !== run.capturedSnapshot { state.biometrySnapshot = run.capturedSnapshot }
+            // (By identity, read in place: binding the snapshot took a reference and dropped it.)
+            let captured = run.capturedSnapshot.map(ObjectIdentifier.init)
+            if captured != nil {
+                if state.domainSnapshot.map(ObjectIdentifier.init) != captured { state.domainSnapshot = run.capturedSnapshot }
+                if state.biometrySnapshot.map(ObjectIdentifier.init) != captured { state.biometrySnapshot = run.capturedSnapshot }
             }
             if state.current === run.handle { state.current = nil }
         }

@@ -65,7 +65,7 @@ struct EvaluationRun {
             return .waiting(.steps(snapshot))
         }
         let stop = try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
-                                     snapshot: snapshot, checked: !passcodeFallback && !orCompanion)
+                                     snapshot: consume snapshot, checked: !passcodeFallback && !orCompanion)
         if case let .decided(method) = stop { return .finished(try finish(AuthenticationMethod.alone(method))) }
         return .waiting(.biometry(stop))
     }
@@ -303,7 +303,7 @@ struct EvaluationRun {
         }
         guard let box = device.sensorBox else { throw fail(.biometryNotAvailable, rule: .precedence) }
         var scan = BiometricScan(box: box, rules: box.attemptRules, passcodeFallback: passcodeFallback,
-                                 companionUsable: companionUsable, unchanged: snapshot)
+                                 companionUsable: companionUsable, unchanged: consume snapshot)
         return try self.scan(&scan, from: nil)
     }
 
@@ -398,7 +398,7 @@ struct EvaluationRun {
             }
             guard let lockedAt else {
                 // The state matched against is the state the domain state is derived from.
-                if capturedSnapshot == nil { capturedSnapshot = current }
+                if capturedSnapshot == nil { capturedSnapshot = consume current }
                 var after = counts
                 after.biometricFailures = 0
                 record(.matched(name), rule: .matchResetsFailures, after: after)

@@ -125,6 +125,19 @@ struct ClockAndTraceTests {
         #expect(rig.device.lastTrace == result.trace)
     }
 
+    @Test("a trace does not keep the passcodes entered: each is recorded as an empty entry")
+    func traceKeepsNoPasscode() async throws {
+        let rig = try TestDevice()  // passcode 1234
+        rig.enqueue(.noMatch, .fallback, .passcode("0001"), .passcode("1234"))
+        let result = try await rig.authenticator.makeContext().evaluate(.deviceOwner, reason: "Unlock")
+        let entries = result.trace.steps.compactMap { step -> String? in
+            if case let .action(.passcode(entry)) = step.event { entry } else { nil }
+        }
+        #expect(entries == ["", ""])
+        #expect(!result.trace.description.contains("0001") && !result.trace.description.contains("1234"))
+        #expect(result.trace.description.contains("user: passcode:****"))
+    }
+
     @Test("a trace handed out is never written again: later steps go to a copy")
     func sealedTraceIsImmutable() {
         var recorder = TraceRecorder(policy: "biometrics", appID: "com.example")

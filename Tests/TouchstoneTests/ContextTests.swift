@@ -7,6 +7,24 @@ import TouchstoneBuiltins
 /// REFERENCE §8: context lifecycle and options.
 @Suite("§8 Context lifecycle and options")
 struct ContextTests {
+    @Test("a context records each grant once: evaluations repeat theirs, an operation's grant is its own")
+    func grantsAreRecordedOnce() async throws {
+        let rig = try TestDevice()
+        let context = rig.authenticator.makeContext()
+        for _ in 0..<3 {
+            rig.enqueue(.present("thumb"))
+            _ = try await context.evaluate(.biometrics, reason: "Unlock")
+        }
+        #expect(context.state.withLock { $0.accessGrants } == [AccessGrant(methods: [.biometry])])
+        context.state.withLock {
+            $0.grant(methods: [.biometry], operation: .useItem)
+            $0.grant(methods: [.biometry], operation: .useItem)
+            $0.grant(methods: [.biometry], operation: nil)
+        }
+        #expect(context.state.withLock { $0.accessGrants }
+            == [AccessGrant(methods: [.biometry]), AccessGrant(methods: [.biometry], operation: .useItem)])
+    }
+
     @Test("an empty localizedReason is a clear programmer error (Apple crashes)")
     func emptyReason() async throws {
         let rig = try TestDevice()

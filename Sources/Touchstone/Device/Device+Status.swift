@@ -92,6 +92,8 @@ extension Device {
                 ? AuthenticationError(.biometryNotPaired)
                 : AuthenticationError(.biometryNotAvailable, message: "The biometric hardware is not paired.")
         }
+        // (`sensorBox` is not nil past the switch: `== true` above and below is no silent
+        // "not locked out".)
         // Apple's LAContext.h order for biometric policies: not available → not enrolled →
         // locked out, and passcodeNotSet only "when biometry is available, enrolled and not
         // locked out" (REFERENCE §3).

@@ -48,7 +48,7 @@ struct DeviceState: Codable, Equatable, Sendable {
 
     /// Whether the enrolled set holds the identity `id` (read in place: ``identities`` hands
     /// out a copy of the array, a retain and a release on every evaluation's match).
-    func isEnrolled(_ id: String) -> Bool {
+    func hasIdentity(_ id: String) -> Bool {
         enrolled?.contains { $0.id == id } ?? false
     }
 

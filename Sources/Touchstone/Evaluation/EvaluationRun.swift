@@ -153,7 +153,7 @@ struct EvaluationRun {
         return makeTrace(result: nil, failure: "\(error)")
     }
 
-    private mutating func makeTrace(result: AuthenticationError.Code?, failure: consuming String?) -> Trace {
+    private mutating func makeTrace(result: AuthenticationError.Code?, failure: String?) -> Trace {
         trace.seal(result: result, failure: failure)
     }
 
@@ -355,7 +355,7 @@ struct EvaluationRun {
             throw fail(scan.box.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
                        rule: .sensorLostDuringCapture)
         case let .action(action):
-            record(.action(action))
+            record(.action(action.withoutSecret))
             scan.unchanged = nil
             if action == .approveOnCompanion, scan.companionUsable {
                 record(.companionApproved, rule: .companionApproval)
@@ -378,10 +378,10 @@ struct EvaluationRun {
         // recorded there is current for every change made through Touchstone; only a match
         // on an identity it lacks asks the sensor again.
         var current = try scan.unchanged.take() ?? device.storedSnapshot()
-        var enrolled = matchedID.map { current.state.isEnrolled($0) } ?? false
+        var enrolled = matchedID.map { current.state.hasIdentity($0) } ?? false
         if let name = matchedID, !enrolled {
             current = try device.snapshot()
-            enrolled = current.state.isEnrolled(name)
+            enrolled = current.state.hasIdentity(name)
         }
         if let name = matchedID, enrolled {
             // Another evaluation (another process) may have locked biometry while this one
@@ -485,7 +485,8 @@ struct EvaluationRun {
             let action = try await device.interaction.nextAction(for: prompt)
             stamp = nil
             try checkInterrupted()
-            record(.action(action))
+            // The entry itself is not kept: a trace lives on in the context and the device.
+            record(.action(action.withoutSecret))
             guard case let .passcode(entry) = action else {
                 try handleCommon(action, on: prompt)
                 continue
@@ -530,7 +531,7 @@ struct EvaluationRun {
             let action = try await device.interaction.nextAction(for: prompt)
             stamp = nil
             try checkInterrupted()
-            record(.action(action))
+            record(.action(action.withoutSecret))
             if action == .approveOnCompanion {
                 record(.companionApproved, rule: .companionApproval)
                 return .companion

@@ -85,7 +85,7 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
     case checked(AuthenticationError.Code?)
     /// A prompt was shown.
     case prompt(Prompt.Kind, fallbackButton: String?)
-    /// The user acted (passcodes are never shown).
+    /// The user acted. A passcode's entry is not kept: it is recorded as `.passcode("")`.
     case action(UserAction)
     /// The presented identity matched the enrolled template of this name.
     case matched(String)
@@ -312,7 +312,7 @@ struct TraceRecorder {
     }
 
     /// The trace as written so far, ending with `result` or `failure`.
-    mutating func seal(result: AuthenticationError.Code?, failure: consuming String?) -> Trace {
+    mutating func seal(result: AuthenticationError.Code?, failure: String?) -> Trace {
         makeStorageUnique()
         storage.withUnsafeMutablePointerToHeader { header in
             header.pointee.result = result

@@ -56,11 +56,11 @@ extension AuthenticationContext {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
         if isInvalidated { throw AuthenticationError(.invalidContext) }
         guard let rule = accessControl.flags.policyRule else {
-            state.withLock { $0.grant(AccessGrant(methods: [], operation: operation)) }
+            state.withLock { $0.grant(methods: [], operation: operation) }
             return []
         }
         let result = try await evaluate(AccessControlPolicy(flags: accessControl.flags, rule: rule), reason: reason)
-        state.withLock { $0.grant(AccessGrant(methods: result.methods, operation: operation)) }
+        state.withLock { $0.grant(methods: result.methods, operation: operation) }
         return result.methods
     }
 

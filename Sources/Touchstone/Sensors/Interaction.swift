@@ -47,6 +47,12 @@ public enum UserAction: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// This action with a passcode's entry removed (`.passcode("")`), as a trace keeps it.
+    var withoutSecret: UserAction {
+        if case .passcode = self { return .passcode("") }
+        return self
+    }
+
     /// The script spelling. A passcode is shown as `passcode:****`: secrets never reach
     /// traces or logs.
     public var description: String {

@@ -19,6 +19,9 @@ let staticSwiftRuntimeCompile: [SwiftSetting] = [
 ]
 
 /// A built-in plugin: one target under `Plugins/<Name>`, depending on the core only.
+/// swift-log's `Logging` module.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
 func plugin(_ name: String, extra: [Target.Dependency] = []) -> Target {
     .target(
         name: name,
@@ -69,6 +72,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        // Logging: the core, the plugins and the REPL log through swift-log's `Logger`; the
+        // application picks the handler (the REPL: standard error, `--log-level`).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // `swift package generate-documentation` (DocC catalog in Sources/Touchstone/Touchstone.docc).
         // A command plugin: nothing of it is built by `swift build`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -77,7 +83,7 @@ let package = Package(
         // Core: vocabulary, plugin protocols, registry, device model, evaluation engine.
         .target(
             name: "Touchstone",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), logging],
             swiftSettings: strictSettings
         ),
 
@@ -110,8 +116,8 @@ let package = Package(
         // use, so no pkg-config link flags here, and `touchstone` starts without either library.
         .systemLibrary(name: "CSDBus", path: "Sources/CSDBus"),
         .systemLibrary(name: "CPAM", path: "Sources/CPAM"),
-        plugin("LinuxFprintd", extra: ["CSDBus"]),
-        plugin("LinuxPAM", extra: ["CPAM"]),
+        plugin("LinuxFprintd", extra: ["CSDBus", logging]),
+        plugin("LinuxPAM", extra: ["CPAM", logging]),
 
         // The one explicit list of built-in plugins.
         .target(
@@ -131,7 +137,7 @@ let package = Package(
         // (`right`) are registered by the REPL, above it.
         .target(
             name: "TouchstoneCommands",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", logging],
             swiftSettings: strictSettings
         ),
 
@@ -179,7 +185,7 @@ let package = Package(
             name: "TouchstoneCLI",
             dependencies: [
                 "TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
             ],
             swiftSettings: strictSettings
         ),
@@ -309,7 +315,7 @@ let package = Package(
         // (scripts/fprint-testenv.sh, started by the tests) and PAM with pam_matrix.
         .testTarget(
             name: "LinuxAuthTests",
-            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone", "TouchstoneBuiltins"],
+            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone", "TouchstoneBuiltins", logging],
             swiftSettings: strictSettings
         ),
         .testTarget(

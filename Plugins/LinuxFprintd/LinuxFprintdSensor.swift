@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import Touchstone
 
@@ -56,6 +57,9 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
     private let generations: FingerGenerations
     private let random: RandomSource
     private let pending = Mutex<[ObjectIdentifier: FprintdInterrupt]>([:])
+    /// Why fprintd did not answer, when the sensor reports that as an absent reader (debug), and
+    /// the fallbacks it takes (notice).
+    private let logger: Logger
 
     /// Creates the sensor from its options.
     public init(options: PluginOptions, environment: PluginEnvironment) throws {
@@ -65,6 +69,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
         scanTimeout = options.duration("scan-timeout") ?? .seconds(30)
         generations = FingerGenerations(storage: environment.storage)
         random = environment.random
+        logger = environment.logger
     }
 
     /// `present` when fprintd answers with a reader, `absent` otherwise (no daemon, no reader,
@@ -74,6 +79,8 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
             _ = try client.defaultDevice(interrupt: nil)
             return .present
         } catch {
+            // Asked before every evaluation: debug, not a warning each time.
+            logger.debug("fprintd did not answer; the reader counts as absent", metadata: ["error": "\(error)"])
             return .absent
         }
     }
@@ -133,6 +140,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
         } catch let error as FprintdError {
             switch error {
             case .busUnavailable, .daemonUnavailable, .noDevice, .permissionDenied, .deviceBusy, .noEnrolledPrints:
+                logger.notice("fprintd could not scan; the reader counts as absent", metadata: ["error": "\(error)"])
                 return .unavailable(.absent)
             default:
                 throw error
@@ -164,7 +172,14 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
         let token = ObjectIdentifier(interrupt)
         pending.withLock { $0[token] = interrupt }
         defer { pending.withLock { _ = $0.removeValue(forKey: token) } }
-        let stages = (try? client.enrollStages(interrupt: interrupt)) ?? 5
+        let stages: Int
+        do {
+            stages = try client.enrollStages(interrupt: interrupt)
+        } catch {
+            // The number only sizes the wait; fprintd's readers mostly ask for 5.
+            logger.notice("fprintd did not say how many stages an enrollment takes; assuming 5", metadata: ["error": "\(error)"])
+            stages = 5
+        }
         if replacing {
             // fprintd refuses to enroll a finger it already has: the old print goes first.
             try client.deleteFinger(id, interrupt: interrupt)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Touchstone
 
 /// The device passcode is the user's login password, checked through PAM (issue 11).
@@ -31,7 +32,12 @@ public struct LinuxPAMPasscode: PasscodeFactor {
         let user = options.string("user").flatMap { $0.isEmpty ? nil : $0 }
         let confdir = options.string("confdir").flatMap { $0.isEmpty ? nil : $0 }
         checker = PAMChecker(service: options.string("service") ?? "touchstone", user: user, confdir: confdir)
+        logger = environment.logger
     }
+
+    /// Says when PAM does not know the user (counted as a wrong passcode, which alone would
+    /// look like a mistyped password).
+    private let logger: Logger
 
     /// Kept by the system; set when PAM's user exists (in the password database, or, with a
     /// private `confdir`, whenever the service file is there: test modules keep their own users).
@@ -53,7 +59,11 @@ public struct LinuxPAMPasscode: PasscodeFactor {
         switch try checker.check(password: entry) {
         case .success:
             return PasscodeCheck(isCorrect: true, digest: nil)
-        case .wrongPassword, .unknownUser:
+        case .wrongPassword:
+            return PasscodeCheck(isCorrect: false, digest: nil)
+        case .unknownUser:
+            logger.notice("PAM does not know the user; the entry counts as a wrong passcode",
+                          metadata: ["user": "\(checker.user)", "service": "\(checker.service)"])
             return PasscodeCheck(isCorrect: false, digest: nil)
         case let .accountRefused(code, message):
             throw PAMError.failed(step: "pam_acct_mgmt", code: code, message: message)

@@ -8,6 +8,8 @@ struct LaunchOptions: Equatable, Sendable {
     var echo = false
     var checkStore = false
     var exportStore: String?
+    /// `--log-level` (read by ArgumentParser only; nil: warning).
+    var logLevel: String?
     var script: String?
 }
 

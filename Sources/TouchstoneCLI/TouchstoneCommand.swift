@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Touchstone
 import TouchstoneCommands
 import TouchstoneREPL
@@ -49,6 +50,9 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Copy every record of the device's store that is still intact into a new store at <file>, and exit (status 1 when anything was skipped, each listed, or the export failed). The damaged store is only read.", valueName: "file"))
     var exportStore: String?
 
+    @Option(help: ArgumentHelp("How much the device and its plugins log on standard error: trace, debug, info, notice, warning (the default), error or critical. debug shows, for instance, why fprintd counts as absent.", valueName: "level"))
+    var logLevel: String?
+
     @Argument(help: ArgumentHelp("A script to run instead of reading standard input (- reads standard input as a script, also on a terminal).", valueName: "script"))
     var script: String?
 
@@ -58,7 +62,7 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     var launchOptions: LaunchOptions {
         LaunchOptions(
             json: json, config: config, seed: seed, memory: memory, strict: strict, echo: echo,
-            checkStore: checkStore, exportStore: exportStore, script: script)
+            checkStore: checkStore, exportStore: exportStore, logLevel: logLevel, script: script)
     }
 
     /// The executable's entry point: runs the everyday command lines straight away
@@ -107,9 +111,18 @@ package struct TouchstoneCommand: AsyncParsableCommand {
             if status != 0 { throw ExitCode(status) }
             return
         }
+        var logger = Logger(label: "touchstone") { StreamLogHandler.standardError(label: $0) }
+        if let name = options.logLevel {
+            guard let level = Logger.Level(rawValue: name) else {
+                throw ValidationError("--log-level '\(name)' is not a level: trace, debug, info, notice, warning, error or critical")
+            }
+            logger.logLevel = level
+        } else {
+            logger.logLevel = .warning
+        }
         let session: REPLSession
         do {
-            session = try REPLSession(composition: composition, table: .repl())
+            session = try REPLSession(composition: composition, table: .repl(), logger: logger)
         } catch let error as StorageError {
             // Not a usage mistake: the store itself is damaged or unreadable. No usage text,
             // exit status 1, and the next step to take.

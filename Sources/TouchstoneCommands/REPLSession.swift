@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Touchstone
 import TouchstoneSimulation
 import TouchstoneBuiltins
@@ -57,14 +58,17 @@ public final class REPLSession {
     /// its time across restarts.
     private var time: VirtualTimeKeeper
 
-    /// Creates a session on a device built from `composition`.
-    public init(composition: Composition, registry: PluginRegistry = .builtIn, table: CommandTable = .standard()) throws {
+    /// Creates a session on a device built from `composition`; the device and its plugins log
+    /// through `logger` (by default one labelled `touchstone`, through the application's
+    /// `LoggingSystem`).
+    public init(composition: Composition, registry: PluginRegistry = .builtIn, table: CommandTable = .standard(),
+                logger: Logger = Logger(label: "touchstone")) throws {
         self.registry = registry
         self.table = table
         let interaction = REPLInteraction()
         self.interaction = interaction
         drivesDevice = true
-        builder = AuthenticatorBuilder(registry: registry, composition: composition)
+        builder = AuthenticatorBuilder(registry: registry, composition: composition, logger: logger)
         let built = try builder.build(interaction: interaction)
         authenticator = built
         context = built.makeContext()
@@ -94,7 +98,8 @@ public final class REPLSession {
             interaction = REPLInteraction()
             drivesDevice = false
         }
-        builder = AuthenticatorBuilder(registry: authenticator.registry, composition: authenticator.composition)
+        builder = AuthenticatorBuilder(registry: authenticator.registry, composition: authenticator.composition,
+                                      logger: authenticator.device.logger)
         self.authenticator = authenticator
         context = authenticator.makeContext()
         time = try VirtualTimeKeeper(restoring: authenticator.device)

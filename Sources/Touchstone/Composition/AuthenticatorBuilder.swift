@@ -1,3 +1,5 @@
+import Logging
+
 /// Builds an ``Authenticator`` from plugin ids and options: in code, from a configuration
 /// file, or from REPL commands — all three go through ``build(reusing:clock:interaction:)``.
 ///
@@ -13,11 +15,16 @@ public struct AuthenticatorBuilder: Sendable {
     public var registry: PluginRegistry
     /// What will be built.
     public var composition: Composition
+    /// The logger the device and its plugins log through (each plugin's carries its id as
+    /// `plugin` metadata). By default one labelled `touchstone`, through whatever
+    /// `LoggingSystem` the application bootstrapped.
+    public var logger: Logger
 
     /// A builder over `registry`, starting from `composition`.
-    public init(registry: PluginRegistry, composition: Composition = Composition()) {
+    public init(registry: PluginRegistry, composition: Composition = Composition(), logger: Logger = Logger(label: "touchstone")) {
         self.registry = registry
         self.composition = composition
+        self.logger = logger
     }
 
     /// Puts plugin `id` with `options` in the slot of `kind`, validating id and options now.
@@ -52,7 +59,8 @@ public struct AuthenticatorBuilder: Sendable {
         let bare = PluginEnvironment(
             clock: try clock ?? keep?.device.clock ?? makeClock(composition.clock),
             random: keep?.device.random ?? composition.seed.map { RandomSource(seed: $0) } ?? .system,
-            interaction: try interaction ?? keep?.device.interaction ?? makeInteraction())
+            interaction: try interaction ?? keep?.device.interaction ?? makeInteraction(),
+            logger: logger)
 
         let storage: any StorageBackend = try keep?.device.storage
             ?? registry.make(composition.storage, kind: .storage, environment: bare) { if case let .storage(made) = $0 { made } else { nil } }
@@ -76,7 +84,7 @@ public struct AuthenticatorBuilder: Sendable {
         let device = try Device(
             storage: storage, sensor: sensor, companion: companion, passcodeFactor: passcode,
             clock: environment.clock, random: environment.random, interaction: environment.interaction,
-            erasesDataAfterTenFailures: composition.eraseDataAfterTenFailedPasscodes)
+            erasesDataAfterTenFailures: composition.eraseDataAfterTenFailedPasscodes, logger: logger)
         return Authenticator(device: device, appID: composition.app, policies: policies,
                              detector: detector, composition: composition, registry: registry)
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import Synchronization
 
 /// One simulated or real device: its biometric sensor, companion, passcode factor, storage,
@@ -38,6 +39,9 @@ public final class Device: Sendable {
     public let passcodeFactor: any PasscodeFactor
     /// Whether ten wrong passcodes erase the device's data (REFERENCE §6).
     public let erasesDataAfterTenFailures: Bool
+    /// Where the device logs what it does not throw (a sensor that cannot report its enrolled
+    /// set, so the recorded set stays in force).
+    public let logger: Logger
     /// Whether the passcode factor keeps the passcode in the device's store (read once: a
     /// factor's custody kind does not change; an external one is asked each time).
     let passcodeKeptInStore: Bool
@@ -182,7 +186,7 @@ public final class Device: Sendable {
     let unsealedKeys = Mutex<[Data: UnsealedKey]>([:])
 
     /// Opens the device stored in `storage`, creating it (with a fresh device secret) when the
-    /// store is empty.
+    /// store is empty. `logger` defaults to one labelled `touchstone`.
     public init(
         storage: any StorageBackend,
         sensor: (any BiometricSensor)?,
@@ -191,9 +195,11 @@ public final class Device: Sendable {
         clock: any DeviceClock,
         random: RandomSource,
         interaction: any Interaction,
-        erasesDataAfterTenFailures: Bool = false
+        erasesDataAfterTenFailures: Bool = false,
+        logger: Logger = Logger(label: "touchstone")
     ) throws {
         self.storage = storage
+        self.logger = logger
         self.sensorBox = sensor.map(SensorBox.init)
         sensorFollowsStorage = sensor?.enrollmentStorage.map { $0 as AnyObject === storage as AnyObject } ?? false
         self.companion = companion
@@ -274,6 +280,8 @@ public final class Device: Sendable {
             // sensor that cannot answer.
             throw error
         } catch {
+            logger.debug("the sensor could not report its enrolled set; the recorded set stays in force",
+                         metadata: ["error": "\(error)"])
             return stored
         }
         guard reported != stored.state.identities else {

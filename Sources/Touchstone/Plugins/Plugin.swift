@@ -1,3 +1,5 @@
+import Logging
+
 /// The kinds of plugin a Touchstone authenticator is composed from.
 public enum PluginKind: String, Sendable, Codable, CaseIterable {
     /// A biometric modality: fingerprint, face, iris (``BiometricSensor``).
@@ -166,19 +168,33 @@ public struct PluginEnvironment: Sendable {
     /// sensors keep their enrolled templates in it). Nil while the storage plugin itself is
     /// being created, and for plugins made outside a device.
     public let storage: (any StorageBackend)?
+    /// Where the plugin logs what it does not throw: a daemon that does not answer, a fallback
+    /// taken, an answer it did not expect. The registry adds the plugin's id as the `plugin`
+    /// metadata value; the application chooses the handler and level (the REPL: standard
+    /// error, `--log-level`, default `warning`).
+    public var logger: Logger
 
-    /// Creates an environment.
+    /// Creates an environment. `logger` defaults to one labelled `touchstone`, which logs
+    /// through whatever `LoggingSystem` the application bootstrapped.
     public init(clock: any DeviceClock, random: RandomSource, interaction: any Interaction,
-                storage: (any StorageBackend)? = nil) {
+                storage: (any StorageBackend)? = nil, logger: Logger = Logger(label: "touchstone")) {
         self.clock = clock
         self.random = random
         self.interaction = interaction
         self.storage = storage
+        self.logger = logger
     }
 
     /// This environment with `storage` as the device's store.
     public func with(storage: any StorageBackend) -> PluginEnvironment {
-        PluginEnvironment(clock: clock, random: random, interaction: interaction, storage: storage)
+        PluginEnvironment(clock: clock, random: random, interaction: interaction, storage: storage, logger: logger)
+    }
+
+    /// This environment as the plugin `id` sees it: its logger carries `plugin: id`.
+    func forPlugin(_ id: String) -> PluginEnvironment {
+        var environment = self
+        environment.logger[metadataKey: "plugin"] = .string(id)
+        return environment
     }
 }
 

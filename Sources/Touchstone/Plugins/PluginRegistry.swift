@@ -68,7 +68,7 @@ public struct PluginRegistry: Sendable {
             throw ConfigurationError.unknownPlugin(id: selection.id, kind: kind, known: descriptors(of: kind).map(\.id))
         }
         let options = try PluginOptions(selection.options, for: descriptor)
-        return try type.makeInstance(options: options, environment: environment)
+        return try type.makeInstance(options: options, environment: environment.forPlugin(selection.id))
     }
 
     /// Creates the plugin named by `selection` as the kind `extract` takes from the instance
@@ -96,7 +96,7 @@ public struct PluginRegistry: Sendable {
             throw ConfigurationError.unknownPlugin(id: selection.id, kind: kind, known: descriptors(of: kind).map(\.id))
         }
         let options = try PluginOptions(selection.options, for: descriptor)
-        let instance = try type.init(options: options, environment: environment)
+        let instance = try type.init(options: options, environment: environment.forPlugin(selection.id))
         guard let typed = instance as? P else {
             throw ConfigurationError.wrongKind(id: selection.id, expected: kind, actual: descriptor.kind)
         }

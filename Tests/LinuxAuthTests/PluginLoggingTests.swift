@@ -39,15 +39,21 @@ extension Mutex {
 /// Plugins log through the logger the builder hands them, with their id as metadata: a reader
 /// that fprintd cannot reach says why (it counts as absent, which alone says nothing).
 struct PluginLoggingTests {
-    @Test func anFprintdThatDoesNotAnswerIsLoggedWithThePluginIdAndTheReason() throws {
+    /// A device whose fprintd sensor points at a bus that does not exist, logging at `level`
+    /// into the returned box.
+    private func unreachableReader(loggingAt level: Logger.Level) throws -> (Authenticator, Mutex<[CapturingLogHandler.Entry]>.Box) {
         let entries = Mutex<[CapturingLogHandler.Entry]>.Box([])
         var logger = Logger(label: "touchstone.test") { _ in CapturingLogHandler(entries: entries) }
-        logger.logLevel = .debug
+        logger.logLevel = level
         var composition = Composition()
         composition.sensor = PluginSelection("linux.fprintd", options: ["bus": "unix:path=/nonexistent/touchstone/bus"])
         let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition, logger: logger)
             .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+        return (authenticator, entries)
+    }
 
+    @Test func anFprintdThatDoesNotAnswerIsLoggedWithThePluginIdAndTheReason() throws {
+        let (authenticator, entries) = try unreachableReader(loggingAt: .debug)
         #expect(try authenticator.makeContext().canEvaluate(authenticator.policy(named: "biometrics"))?.code == .biometryNotAvailable)
         let absent = entries.value.withLock { $0 }.filter { $0.message.contains("fprintd did not answer") }
         let entry = try #require(absent.first, "logged: \(entries.value.withLock { $0.map(\.message) })")
@@ -57,13 +63,7 @@ struct PluginLoggingTests {
     }
 
     @Test func atTheDefaultLevelTheAbsentReaderIsNotLogged() throws {
-        let entries = Mutex<[CapturingLogHandler.Entry]>.Box([])
-        var logger = Logger(label: "touchstone.test") { _ in CapturingLogHandler(entries: entries) }
-        logger.logLevel = .warning
-        var composition = Composition()
-        composition.sensor = PluginSelection("linux.fprintd", options: ["bus": "unix:path=/nonexistent/touchstone/bus"])
-        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition, logger: logger)
-            .build(clock: VirtualClock(), interaction: ScriptedInteraction())
+        let (authenticator, entries) = try unreachableReader(loggingAt: .warning)
         _ = try authenticator.makeContext().canEvaluate(authenticator.policy(named: "biometrics"))
         // Asked before every evaluation: a debug message, below the REPL's default level.
         #expect(entries.value.withLock { $0.isEmpty })

@@ -149,7 +149,7 @@ let package = Package(
             name: "Security",
             dependencies: [
                 "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneCommands",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), logging,
             ],
             swiftSettings: strictSettings
         ),
@@ -315,7 +315,8 @@ let package = Package(
         // (scripts/fprint-testenv.sh, started by the tests) and PAM with pam_matrix.
         .testTarget(
             name: "LinuxAuthTests",
-            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone", "TouchstoneBuiltins", logging],
+            dependencies: ["LinuxFprintd", "LinuxPAM", "Touchstone", "TouchstoneBuiltins", logging,
+                           .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

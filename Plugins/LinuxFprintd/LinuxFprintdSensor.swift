@@ -57,8 +57,8 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
     private let generations: FingerGenerations
     private let random: RandomSource
     private let pending = Mutex<[ObjectIdentifier: FprintdInterrupt]>([:])
-    /// Why fprintd did not answer, when the sensor reports that as an absent reader (debug), and
-    /// the fallbacks it takes (notice).
+    /// Why fprintd did not answer, when the sensor reports that as an absent reader, and the
+    /// fallbacks it takes.
     private let logger: Logger
 
     /// Creates the sensor from its options.
@@ -80,7 +80,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
             return .present
         } catch {
             // Asked before every evaluation: debug, not a warning each time.
-            logger.debug("fprintd did not answer; the reader counts as absent", metadata: ["error": "\(error)"])
+            logger.debug("fprintd did not answer; the reader counts as absent", error: error)
             return .absent
         }
     }
@@ -140,7 +140,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
         } catch let error as FprintdError {
             switch error {
             case .busUnavailable, .daemonUnavailable, .noDevice, .permissionDenied, .deviceBusy, .noEnrolledPrints:
-                logger.notice("fprintd could not scan; the reader counts as absent", metadata: ["error": "\(error)"])
+                logger.info("fprintd could not scan; the reader counts as absent", error: error)
                 return .unavailable(.absent)
             default:
                 throw error
@@ -175,9 +175,13 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
         let stages: Int
         do {
             stages = try client.enrollStages(interrupt: interrupt)
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            // The number only sizes the wait; fprintd's readers mostly ask for 5.
-            logger.notice("fprintd did not say how many stages an enrollment takes; assuming 5", metadata: ["error": "\(error)"])
+            // The number only sizes the wait; fprintd's readers mostly ask for 5. (A bus that
+            // is gone fails the enrollment itself, just below.)
+            logger.debug("fprintd did not say how many stages an enrollment takes; waiting as for the usual count",
+                         error: error, metadata: ["fprintd.stages": "5"])
             stages = 5
         }
         if replacing {

@@ -62,8 +62,8 @@ public struct LinuxPAMPasscode: PasscodeFactor {
         case .wrongPassword:
             return PasscodeCheck(isCorrect: false, digest: nil)
         case .unknownUser:
-            logger.notice("PAM does not know the user; the entry counts as a wrong passcode",
-                          metadata: ["user": "\(checker.user)", "service": "\(checker.service)"])
+            logger.info("PAM does not know the user; the entry counts as a wrong passcode",
+                        metadata: ["pam.user": "\(checker.user)", "pam.service": "\(checker.service)"])
             return PasscodeCheck(isCorrect: false, digest: nil)
         case let .accountRefused(code, message):
             throw PAMError.failed(step: "pam_acct_mgmt", code: code, message: message)

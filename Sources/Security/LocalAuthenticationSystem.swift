@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Logging
 import Synchronization
 import Touchstone
 import TouchstoneBuiltins
@@ -176,7 +177,13 @@ public enum LocalAuthenticationSystem {
     package static func didUse(_ authenticator: Authenticator) {
         let device = authenticator.device
         guard persistentClocks.withLock({ $0.contains(device) }) else { return }
-        try? device.saveVirtualTime()
+        do {
+            try device.saveVirtualTime()
+        } catch {
+            // Another process then reads an older time (a lockout or passcode delay ends late
+            // there); the next call saves it again.
+            device.logger.info("the virtual time could not be saved", error: error)
+        }
     }
 
     // MARK: Scripting mistakes

@@ -90,6 +90,15 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     /// `nonisolated(nonsending)`: it runs on the thread `main` started on, so an interactive
     /// session shows its prompt without first starting Swift's thread pool (~0.3 ms, issue 14).
     nonisolated(nonsending) static func launch(_ options: LaunchOptions) async throws {
+        // The REPL's own logger: standard error, so that output (and --json) stays clean.
+        var logger = Logger(label: "touchstone") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .warning
+        if let name = options.logLevel {
+            guard let level = Logger.Level(rawValue: name) else {
+                throw ValidationError("--log-level '\(name)' is not a level: trace, debug, info, notice, warning, error or critical")
+            }
+            logger.logLevel = level
+        }
         var composition = Composition()
         if let config = options.config {
             do {
@@ -110,15 +119,6 @@ package struct TouchstoneCommand: AsyncParsableCommand {
             let status = StoreMaintenanceCommand.run(storage: composition.storage, check: options.checkStore, exportTo: options.exportStore)
             if status != 0 { throw ExitCode(status) }
             return
-        }
-        var logger = Logger(label: "touchstone") { StreamLogHandler.standardError(label: $0) }
-        if let name = options.logLevel {
-            guard let level = Logger.Level(rawValue: name) else {
-                throw ValidationError("--log-level '\(name)' is not a level: trace, debug, info, notice, warning, error or critical")
-            }
-            logger.logLevel = level
-        } else {
-            logger.logLevel = .warning
         }
         let session: REPLSession
         do {

@@ -59,10 +59,10 @@ public final class REPLSession {
     private var time: VirtualTimeKeeper
 
     /// Creates a session on a device built from `composition`; the device and its plugins log
-    /// through `logger` (by default one labelled `touchstone`, through the application's
-    /// `LoggingSystem`).
+    /// through `logger` (by default `Logger.touchstoneSilent`, which discards
+    /// everything).
     public init(composition: Composition, registry: PluginRegistry = .builtIn, table: CommandTable = .standard(),
-                logger: Logger = Logger(label: "touchstone")) throws {
+                logger: Logger = .touchstoneSilent) throws {
         self.registry = registry
         self.table = table
         let interaction = REPLInteraction()

@@ -80,6 +80,7 @@ import Testing
             ["--memory", "--memory"], ["a", "b"], ["--seed"], ["--seed", "x"], ["--seed", "-1"],
             ["--seed", "18446744073709551616"], ["--config"], ["--config", "--memory"], ["--memory=yes"],
             ["--"], ["-"], [""], ["--generate-completion-script", "bash"], ["--experimental-dump-help"],
+            ["--log-level", "debug"], ["--memory", "--log-level=info"],
         ]
         for arguments in others {
             #expect(LaunchOptions(everyday: arguments) == nil, "command line \(arguments)")

@@ -16,12 +16,12 @@ public struct AuthenticatorBuilder: Sendable {
     /// What will be built.
     public var composition: Composition
     /// The logger the device and its plugins log through (each plugin's carries its id as
-    /// `plugin` metadata). By default one labelled `touchstone`, through whatever
-    /// `LoggingSystem` the application bootstrapped.
+    /// `touchstone.plugin` metadata). By default `Logger.touchstoneSilent`, which
+    /// discards everything: pass one to see why, say, a reader counts as absent.
     public var logger: Logger
 
     /// A builder over `registry`, starting from `composition`.
-    public init(registry: PluginRegistry, composition: Composition = Composition(), logger: Logger = Logger(label: "touchstone")) {
+    public init(registry: PluginRegistry, composition: Composition = Composition(), logger: Logger = .touchstoneSilent) {
         self.registry = registry
         self.composition = composition
         self.logger = logger

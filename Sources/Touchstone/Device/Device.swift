@@ -186,7 +186,8 @@ public final class Device: Sendable {
     let unsealedKeys = Mutex<[Data: UnsealedKey]>([:])
 
     /// Opens the device stored in `storage`, creating it (with a fresh device secret) when the
-    /// store is empty. `logger` defaults to one labelled `touchstone`.
+    /// store is empty. `logger` defaults to `Logger.touchstoneSilent`, which discards
+    /// everything.
     public init(
         storage: any StorageBackend,
         sensor: (any BiometricSensor)?,
@@ -196,7 +197,7 @@ public final class Device: Sendable {
         random: RandomSource,
         interaction: any Interaction,
         erasesDataAfterTenFailures: Bool = false,
-        logger: Logger = Logger(label: "touchstone")
+        logger: Logger = .touchstoneSilent
     ) throws {
         self.storage = storage
         self.logger = logger
@@ -280,8 +281,7 @@ public final class Device: Sendable {
             // sensor that cannot answer.
             throw error
         } catch {
-            logger.debug("the sensor could not report its enrolled set; the recorded set stays in force",
-                         metadata: ["error": "\(error)"])
+            logger.debug("the sensor could not report its enrolled set; the recorded set stays in force", error: error)
             return stored
         }
         guard reported != stored.state.identities else {

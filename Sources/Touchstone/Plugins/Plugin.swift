@@ -169,15 +169,16 @@ public struct PluginEnvironment: Sendable {
     /// being created, and for plugins made outside a device.
     public let storage: (any StorageBackend)?
     /// Where the plugin logs what it does not throw: a daemon that does not answer, a fallback
-    /// taken, an answer it did not expect. The registry adds the plugin's id as the `plugin`
-    /// metadata value; the application chooses the handler and level (the REPL: standard
-    /// error, `--log-level`, default `warning`).
+    /// taken, an answer it did not expect — at `info` or below (swift-log's advice for
+    /// libraries). The registry adds the plugin's id as `touchstone.plugin` metadata; the
+    /// application chooses the handler and level (the REPL: standard error, `--log-level`,
+    /// default `warning`).
     public var logger: Logger
 
-    /// Creates an environment. `logger` defaults to one labelled `touchstone`, which logs
-    /// through whatever `LoggingSystem` the application bootstrapped.
+    /// Creates an environment. `logger` defaults to `Logger.touchstoneSilent`, which
+    /// discards everything.
     public init(clock: any DeviceClock, random: RandomSource, interaction: any Interaction,
-                storage: (any StorageBackend)? = nil, logger: Logger = Logger(label: "touchstone")) {
+                storage: (any StorageBackend)? = nil, logger: Logger = .touchstoneSilent) {
         self.clock = clock
         self.random = random
         self.interaction = interaction
@@ -190,10 +191,10 @@ public struct PluginEnvironment: Sendable {
         PluginEnvironment(clock: clock, random: random, interaction: interaction, storage: storage, logger: logger)
     }
 
-    /// This environment as the plugin `id` sees it: its logger carries `plugin: id`.
+    /// This environment as the plugin `id` sees it: its logger carries `touchstone.plugin: id`.
     func forPlugin(_ id: String) -> PluginEnvironment {
         var environment = self
-        environment.logger[metadataKey: "plugin"] = .string(id)
+        environment.logger[metadataKey: "touchstone.plugin"] = .string(id)
         return environment
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import Synchronization
+import Touchstone
 
 /// fprintd's D-Bus names (LINUX-AUTH.md, checked against the installed introspection).
 enum Fprintd {
@@ -162,13 +164,18 @@ public struct FprintdClient: Sendable {
     public var callTimeout: Duration
     /// How often a waiting operation checks for cancellation.
     public var pollInterval: Duration = .milliseconds(20)
+    /// Where the client logs a clean-up call that failed (`VerifyStop`, `EnrollStop`,
+    /// `Release`: the reader may then stay claimed, and the next operation finds it busy).
+    public var logger: Logger
 
-    /// Creates a client; see the properties.
-    public init(busAddress: String? = nil, devicePath: String? = nil, user: String = "", callTimeout: Duration = .seconds(10)) {
+    /// Creates a client; see the properties. `logger` defaults to `Logger.touchstoneSilent`.
+    public init(busAddress: String? = nil, devicePath: String? = nil, user: String = "", callTimeout: Duration = .seconds(10),
+                logger: Logger = .touchstoneSilent) {
         self.busAddress = busAddress
         self.devicePath = devicePath
         self.user = user
         self.callTimeout = callTimeout
+        self.logger = logger
     }
 
     // MARK: - Queries (no claim)
@@ -222,7 +229,7 @@ public struct FprintdClient: Sendable {
                 ]
                 defer { withExtendedLifetime((subscriptions, collector)) {} }
                 try bus.call(device, Fprintd.deviceInterface, "VerifyStart", ["any"])
-                defer { _ = try? bus.call(device, Fprintd.deviceInterface, "VerifyStop") }
+                defer { cleanUp(bus, device, "VerifyStop") }
                 var selected: String?
                 let deadline = ContinuousClock.now + timeout
                 while true {
@@ -271,7 +278,7 @@ public struct FprintdClient: Sendable {
                 let subscription = try bus.subscribe(path: device, member: "EnrollStatus", collector: collector)
                 defer { withExtendedLifetime((subscription, collector)) {} }
                 try bus.call(device, Fprintd.deviceInterface, "EnrollStart", [finger])
-                defer { _ = try? bus.call(device, Fprintd.deviceInterface, "EnrollStop") }
+                defer { cleanUp(bus, device, "EnrollStop") }
                 var passed = 0
                 let deadline = ContinuousClock.now + timeout
                 while true {
@@ -354,8 +361,20 @@ public struct FprintdClient: Sendable {
     /// Runs `body` between `Claim(user)` and `Release()` on `bus`; releases on every path.
     private func claimed<T>(_ bus: BusConnection, device: String, _ body: () throws -> T) throws -> T {
         try bus.call(device, Fprintd.deviceInterface, "Claim", [user])
-        defer { _ = try? bus.call(device, Fprintd.deviceInterface, "Release") }
+        defer { cleanUp(bus, device, "Release") }
         return try body()
+    }
+
+    /// Calls `method` (a clean-up: `VerifyStop`, `EnrollStop`, `Release`) on the way out of an
+    /// operation, whatever ended it; a failure is logged, not thrown over the operation's own
+    /// result or error.
+    private func cleanUp(_ bus: BusConnection, _ device: String, _ method: String) {
+        do {
+            _ = try bus.call(device, Fprintd.deviceInterface, method)
+        } catch {
+            logger.info("an fprintd clean-up call failed; the reader may stay claimed until fprintd frees it",
+                        error: error, metadata: ["fprintd.call": .string(method), "fprintd.device": .string(device)])
+        }
     }
 
     /// Runs `body` with a fresh connection on the calling thread (closed when it returns).

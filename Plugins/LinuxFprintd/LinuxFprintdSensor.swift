@@ -65,7 +65,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
     public init(options: PluginOptions, environment: PluginEnvironment) throws {
         let device = options.string("device").flatMap { $0 == "default" || $0.isEmpty ? nil : $0 }
         let bus = options.string("bus").flatMap { $0.isEmpty ? nil : $0 }
-        client = FprintdClient(busAddress: bus, devicePath: device, user: options.string("user") ?? "")
+        client = FprintdClient(busAddress: bus, devicePath: device, user: options.string("user") ?? "", logger: environment.logger)
         scanTimeout = options.duration("scan-timeout") ?? .seconds(30)
         generations = FingerGenerations(storage: environment.storage)
         random = environment.random

@@ -1,6 +1,8 @@
 import Foundation
-import Synchronization
+import InMemoryLogging
 import LinuxFprintd
+import Logging
+import Synchronization
 import Testing
 
 /// The fprintd client against a private fprintd with libfprint's virtual reader
@@ -132,14 +134,22 @@ struct FprintdClientTests {
         // Its own daemon: after UNPLUG the reader is gone for good.
         let own = try FprintTestEnvironment.start()
         defer { own.stop() }
-        let client = FprintdClient(busAddress: own.busAddress)
+        let handler = InMemoryLogHandler()
+        let client = FprintdClient(busAddress: own.busAddress, logger: Logger(label: "test") { _ in handler })
         async let enrolled = client.enroll(finger: "right-index-finger", timeout: .seconds(30))
         try await own.reader.send(Array(repeating: "SCAN print-a", count: try await client.enrollStages()))
         #expect(try await enrolled == .completed)
+        #expect(handler.entries.isEmpty, "\(handler.entries)")
         async let verification = client.verify(timeout: .seconds(20))
         try await own.reader.send("UNPLUG")
         let result = try await verification
         #expect(result == .deviceError("verify-unknown-error") || result == .disconnected)
+        // Releasing a reader that is gone fails: logged (not thrown over the result), naming
+        // the call and fprintd's reason.
+        let release = try #require(handler.entries.first { $0.metadata["fprintd.call"] == "Release" }, "\(handler.entries)")
+        #expect(release.level == .info)
+        #expect("\(release.message)".contains("clean-up call failed"))
+        #expect(release.error.map { "\($0)" }?.contains("removed") == true, "\(String(describing: release.error))")
     }
 
     @Test func daemonAbsentIsAClearError() async throws {

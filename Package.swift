@@ -293,7 +293,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting", "TestSupport"],
+            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting", "TestSupport",
+                           logging, .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

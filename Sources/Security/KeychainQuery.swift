@@ -23,8 +23,9 @@ package protocol KeychainAuthenticationContext: AnyObject, Sendable {
 /// `kSecReturnAttributes`.
 struct KeychainQuery {
     /// The dictionary is malformed: `errSecParam`.
-    struct Invalid: Error {
+    struct Invalid: Error, CustomStringConvertible {
         let reason: String
+        var description: String { reason }
     }
 
     /// A class Touchstone does not simulate yet (keys, certificates, identities): every call is

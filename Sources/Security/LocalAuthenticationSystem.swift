@@ -53,6 +53,28 @@ public enum LocalAuthenticationSystem {
     /// separated by commas or spaces: an enrolled name, `nomatch`, `cancel`, `fallback`,
     /// `passcode:<code>`, `systemcancel`, `invalidate`, `wait:<duration>`, `companion`.
     public static let outcomesVariable = "TOUCHSTONE_OUTCOMES"
+    /// `TOUCHSTONE_LOG_LEVEL`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or
+    /// `critical`. When set, the device and its plugins log on standard error from that level
+    /// up, and at `debug` every failed `SecItem*` call logs why (the status alone does not
+    /// say which attribute was wrong). Unset: nothing is logged.
+    public static let logLevelVariable = "TOUCHSTONE_LOG_LEVEL"
+
+    /// The logger `environment` asks for (``logLevelVariable``): standard error at that level,
+    /// or `Logger.touchstoneSilent` when the variable is unset or empty.
+    static func logger(environment: [String: String]) throws -> Logger {
+        guard let name = environment[logLevelVariable], !name.isEmpty else { return .touchstoneSilent }
+        guard let level = Logger.Level(rawValue: name) else {
+            throw ConfigurationError.invalidSetting(
+                name: logLevelVariable, reason: "'\(name)' is not a level: trace, debug, info, notice, warning, error or critical")
+        }
+        var logger = Logger(label: "touchstone") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = level
+        return logger
+    }
+
+    /// Where failed `SecItem*` calls are logged: the process environment's logger (a level
+    /// that is not one logs nothing here; building the device reports it).
+    package static let callLogger = Mutex<Logger>((try? logger(environment: ProcessInfo.processInfo.environment)) ?? .touchstoneSilent)
 
     private enum Source: Sendable {
         case unset
@@ -160,7 +182,8 @@ public enum LocalAuthenticationSystem {
         }
         let outcomes = try parseOutcomes(environment[outcomesVariable] ?? "")
         let user = ScriptedInteraction()
-        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(interaction: user)
+        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition, logger: logger(environment: environment))
+            .build(interaction: user)
         // Restores the saved virtual time even without a script (the command layer's session
         // does, and saves it after each command).
         try runSetup(environment[setupVariable] ?? "", on: authenticator)

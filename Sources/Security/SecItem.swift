@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Logging
 import Touchstone
 import TouchstoneSimulation
 
@@ -151,28 +152,40 @@ struct KeychainCall {
     /// The authenticator the call used, for saving virtual time afterwards.
     fileprivate(set) var used: Authenticator?
 
-    /// Runs `body`, turning every thrown error into the `OSStatus` Apple code would see.
+    /// Runs `body`, turning every thrown error into the `OSStatus` Apple code would see; the
+    /// error behind the status is logged at debug (``LocalAuthenticationSystem/logLevelVariable``).
     static func run(_ body: (inout KeychainCall) throws -> OSStatus) -> OSStatus {
         var call = KeychainCall()
         defer { if let used = call.used { LocalAuthenticationSystem.didUse(used) } }
         do {
             return try body(&call)
-        } catch let error as KeychainError {
+        } catch {
+            let status = status(of: error, call: call)
+            LocalAuthenticationSystem.callLogger.withLock { $0 }
+                .debug("a keychain call failed", error: error, metadata: ["security.osstatus": "\(status)"])
+            return status
+        }
+    }
+
+    /// The `OSStatus` Apple code would see for `error`.
+    private static func status(of error: any Error, call: KeychainCall) -> OSStatus {
+        switch error {
+        case let error as KeychainError:
             return error.osStatus
-        } catch is KeychainQuery.Invalid {
+        case is KeychainQuery.Invalid:
             return errSecParam
-        } catch is KeychainQuery.Unsimulated {
+        case is KeychainQuery.Unsimulated:
             return errSecUnimplemented
-        } catch is KeychainQuery.MissingEntitlement {
+        case is KeychainQuery.MissingEntitlement:
             return errSecMissingEntitlement
-        } catch let error as AuthenticationError {
+        case let error as AuthenticationError:
             return KeychainError(error).osStatus
-        } catch let error as StorageError {
+        case let error as StorageError:
             return KeychainError(error).osStatus
-        } catch let mistake as SimulationError {
+        case let mistake as SimulationError:
             LocalAuthenticationSystem.reportScriptingMistake(mistake, on: call.used)
             return errSecUserCanceled
-        } catch {
+        default:
             let failure = TouchstoneError(wrapping: error)
             FileHandle.standardError.write(Data("Touchstone: keychain call failed: \(failure.message)\n".utf8))
             return errSecNotAvailable

@@ -145,7 +145,12 @@ open class LARightStore: NSObject, @unchecked Sendable {
         let authenticator = try device()
         return try await Self.run(on: authenticator) {
             guard !identifier.isEmpty else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "The identifier is empty."]) }
-            if (try? await Self.load(identifier, on: authenticator)) != nil { try Self.remove(identifier, on: authenticator) }
+            // Replaces what is saved under the identifier, readable or not: a record this version
+            // cannot read was taken for none, and the save then failed as a duplicate item and
+            // left a second key under the identifier's tag.
+            if try authenticator.keychain.items(service: Self.service).contains(where: { $0.account == identifier }) {
+                try Self.remove(identifier, on: authenticator)
+            }
             let key = try authenticator.keys.create(accessControl: right.accessControl, tag: Self.tag(identifier), label: identifier)
             let sealed = try secret.map { try ECIES.seal($0, to: key.publicKeyData) }
             let record = StoredRight(requirementFlags: right.requirement.flags.rawValue, requirementName: right.requirement.name, secret: sealed)
@@ -183,7 +188,11 @@ open class LARightStore: NSObject, @unchecked Sendable {
         for key in try authenticator.keys.keys(tag: tag(identifier), includingInvalidated: true) {
             try authenticator.keys.delete(key)
         }
-        try? authenticator.keychain.delete(service: service, account: identifier)
+        do {
+            try authenticator.keychain.delete(service: service, account: identifier)
+        } catch let error as KeychainError where error.kind == .itemNotFound {
+            // Only its key was left (a save that failed half-way): nothing more to remove.
+        }
     }
 
     /// Runs `body`, turning engine errors into LAErrors and saving virtual time.

@@ -107,6 +107,18 @@ struct LARightTests {
         }
     }
 
+    @Test("saving over a right this version cannot read replaces it, leaving one key under the identifier")
+    func savingOverAnUnreadableRightReplacesIt() async throws {
+        let sim = try TestDevice()
+        _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "login") }
+        // A sound keychain item whose contents are not a stored right.
+        try await sim.authenticator.keychain.update(Data("{}".utf8), service: "touchstone.LARightStore", account: "login")
+        #expect(await code { _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") } } == .authenticationFailed)
+        _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "login", secret: Data("s".utf8)) }
+        _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") }
+        #expect(try sim.authenticator.keys.keys().count == 1)  // the old key went with the old right
+    }
+
     @Test("a biometryCurrentSet right dies with an enrollment change")
     func enrollmentChange() async throws {
         let sim = try TestDevice()

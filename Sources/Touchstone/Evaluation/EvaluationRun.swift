@@ -194,7 +194,10 @@ struct EvaluationRun {
 
     /// The state of a biometric step's prompt loop, between captures.
     struct BiometricScan {
-        let box: Device.SensorBox
+        /// The device's sensor box. Unowned: the device holds it for its whole life, and the
+        /// run (which holds the device) outlives every scan, so the reference is never taken
+        /// and dropped per evaluation.
+        unowned(unsafe) let box: Device.SensorBox
         let rules: AttemptRules
         let passcodeFallback: Bool
         let companionUsable: Bool

@@ -18,10 +18,10 @@ let staticSwiftRuntimeCompile: [SwiftSetting] = [
     .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux])),
 ]
 
-/// A built-in plugin: one target under `Plugins/<Name>`, depending on the core only.
 /// swift-log's `Logging` module.
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
+/// A built-in plugin: one target under `Plugins/<Name>`, depending on the core only.
 func plugin(_ name: String, extra: [Target.Dependency] = []) -> Target {
     .target(
         name: name,

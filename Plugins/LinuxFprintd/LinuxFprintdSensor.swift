@@ -58,8 +58,8 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
     private let random: RandomSource
     private let pending = Mutex<[ObjectIdentifier: FprintdInterrupt]>([:])
     /// Why fprintd did not answer, when the sensor reports that as an absent reader, and the
-    /// fallbacks it takes.
-    private let logger: Logger
+    /// fallbacks it takes: the client's logger (the plugin environment's).
+    private var logger: Logger { client.logger }
 
     /// Creates the sensor from its options.
     public init(options: PluginOptions, environment: PluginEnvironment) throws {
@@ -69,7 +69,6 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
         scanTimeout = options.duration("scan-timeout") ?? .seconds(30)
         generations = FingerGenerations(storage: environment.storage)
         random = environment.random
-        logger = environment.logger
     }
 
     /// `present` when fprintd answers with a reader, `absent` otherwise (no daemon, no reader,

@@ -63,12 +63,9 @@ public enum LocalAuthenticationSystem {
     /// or `Logger.touchstoneSilent` when the variable is unset or empty.
     static func logger(environment: [String: String]) throws -> Logger {
         guard let name = environment[logLevelVariable], !name.isEmpty else { return .touchstoneSilent }
-        guard let level = Logger.Level(rawValue: name) else {
-            throw ConfigurationError.invalidSetting(
-                name: logLevelVariable, reason: "'\(name)' is not a level: trace, debug, info, notice, warning, error or critical")
+        guard let logger = Logger.touchstoneStandardError(levelNamed: name) else {
+            throw ConfigurationError.invalidSetting(name: logLevelVariable, reason: "'\(name)' is not a level: \(Logger.touchstoneLevelNames)")
         }
-        var logger = Logger(label: "touchstone") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = level
         return logger
     }
 

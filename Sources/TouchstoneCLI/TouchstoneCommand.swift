@@ -91,13 +91,9 @@ package struct TouchstoneCommand: AsyncParsableCommand {
     /// session shows its prompt without first starting Swift's thread pool (~0.3 ms, issue 14).
     nonisolated(nonsending) static func launch(_ options: LaunchOptions) async throws {
         // The REPL's own logger: standard error, so that output (and --json) stays clean.
-        var logger = Logger(label: "touchstone") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .warning
-        if let name = options.logLevel {
-            guard let level = Logger.Level(rawValue: name) else {
-                throw ValidationError("--log-level '\(name)' is not a level: trace, debug, info, notice, warning, error or critical")
-            }
-            logger.logLevel = level
+        let levelName = options.logLevel ?? Logger.Level.warning.rawValue
+        guard let logger = Logger.touchstoneStandardError(levelNamed: levelName) else {
+            throw ValidationError("--log-level '\(levelName)' is not a level: \(Logger.touchstoneLevelNames)")
         }
         var composition = Composition()
         if let config = options.config {

@@ -319,8 +319,8 @@ public final class AuthenticationContext: Sendable {
         state.withLock { state in
             state.lastTrace = result.trace
             state.grant(methods: result.methods)
-            // (Compared first: an unchanged device hands back the snapshot already held.)
-            // (By identity, read in place: binding the snapshot took a reference and dropped it.)
+            // Compared first, by identity read in place: an unchanged device hands back the
+            // snapshot already held (and binding it took a reference and dropped it).
             let captured = run.capturedSnapshot.map(ObjectIdentifier.init)
             if captured != nil {
                 if state.domainSnapshot.map(ObjectIdentifier.init) != captured { state.domainSnapshot = run.capturedSnapshot }

@@ -63,8 +63,12 @@ public struct TrustedProxies: Sendable, Equatable {
 
     /// Whether `address` (text) lies in a trusted range.
     func trusts(_ address: String) -> Bool {
-        guard let bytes = Self.bytes(of: address) else { return false }
-        return ranges.contains { $0.contains(bytes) }
+        Self.bytes(of: address).map(trusts(bytes:)) ?? false
+    }
+
+    /// Whether the address of these bytes lies in a trusted range.
+    func trusts(bytes: [UInt8]) -> Bool {
+        ranges.contains { $0.contains(bytes) }
     }
 
     /// The client a request from `peer` stands for: `peer` itself, unless it is a trusted proxy
@@ -75,7 +79,7 @@ public struct TrustedProxies: Sendable, Equatable {
             .map { $0.trimmingCharacters(in: .whitespaces) }
         for hop in hops.reversed() {
             guard let bytes = Self.bytes(of: hop) else { return peer }  // not an address: believe nothing further left
-            if !ranges.contains(where: { $0.contains(bytes) }) { return Self.text(of: bytes) }
+            if !trusts(bytes: bytes) { return Self.text(of: bytes) }
         }
         return hops.first.flatMap { Self.bytes(of: $0).map(Self.text(of:)) } ?? peer
     }

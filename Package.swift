@@ -47,6 +47,9 @@ let package = Package(
     products: [
         .library(name: "Touchstone", targets: ["Touchstone"]),
         .library(name: "TouchstoneSimulation", targets: ["TouchstoneSimulation"]),
+        // The built-in plugins that need nothing but Swift (what the Apple-named modules are
+        // made of), and all of them (adds SQLite, fprintd and PAM).
+        .library(name: "TouchstonePortable", targets: ["TouchstonePortable"]),
         .library(name: "TouchstoneBuiltins", targets: ["TouchstoneBuiltins"]),
         // Each built-in plugin on its own, to register into a registry of your choosing.
         .library(name: "StandardPolicies", targets: ["StandardPolicies"]),
@@ -119,43 +122,42 @@ let package = Package(
         plugin("LinuxFprintd", extra: ["CSDBus", logging]),
         plugin("LinuxPAM", extra: ["CPAM", logging]),
 
-        // The one explicit list of built-in plugins.
+        // The built-in plugins in two explicit lists: the portable ones (pure Swift and
+        // swift-crypto: what `LocalAuthentication`, `Security`, `CryptoKit` and
+        // `TouchstoneTesting` are made of, so an adopting app needs no system package), and
+        // all of them (adds SQLite through GRDB, fprintd and PAM).
         .target(
-            name: "TouchstoneBuiltins",
+            name: "TouchstonePortable",
             dependencies: [
                 "Touchstone", "TouchstoneSimulation", "StandardPolicies", "MemoryStorage",
-                "SimulatedPasscode", "ChangeDetectors", "SQLiteStorage", "EncryptedFileStorage",
-                "LinuxFprintd", "LinuxPAM",
+                "SimulatedPasscode", "ChangeDetectors", "EncryptedFileStorage",
             ],
             swiftSettings: strictSettings
         ),
-
-        // The headless command layer: the REPL's commands, tokenizer, session, outcome parsing,
-        // output model (text and JSON) and errors, with no terminal and no libedit. The REPL
-        // runs it at a terminal; `TOUCHSTONE_SETUP` (in `Security`) runs it before an app starts.
-        // It sits below `Security`, so commands that need the `LocalAuthentication` module
-        // (`right`) are registered by the REPL, above it.
         .target(
-            name: "TouchstoneCommands",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", logging],
+            name: "TouchstoneBuiltins",
+            dependencies: ["TouchstonePortable", "SQLiteStorage", "LinuxFprintd", "LinuxPAM"],
             swiftSettings: strictSettings
         ),
+
 
         // Apple's API names over the engine (Linux only: on Apple platforms the real
         // frameworks are used and these modules only re-export them). `Security` is the
         // keychain half (SecItem*, kSec*, errSec*, CF shapes); `LocalAuthentication` depends on
-        // it and re-exports it, as Apple's framework does.
+        // it and re-exports it, as Apple's framework does. Their closure is the core, the
+        // simulation, the portable plugins, swift-crypto and swift-log: nothing a Swift
+        // toolchain lacks (docs/ADOPTING.md).
         .target(
             name: "Security",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneCommands",
+                "Touchstone", "TouchstonePortable", "TouchstoneSimulation",
                 .product(name: "Crypto", package: "swift-crypto"), logging,
             ],
             swiftSettings: strictSettings
         ),
         .target(
             name: "LocalAuthentication",
-            dependencies: ["Security", "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation"],
+            dependencies: ["Security", "Touchstone", "TouchstoneSimulation"],
             swiftSettings: strictSettings
         ),
         // CryptoKit's `SecureEnclave` keys over the simulated Secure Enclave; re-exports
@@ -164,6 +166,18 @@ let package = Package(
         .target(
             name: "CryptoKit",
             dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+
+        // The headless command layer: the REPL's commands, tokenizer, session, output model
+        // (text and JSON) and errors, with no terminal and no libedit. The REPL runs it at a
+        // terminal; `TOUCHSTONE_SETUP` runs it before an app starts, in programs that opt in
+        // with `LocalAuthenticationSystem.bootstrap(.builtIn)` (every built-in plugin too).
+        // Commands that need the `LocalAuthentication` module (`right`) are registered by the
+        // REPL, above it.
+        .target(
+            name: "TouchstoneCommands",
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "Security", logging],
             swiftSettings: strictSettings
         ),
 
@@ -202,19 +216,19 @@ let package = Package(
         // The test kit, for app developers' tests and ours.
         .target(
             name: "TouchstoneTesting",
-            dependencies: ["Touchstone", "TouchstoneSimulation", "TouchstoneBuiltins", "LocalAuthentication", "Security"],
+            dependencies: ["Touchstone", "TouchstoneSimulation", "TouchstonePortable", "LocalAuthentication", "Security"],
             swiftSettings: strictSettings
         ),
 
         example("ChangeDetection", dependencies: ["Touchstone", "TouchstoneBuiltins"]),
         // Seed ports: iOS code against Apple's API names (only the import lines differ).
-        example("Seed000TouchIDManager", dependencies: ["LocalAuthentication"]),
-        example("Seed001Availability", dependencies: ["LocalAuthentication"]),
-        example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication"]),
-        example("Seed004CachedState", dependencies: ["LocalAuthentication"]),
+        example("Seed000TouchIDManager", dependencies: ["LocalAuthentication", "TouchstoneCommands"]),
+        example("Seed001Availability", dependencies: ["LocalAuthentication", "TouchstoneCommands"]),
+        example("Seed002DomainStateLogin", dependencies: ["LocalAuthentication", "TouchstoneCommands"]),
+        example("Seed004CachedState", dependencies: ["LocalAuthentication", "TouchstoneCommands"]),
         // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), against
         // touchstone-server over URLSession (FoundationNetworking: this executable only).
-        example("FingerprintLogin", dependencies: ["LocalAuthentication"]),
+        example("FingerprintLogin", dependencies: ["LocalAuthentication", "TouchstoneCommands"]),
         // Issue 11: a real fingerprint (fprintd) with the login password (PAM) as fallback.
         .executableTarget(
             name: "LinuxLogin",
@@ -234,7 +248,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "NotesLockApp",
-            dependencies: ["NotesLock"],
+            dependencies: ["NotesLock", "LocalAuthentication", "TouchstoneCommands"],
             path: "Examples/NotesLock/App",
             swiftSettings: strictSettings
         ),
@@ -293,13 +307,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneTesting", "TestSupport",
+            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneCommands", "TouchstoneTesting", "TestSupport",
                            logging, .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "TouchstoneTestingTests",
-            dependencies: ["TouchstoneTesting", "LocalAuthentication"],
+            dependencies: ["TouchstoneTesting", "LocalAuthentication", "TouchstoneBuiltins"],
             swiftSettings: strictSettings
         ),
         // Documentation that compiles: the DocC articles' code and the doc-comment examples,

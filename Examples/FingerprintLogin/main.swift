@@ -28,6 +28,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LocalAuthentication
+import TouchstoneCommands  // [driver] Linux only: SQLite stores and TOUCHSTONE_SETUP
 
 // MARK: - The server's HTTP API (docs/SERVER.md)
 
@@ -296,6 +297,10 @@ func describe(_ error: any Error) -> String {
 }
 
 // MARK: - [driver]
+
+// The demo keeps the device in SQLite and changes it with TOUCHSTONE_SETUP: both come with
+// every built-in plugin, which this program opts in to (docs/ADOPTING.md).
+LocalAuthenticationSystem.bootstrap(.builtIn)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: FingerprintLogin <server-url> register <user> <password> | enable <user> <password> | login"

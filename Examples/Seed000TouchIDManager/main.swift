@@ -15,6 +15,7 @@
 
 import Foundation
 import LocalAuthentication
+import TouchstoneCommands  // [driver] Linux only: SQLite stores and TOUCHSTONE_SETUP
 
 // MARK: - Keychain helper (replaces SAMKeychain)
 
@@ -468,4 +469,7 @@ enum Driver {
     }
 }
 
+// [driver] The test harness keeps the device in SQLite and changes it with TOUCHSTONE_SETUP:
+// both come with every built-in plugin, which this program opts in to (docs/ADOPTING.md).
+LocalAuthenticationSystem.bootstrap(.builtIn)
 Driver.run(Array(CommandLine.arguments.dropFirst()))

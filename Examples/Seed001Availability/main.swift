@@ -14,6 +14,7 @@
 
 import Foundation
 import LocalAuthentication
+import TouchstoneCommands  // [driver] Linux only: SQLite stores and TOUCHSTONE_SETUP
 
 final class DemoTouchIDViewController {
 
@@ -181,4 +182,7 @@ enum Driver {
     }
 }
 
+// [driver] The test harness keeps the device in SQLite and changes it with TOUCHSTONE_SETUP:
+// both come with every built-in plugin, which this program opts in to (docs/ADOPTING.md).
+LocalAuthenticationSystem.bootstrap(.builtIn)
 Driver.run(Array(CommandLine.arguments.dropFirst()))

@@ -16,6 +16,7 @@
 
 import Foundation
 import LocalAuthentication
+import TouchstoneCommands  // [driver] Linux only: SQLite stores and TOUCHSTONE_SETUP
 
 // MARK: - Keychain helper
 
@@ -373,4 +374,7 @@ enum Driver {
     }
 }
 
+// [driver] The test harness keeps the device in SQLite and changes it with TOUCHSTONE_SETUP:
+// both come with every built-in plugin, which this program opts in to (docs/ADOPTING.md).
+LocalAuthenticationSystem.bootstrap(.builtIn)
 await Driver.run(Array(CommandLine.arguments.dropFirst()))

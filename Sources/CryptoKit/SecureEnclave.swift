@@ -129,8 +129,7 @@ public enum SecureEnclave {
                         }
                         return CryptoKitError.underlyingCoreCryptoError(error: keychain.osStatus)
                     case let mistake as SimulationError:
-                        LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
-                        return LAError(.systemCancel, userInfo: [NSLocalizedDescriptionKey: "Touchstone scripting mistake: \(mistake.description)"])
+                        return LAError(LocalAuthenticationSystem.systemCancel(after: mistake, on: authenticator))
                     default:
                         return error
                     }

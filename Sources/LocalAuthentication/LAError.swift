@@ -333,10 +333,16 @@ func bridge(_ error: any Error, on authenticator: Authenticator?) -> any Error {
     case let error as LAError:
         return error
     case let mistake as SimulationError:
-        LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
-        return LAError(.systemCancel, userInfo: [NSLocalizedDescriptionKey: "Touchstone scripting mistake: \(mistake.description)"])
+        return LAError(LocalAuthenticationSystem.systemCancel(after: mistake, on: authenticator))
     default:
         return TouchstoneError(wrapping: error)
+    }
+}
+
+extension LAError {
+    /// The `LAError.systemCancel` a scripting mistake ends an app's call with.
+    package init(_ cancel: LocalAuthenticationSystem.SystemCancel) {
+        self.init(.systemCancel, userInfo: [NSLocalizedDescriptionKey: cancel.message])
     }
 }
 

@@ -3,27 +3,37 @@ import Foundation
 import Logging
 import Synchronization
 import Touchstone
-import TouchstoneBuiltins
-import TouchstoneCommands
+import TouchstonePortable
+import TouchstoneSimulation
 
 /// Which Touchstone device `LAContext()` and the `SecItem*` functions talk to: one
-/// process-wide default, in the spirit of swift-log's `LoggingSystem.bootstrap`.
+/// process-wide default, set once, in the spirit of swift-log's `LoggingSystem.bootstrap`.
 ///
 /// The default is chosen, in this order:
 /// 1. inside ``withAuthenticator(_:operation:)-(_,()->R)``, the authenticator given there (a
 ///    task-local value, so parallel tests each get their own device);
 /// 2. the authenticator passed to ``bootstrap(authenticator:)``;
-/// 3. otherwise, on first use, one built from the environment (``makeAuthenticator(environment:)``):
+/// 3. otherwise, on first use, one built from the environment (``makeAuthenticator(environment:support:)``):
 ///    `TOUCHSTONE_CONFIG` names a composition file (storage, sensor, app id, seed...),
-///    `TOUCHSTONE_SETUP` changes the device first with the REPL's commands (enroll, passcode,
-///    clock, keychain, evaluate... see ``runSetup(_:on:)``), and
-///    `TOUCHSTONE_OUTCOMES` queues what the simulated user does at the prompts of this process.
-///    Without `TOUCHSTONE_CONFIG` the device is a fresh in-memory Touch ID device with no
-///    passcode and nothing enrolled.
+///    `TOUCHSTONE_OUTCOMES` queues what the simulated user does at the prompts of this
+///    process, and, in a program that opted in with `bootstrap(.builtIn)`,
+///    `TOUCHSTONE_SETUP` changes the device first with the REPL's commands (enroll,
+///    passcode, clock, keychain, evaluate...). Without `TOUCHSTONE_CONFIG` the device is a
+///    fresh in-memory Touch ID device with no passcode and nothing enrolled.
 ///
-/// In code (with `import LocalAuthentication` and `import TouchstoneBuiltins`):
+/// What the environment may name depends on the products the program links
+/// (``EnvironmentSupport``): with `LocalAuthentication` alone, the portable plugins
+/// (`PluginRegistry.portable`: simulated sensors, memory and encrypted-file storage...); one
+/// line at start, from the `TouchstoneCommands` product, adds SQLite stores, fprintd, PAM and
+/// `TOUCHSTONE_SETUP`:
 /// ```swift
-/// var builder = AuthenticatorBuilder(registry: .builtIn)
+/// import TouchstoneCommands
+/// LocalAuthenticationSystem.bootstrap(.builtIn)
+/// ```
+///
+/// A device of your own, in code (with `import LocalAuthentication`):
+/// ```swift
+/// var builder = AuthenticatorBuilder(registry: .portable)
 /// try builder.use(.sensor, "sim.faceid")
 /// let user = ScriptedInteraction()
 /// let authenticator = try builder.build(interaction: user)
@@ -43,11 +53,18 @@ import TouchstoneCommands
 /// TOUCHSTONE_OUTCOMES='nomatch,thumb' ./MyApp login
 /// TOUCHSTONE_SETUP='clock advance 5m' TOUCHSTONE_OUTCOMES='passcode:1234' ./MyApp unlock
 /// ```
+///
+/// Each bootstrap is set-once: a second one, or one after the default device was made (by a
+/// first `LAContext()` or `SecItem*` call), is a programmer error and stops the program, as
+/// a second `LoggingSystem.bootstrap` does. Tests keep devices apart with
+/// ``withAuthenticator(_:operation:)-(_,()->R)`` (the test kit's `.touchstoneDevice()` trait)
+/// instead.
 public enum LocalAuthenticationSystem {
     /// `TOUCHSTONE_CONFIG`: path of a composition JSON file (``Composition/load(from:)``).
     public static let configurationVariable = "TOUCHSTONE_CONFIG"
     /// `TOUCHSTONE_SETUP`: `touchstone` REPL commands run on the device before the program's
-    /// first context (see ``runSetup(_:on:)``).
+    /// first context. Needs ``EnvironmentSupport/setup`` (`bootstrap(.builtIn)` from
+    /// `TouchstoneCommands`).
     public static let setupVariable = "TOUCHSTONE_SETUP"
     /// `TOUCHSTONE_OUTCOMES`: the simulated user's actions for this process, in order,
     /// separated by commas or spaces: an enrolled name, `nomatch`, `cancel`, `fallback`,
@@ -58,6 +75,38 @@ public enum LocalAuthenticationSystem {
     /// up, and at `debug` every failed `SecItem*` call logs why (the status alone does not
     /// say which attribute was wrong). Unset: nothing is logged.
     public static let logLevelVariable = "TOUCHSTONE_LOG_LEVEL"
+
+    /// What a default device built from the environment may use: the plugins
+    /// `TOUCHSTONE_CONFIG` may name, and what runs `TOUCHSTONE_SETUP`.
+    ///
+    /// ``portable`` is the default. The `TouchstoneCommands` product adds `.builtIn` (every
+    /// built-in plugin, and `TOUCHSTONE_SETUP` through the REPL's command layer); a program
+    /// with plugins of its own passes a registry that has them.
+    public struct EnvironmentSupport: Sendable {
+        /// Runs `TOUCHSTONE_SETUP`'s text on a device just built.
+        public typealias Setup = @Sendable (_ script: String, _ authenticator: Authenticator) throws -> Void
+
+        /// The plugins a `TOUCHSTONE_CONFIG` composition may name.
+        public var registry: PluginRegistry
+        /// What runs `TOUCHSTONE_SETUP`; nil refuses a non-empty one, saying what to add.
+        public var setup: Setup?
+
+        /// Support over `registry`, with `setup` for `TOUCHSTONE_SETUP` (nil: refused).
+        public init(registry: PluginRegistry, setup: Setup? = nil) {
+            self.registry = registry
+            self.setup = setup
+        }
+
+        /// `PluginRegistry.portable` and no `TOUCHSTONE_SETUP`: what the Apple-named modules
+        /// carry, and so the default.
+        public static var portable: EnvironmentSupport { EnvironmentSupport(registry: .portable) }
+    }
+
+    /// How to opt in to what ``EnvironmentSupport/portable`` lacks, for error messages.
+    static let optInAdvice = "depend on the TouchstoneCommands product and call LocalAuthenticationSystem.bootstrap(.builtIn) once at start (docs/ADOPTING.md)"
+
+    /// Plugin ids that come with `.builtIn` but not with ``EnvironmentSupport/portable``.
+    static let builtInOnlyPlugins: Set<String> = ["storage.sqlite", "linux.fprintd", "linux.pam"]
 
     /// The logger `environment` asks for (``logLevelVariable``): standard error at that level,
     /// or `Logger.touchstoneSilent` when the variable is unset or empty.
@@ -73,29 +122,63 @@ public enum LocalAuthenticationSystem {
     /// that is not one logs nothing here; building the device reports it).
     package static let callLogger = Mutex<Logger>((try? logger(environment: ProcessInfo.processInfo.environment)) ?? .touchstoneSilent)
 
-    private enum Source: Sendable {
-        case unset
+    /// The default device, once made.
+    private enum DefaultDevice: Sendable {
+        case unmade
         case bootstrapped(Authenticator)
         case environment(Result<Authenticator, TouchstoneError>)
     }
 
-    private static let source = Mutex<Source>(.unset)
+    /// What the bootstraps set, each once.
+    private struct State: Sendable {
+        var support = EnvironmentSupport.portable
+        var supportIsSet = false
+        var device = DefaultDevice.unmade
+
+        /// Stops the program when the default device was already made: `call` came too late.
+        func requireUnmade(_ call: String) {
+            guard case .unmade = device else {
+                preconditionFailure("LocalAuthenticationSystem.\(call): the default device was already made (by an earlier bootstrap or a first LAContext/SecItem call); bootstrap once, first thing at start. Tests: use withAuthenticator or TouchstoneTesting's .touchstoneDevice() trait.")
+            }
+        }
+    }
+
+    private static let state = Mutex(State())
 
     @TaskLocal package static var taskAuthenticator: Authenticator?
 
-    /// Makes `authenticator` the process-wide default device. May be called again (tests);
-    /// contexts created before keep the device they were created with.
+    /// Chooses what the default device may use when it is built from the environment (see
+    /// ``EnvironmentSupport``): `bootstrap(.builtIn)` for SQLite stores, fprintd, PAM and
+    /// `TOUCHSTONE_SETUP`. Call it once, before the first `LAContext` or `SecItem*` call.
+    public static func bootstrap(_ support: EnvironmentSupport) {
+        state.withLock { state in
+            state.requireUnmade("bootstrap(_:)")
+            precondition(!state.supportIsSet, "LocalAuthenticationSystem.bootstrap(_:) was called twice; it may be called once per process")
+            state.support = support
+            state.supportIsSet = true
+        }
+    }
+
+    /// Makes `authenticator` the process-wide default device. Call it once, before the first
+    /// `LAContext` or `SecItem*` call.
     public static func bootstrap(authenticator: Authenticator) {
-        source.withLock { $0 = .bootstrapped(authenticator) }
+        state.withLock { state in
+            state.requireUnmade("bootstrap(authenticator:)")
+            state.device = .bootstrapped(authenticator)
+        }
     }
 
     /// Builds the default device from `environment` now (see
-    /// ``makeAuthenticator(environment:)``), makes it the default and returns it; throws what
-    /// went wrong instead of reporting it through the first `LAContext` call.
+    /// ``makeAuthenticator(environment:support:)``), makes it the default and returns it;
+    /// throws what went wrong instead of reporting it through the first `LAContext` call
+    /// (the default device is then still unmade). Set-once, as the other bootstraps.
     @discardableResult
     public static func bootstrap(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Authenticator {
         let authenticator = try makeAuthenticator(environment: environment)
-        source.withLock { $0 = .environment(.success(authenticator)) }
+        state.withLock { state in
+            state.requireUnmade("bootstrap(environment:)")
+            state.device = .environment(.success(authenticator))
+        }
         return authenticator
     }
 
@@ -134,11 +217,11 @@ public enum LocalAuthenticationSystem {
     public static var authenticator: Authenticator {
         get throws {
             if let authenticator = taskAuthenticator { return authenticator }
-            let current = source.withLock { $0 }
+            let current = state.withLock { $0.device }
             switch current {
             case let .bootstrapped(authenticator): return authenticator
             case let .environment(result): return try result.get()
-            case .unset: break
+            case .unmade: break
             }
             // Build outside the lock (the setup script may run evaluations), then publish the
             // first result; a concurrent first use may build twice and discard one.
@@ -150,40 +233,58 @@ public enum LocalAuthenticationSystem {
                 FileHandle.standardError.write(Data("Touchstone: the default device is unusable: \(failure.message)\n".utf8))
                 built = .failure(failure)
             }
-            let published = source.withLock { source -> Source in
-                if case .unset = source { source = .environment(built) }
-                return source
+            let published = state.withLock { state -> DefaultDevice in
+                if case .unmade = state.device { state.device = .environment(built) }
+                return state.device
             }
             switch published {
             case let .bootstrapped(authenticator): return authenticator
             case let .environment(result): return try result.get()
-            case .unset: return try built.get()
+            case .unmade: return try built.get()
             }
         }
     }
 
-    /// Builds a device the way the environment describes it:
+    /// Builds a device the way the environment describes it, with what `support` allows
+    /// (by default what ``bootstrap(_:)`` chose, else ``EnvironmentSupport/portable``):
     /// - `TOUCHSTONE_CONFIG`: the composition file; without it, ``Composition/init()`` (an
-    ///   in-memory Touch ID device on a virtual clock).
+    ///   in-memory Touch ID device on a virtual clock). A plugin only `.builtIn` has
+    ///   (`storage.sqlite`, `linux.fprintd`, `linux.pam`) is refused with how to opt in.
     /// - The virtual clock continues from the time saved in the device's storage
     ///   (``Device/restoreVirtualTime()``), so time advanced by one step is still advanced in
     ///   the next, and is saved again after the setup script and after every evaluation.
-    /// - `TOUCHSTONE_SETUP`: REPL commands (``runSetup(_:on:)``).
+    /// - `TOUCHSTONE_SETUP`: run by ``EnvironmentSupport/setup``; refused without one.
     /// - `TOUCHSTONE_OUTCOMES`: queued on the device's ``ScriptedInteraction``. When the queue
     ///   runs dry, an evaluation ends with a ``TouchstoneError`` (`simulation`) instead of
     ///   waiting forever.
-    public static func makeAuthenticator(environment: [String: String]) throws -> Authenticator {
+    public static func makeAuthenticator(environment: [String: String], support: EnvironmentSupport? = nil) throws -> Authenticator {
+        let support = support ?? state.withLock { $0.support }
         var composition = Composition()
         if let path = environment[configurationVariable], !path.isEmpty {
             composition = try Composition.load(from: URL(fileURLWithPath: path))
         }
         let outcomes = try parseOutcomes(environment[outcomesVariable] ?? "")
+        let script = environment[setupVariable] ?? ""
+        guard support.setup != nil || script.allSatisfy(\.isWhitespace) else {
+            throw ConfigurationError.invalidSetting(
+                name: setupVariable, reason: "running REPL commands before the program starts needs the command layer: \(optInAdvice)")
+        }
         let user = ScriptedInteraction()
-        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition, logger: logger(environment: environment))
-            .build(interaction: user)
-        // Restores the saved virtual time even without a script (the command layer's session
-        // does, and saves it after each command).
-        try runSetup(environment[setupVariable] ?? "", on: authenticator)
+        let authenticator: Authenticator
+        do {
+            authenticator = try AuthenticatorBuilder(registry: support.registry, composition: composition, logger: logger(environment: environment))
+                .build(interaction: user)
+        } catch let ConfigurationError.unknownPlugin(id, _, _) where builtInOnlyPlugins.contains(id) {
+            throw ConfigurationError.invalidSetting(
+                name: configurationVariable, reason: "the plugin '\(id)' is not in this program: \(optInAdvice)")
+        }
+        if let setup = support.setup {
+            // Restores the saved virtual time even without a script (the command layer's
+            // session does, and saves it after each command).
+            try setup(script, authenticator)
+        } else {
+            try authenticator.device.restoreVirtualTime()
+        }
         persistentClocks.withLock { $0.insert(authenticator.device) }
         user.enqueue(outcomes)
         return authenticator
@@ -245,6 +346,26 @@ public enum LocalAuthenticationSystem {
             exit(scriptingMistakeExitStatus)
         }
         FileHandle.standardError.write(Data("Touchstone: scripting mistake: \(text); the app sees a system cancel.\n".utf8))
+    }
+
+    /// How a call ends for the app after a scripting mistake, whichever API it made: as a
+    /// system cancel (apps treat it as "do nothing"). One mapping for every module:
+    /// `LAError.systemCancel` from `LAContext` and CryptoKit, a CFError of that code from
+    /// `SecKey*`, `errSecUserCanceled` from `SecItem*`; the message is the same in each.
+    package struct SystemCancel: Sendable {
+        /// `LAError.Code.systemCancel`'s raw value.
+        package static let laErrorCode = -4
+        /// The `SecItem*` status: `errSecUserCanceled` (-128), the status of a canceled prompt.
+        package static let osStatus = errSecUserCanceled
+        /// `Touchstone scripting mistake: <what>`.
+        package let message: String
+    }
+
+    /// Reports `mistake` (``reportScriptingMistake(_:on:)``) and returns how the app's call
+    /// ends: the one place a ``SimulationError`` becomes what an app sees.
+    package static func systemCancel(after mistake: SimulationError, on authenticator: Authenticator?) -> SystemCancel {
+        reportScriptingMistake(mistake, on: authenticator)
+        return SystemCancel(message: "Touchstone scripting mistake: \(mistake.description)")
     }
 
     /// Where scripting mistakes go instead of standard error while set: the REPL, which drives

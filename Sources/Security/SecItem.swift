@@ -183,8 +183,8 @@ struct KeychainCall {
         case let error as StorageError:
             return KeychainError(error).osStatus
         case let mistake as SimulationError:
-            LocalAuthenticationSystem.reportScriptingMistake(mistake, on: call.used)
-            return errSecUserCanceled
+            _ = LocalAuthenticationSystem.systemCancel(after: mistake, on: call.used)
+            return LocalAuthenticationSystem.SystemCancel.osStatus
         default:
             let failure = TouchstoneError(wrapping: error)
             FileHandle.standardError.write(Data("Touchstone: keychain call failed: \(failure.message)\n".utf8))

@@ -401,8 +401,8 @@ struct SecKeyCall {
         case is KeychainQuery.MissingEntitlement:
             return osStatusError(errSecMissingEntitlement, securityErrorMessage(errSecMissingEntitlement))
         case let mistake as SimulationError:
-            LocalAuthenticationSystem.reportScriptingMistake(mistake, on: authenticator)
-            return laError(-4, "Touchstone scripting mistake: \(mistake.description)")
+            let cancel = LocalAuthenticationSystem.systemCancel(after: mistake, on: authenticator)
+            return laError(LocalAuthenticationSystem.SystemCancel.laErrorCode, cancel.message)
         default:
             let failure = TouchstoneError(wrapping: error)
             return osStatusError(errSecNotAvailable, failure.message)

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Touchstone
 import TouchstoneCommands
+import TouchstoneSimulation
 internal import CLibEdit
 
 /// How the REPL prints and when it stops.

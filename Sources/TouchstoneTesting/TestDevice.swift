@@ -1,5 +1,5 @@
 import Foundation
-import TouchstoneBuiltins
+import TouchstonePortable
 
 /// A simulated device for one test, in one line: an in-memory Touch ID device on a
 /// `VirtualClock` with a `ScriptedInteraction` for the person in front of it, a passcode
@@ -42,12 +42,15 @@ public struct TestDevice: Sendable {
     ///   - enrolled: identities to enroll, in order (already enrolled ones are skipped, so a
     ///     persistent store can be opened again with the same arguments).
     ///   - companion: options of a simulated companion (`sim.companion`), or nil for none.
-    ///   - storage: the storage backend (`storage.sqlite` with a `path`...); nil keeps the device
-    ///     in memory.
+    ///   - storage: the storage backend (`storage.encrypted-file` with a `path` and `key-file`,
+    ///     `storage.sqlite` with a `path` and `registry: .builtIn`...); nil keeps the device in
+    ///     memory.
     ///   - detector: the change detector's plugin id.
     ///   - eraseDataAfterTenFailedPasscodes: whether ten wrong passcodes erase the device.
     ///   - app: the app id the device's contexts act for.
     ///   - seed: the seed of the device's randomness (template ids, device secret).
+    ///   - registry: the plugins the ids name: `PluginRegistry.portable` (what this kit is made
+    ///     of), or `.builtIn` from `TouchstoneBuiltins` for SQLite stores and the Linux plugins.
     public init(
         sensor: String? = "sim.touchid",
         sensorOptions: [String: String] = [:],
@@ -58,7 +61,8 @@ public struct TestDevice: Sendable {
         detector: String = "detector.domain-state",
         eraseDataAfterTenFailedPasscodes: Bool = false,
         app: String = "com.example.app",
-        seed: UInt64 = 7
+        seed: UInt64 = 7,
+        registry: PluginRegistry = .portable
     ) throws {
         var composition = Composition()
         composition.app = app
@@ -69,7 +73,7 @@ public struct TestDevice: Sendable {
         composition.detector = PluginSelection(detector)
         if let storage { composition.storage = storage }
         composition.eraseDataAfterTenFailedPasscodes = eraseDataAfterTenFailedPasscodes
-        try self.init(composition: composition, passcode: passcode, enrolled: enrolled)
+        try self.init(registry: registry, composition: composition, passcode: passcode, enrolled: enrolled)
     }
 
     /// A device built from `composition` over `registry` (a registry with your own plugins, a
@@ -78,14 +82,14 @@ public struct TestDevice: Sendable {
     /// initializer picks fast hashing instead).
     ///
     /// ```swift
-    /// var registry = PluginRegistry.builtIn
+    /// var registry = PluginRegistry.portable
     /// try registry.register(AcmeReader.self)
     /// var composition = Composition()
     /// composition.sensor = PluginSelection("acme.reader")
     /// let device = try TestDevice(registry: registry, composition: composition, enrolled: [])
     /// ```
     public init(
-        registry: PluginRegistry = .builtIn,
+        registry: PluginRegistry = .portable,
         composition: Composition,
         passcode: String? = "1234",
         enrolled: [String] = ["thumb"]

@@ -53,7 +53,7 @@ public struct TouchstoneDeviceTrait: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == TouchstoneDeviceTrait {
     /// A fresh ``TestDevice`` for each test, with the arguments of
-    /// ``TestDevice/init(sensor:sensorOptions:passcode:enrolled:companion:storage:detector:eraseDataAfterTenFailedPasscodes:app:seed:)``.
+    /// ``TestDevice/init(sensor:sensorOptions:passcode:enrolled:companion:storage:detector:eraseDataAfterTenFailedPasscodes:app:seed:registry:)``.
     public static func touchstoneDevice(
         sensor: String? = "sim.touchid",
         sensorOptions: [String: String] = [:],

@@ -138,8 +138,20 @@ enum DocCommentExamples {
     }
 
     // Sources/Security/LocalAuthenticationSystem.swift
+    // Sources/TouchstoneCommands/LocalAuthenticationSystem+Setup.swift
+    static func bootstrapBuiltIn() {
+        LocalAuthenticationSystem.bootstrap(.builtIn)
+    }
+
+    // Sources/TouchstonePortable/PortablePlugins.swift
+    static func portableRegistry() throws {
+        let authenticator = try AuthenticatorBuilder(registry: .portable).build()
+        _ = authenticator
+    }
+
+    // Sources/Security/LocalAuthenticationSystem.swift
     static func bootstrap() async throws {
-        var builder = AuthenticatorBuilder(registry: .builtIn)
+        var builder = AuthenticatorBuilder(registry: .portable)
         try builder.use(.sensor, "sim.faceid")
         let user = ScriptedInteraction()
         let authenticator = try builder.build(interaction: user)
@@ -346,7 +358,7 @@ enum DocCommentExamples {
     }
 
     static func testDeviceWithRegistry() throws {
-        var registry = PluginRegistry.builtIn
+        var registry = PluginRegistry.portable
         try registry.register(AcmeReader.self)
         var composition = Composition()
         composition.sensor = PluginSelection("acme.reader")

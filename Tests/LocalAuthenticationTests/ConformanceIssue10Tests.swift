@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneCommands
 import TouchstoneTesting
 import Touchstone
 

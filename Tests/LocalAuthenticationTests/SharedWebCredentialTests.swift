@@ -3,6 +3,7 @@ import Foundation
 import LocalAuthentication
 import Security
 import Testing
+import TouchstoneCommands
 import TouchstoneTesting
 
 /// `SecAddSharedWebCredential`, `SecRequestSharedWebCredential` and

@@ -12,7 +12,7 @@ struct ConcurrencyTests {
     func parallelKeychain(_ backend: Backend) async throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let rig = try TestDevice(storage: backend.selection(in: directory))
+        let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
         let keychain = rig.keychain
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<16 {
@@ -54,7 +54,7 @@ struct ConcurrencyTests {
     func parallelEvaluations(_ backend: Backend) async throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let rig = try TestDevice(storage: backend.selection(in: directory))
+        let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
         try rig.keychain.add("secret", service: "s", account: "a", accessControl: AccessControl(flags: .biometryAny))
         let context = rig.authenticator.makeContext()
         rig.user.enqueue(.present("thumb"))

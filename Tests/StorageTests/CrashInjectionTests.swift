@@ -21,7 +21,7 @@ struct CrashInjectionTests {
         try #require(ChildProcess.executable != nil, "the StorageCrashChild helper is built with the tests")
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try TestDevice(storage: backend.selection(in: directory))   // device with passcode and one identity
+        _ = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)   // device with passcode and one identity
         var acknowledged = Acknowledged()
         var generator = SystemRandomNumberGenerator()
         let deadline = ContinuousClock.now + .seconds(9)
@@ -46,7 +46,7 @@ struct CrashInjectionTests {
             }
             // Reopen and check.
             do {
-                let rig = try TestDevice(storage: backend.selection(in: directory))
+                let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
                 let stored = try rig.device.storage.read(RecordKey("crash", "counter"))
                     .flatMap { Int(String(decoding: $0.value, as: UTF8.self)) } ?? 0
                 if stored < acknowledged.counter { failures.append("run \(runs): counter \(stored) < acknowledged \(acknowledged.counter)") }
@@ -68,7 +68,7 @@ struct CrashInjectionTests {
         #expect(acknowledged.counter > 0, "the child made progress")
         // Spot-check a value.
         if let last = acknowledged.items.last {
-            let rig = try TestDevice(storage: backend.selection(in: directory))
+            let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
             #expect(await rig.read("crash", "item-\(last)") == .success("v\(last)"))
         }
     }
@@ -78,7 +78,7 @@ struct CrashInjectionTests {
         try #require(ChildProcess.executable != nil)
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
         let count = 150
         let children = try (0..<2).map { _ in
             try ChildProcess.start(["increment", String(count)] + ChildProcess.storageArguments(.sqlite, directory))
@@ -95,7 +95,7 @@ struct CrashInjectionTests {
         try #require(ChildProcess.executable != nil)
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try TestDevice(storage: Backend.encrypted.selection(in: directory))
+        _ = try TestDevice(storage: Backend.encrypted.selection(in: directory), registry: .builtIn)
         let count = 60
         let children = try (0..<2).map { _ in
             try ChildProcess.start(["increment", String(count)] + ChildProcess.storageArguments(.encrypted, directory))

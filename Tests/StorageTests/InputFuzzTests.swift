@@ -107,7 +107,7 @@ struct InputFuzzTests {
         defer { removeTemporaryDirectory(directory) }
         let file = try #require(backend.file(in: directory))
         do {
-            let rig = try TestDevice(storage: backend.selection(in: directory))
+            let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
             for index in 0..<20 { try rig.keychain.add("v\(index)", service: "s", account: "a\(index)") }
         }
         let original = try Data(contentsOf: file)

@@ -200,7 +200,7 @@ struct KeyStoreTests {
         defer { removeTemporaryDirectory(directory) }
         let publicKey: Data
         do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
             let key = try rig.authenticator.keys.create(accessControl: access(.biometryCurrentSet), tag: Data("login".utf8), label: "Login")
             publicKey = key.publicKeyData
             // The private scalar is nowhere in the record in clear.
@@ -208,7 +208,7 @@ struct KeyStoreTests {
             #expect(record.value.count > 0)
             #expect(!String(decoding: record.value, as: UTF8.self).contains("rawRepresentation"))
         }
-        let reopened = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+        let reopened = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
         let key = try #require(try reopened.authenticator.keys.keys(tag: Data("login".utf8)).first)
         #expect(key.publicKeyData == publicKey && key.label == "Login")
         let der = try await sign(reopened, key, [.present("thumb")]).get()

@@ -27,7 +27,7 @@ struct KilledWriterDamageTests {
     /// A child process writing to a new store in `directory`, once it acknowledged at least
     /// `acknowledged` commits; the caller kills it.
     static func runningWriter(_ directory: URL, acknowledged: Int) throws -> SpawnedProcess {
-        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+        _ = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
         let (process, pipe) = try ChildProcess.start(["stream"] + ChildProcess.storageArguments(.sqlite, directory))
         var seen = 0
         let reader = pipe.fileHandleForReading
@@ -206,7 +206,7 @@ struct KilledWriterDamageTests {
         defer { removeTemporaryDirectory(directory) }
         let file = try #require(Backend.sqlite.file(in: directory))
         do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
             try rig.keychain.add("value", service: "s", account: "a")
         }
         let other = try DatabaseQueue(path: file.path)
@@ -231,7 +231,7 @@ struct KilledWriterDamageTests {
         defer { removeTemporaryDirectory(directory) }
         let file = try #require(Backend.sqlite.file(in: directory))
         do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
             try rig.keychain.add("value", service: "s", account: "a")
         }
         var bytes = try Data(contentsOf: file)
@@ -299,7 +299,7 @@ struct KilledWriterDamageTests {
         defer { removeTemporaryDirectory(directory) }
         let file = try #require(Backend.sqlite.file(in: directory))
         do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory))
+            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
             try rig.keychain.add("first-value", service: "s", account: "a")
             try rig.keychain.add("second-value", service: "s", account: "b")
         }

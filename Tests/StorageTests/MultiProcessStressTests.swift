@@ -76,12 +76,12 @@ struct MultiProcessStressTests {
         try #require(ChildProcess.executable != nil, "the StorageCrashChild helper is built with the tests")
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        _ = try TestDevice(storage: backend.selection(in: directory))   // passcode 1234, one identity
+        _ = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)   // passcode 1234, one identity
         let rounds = 6
         var tried = 0, lost = 0
         for round in 0..<rounds {
             // A correct passcode clears the failure count: each round starts from zero.
-            do { _ = try TestDevice(storage: backend.selection(in: directory)).device.enterPasscode("1234") }
+            do { _ = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn).device.enterPasscode("1234") }
 
             // Wave 1: four processes at once. Wave 2 starts when the first of wave 1 exits, wave
             // 3 when the first of wave 2 exits, so stores are closed while others still write.
@@ -108,7 +108,7 @@ struct MultiProcessStressTests {
                 }
                 #expect(child.process.terminationStatus == 0)
             }
-            let rig = try TestDevice(storage: backend.selection(in: directory))
+            let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
             let stored = try rig.device.counters.consecutiveBiometricFailures
             let present = Set(try rig.keychain.items(service: "stress").map(\.account))
             let missing = items.filter { !present.contains($0) }

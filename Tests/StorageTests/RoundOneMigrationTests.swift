@@ -17,7 +17,7 @@ struct RoundOneMigrationTests {
 
     func openCopy(in directory: URL) throws -> TestDevice {
         try FileManager.default.copyItem(at: Self.fixture, to: directory.appendingPathComponent("device.sqlite"))
-        return try TestDevice(passcode: nil, enrolled: [], storage: Backend.sqlite.selection(in: directory), app: "com.example.notes")
+        return try TestDevice(passcode: nil, enrolled: [], storage: Backend.sqlite.selection(in: directory), app: "com.example.notes", registry: .builtIn)
     }
 
     @Test("schema version: a round-1 store opens with its enrolled set, domain states, keychain item, key and baseline as they were")
@@ -63,7 +63,7 @@ struct RoundOneMigrationTests {
         #expect(afterChange.kind == .invalidated, "\(afterChange)")
 
         // Reopened: the sensor's record is the source now, in the same order.
-        let reopened = try TestDevice(passcode: nil, enrolled: [], storage: Backend.sqlite.selection(in: directory), app: "com.example.notes")
+        let reopened = try TestDevice(passcode: nil, enrolled: [], storage: Backend.sqlite.selection(in: directory), app: "com.example.notes", registry: .builtIn)
         #expect(try reopened.device.enrolledNames() == ["thumb", "index", "ring"])
         #expect(try reopened.device.enrollmentSequence() == 3)
     }

@@ -46,7 +46,7 @@ struct SecretTests {
     func encryptedFileIsOpaque() throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let rig = try TestDevice(storage: Backend.encrypted.selection(in: directory))
+        let rig = try TestDevice(storage: Backend.encrypted.selection(in: directory), registry: .builtIn)
         try rig.keychain.add("VISIBLE-SECRET", service: "bank", account: "alice")
         let bytes = try Data(contentsOf: try #require(Backend.encrypted.file(in: directory)))
         let text = String(decoding: bytes, as: UTF8.self)

@@ -57,7 +57,7 @@ struct StorageContractTests {
         // Through the keychain, as the REPL's `keychain add svc a<NUL>b` does.
         let deviceFolder = directory.appendingPathComponent("device")
         try FileManager.default.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
-        let rig = try TestDevice(storage: backend.selection(in: deviceFolder))
+        let rig = try TestDevice(storage: backend.selection(in: deviceFolder), registry: .builtIn)
         try rig.keychain.add("value", service: "svc", account: "a\u{0}b")
         try rig.keychain.add("plain", service: "svc", account: "a")
         #expect(try rig.keychain.items(service: "svc").map(\.account) == ["a", "a\u{0}b"])
@@ -146,7 +146,7 @@ struct StorageContractTests {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
         do {
-            let rig = try TestDevice(storage: backend.selection(in: directory))
+            let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
             rig.user.enqueue(Array(repeating: .noMatch, count: 3))
             _ = try? await rig.authenticator.makeContext().evaluate(rig.authenticator.policy(named: "biometrics"), reason: "x")
             rig.user.enqueue(Array(repeating: .noMatch, count: 2))
@@ -154,7 +154,7 @@ struct StorageContractTests {
             #expect(try rig.device.biometryStatus().isLockedOut)
             try rig.keychain.add("persisted", service: "s", account: "a")
         }
-        let reopened = try TestDevice(storage: backend.selection(in: directory))
+        let reopened = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
         #expect(try reopened.device.biometryStatus().isLockedOut)
         #expect(try reopened.device.enrolledNames() == ["thumb"])
         #expect(await reopened.read("s", "a") == .success("persisted"))

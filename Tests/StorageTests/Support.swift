@@ -27,7 +27,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         options(in: directory)["path"].map { URL(fileURLWithPath: $0) }
     }
 
-    /// The storage selection of a store in `directory`, for `TestDevice(storage:)`.
+    /// The storage selection of a store in `directory`, for `TestDevice(storage:registry:)` with `.builtIn`.
     func selection(in directory: URL) -> PluginSelection {
         PluginSelection(rawValue, options: options(in: directory))
     }

@@ -123,7 +123,7 @@ struct TamperingTests {
     /// Writes a device with a keychain item, closes it, and returns the store file's bytes.
     func prepare(_ backend: Backend, _ directory: URL) async throws -> Data {
         do {
-            let rig = try TestDevice(storage: backend.selection(in: directory))
+            let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
             try rig.keychain.add("tamper-secret", service: "s", account: "a")
             try rig.device.storage.commit([.put(Record(key: RecordKey("t", "x"), value: Data("payload".utf8)))])
         }
@@ -138,7 +138,7 @@ struct TamperingTests {
         let damaged = damage.apply(to: try await prepare(.encrypted, directory))
         try damaged.write(to: file)
         do {
-            _ = try TestDevice(storage: Backend.encrypted.selection(in: directory))
+            _ = try TestDevice(storage: Backend.encrypted.selection(in: directory), registry: .builtIn)
             Issue.record("a damaged store opened")
         } catch let error as StorageError {
             guard case let .corruptStore(path, reason) = error else { Issue.record("unexpected \(error)"); return }
@@ -212,7 +212,7 @@ struct TamperingTests {
         // The device reads its state, counters and templates as it opens: it refuses the store
         // instead of starting afresh over it (a new secret, no passcode, no finger, no count).
         if parts[0] != "t" {
-            #expect(throws: StorageError.self) { _ = try TestDevice(storage: Backend.sqlite.selection(in: directory)) }
+            #expect(throws: StorageError.self) { _ = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn) }
         }
         #expect(try Data(contentsOf: file) == data, "the file is untouched: nothing was written over the damage")
     }
@@ -223,7 +223,7 @@ struct TamperingTests {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
         do {
-            let rig = try TestDevice(storage: backend.selection(in: directory))
+            let rig = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
             try rig.device.setPasscode("1234")
             #expect(try rig.device.submitPasscode("9999") != .accepted)
             #expect(try rig.device.counters.passcodeFailures == 1)
@@ -234,7 +234,7 @@ struct TamperingTests {
         let file = try #require(backend.file(in: directory))
         let before = try Data(contentsOf: file)
         #expect {
-            _ = try TestDevice(storage: backend.selection(in: directory))
+            _ = try TestDevice(storage: backend.selection(in: directory), registry: .builtIn)
         } throws: { error in
             guard case let StorageError.corruptRecord(key, reason) = error else { return false }
             return key.hasPrefix("device/") && reason.contains("--export-store")
@@ -251,7 +251,7 @@ struct TamperingTests {
         #expect(export.skipped.contains { $0.contains("without an intact 'device/\(lost)'") })
         var selection = backend.selection(in: directory)
         selection.options["path"] = exported.path
-        let repaired = try TestDevice(storage: selection)
+        let repaired = try TestDevice(storage: selection, registry: .builtIn)
         let counters = try repaired.device.counters
         let passcodeIsSet = try repaired.device.isPasscodeSet
         if lost == "counters" {

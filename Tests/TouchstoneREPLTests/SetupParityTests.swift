@@ -94,7 +94,7 @@ import TouchstoneBuiltins
         return try LocalAuthenticationSystem.makeAuthenticator(environment: [
             LocalAuthenticationSystem.configurationVariable: configuration.path,
             LocalAuthenticationSystem.setupVariable: setup,
-        ])
+        ], support: .builtIn)
     }
 
     @Test("the same lines through a REPL session and TOUCHSTONE_SETUP leave the same device")

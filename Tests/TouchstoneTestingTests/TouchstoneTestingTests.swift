@@ -4,6 +4,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import TouchstoneBuiltins
 import TouchstoneTesting
 
 @Suite("TestDevice")
@@ -26,8 +27,8 @@ struct TestDeviceTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let storage = PluginSelection("storage.sqlite", options: ["path": directory.appendingPathComponent("d.sqlite").path])
-        _ = try TestDevice(enrolled: ["thumb", "index"], storage: storage)
-        let again = try TestDevice(enrolled: ["thumb", "index"], storage: storage)
+        _ = try TestDevice(enrolled: ["thumb", "index"], storage: storage, registry: .builtIn)
+        let again = try TestDevice(enrolled: ["thumb", "index"], storage: storage, registry: .builtIn)
         #expect(try again.device.enrolledNames() == ["thumb", "index"])
     }
 

@@ -7,7 +7,9 @@
 // signs in with the password, turns biometric unlock on (one capture), locks, and unlocks
 // (the rest of the captures). The app's tests are in Tests/ (swift test --filter NotesLockTests).
 
+import LocalAuthentication
 import NotesLock
+import TouchstoneCommands
 
 @MainActor
 func run() async {
@@ -20,4 +22,7 @@ func run() async {
     print("screen: \(lock.screen)")
 }
 
+// TOUCHSTONE_SETUP (and a SQLite store in TOUCHSTONE_CONFIG) need the command layer and every
+// built-in plugin: one line opts in (docs/ADOPTING.md).
+LocalAuthenticationSystem.bootstrap(.builtIn)
 await run()

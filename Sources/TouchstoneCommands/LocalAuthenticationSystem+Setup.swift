@@ -1,7 +1,24 @@
 #if !canImport(Darwin)
 import Foundation
+import Security
 import Touchstone
-import TouchstoneCommands
+import TouchstoneBuiltins
+
+extension LocalAuthenticationSystem.EnvironmentSupport {
+    /// Every built-in plugin (`PluginRegistry.builtIn`: SQLite stores, fprintd, PAM besides
+    /// the portable ones) and `TOUCHSTONE_SETUP` run by the REPL's command layer
+    /// (``LocalAuthenticationSystem/runSetup(_:on:)``). A program opts in with one line at
+    /// start:
+    ///
+    /// ```swift
+    /// LocalAuthenticationSystem.bootstrap(.builtIn)
+    /// ```
+    public static var builtIn: Self {
+        Self(registry: .builtIn, setup: { script, authenticator in
+            try LocalAuthenticationSystem.runSetup(script, on: authenticator)
+        })
+    }
+}
 
 extension LocalAuthenticationSystem {
     /// Runs `TOUCHSTONE_SETUP`'s commands on `authenticator`, through the same command layer
@@ -30,9 +47,10 @@ extension LocalAuthenticationSystem {
     /// Throws a ``ConfigurationError`` (`invalidSetting` of `TOUCHSTONE_SETUP`) naming the
     /// command that failed.
     ///
-    /// Why here: the layer sits below this module (`Security` → `TouchstoneCommands` → core),
-    /// so an app that imports only `LocalAuthentication` still gets the whole grammar, and the
-    /// REPL (above `LocalAuthentication`) adds the commands that need Apple's names.
+    /// Why here: the command layer sits above `Security` and beside `LocalAuthentication`,
+    /// so an app that imports only `LocalAuthentication` does not build it; a program that
+    /// wants it opts in with `bootstrap(.builtIn)`. The REPL (above `LocalAuthentication`)
+    /// adds the commands that need Apple's names.
     public static func runSetup(_ script: String, on authenticator: Authenticator) throws {
         let lines = Tokenizer.commands(script)
         guard !lines.isEmpty else {

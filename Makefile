@@ -2,8 +2,10 @@
 #   make run     build and start the touchstone REPL
 #   make test    build and run every test (the root package, whose LinuxAuthTests start a private
 #                fprintd with a virtual reader themselves; the REPL demo of the real Linux
-#                authenticators: scripts/linux-auth-demo.sh; then the login server in Server/
-#                against SQLite and a private PostgreSQL: scripts/server-test.sh)
+#                authenticators: scripts/linux-auth-demo.sh; the sample adopter Examples/Adopter,
+#                built and tested with every -dev header and .pc file hidden:
+#                scripts/adopter-test.sh; then the login server in Server/ against SQLite and a
+#                private PostgreSQL: scripts/server-test.sh)
 #   make bench   run all benchmarks in release mode
 #   make example run the ChangeDetection example
 #   make server  start touchstone-server (the fingerprint-login server) on 127.0.0.1:8080
@@ -26,6 +28,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	timeout -k 10 900 $(SWIFT) test --skip-build
 	SWIFT=$(SWIFT) scripts/linux-auth-demo.sh >/dev/null
+	SWIFT=$(SWIFT) scripts/adopter-test.sh
 	SWIFT=$(SWIFT) scripts/server-test.sh
 
 bench: deps

@@ -1,0 +1,89 @@
+// VaultKit: the code of an iOS app's secrets screen, unchanged for Linux. Nothing here knows
+// about Touchstone: on Linux the three imports are Touchstone's modules of Apple's names.
+import CryptoKit
+import Foundation
+import LocalAuthentication
+import Security
+
+/// A secret kept behind the fingers or face enrolled today, an app unlock, and a signing key
+/// in the Secure Enclave.
+public struct Vault: Sendable {
+    /// What went wrong, with the keychain's status where there is one.
+    public enum Failure: Error, Equatable {
+        /// A keychain call answered this `OSStatus`.
+        case keychain(OSStatus)
+        /// An access control could not be made.
+        case accessControl(String)
+    }
+
+    /// The keychain service the vault's items live under.
+    public let service: String
+
+    /// A vault whose items live under `service`.
+    public init(service: String = "com.example.vault") {
+        self.service = service
+    }
+
+    /// Whether a biometric prompt can be shown now (hardware present, something enrolled, not
+    /// locked out).
+    public func canUseBiometrics() -> Bool {
+        var error: NSError?
+        return LAContext().canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error)
+    }
+
+    /// Stores `secret` for `account`, readable only after a match of a finger or face enrolled
+    /// now: enrolling another one makes it unreadable (`.biometryCurrentSet`).
+    public func store(_ secret: Data, account: String) throws {
+        let access = try accessControl(kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, [.biometryCurrentSet])
+        let item: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+        ]
+        SecItemDelete(item as CFDictionary)
+        var add = item
+        add[kSecAttrAccessControl as String] = access
+        add[kSecValueData as String] = secret
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw Failure.keychain(status) }
+    }
+
+    /// Reads the secret of `account`; the system shows the biometric prompt with `reason`.
+    public func read(account: String, reason: String) throws -> Data {
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+            kSecReturnData as String: true,
+            kSecMatchLimit as String: kSecMatchLimitOne,
+            kSecUseOperationPrompt as String: reason,
+        ]
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        guard status == errSecSuccess, let data = result as? Data else { throw Failure.keychain(status) }
+        return data
+    }
+
+    /// Unlocks the app: biometrics, or the device passcode after the fallback button.
+    public func unlock(reason: String) async -> Bool {
+        do {
+            return try await LAContext().evaluatePolicy(.deviceOwnerAuthentication, localizedReason: reason)
+        } catch {
+            return false
+        }
+    }
+
+    /// A new P-256 signing key in the Secure Enclave that signs only after a biometric match.
+    public func makeSigningKey() throws -> SecureEnclave.P256.Signing.PrivateKey {
+        let access = try accessControl(kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .biometryCurrentSet])
+        return try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
+    }
+
+    private func accessControl(_ protection: CFString, _ flags: SecAccessControlCreateFlags) throws -> SecAccessControl {
+        var error: Unmanaged<CFError>?
+        guard let access = SecAccessControlCreateWithFlags(nil, protection, flags, &error) else {
+            throw Failure.accessControl(error.map { "\($0.takeRetainedValue())" } ?? "unknown error")
+        }
+        return access
+    }
+}

@@ -1,0 +1,67 @@
+// The vault's tests, on a simulated device on Linux (TouchstoneTesting). On Apple platforms
+// they would need a real device, so they are compiled for Linux only.
+#if canImport(TouchstoneTesting)
+import CryptoKit
+import Foundation
+import Security
+import Testing
+import TouchstoneTesting
+import VaultKit
+
+@Suite("Vault", .touchstoneDevice())  // a fresh Touch ID device per test: passcode 1234, "thumb" enrolled
+struct VaultTests {
+    let vault = Vault()
+
+    @Test("biometrics can be used with a finger enrolled, not without one", .touchstoneDevice(enrolled: []))
+    func biometricsNeedAnEnrolledFinger() throws {
+        #expect(!vault.canUseBiometrics())
+        try TestDevice.current.enroll("thumb")
+        #expect(vault.canUseBiometrics())
+    }
+
+    @Test("a stored secret reads back after a match")
+    func storedSecretReadsBackAfterAMatch() throws {
+        try vault.store(Data("s3cret".utf8), account: "alice")
+        try TestDevice.current.enqueue(.present("thumb"))
+        #expect(try vault.read(account: "alice", reason: "Show the secret") == Data("s3cret".utf8))
+    }
+
+    @Test("three failed matches end the prompt: errSecAuthFailed, and nothing is read")
+    func threeFailedMatchesAreAnAuthenticationFailure() throws {
+        try vault.store(Data("s3cret".utf8), account: "alice")
+        try TestDevice.current.enqueue(contentsOf: .failures(3))
+        #expect(throws: Vault.Failure.keychain(errSecAuthFailed)) {
+            try vault.read(account: "alice", reason: "Show the secret")
+        }
+    }
+
+    @Test("a finger enrolled after the secret was stored makes it unreadable")
+    func enrollmentChangeInvalidatesTheSecret() throws {
+        try vault.store(Data("s3cret".utf8), account: "alice")
+        let device = try TestDevice.current
+        try device.enroll("index")
+        device.enqueue(.present("thumb"))
+        #expect(throws: Vault.Failure.keychain(errSecItemNotFound)) {
+            try vault.read(account: "alice", reason: "Show the secret")
+        }
+    }
+
+    @Test("the app unlocks with the passcode after the fallback button, and stays locked on cancel")
+    func unlockFallsBackToThePasscode() async throws {
+        let device = try TestDevice.current
+        device.enqueue(.noMatch, .fallback, .passcode("1234"))
+        #expect(await vault.unlock(reason: "Unlock the vault"))
+        device.enqueue(.cancel)
+        #expect(await !vault.unlock(reason: "Unlock the vault"))
+    }
+
+    @Test("a Secure Enclave key signs after a match and its public key verifies the signature")
+    func secureEnclaveKeySigns() throws {
+        let key = try vault.makeSigningKey()
+        try TestDevice.current.enqueue(.present("thumb"))
+        let message = Data("challenge".utf8)
+        let signature = try key.signature(for: message)
+        #expect(key.publicKey.isValidSignature(signature, for: message))
+    }
+}
+#endif

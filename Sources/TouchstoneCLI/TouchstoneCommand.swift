@@ -116,9 +116,9 @@ package struct TouchstoneCommand: AsyncParsableCommand {
             if status != 0 { throw ExitCode(status) }
             return
         }
-        let session: REPLSession
+        let session: CommandSession
         do {
-            session = try REPLSession(composition: composition, table: .repl(), logger: logger)
+            session = try CommandSession(composition: composition, table: .repl(), logger: logger)
         } catch let error as StorageError {
             // Not a usage mistake: the store itself is damaged or unreadable. No usage text,
             // exit status 1, and the next step to take.

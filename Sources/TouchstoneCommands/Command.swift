@@ -26,14 +26,14 @@ public struct CommandOutput: Sendable {
 /// error naming the command.
 public struct CommandArguments: Sendable {
     /// The command being run.
-    public let command: REPLCommand
+    public let command: Command
     /// The words after the command name.
     public let words: [String]
     /// Whether each word was quoted (same indices as ``words``).
     public let quoted: [Bool]
 
     /// Creates arguments; `quoted` says which words were quoted (none when omitted).
-    public init(command: REPLCommand, words: [String], quoted: [Bool] = []) {
+    public init(command: Command, words: [String], quoted: [Bool] = []) {
         self.command = command
         self.words = words
         self.quoted = quoted
@@ -50,20 +50,20 @@ public struct CommandArguments: Sendable {
     }
 
     /// The word at `index`, or a usage error saying `what` is missing.
-    public func required(_ index: Int, _ what: String) throws(REPLError) -> String {
+    public func required(_ index: Int, _ what: String) throws(CommandError) -> String {
         guard let word = self[index] else { throw usageError("missing \(what)") }
         return word
     }
 
     /// Fails when more than `count` words were given.
-    public func expectAtMost(_ count: Int) throws(REPLError) {
+    public func expectAtMost(_ count: Int) throws(CommandError) {
         if words.count > count {
             throw usageError("unexpected '\(words[count])'")
         }
     }
 
     /// A usage error for this command.
-    public func usageError(_ problem: String) -> REPLError {
+    public func usageError(_ problem: String) -> CommandError {
         .usage(command: command.name, problem: problem, usage: command.usage)
     }
 }
@@ -74,8 +74,8 @@ public struct CommandArguments: Sendable {
 ///
 /// ```swift
 /// extension CommandTable {
-///     static func keychainCommands() -> [REPLCommand] {
-///         [REPLCommand(name: "keychain", summary: "...", usage: "keychain add <account>",
+///     static func keychainCommands() -> [Command] {
+///         [Command(name: "keychain", summary: "...", usage: "keychain add <account>",
 ///                      example: "keychain add alice") { session, arguments in
 ///             CommandOutput("added")
 ///         }]
@@ -83,11 +83,11 @@ public struct CommandArguments: Sendable {
 /// }
 /// ```
 /// and lists them once in ``CommandTable/standard()``.
-public struct REPLCommand: Sendable {
-    /// Runs the command, on the executor of the caller of ``REPLSession/execute(_:)``.
-    public typealias Handler = nonisolated(nonsending) @Sendable (REPLSession, CommandArguments) async throws -> CommandOutput
+public struct Command: Sendable {
+    /// Runs the command, on the executor of the caller of ``CommandSession/execute(_:)``.
+    public typealias Handler = nonisolated(nonsending) @Sendable (CommandSession, CommandArguments) async throws -> CommandOutput
     /// Candidates for the next word, given the words already typed after the command name.
-    public typealias Completer = @Sendable (REPLSession, [String]) -> [String]
+    public typealias Completer = @Sendable (CommandSession, [String]) -> [String]
     /// The words with secrets replaced by `****`, or nil when there is none.
     public typealias Redactor = @Sendable ([String]) -> [String]?
 
@@ -142,7 +142,7 @@ public struct REPLCommand: Sendable {
 /// The commands a REPL knows, looked up by name or alias.
 public struct CommandTable: Sendable {
     /// The commands, in `help` order.
-    public private(set) var commands: [REPLCommand] = []
+    public private(set) var commands: [Command] = []
     private var index: [String: Int] = [:]
 
     /// An empty table.
@@ -167,7 +167,7 @@ public struct CommandTable: Sendable {
     }
 
     /// Adds commands; a later command with a taken name or alias replaces the earlier one.
-    public mutating func register(_ new: [REPLCommand]) {
+    public mutating func register(_ new: [Command]) {
         for command in new {
             if let existing = index[command.name] {
                 commands[existing] = command
@@ -183,7 +183,7 @@ public struct CommandTable: Sendable {
 
     /// Adds commands as ``register(_:)`` does, placing the new ones just before the command
     /// called `name` in `help` order (at the end when there is none).
-    public mutating func register(_ new: [REPLCommand], before name: String) {
+    public mutating func register(_ new: [Command], before name: String) {
         register(new)
         guard let anchor = commands.firstIndex(where: { $0.name == name }) else { return }
         let names = Set(new.map(\.name))
@@ -199,7 +199,7 @@ public struct CommandTable: Sendable {
     }
 
     /// The command called `name` (or aliased so).
-    public func command(named name: String) -> REPLCommand? {
+    public func command(named name: String) -> Command? {
         index[name].map { commands[$0] } ?? index[name.lowercased()].map { commands[$0] }
     }
 
@@ -252,7 +252,7 @@ func editDistance(_ lhs: String, _ rhs: String) -> Int {
     return previous[b.count]
 }
 
-extension REPLCommand {
+extension Command {
     /// The redactor most commands need: every `passcode:<code>` outcome becomes
     /// `passcode:****`, and, when the first word is one of `verbs`, the word at `index` (a value
     /// or password) becomes `****`. Nil when nothing was hidden.

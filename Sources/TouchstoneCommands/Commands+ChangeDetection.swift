@@ -3,9 +3,9 @@ import TouchstoneSimulation
 
 extension CommandTable {
     /// `state`, `baseline`, `check`.
-    static func changeDetectionCommands() -> [REPLCommand] {
+    static func changeDetectionCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "state", summary: "the context's domain state (hex or nil), its parts, and the app's baselines",
                 usage: "state", example: "state",
                 details: ["evaluatedPolicyDomainState is captured by a successful can or biometric evaluate on this context."]
@@ -36,12 +36,12 @@ extension CommandTable {
                     ("baselines", .strings(accounts)),
                 ])
             },
-            REPLCommand(
+            Command(
                 name: "baseline", summary: "save, clear or list the change detector's baselines of the current app",
                 usage: "baseline [save [account] | clear [account]]", example: "baseline save",
                 moreExamples: ["baseline save alice", "baseline clear alice", "baseline"],
                 details: ["The account defaults to 'default'. Saving reads the current state as seed 000 does."],
-                completer: REPLCommand.firstWord(["save", "clear"])
+                completer: Command.firstWord(["save", "clear"])
             ) { session, arguments in
                 try arguments.expectAtMost(2)
                 let authenticator = session.authenticator
@@ -63,7 +63,7 @@ extension CommandTable {
                     throw arguments.usageError("unknown sub-command '\(other)'")
                 }
             },
-            REPLCommand(
+            Command(
                 name: "check", summary: "the change detector's verdict: not-enabled, unchanged, changed or unknown",
                 usage: "check [account]", example: "check",
                 completer: { session, previous in
@@ -87,14 +87,14 @@ extension CommandTable {
     }
 
     /// `clock`.
-    static func timeCommands() -> [REPLCommand] {
+    static func timeCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "clock", summary: "show the device time, or advance the virtual clock",
                 usage: "clock [advance <duration>]", example: "clock advance 5m",
                 moreExamples: ["clock advance 90s", "clock advance 1h"],
                 details: ["The virtual clock stops at t+72999d, a day short of its 200-year range, so a passcode delay started there still runs; a longer advance (or wait:) is an error."],
-                completer: REPLCommand.firstWord(["advance"])
+                completer: Command.firstWord(["advance"])
             ) { session, arguments in
                 try arguments.expectAtMost(2)
                 let clock = session.device.clock

@@ -3,14 +3,14 @@ import Touchstone
 
 extension CommandTable {
     /// `plugins`, `use`, `config`, `app`, `reset`.
-    static func compositionCommands() -> [REPLCommand] {
+    static func compositionCommands() -> [Command] {
         let kinds = PluginKind.allCases.map(\.rawValue)
         return [
-            REPLCommand(
+            Command(
                 name: "plugins", summary: "the registered plugins by kind, with id, summary and options",
                 usage: "plugins [kind]", example: "plugins sensor",
                 details: ["kinds: " + kinds.joined(separator: ", ")],
-                completer: REPLCommand.firstWord(kinds)
+                completer: Command.firstWord(kinds)
             ) { session, arguments in
                 try arguments.expectAtMost(1)
                 var selected = PluginKind.allCases
@@ -46,7 +46,7 @@ extension CommandTable {
                 }
                 return CommandOutput(lines, result: json)
             },
-            REPLCommand(
+            Command(
                 name: "use", summary: "swap a plugin (sensor, storage, detector, passcode, ...) in the composition",
                 usage: "use <kind> <id> [key=value ...]", example: "use sensor sim.faceid",
                 moreExamples: ["use passcode passcode.sim rounds=1000", "use sensor sim.touchid hardware=absent"],
@@ -85,7 +85,7 @@ extension CommandTable {
                     ("deviceKept", .bool(kept)),
                 ])
             },
-            REPLCommand(
+            Command(
                 name: "config", summary: "print the composition as a file --config accepts",
                 usage: "config", example: "config"
             ) { session, arguments in
@@ -94,7 +94,7 @@ extension CommandTable {
                 let text = session.builder.registry.redactingSecrets(in: session.builder.composition).jsonString()
                 return CommandOutput(text.components(separatedBy: "\n"), result: [("config", .string(text))])
             },
-            REPLCommand(
+            Command(
                 name: "app", summary: "show or switch the app (bundle id) on the same device",
                 usage: "app [app-id]", example: "app com.example.bank",
                 details: ["Each app sees its own domain state and baselines; lockout and passcode are device-wide.",
@@ -107,7 +107,7 @@ extension CommandTable {
                 }
                 return CommandOutput("app: \(session.authenticator.appID)", result: [("app", .string(session.authenticator.appID))])
             },
-            REPLCommand(
+            Command(
                 name: "reset", summary: "a fresh device with the same composition",
                 usage: "reset [--yes]", example: "reset", moreExamples: ["reset --yes"],
                 details: ["A device kept on disk (storage.sqlite, storage.encrypted-file) is erased only with",

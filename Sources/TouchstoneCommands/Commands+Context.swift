@@ -3,10 +3,10 @@ import Touchstone
 
 extension CommandTable {
     /// `context`.
-    static func contextCommands() -> [REPLCommand] {
+    static func contextCommands() -> [Command] {
         let settings = ["reuse", "fallback-title", "cancel-title", "interaction", "credential"]
         return [
-            REPLCommand(
+            Command(
                 name: "context", summary: "show the current context, make a new one, invalidate it or set an option",
                 usage: "context [new | invalidate | set reuse|fallback-title|cancel-title|interaction|credential <value>]",
                 example: "context set reuse 60s",

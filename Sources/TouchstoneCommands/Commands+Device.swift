@@ -5,11 +5,11 @@ import Touchstone
 extension CommandTable {
     /// `device`, `enroll`, `unenroll`, `reenroll`, `sensor`, `os-upgrade`, `unlock`, `lock`,
     /// `restart`, `remote-lock`, `passcode`.
-    static func deviceCommands() -> [REPLCommand] {
+    static func deviceCommands() -> [Command] {
         let hardwareStates = HardwareState.allCases.map(\.optionName)
-        let enrolledCompleter: REPLCommand.Completer = { session, previous in previous.isEmpty ? session.enrolledNames : [] }
+        let enrolledCompleter: Command.Completer = { session, previous in previous.isEmpty ? session.enrolledNames : [] }
         return [
-            REPLCommand(
+            Command(
                 name: "device", summary: "biometry, hardware, enrolled names, passcode, lockout, clock",
                 usage: "device", example: "device"
             ) { session, arguments in
@@ -49,7 +49,7 @@ extension CommandTable {
                     ("storage", .string(composition.storage.id)),
                 ] + (reader.map { [("reader", JSONValue.string($0))] } ?? []))
             },
-            REPLCommand(
+            Command(
                 name: "enroll", summary: "enroll a new identity (finger, face, iris) under a name",
                 usage: "enroll <name>", example: "enroll thumb",
                 details: ["Enrolling changes every app's domain state."]
@@ -67,7 +67,7 @@ extension CommandTable {
                 return CommandOutput((stages + ["enrolled \(name) (\(Format.list(enrolled)))"]).joined(separator: "\n"),
                                      result: [("name", .string(name)), ("enrolled", .strings(enrolled))])
             },
-            REPLCommand(
+            Command(
                 name: "unenroll", summary: "remove an enrolled identity",
                 usage: "unenroll <name>", example: "unenroll thumb", completer: enrolledCompleter
             ) { session, arguments in
@@ -78,7 +78,7 @@ extension CommandTable {
                 return CommandOutput("unenrolled \(name) (enrolled: \(Format.list(enrolled)))",
                                      result: [("name", .string(name)), ("enrolled", .strings(enrolled))])
             },
-            REPLCommand(
+            Command(
                 name: "reenroll", summary: "enroll the same identity again: a new template, so domain states change",
                 usage: "reenroll <name>", example: "reenroll thumb", completer: enrolledCompleter
             ) { session, arguments in
@@ -87,28 +87,28 @@ extension CommandTable {
                 try session.device.reenroll(name)
                 return CommandOutput("reenrolled \(name) (new template)", result: [("name", .string(name))])
             },
-            REPLCommand(
+            Command(
                 name: "sensor", summary: "show or set the biometric hardware state",
                 usage: "sensor [present|absent|disconnected|denied|not-paired]", example: "sensor absent",
-                completer: REPLCommand.firstWord(hardwareStates)
+                completer: Command.firstWord(hardwareStates)
             ) { session, arguments in
                 try arguments.expectAtMost(1)
                 guard let sensor = session.device.sensor else {
-                    throw REPLError.unavailable("this device has no biometric sensor; use sensor sim.touchid to add one")
+                    throw CommandError.unavailable("this device has no biometric sensor; use sensor sim.touchid to add one")
                 }
                 if let word = arguments[0] {
                     guard let state = HardwareState(optionName: word) else {
                         throw arguments.usageError("unknown state '\(word)'; states: \(hardwareStates.joined(separator: ", "))")
                     }
                     guard let control = sensor as? any SimulatedHardwareControl else {
-                        throw REPLError.unavailable("the sensor \(type(of: sensor).descriptor.id) is real: its hardware state is what the hardware reports")
+                        throw CommandError.unavailable("the sensor \(type(of: sensor).descriptor.id) is real: its hardware state is what the hardware reports")
                     }
                     control.setHardwareState(state)
                 }
                 let state = sensor.hardwareState(for: session.authenticator.appID)
                 return CommandOutput("sensor: \(state.optionName)", result: [("hardware", .string(state.optionName))])
             },
-            REPLCommand(
+            Command(
                 name: "os-upgrade", summary: "simulate an OS upgrade: every app's domain state changes",
                 usage: "os-upgrade", example: "os-upgrade"
             ) { session, arguments in
@@ -118,7 +118,7 @@ extension CommandTable {
                 return CommandOutput("OS upgraded (epoch \(epoch)): domain states changed, nothing enrolled or removed",
                                      result: [("osEpoch", .int(epoch))])
             },
-            REPLCommand(
+            Command(
                 name: "unlock", summary: "the device is unlocked by this identity now (opens the reuse window)",
                 usage: "unlock <name>", example: "unlock thumb", completer: enrolledCompleter
             ) { session, arguments in
@@ -141,8 +141,8 @@ extension CommandTable {
     /// A command that changes the lock state and prints it.
     private static func lockCommand(
         _ name: String, summary: String, details: [String], _ change: @escaping @Sendable (Device) throws -> Void
-    ) -> REPLCommand {
-        REPLCommand(name: name, summary: summary, usage: name, example: name, details: details) { session, arguments in
+    ) -> Command {
+        Command(name: name, summary: summary, usage: name, example: name, details: details) { session, arguments in
             try arguments.expectAtMost(0)
             try change(session.device)
             let state = try session.device.lockState()
@@ -153,8 +153,8 @@ extension CommandTable {
         }
     }
 
-    private static func passcodeCommand() -> REPLCommand {
-        REPLCommand(
+    private static func passcodeCommand() -> Command {
+        Command(
             name: "passcode", summary: "set, clear or show the device passcode; enter it on the lock screen",
             usage: "passcode set [code] | clear | status | enter [code]", example: "passcode set 1234",
             moreExamples: ["passcode enter 0000", "passcode status"],
@@ -163,7 +163,7 @@ extension CommandTable {
                       "On a terminal, set and enter without a code ask for it without echo.",
                       "Lines holding a passcode are never written to the history.",
                       "A passcode is at most 512 bytes (PAM's limit for an answer)."],
-            completer: REPLCommand.firstWord(["set", "clear", "status", "enter"]),
+            completer: Command.firstWord(["set", "clear", "status", "enter"]),
             redactor: { words in
                 guard words.count >= 2, ["set", "enter"].contains(words[0]) else { return nil }
                 return [words[0]] + words.dropFirst().map { _ in "****" }
@@ -225,7 +225,7 @@ extension CommandTable {
     }
 }
 
-extension REPLSession {
+extension CommandSession {
     /// Asks for a secret without echo on a terminal; a usage error otherwise.
     func askSecret(_ prompt: String, arguments: CommandArguments) throws -> String {
         guard isInteractive, let readSecret else { throw arguments.usageError("missing the passcode") }

@@ -19,7 +19,7 @@ final class RealReaderPrompt {
         let timer = Mutex<(any DispatchSourceTimer)?>(nil)
     }
 
-    init(session: REPLSession) {
+    init(session: CommandSession) {
         guard session.isInteractive, let sensor = session.device.sensor, !(sensor is any SimulatedHardwareControl) else { return }
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -55,9 +55,9 @@ final class RealReaderPrompt {
 
 extension CommandTable {
     /// `can`, `evaluate`, `trace`, `status`.
-    static func evaluationCommands() -> [REPLCommand] {
+    static func evaluationCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "can", aliases: ["canevaluate"], summary: "the can-evaluate result: ok or the error, and the biometry type",
                 usage: "can <policy>", example: "can biometrics",
                 details: ["policies: biometrics (1), owner (2), companion (3), biometrics-or-companion (4), wrist (5),",
@@ -76,7 +76,7 @@ extension CommandTable {
                     ("biometryType", .string(type.description)),
                 ])
             },
-            REPLCommand(
+            Command(
                 name: "evaluate", aliases: ["eval"], summary: "evaluate a policy; outcomes are consumed in order",
                 usage: "evaluate <policy> [\"<reason>\"] [outcome ...]",
                 example: "evaluate biometrics \"Unlock your notes\" nomatch thumb",
@@ -84,7 +84,7 @@ extension CommandTable {
                                "evaluate biometrics \"Sign in\" cancel"],
                 details: ["outcomes: <enrolled name> (that identity matches), nomatch, cancel, fallback, passcode:<code>,",
                           "systemcancel, invalidate, wait:<duration>, companion.",
-                          "The reason is the quoted word after the policy; without one the prompt says \"\(REPLSession.defaultReason)\".",
+                          "The reason is the quoted word after the policy; without one the prompt says \"\(CommandSession.defaultReason)\".",
                           "On a terminal with no outcomes left the REPL asks for each one; in a script it is an error."],
                 completer: { session, previous in
                     switch previous.count {
@@ -102,9 +102,9 @@ extension CommandTable {
                 // outcome and the prompt shows the default reason (so TOUCHSTONE_SETUP's
                 // `evaluate biometrics nomatch nomatch nomatch` reads the same here).
                 let hasReason = arguments.isQuoted(1)
-                let reason = hasReason ? arguments.words[1] : REPLSession.defaultReason
+                let reason = hasReason ? arguments.words[1] : CommandSession.defaultReason
                 let outcomeWords = arguments.words.dropFirst(hasReason ? 2 : 1)
-                // Outcomes left unused are noted after the output (REPLSession.execute).
+                // Outcomes left unused are noted after the output (CommandSession.execute).
                 return try await session.withScriptedOutcomes(outcomeWords, arguments: arguments) { script in
                     let reader = RealReaderPrompt(session: session)
                     defer { reader.end() }
@@ -123,13 +123,13 @@ extension CommandTable {
                     ])
                 }
             },
-            REPLCommand(
+            Command(
                 name: "trace", summary: "the last evaluation's trace: every step, the counters and the rule that decided",
                 usage: "trace", example: "trace"
             ) { session, arguments in
                 try arguments.expectAtMost(0)
                 guard let trace = session.device.lastTrace else {
-                    throw REPLError.unavailable("no evaluation yet; run evaluate first")
+                    throw CommandError.unavailable("no evaluation yet; run evaluate first")
                 }
                 var lines = trace.description.components(separatedBy: "\n")
                 if let result = trace.result {
@@ -139,7 +139,7 @@ extension CommandTable {
                 }
                 return CommandOutput(lines, result: [("trace", Format.trace(trace))])
             },
-            REPLCommand(
+            Command(
                 name: "status", summary: "biometry lockout and passcode counters, next delay, time remaining",
                 usage: "status", example: "status"
             ) { session, arguments in

@@ -3,9 +3,9 @@ import Touchstone
 
 extension CommandTable {
     /// `expect`.
-    static func expectationCommands() -> [REPLCommand] {
+    static func expectationCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "expect", summary: "assert on the previous command: ok, an error, or text in its output",
                 usage: "expect ok | error <name-or-code> | contains \"<text>\"", example: "expect error biometryLockout",
                 moreExamples: ["expect error -8", "expect ok", "expect contains \"changed\""],
@@ -28,26 +28,26 @@ extension CommandTable {
                     throw arguments.usageError("unknown expectation '\(word)'")
                 }
                 guard let previous = session.previous else {
-                    throw REPLError.expectationFailed(expectation: arguments.words.joined(separator: " "), actual: "there is no previous command")
+                    throw CommandError.expectationFailed(expectation: arguments.words.joined(separator: " "), actual: "there is no previous command")
                 }
                 let subject = "'\(previous.input)'"
                 let happened = previous.error.map { "\(subject) failed with \($0.text)" } ?? "\(subject) succeeded"
                 switch kind {
                 case .ok:
                     try arguments.expectAtMost(1)
-                    guard previous.ok else { throw REPLError.expectationFailed(expectation: "ok", actual: happened) }
+                    guard previous.ok else { throw CommandError.expectationFailed(expectation: "ok", actual: happened) }
                 case .error:
                     try arguments.expectAtMost(2)
                     let expected = try arguments.required(1, "the error name or code")
                     guard let error = previous.error, error.matches(expected) else {
-                        throw REPLError.expectationFailed(expectation: "error \(expected)", actual: happened)
+                        throw CommandError.expectationFailed(expectation: "error \(expected)", actual: happened)
                     }
                 case .contains:
                     try arguments.expectAtMost(2)
                     let text = try arguments.required(1, "the text")
                     guard !text.isEmpty else { throw arguments.usageError("give the text to look for (\"\" is in every output)") }
                     guard previous.text.contains(text) else {
-                        throw REPLError.expectationFailed(
+                        throw CommandError.expectationFailed(
                             expectation: "output containing \"\(text)\"",
                             actual: "\(subject) printed: \(previous.text.replacingOccurrences(of: "\n", with: " / "))")
                     }

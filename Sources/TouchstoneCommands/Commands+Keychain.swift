@@ -5,9 +5,9 @@ extension CommandTable {
     /// `keychain add|get|update|delete|list|authorize`: keychain items with access control,
     /// enforced by the engine through the session's context (its reuse window,
     /// interactionNotAllowed, application-password credential and earlier grants apply).
-    static func keychainCommands() -> [REPLCommand] {
+    static func keychainCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "keychain", aliases: ["kc"],
                 summary: "keychain items with access control: add, get, update, delete, list, authorize",
                 usage: "keychain add <service> <account> <value> [access=flag,flag] [accessible=class] | "
@@ -49,7 +49,7 @@ extension CommandTable {
                         }
                     }
                 },
-                redactor: REPLCommand.redacting(wordAt: 3, after: ["add", "update"])  // the value, and passcode outcomes
+                redactor: Command.redacting(wordAt: 3, after: ["add", "update"])  // the value, and passcode outcomes
             ) { session, arguments in
                 let verb = try arguments.required(0, "add, get, update, delete, list or authorize")
                 switch verb {
@@ -90,7 +90,7 @@ extension CommandTable {
         return (flags, accessibility)
     }
 
-    private static func keychainAdd(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func keychainAdd(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
         let value = try arguments.required(3, "the value")
@@ -101,7 +101,7 @@ extension CommandTable {
         return CommandOutput("ok: added \(itemName(service, account)) (\(access))", result: itemJSON(service, account, access))
     }
 
-    nonisolated(nonsending) private static func keychainGet(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keychainGet(_ session: CommandSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
         let data = try await session.withScriptedOutcomes(arguments.words.dropFirst(3), arguments: arguments) { _ in
@@ -115,7 +115,7 @@ extension CommandTable {
         ])
     }
 
-    nonisolated(nonsending) private static func keychainUpdate(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keychainUpdate(_ session: CommandSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
         let value = try arguments.required(3, "the new value")
@@ -126,7 +126,7 @@ extension CommandTable {
         return CommandOutput("ok: updated \(itemName(service, account))", result: [("service", .string(service)), ("account", .string(account))])
     }
 
-    private static func keychainDelete(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func keychainDelete(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let service = try arguments.required(1, "the service")
         let account = try arguments.required(2, "the account")
         try arguments.expectAtMost(3)
@@ -146,7 +146,7 @@ extension CommandTable {
         return "\(service.debugDescription) \(account.debugDescription)"
     }
 
-    private static func keychainList(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func keychainList(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(2)
         let items = try session.authenticator.keychain.items(service: arguments[1])
         let lines = items.isEmpty ? ["no keychain items for \(session.authenticator.appID)"] : items.map { item in
@@ -158,7 +158,7 @@ extension CommandTable {
         }))])
     }
 
-    nonisolated(nonsending) private static func keychainAuthorize(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keychainAuthorize(_ session: CommandSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let word = try arguments.required(1, "access=flag,flag")
         guard word.hasPrefix("access="), let flags = AccessControlFlags(list: String(word.dropFirst("access=".count))) else {
             throw arguments.usageError("'\(word)' is not access=flag,flag")

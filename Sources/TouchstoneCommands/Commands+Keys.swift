@@ -4,9 +4,9 @@ import Touchstone
 extension CommandTable {
     /// `key create|list|sign|verify|export|delete`: Secure Enclave keys (REFERENCE §10) and software
     /// keys, named by their application tag, signing through the same evaluation as keychain items.
-    static func keyCommands() -> [REPLCommand] {
+    static func keyCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "key",
                 summary: "Secure Enclave keys: create, list, sign (prompts), verify, export (software keys), delete",
                 usage: "key create <name> [access=flag,flag] [accessible=class] [software] | key list | "
@@ -51,7 +51,7 @@ extension CommandTable {
                         return ["sign", "export"].contains(previous[0]) && previous.count >= outcomesFrom ? session.outcomeWords : []
                     }
                 },
-                redactor: REPLCommand.redacting()  // passcode outcomes never reach history or echo
+                redactor: Command.redacting()  // passcode outcomes never reach history or echo
             ) { session, arguments in
                 let verb = try arguments.required(0, "create, list, sign, verify, export or delete")
                 switch verb {
@@ -67,7 +67,7 @@ extension CommandTable {
         ]
     }
 
-    private static func keyCreate(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func keyCreate(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
         // One word, as `key sign`, `key list` and the other commands take it back.
         guard UsageError.isPlainWord(name, maxBytes: 255) else {
@@ -87,7 +87,7 @@ extension CommandTable {
                              result: keyJSON(name, key, invalidated: false))
     }
 
-    private static func keyList(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func keyList(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(1)
         let keys = session.authenticator.keys
         let all = try keys.keys(includingInvalidated: true)
@@ -100,7 +100,7 @@ extension CommandTable {
         return CommandOutput(lines, result: [("keys", .array(rows.map { .object(keyJSON($0.0, $0.1, invalidated: $0.2)) }))])
     }
 
-    nonisolated(nonsending) private static func keySign(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keySign(_ session: CommandSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
         let message = try messageBytes(try arguments.required(2, "the message (text, or hex:bytes)"), arguments)
         let key = try findKey(session, name)
@@ -115,7 +115,7 @@ extension CommandTable {
                                       ("publicKey", .string(key.publicKeyData.hexString)), ("algorithm", .string("ecdsaSignatureMessageX962SHA256"))])
     }
 
-    nonisolated(nonsending) private static func keyExport(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func keyExport(_ session: CommandSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
         let key = try findKey(session, name)
         let context = session.context
@@ -126,7 +126,7 @@ extension CommandTable {
                              result: [("key", .string(name)), ("privateKey", .string(exported.hexString))])
     }
 
-    private static func keyVerify(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func keyVerify(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
         let message = try messageBytes(try arguments.required(2, "the message (text, or hex:bytes)"), arguments)
         let word = try arguments.required(3, "the signature in hex, or 'last'")
@@ -146,14 +146,14 @@ extension CommandTable {
         return CommandOutput("ok: the signature verifies with \(name)'s public key", result: [("key", .string(name)), ("valid", .bool(true))])
     }
 
-    private static func keyDelete(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func keyDelete(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let name = try arguments.required(1, "the key's name")
         try arguments.expectAtMost(2)
         try session.authenticator.keys.delete(try findKey(session, name, includingInvalidated: true))
         return CommandOutput("ok: deleted key \(name)", result: [("key", .string(name))])
     }
 
-    private static func findKey(_ session: REPLSession, _ name: String, includingInvalidated: Bool = true) throws -> EnclaveKey {
+    private static func findKey(_ session: CommandSession, _ name: String, includingInvalidated: Bool = true) throws -> EnclaveKey {
         guard let key = try session.authenticator.keys.keys(tag: Data(name.utf8), includingInvalidated: includingInvalidated).first else {
             throw KeychainError(.itemNotFound, message: "no key named '\(name)'")
         }

@@ -2,9 +2,9 @@ import Touchstone
 
 extension CommandTable {
     /// `help`, `quit`.
-    static func metaCommands() -> [REPLCommand] {
+    static func metaCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "help", aliases: ["?"], summary: "list the commands, or explain one",
                 usage: "help [command]", example: "help evaluate",
                 completer: { session, previous in previous.isEmpty ? session.table.commands.map(\.name) : [] }
@@ -12,7 +12,7 @@ extension CommandTable {
                 try arguments.expectAtMost(1)
                 if let name = arguments[0] {
                     guard let command = session.table.command(named: name) else {
-                        throw REPLError.unknownCommand(name, suggestion: session.table.suggestion(for: name))
+                        throw CommandError.unknownCommand(name, suggestion: session.table.suggestion(for: name))
                     }
                     var lines = ["\(command.usage)", "  \(command.summary)"]
                     if !command.aliases.isEmpty { lines.append("  aliases: \(command.aliases.joined(separator: ", "))") }
@@ -39,7 +39,7 @@ extension CommandTable {
                     })),
                 ])
             },
-            REPLCommand(
+            Command(
                 name: "quit", aliases: ["exit", "q"], summary: "leave the REPL (Ctrl-D on an empty line does too)",
                 usage: "quit", example: "quit"
             ) { _, arguments in

@@ -19,7 +19,7 @@ enum Format {
     }
 
     /// Words `key=value` as a dictionary; anything else is a usage error.
-    static func options(_ words: ArraySlice<String>, arguments: CommandArguments) throws(REPLError) -> [String: String] {
+    static func options(_ words: ArraySlice<String>, arguments: CommandArguments) throws(CommandError) -> [String: String] {
         var options: [String: String] = [:]
         for word in words {
             guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
@@ -101,7 +101,7 @@ enum Format {
     }
 }
 
-extension REPLSession {
+extension CommandSession {
     /// Policy names for completion: short names and raw values.
     package var policyNames: [String] {
         authenticator.policies.flatMap { policy in policy.names.prefix(1) + (policy.rawValue.map { [String($0)] } ?? []) }

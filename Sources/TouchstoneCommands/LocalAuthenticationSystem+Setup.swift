@@ -78,7 +78,7 @@ extension LocalAuthenticationSystem {
 
     private static func runSetup(lines: [String], on authenticator: Authenticator) async throws {
         // The session restores the device's virtual time and saves it after each command.
-        let session = try REPLSession(authenticator: authenticator)
+        let session = try CommandSession(authenticator: authenticator)
         session.rejectsUnusedOutcomes = true
         for line in lines {
             func fail(_ reason: String) -> ConfigurationError {

@@ -26,20 +26,20 @@ public enum Tokenizer {
         }
     }
 
-    /// The words of `line`. Throws ``REPLError/syntax(_:)`` for an unterminated quote.
-    public static func split(_ line: String) throws(REPLError) -> [String] {
+    /// The words of `line`. Throws ``CommandError/syntax(_:)`` for an unterminated quote.
+    public static func split(_ line: String) throws(CommandError) -> [String] {
         try words(line).map(\.text)
     }
 
-    /// The words of `line`, noting which were quoted. Throws ``REPLError/syntax(_:)`` for an
+    /// The words of `line`, noting which were quoted. Throws ``CommandError/syntax(_:)`` for an
     /// unterminated quote.
-    public static func words(_ line: String) throws(REPLError) -> [Word] {
+    public static func words(_ line: String) throws(CommandError) -> [Word] {
         if line.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) { return try asciiWords(line) }
         return try characterWords(line)
     }
 
     /// ``words(_:)`` over the line's characters (any line).
-    static func characterWords(_ line: String) throws(REPLError) -> [Word] {
+    static func characterWords(_ line: String) throws(CommandError) -> [Word] {
         var words: [Word] = []
         var current = ""
         var inWord = false
@@ -166,7 +166,7 @@ public enum Tokenizer {
     /// ``words(_:)`` for an all-ASCII line without a carriage return (nearly every script
     /// line), over its bytes: each byte is one character there, so the rules are the same
     /// without grapheme breaking (`TokenizerTests` compares both on random lines).
-    static func asciiWords(_ line: String) throws(REPLError) -> [Word] {
+    static func asciiWords(_ line: String) throws(CommandError) -> [Word] {
         let doubleQuote = UInt8(ascii: "\""), singleQuote = UInt8(ascii: "'"), backslash = UInt8(ascii: "\\")
         var words: [Word] = []
         var current: [UInt8] = []

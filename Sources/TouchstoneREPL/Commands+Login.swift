@@ -4,16 +4,21 @@ import TouchstoneCommands
 
 /// What the `login` commands remember in one REPL session: the server, the account signed in,
 /// its bearer token (never printed) and the device binding made by `login enable`.
-extension REPLSession {
+extension CommandSession {
     /// The `login` commands' state, kept in the session's feature storage (the session belongs
     /// to the headless command layer, below the REPL that adds these commands).
     var login: LoginState {
-        get { featureState["login"] as? LoginState ?? LoginState() }
-        set { featureState["login"] = newValue }
+        get { self[state: LoginStateKey.self] }
+        set { self[state: LoginStateKey.self] = newValue }
     }
 }
 
-struct LoginState {
+/// Where a session keeps its ``LoginState``.
+enum LoginStateKey: CommandSessionStateKey {
+    static var initial: LoginState { LoginState() }
+}
+
+struct LoginState: Sendable {
     /// The server (`login server`, else `TOUCHSTONE_LOGIN_SERVER`, else `make server`'s address).
     var endpoint: LoginEndpoint?
     /// The username of the last register or password sign-in.
@@ -37,9 +42,9 @@ extension CommandTable {
     /// `login server|register|password|enable|fingerprint|status|disable`: seed 003's app
     /// (REFERENCE §11) against a running touchstone-server, in its strong form: a Secure
     /// Enclave key with biometryCurrentSet signs the server's challenge.
-    static func loginCommands() -> [REPLCommand] {
+    static func loginCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "login",
                 summary: "seed 003's fingerprint login against touchstone-server: register, password, enable, fingerprint",
                 usage: "login server [url] | login register <user> [password] | login password <user> [password] | "
@@ -75,7 +80,7 @@ extension CommandTable {
                     default: return previous[0] == "fingerprint" ? session.outcomeWords : []
                     }
                 },
-                redactor: REPLCommand.redacting(wordAt: 2, after: ["register", "password"])  // the password, and passcode outcomes
+                redactor: Command.redacting(wordAt: 2, after: ["register", "password"])  // the password, and passcode outcomes
             ) { session, arguments in
                 let verb = try arguments.required(0, "server, register, password, enable, fingerprint, status or disable")
                 switch verb {
@@ -94,7 +99,7 @@ extension CommandTable {
 
     // MARK: Server and accounts
 
-    private static func loginServer(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func loginServer(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(2)
         guard let text = arguments[1] else {
             let endpoint = try session.loginEndpoint()
@@ -107,7 +112,7 @@ extension CommandTable {
                              result: [("server", .string(endpoint.description))])
     }
 
-    private static func credentials(_ session: REPLSession, _ arguments: CommandArguments) throws -> (String, String) {
+    private static func credentials(_ session: CommandSession, _ arguments: CommandArguments) throws -> (String, String) {
         let user = try arguments.required(1, "the username")
         try arguments.expectAtMost(3)
         if let password = arguments[2] { return (user, password) }
@@ -116,7 +121,7 @@ extension CommandTable {
         return (user, password)
     }
 
-    private static func loginRegister(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func loginRegister(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let (user, password) = try credentials(session, arguments)
         let answer = try session.loginRequest("POST", "/v1/accounts", json: .object([("username", .string(user)), ("password", .string(password))]))
         let profile = try answer.string("profileID")
@@ -125,7 +130,7 @@ extension CommandTable {
         return CommandOutput("ok: registered \(user) (profile \(profile))", result: [("username", .string(user)), ("profileID", .string(profile))])
     }
 
-    private static func loginPassword(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func loginPassword(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         let (user, password) = try credentials(session, arguments)
         let answer = try session.loginRequest("POST", "/v1/sessions", json: .object([("username", .string(user)), ("password", .string(password))]))
         let token = try answer.string("token"), profile = try answer.string("profileID"), expires = try answer.string("expiresAt")
@@ -143,7 +148,7 @@ extension CommandTable {
     /// The access control of the fingerprint-login key: the key dies with an enrollment change.
     static let loginKeyAccess: AccessControlFlags = [.privateKeyUsage, .biometryCurrentSet]
 
-    private static func loginEnable(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func loginEnable(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(2)
         let name = arguments[1] ?? "fingerprint-login"
         guard !name.isEmpty, name.count <= 100 else { throw arguments.usageError("a key name is 1 to 100 characters") }
@@ -190,7 +195,7 @@ extension CommandTable {
                                              ("publicKey", .string(key.publicKeyData.hexString)), ("replaced", .strings(replaced))])
     }
 
-    nonisolated(nonsending) private static func loginFingerprint(_ session: REPLSession, _ arguments: CommandArguments) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func loginFingerprint(_ session: CommandSession, _ arguments: CommandArguments) async throws -> CommandOutput {
         guard let deviceID = session.login.deviceID, let name = session.login.keyName else {
             throw LoginError.notReady(name: "notEnabled", message: "fingerprint login is not enabled here: login password <user>, then login enable")
         }
@@ -229,7 +234,7 @@ extension CommandTable {
                                       ("by", .string("fingerprint")), ("deviceID", .string(deviceID)), ("expiresAt", .string(expires))])
     }
 
-    private static func loginStatus(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func loginStatus(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(1)
         let state = session.login
         let endpoint = try session.loginEndpoint()
@@ -261,7 +266,7 @@ extension CommandTable {
                                       ("fingerprintEnabled", .bool(state.deviceID != nil && keyPresent && !invalidated))])
     }
 
-    private static func loginDisable(_ session: REPLSession, _ arguments: CommandArguments) throws -> CommandOutput {
+    private static func loginDisable(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(1)
         guard let deviceID = session.login.deviceID, let name = session.login.keyName else {
             throw LoginError.notReady(name: "notEnabled", message: "fingerprint login is not enabled here")
@@ -295,7 +300,7 @@ struct LoginAnswer {
     }
 }
 
-extension REPLSession {
+extension CommandSession {
     /// The login server: `login server`, else `TOUCHSTONE_LOGIN_SERVER`, else the default.
     func loginEndpoint() throws(LoginError) -> LoginEndpoint {
         if let endpoint = login.endpoint { return endpoint }

@@ -7,9 +7,9 @@ import TouchstoneCommands
 extension CommandTable {
     /// `right save|authorize|sign|secret|deauthorize|remove`: iOS 16's LARight / LARightStore
     /// (REFERENCE §10) on the session's device, through the `LocalAuthentication` module itself.
-    static func rightCommands() -> [REPLCommand] {
+    static func rightCommands() -> [Command] {
         [
-            REPLCommand(
+            Command(
                 name: "right",
                 summary: "LARight / LARightStore: save, authorize (prompts), sign, secret, deauthorize, remove",
                 usage: "right save <id> [requirement=default|biometry|biometryCurrentSet|biometry-or-passcode] [secret=<text>] | "
@@ -87,7 +87,7 @@ extension CommandTable {
         ]
     }
 
-    nonisolated(nonsending) private static func rightSave(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func rightSave(_ session: CommandSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
         var requirement = LAAuthenticationRequirement.default
         var secret: Data?
         for word in arguments.words.dropFirst(2) {
@@ -120,7 +120,7 @@ extension CommandTable {
                                       ("publicKey", .string(publicKey.hexString)), ("secret", .bool(secret != nil))])
     }
 
-    nonisolated(nonsending) private static func rightAuthorize(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func rightAuthorize(_ session: CommandSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
         let right = try await LARightStore(authenticator: session.authenticator).right(forIdentifier: identifier)
         // A scripting mistake (no outcome left, one the prompt cannot take) is the REPL's own
         // error, as for `evaluate`, not the system cancel the app sees.
@@ -138,7 +138,7 @@ extension CommandTable {
         return CommandOutput("ok: \(identifier) authorized", result: [("right", .string(identifier)), ("state", .string("authorized"))])
     }
 
-    nonisolated(nonsending) private static func rightSign(_ session: REPLSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
+    nonisolated(nonsending) private static func rightSign(_ session: CommandSession, _ arguments: CommandArguments, _ identifier: String) async throws -> CommandOutput {
         let word = try arguments.required(2, "the message (text, or hex:bytes)")
         try arguments.expectAtMost(3)
         let message: Data
@@ -160,12 +160,26 @@ extension CommandTable {
 
     /// The right `right authorize` loaded; without one, the stored right (not authorized, so its
     /// key and secret refuse with notInteractive).
-    nonisolated(nonsending) private static func authorizedRight(_ session: REPLSession, _ identifier: String) async throws -> LAPersistedRight {
-        if let right = session.rights[identifier] as? LAPersistedRight { return right }
+    nonisolated(nonsending) private static func authorizedRight(_ session: CommandSession, _ identifier: String) async throws -> LAPersistedRight {
+        if let right = session.rights[identifier] { return right }
         return try await LARightStore(authenticator: session.authenticator).right(forIdentifier: identifier)
     }
 
-    nonisolated(nonsending) private static func authorizedRight(_ session: REPLSession, _ identifier: String, requireAuthorized: Bool) async -> LAPersistedRight? {
-        session.rights[identifier] as? LAPersistedRight
+    nonisolated(nonsending) private static func authorizedRight(_ session: CommandSession, _ identifier: String, requireAuthorized: Bool) async -> LAPersistedRight? {
+        session.rights[identifier]
     }
+}
+
+extension CommandSession {
+    /// Persisted rights loaded by `right authorize`, by identifier (their authorization lasts
+    /// until `right deauthorize`; `context new` does not end it).
+    var rights: [String: LAPersistedRight] {
+        get { self[state: AuthorizedRightsKey.self] }
+        set { self[state: AuthorizedRightsKey.self] = newValue }
+    }
+}
+
+/// Where a session keeps the rights `right authorize` loaded.
+enum AuthorizedRightsKey: CommandSessionStateKey {
+    static var initial: [String: LAPersistedRight] { [:] }
 }

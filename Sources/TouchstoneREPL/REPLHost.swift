@@ -24,16 +24,16 @@ public struct REPLOptions: Sendable {
     public init() {}
 }
 
-/// Runs a ``REPLSession`` as a script (lines from a file or a pipe) or interactively on a
+/// Runs a ``CommandSession`` as a script (lines from a file or a pipe) or interactively on a
 /// terminal with libedit.
 ///
 /// ```swift
-/// let host = REPLHost(session: try REPLSession(composition: Composition()), options: REPLOptions())
+/// let host = REPLHost(session: try CommandSession(composition: Composition()), options: REPLOptions())
 /// let status = await host.runScript(lines: ["enroll thumb", "expect ok"], name: "inline")
 /// ```
 public final class REPLHost {
     /// The session the lines run in.
-    public let session: REPLSession
+    public let session: CommandSession
     /// The options.
     public let options: REPLOptions
     private let useColor: Bool
@@ -42,7 +42,7 @@ public final class REPLHost {
     public static let version = "0.1.0"
 
     /// Creates a host.
-    public init(session: REPLSession, options: REPLOptions) {
+    public init(session: CommandSession, options: REPLOptions) {
         self.session = session
         self.options = options
         let noColor = environmentValue("NO_COLOR").map { !$0.isEmpty } ?? false
@@ -335,9 +335,9 @@ final class ScriptLines: Sequence, IteratorProtocol {
 
 /// TAB completion of the REPL's command line.
 final class Completer {
-    let session: REPLSession
+    let session: CommandSession
 
-    init(session: REPLSession) {
+    init(session: CommandSession) {
         self.session = session
     }
 
@@ -364,9 +364,9 @@ final class Completer {
 /// on behalf of that one loop, never concurrently.
 final class TerminalAsker: @unchecked Sendable {
     private let editor: LineEditor
-    private let session: REPLSession
+    private let session: CommandSession
 
-    init(editor: LineEditor, session: REPLSession) {
+    init(editor: LineEditor, session: CommandSession) {
         self.editor = editor
         self.session = session
     }

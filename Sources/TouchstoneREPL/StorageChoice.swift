@@ -29,7 +29,7 @@ public enum StorageChoice {
     }
 
     /// The first lines an interactive session prints.
-    public static func banner(for session: REPLSession) -> String {
+    public static func banner(for session: CommandSession) -> String {
         let device = session.device
         let enrolled = session.enrolledNames
         let passcode = ((try? device.isPasscodeSet) ?? false) ? "passcode set" : "no passcode"

@@ -9,8 +9,8 @@ import TouchstoneREPL
 
 // Sources/TouchstoneCommands/Command.swift
 extension CommandTable {
-    static func keychainCommands() -> [REPLCommand] {
-        [REPLCommand(name: "keychain", summary: "...", usage: "keychain add <account>",
+    static func keychainCommands() -> [Command] {
+        [Command(name: "keychain", summary: "...", usage: "keychain add <account>",
                      example: "keychain add alice") { session, arguments in
             CommandOutput("added")
         }]
@@ -24,22 +24,28 @@ enum CommandLayerExamples {
         print(value.serialized)   // {"command":"can","ok":true}
     }
 
-    // Sources/TouchstoneCommands/REPLSession+Outcomes.swift
+    // Sources/TouchstoneSimulation/Outcomes.swift
     static func outcomes() throws {
         _ = try Outcomes.parse(["nomatch", "thumb"])          // [.noMatch, .present("thumb")]
         _ = try Outcomes.parse(list: "nomatch,passcode:1234")  // [.noMatch, .passcode("1234")]
     }
 
-    // Sources/TouchstoneCommands/REPLSession.swift
+    // Sources/TouchstoneCommands/CommandSession.swift
+    static func featureState(session: CommandSession) {
+        enum VisitsKey: CommandSessionStateKey { static var initial: Int { 0 } }
+        session[state: VisitsKey.self] += 1
+    }
+
+    // Sources/TouchstoneCommands/CommandSession.swift
     static func session() async throws {
-        let session = try REPLSession(composition: Composition())
+        let session = try CommandSession(composition: Composition())
         let record = await session.execute("enroll thumb")
         print(record.ok)
     }
 
-    // Sources/TouchstoneCommands/REPLSession.swift
+    // Sources/TouchstoneCommands/CommandSession.swift
     static func wrapping(_ authenticator: Authenticator) async throws -> CommandRecord {
-        let session = try REPLSession(authenticator: authenticator)
+        let session = try CommandSession(authenticator: authenticator)
         let record = await session.execute(#"evaluate biometrics "Unlock notes" nomatch"#)
         return record
     }
@@ -63,7 +69,7 @@ enum CommandLayerExamples {
 
     // Sources/TouchstoneREPL/REPLHost.swift
     static func host() async throws -> Int32 {
-        let host = REPLHost(session: try REPLSession(composition: Composition()), options: REPLOptions())
+        let host = REPLHost(session: try CommandSession(composition: Composition()), options: REPLOptions())
         let status = await host.runScript(lines: ["enroll thumb", "expect ok"], name: "inline")
         return status
     }

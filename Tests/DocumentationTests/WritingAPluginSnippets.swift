@@ -97,7 +97,7 @@ func makeAcmeREPL() throws -> REPLHost {
     try registry.register(AcmeReader.self)
     var composition = Composition()
     composition.sensor = PluginSelection("acme.reader", options: ["slots": "3"])
-    let session = try REPLSession(composition: composition, registry: registry)
+    let session = try CommandSession(composition: composition, registry: registry)
     return REPLHost(session: session, options: REPLOptions())
 }
 

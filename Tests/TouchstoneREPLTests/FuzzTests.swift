@@ -82,7 +82,7 @@ struct FuzzTests {
         var composition = Composition()
         composition.seed = 1
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        let session = try REPLSession(composition: composition)
+        let session = try CommandSession(composition: composition)
         let seeds = Self.seedLines(directory: directory)
         var generator = Generator(state: 20_251_122)
         var successes = 0, errors = 0
@@ -116,7 +116,7 @@ struct FuzzTests {
     func formerTrapsAreErrors(_ line: String, _ command: String) async throws {
         var composition = Composition()
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        let record = await (try REPLSession(composition: composition)).execute(line)
+        let record = await (try CommandSession(composition: composition)).execute(line)
         guard case let .failure(report) = record.outcome else {
             Issue.record("'\(line)' succeeded")
             return
@@ -133,7 +133,7 @@ struct FuzzTests {
         var composition = Composition()
         composition.storage = PluginSelection("storage.sqlite", options: ["path": directory.appendingPathComponent("d.sqlite").path])
         do {
-            let session = try REPLSession(composition: composition)
+            let session = try CommandSession(composition: composition)
             #expect(await session.execute("clock advance 36500d").ok)
             let tooFar = await session.execute("clock advance 36500d")
             #expect(!tooFar.ok, "past the clock's last reading, a day short of the 73000-day limit")
@@ -145,16 +145,16 @@ struct FuzzTests {
             // 9,300,000,000 s is past the limit too: refused, not wrapped.
             #expect(!(await session.execute("clock advance 9300000000").ok))
         }
-        let restarted = try REPLSession(composition: composition)
+        let restarted = try CommandSession(composition: composition)
         #expect(await restarted.execute("clock").text.contains("t+72999d"))
     }
 
     /// A session with passcode 1234 and `thumb` enrolled, its clock as far as it goes (a second
     /// 36500d used to reach the 73000-day limit itself; now it is refused and 36499d gets there).
-    private func sessionAtClockEnd() async throws -> REPLSession {
+    private func sessionAtClockEnd() async throws -> CommandSession {
         var composition = Composition()
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        let session = try REPLSession(composition: composition)
+        let session = try CommandSession(composition: composition)
         #expect(await session.execute("passcode set 1234").ok)
         #expect(await session.execute("enroll thumb").ok)
         #expect(await session.execute("clock advance 36500d").ok)
@@ -193,7 +193,7 @@ struct FuzzTests {
     func enrollmentIsCapped() async throws {
         var composition = Composition()
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        let session = try REPLSession(composition: composition)
+        let session = try CommandSession(composition: composition)
         for index in 0..<Device.maximumIdentities {
             #expect(await session.execute("enroll finger\(index)").ok)
         }

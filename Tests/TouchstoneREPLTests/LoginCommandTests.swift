@@ -14,11 +14,11 @@ import TouchstoneBuiltins
 /// The whole story against touchstone-server runs in scripts/server-test.sh
 /// (Tests/ServerTranscripts/fingerprint-login.touchstone).
 @Suite struct LoginCommandTests {
-    func session() throws -> REPLSession {
+    func session() throws -> CommandSession {
         var composition = Composition()
         composition.seed = 1
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        return try REPLSession(composition: composition, table: .repl())
+        return try CommandSession(composition: composition, table: .repl())
     }
 
     @Test func serverURLsAreParsedAndOnlyPlainHTTPIsAccepted() throws {

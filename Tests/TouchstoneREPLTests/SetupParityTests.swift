@@ -58,7 +58,7 @@ import TouchstoneBuiltins
     static func snapshot(_ authenticator: Authenticator) async throws -> Snapshot {
         let device = authenticator.device
         let saved = try device.storage.read(Device.virtualTimeRecord).map { try JSONDecoder().decode(Timestamp.self, from: $0.value) }
-        let session = try REPLSession(authenticator: authenticator)
+        let session = try CommandSession(authenticator: authenticator)
         var readings: [String] = []
         for line in ["keychain list", "keychain get api alice", "baseline list", "check", "status", "app com.example.other", "keychain list", "keychain get notes pin"] {
             readings.append("\(line) -> \(await session.execute(line).text)")
@@ -99,7 +99,7 @@ import TouchstoneBuiltins
 
     @Test("the same lines through a REPL session and TOUCHSTONE_SETUP leave the same device")
     func sameLinesSameDevice() async throws {
-        let repl = try REPLSession(composition: Self.composition())
+        let repl = try CommandSession(composition: Self.composition())
         for line in Self.lines where !line.hasPrefix("#") {
             let record = await repl.execute(line)
             #expect(record.error.map { LocalAuthenticationSystem.isOutcomeOfAnAttempt($0) } ?? true, "\(line): \(record.text)")
@@ -132,7 +132,7 @@ import TouchstoneBuiltins
             os-upgrade
             """)
         #expect(authenticator.device.clock.now == Timestamp.epoch.advanced(by: .seconds(3600)))
-        let session = try REPLSession(authenticator: authenticator.forApp("com.example.other"))
+        let session = try CommandSession(authenticator: authenticator.forApp("com.example.other"))
         #expect(await session.execute("keychain get notes pin").text.contains("4 3 2 1"))
     }
 

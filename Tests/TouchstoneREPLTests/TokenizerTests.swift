@@ -5,9 +5,9 @@ import Testing
 /// every line the same way.
 @Suite struct TokenizerTests {
     /// Both paths on one line: the same words, or the same error.
-    func split(_ line: String) -> (ascii: Result<[Tokenizer.Word], REPLError>, characters: Result<[Tokenizer.Word], REPLError>) {
-        (Result { () throws(REPLError) in try Tokenizer.asciiWords(line) },
-         Result { () throws(REPLError) in try Tokenizer.characterWords(line) })
+    func split(_ line: String) -> (ascii: Result<[Tokenizer.Word], CommandError>, characters: Result<[Tokenizer.Word], CommandError>) {
+        (Result { () throws(CommandError) in try Tokenizer.asciiWords(line) },
+         Result { () throws(CommandError) in try Tokenizer.characterWords(line) })
     }
 
     @Test("the ASCII path splits 20,000 random lines of quotes, escapes and separators like the character path")
@@ -30,6 +30,6 @@ import Testing
         #expect(try Tokenizer.words(#"evaluate biometrics "Unlock notes" thumb"#).map(\.quoted) == [false, false, true, false])
         #expect(try Tokenizer.words("enroll café\u{00A0}'x y'").map(\.text) == ["enroll", "café", "x y"])
         #expect(try Tokenizer.words("a\r\nb").map(\.text) == ["a", "b"])
-        #expect(throws: REPLError.self) { try Tokenizer.words(#"say "open"#) }
+        #expect(throws: CommandError.self) { try Tokenizer.words(#"say "open"#) }
     }
 }

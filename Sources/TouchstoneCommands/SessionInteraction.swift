@@ -6,7 +6,7 @@ import TouchstoneSimulation
 /// queue is empty, the terminal asks (interactive REPL sessions, through an ``Asker`` the
 /// terminal host installs) or the prompt fails with
 /// ``SimulationError/noScriptedOutcome(prompt:allowed:)`` (scripts never hang).
-public final class REPLInteraction: Interaction {
+public final class SessionInteraction: Interaction {
     /// Asks the person at the terminal for the action on a prompt; nil cancels.
     public typealias Asker = @Sendable (Prompt) -> UserAction?
 

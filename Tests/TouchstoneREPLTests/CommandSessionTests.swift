@@ -6,19 +6,19 @@ import TouchstoneBuiltins
 @testable import TouchstoneREPL
 
 /// The REPL's commands run in-process, without a terminal.
-@Suite struct REPLSessionTests {
-    func session(seed: UInt64 = 1) throws -> REPLSession {
+@Suite struct CommandSessionTests {
+    func session(seed: UInt64 = 1) throws -> CommandSession {
         var composition = Composition()
         composition.seed = seed
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        return try REPLSession(composition: composition)
+        return try CommandSession(composition: composition)
     }
 
     @Test func quotedWordsStayTogether() throws {
         #expect(try Tokenizer.split(#"evaluate biometrics "Unlock your notes" thumb"#) == ["evaluate", "biometrics", "Unlock your notes", "thumb"])
         #expect(try Tokenizer.split(#"context set fallback-title """#) == ["context", "set", "fallback-title", ""])
         #expect(try Tokenizer.split("a 'b c' d\\ e") == ["a", "b c", "d e"])
-        #expect(throws: REPLError.self) { try Tokenizer.split("evaluate \"open") }
+        #expect(throws: CommandError.self) { try Tokenizer.split("evaluate \"open") }
     }
 
     @Test func anUnknownCommandSuggestsTheNearest() async throws {
@@ -128,12 +128,12 @@ import TouchstoneBuiltins
 
     @Test func aFeatureCanRegisterCommandsFromItsOwnFile() async throws {
         var table = CommandTable.standard()
-        table.register([REPLCommand(name: "greet", summary: "says hello", usage: "greet", example: "greet") { _, _ in
+        table.register([Command(name: "greet", summary: "says hello", usage: "greet", example: "greet") { _, _ in
             CommandOutput("hello")
         }])
         var composition = Composition()
         composition.seed = 1
-        let repl = try REPLSession(composition: composition, table: table)
+        let repl = try CommandSession(composition: composition, table: table)
         #expect(await repl.execute("greet").text == "hello")
         #expect(await repl.execute("help greet").text.contains("says hello"))
     }
@@ -243,7 +243,7 @@ import TouchstoneBuiltins
         var composition = Composition()
         composition.seed = 1
         composition.storage = PluginSelection("storage.sqlite", options: ["path": directory.appendingPathComponent("d.sqlite").path])
-        let repl = try REPLSession(composition: composition)
+        let repl = try CommandSession(composition: composition)
         let device = await repl.execute("device")
         let lines = device.text.components(separatedBy: "\n")
         let line = try #require(lines.first { $0.hasPrefix("storage: ") }, "\(device.text)")
@@ -316,7 +316,7 @@ import TouchstoneBuiltins
         composition.seed = 1
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
         composition.storage = PluginSelection("storage.sqlite", options: ["path": directory.appendingPathComponent("d.sqlite").path])
-        let repl = try REPLSession(composition: composition)
+        let repl = try CommandSession(composition: composition)
         for line in ["passcode set 1234", "enroll thumb", "keychain add api alice s3cret access=biometryCurrentSet",
                      "key create login access=biometryAny", "baseline save", "clock advance 5m"] {
             #expect(await repl.execute(line).error == nil, "\(line)")

@@ -3,7 +3,7 @@ import TouchstoneSimulation
 
 /// A problem with what was typed: an unknown command, a missing or malformed argument, a
 /// failed `expect`. Every case says what would have been accepted.
-public enum REPLError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No command by this name; `suggestion` is the nearest known one.
     case unknownCommand(String, suggestion: String?)
     /// The command's arguments do not fit its usage line.
@@ -113,7 +113,7 @@ public struct ErrorReport: Sendable, Equatable {
                                message: next.map { "\(error.message) \($0)" } ?? error.message)
         case let error as any ReportableError:
             return error.errorReport
-        case let error as REPLError:
+        case let error as CommandError:
             return ErrorReport(domain: "touchstone.repl", code: error.code, name: error.name, message: error.description)
         case let error as UsageError:
             let (code, name) = classify(error)

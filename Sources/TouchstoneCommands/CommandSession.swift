@@ -10,11 +10,11 @@ import TouchstoneBuiltins
 /// an app is about to use (``init(authenticator:table:)``).
 ///
 /// ```swift
-/// let session = try REPLSession(composition: Composition())
+/// let session = try CommandSession(composition: Composition())
 /// let record = await session.execute("enroll thumb")
 /// print(record.ok)
 /// ```
-public final class REPLSession {
+public final class CommandSession {
     /// The reason an `evaluate` without a quoted reason shows on its prompt.
     public static let defaultReason = "Touchstone"
 
@@ -29,9 +29,9 @@ public final class REPLSession {
     /// The current context (`context new` replaces it).
     public private(set) var context: AuthenticationContext
     /// The queue of scripted outcomes and the terminal asker.
-    public let interaction: REPLInteraction
+    public let interaction: SessionInteraction
     /// Whether outcomes queued on ``interaction`` reach the device (false when the session
-    /// wraps a device whose user is neither a ``REPLInteraction`` nor a ``ScriptedInteraction``).
+    /// wraps a device whose user is neither a ``SessionInteraction`` nor a ``ScriptedInteraction``).
     public let drivesDevice: Bool
     /// Whether a person is at a terminal (the REPL may ask for outcomes and passcodes).
     public var isInteractive = false
@@ -47,12 +47,11 @@ public final class REPLSession {
     public internal(set) var previous: CommandRecord?
     /// The last signature `key sign` or `right sign` made (`key verify <name> <message> last` checks it).
     public package(set) var lastSignature: Data?
-    /// Persisted rights loaded by `right authorize`, by identifier (their authorization lasts
-    /// until `right deauthorize`, `context new` does not end it).
-    package var rights: [String: AnyObject] = [:]
-    /// What commands registered above this layer keep for the session, by feature (the REPL's
-    /// `login` commands keep their server, session and device binding here, in memory only).
-    package var featureState: [String: Any] = [:]
+    /// What commands registered above this layer keep for the session, by key type (the REPL's
+    /// `right` commands keep the rights they authorized, its `login` commands their server,
+    /// session and device binding; in memory only). Read and written through
+    /// ``subscript(state:)``, typed by the key.
+    private var featureState: [ObjectIdentifier: any Sendable] = [:]
 
     /// Keeps the virtual clock's time in the device's storage, so a persistent device keeps
     /// its time across restarts.
@@ -65,7 +64,7 @@ public final class REPLSession {
                 logger: Logger = .touchstoneSilent) throws {
         self.registry = registry
         self.table = table
-        let interaction = REPLInteraction()
+        let interaction = SessionInteraction()
         self.interaction = interaction
         drivesDevice = true
         builder = AuthenticatorBuilder(registry: registry, composition: composition, logger: logger)
@@ -77,25 +76,25 @@ public final class REPLSession {
 
     /// Creates a session on an existing authenticator (its device, app, plugins and registry):
     /// what `TOUCHSTONE_SETUP` does with the device an app is about to use. Outcomes that
-    /// commands queue go to the device's ``ScriptedInteraction`` (or ``REPLInteraction``);
+    /// commands queue go to the device's ``ScriptedInteraction`` (or ``SessionInteraction``);
     /// virtual time restored from and saved to the device's storage as for any session.
     ///
     /// ```swift
-    /// let session = try REPLSession(authenticator: authenticator)
+    /// let session = try CommandSession(authenticator: authenticator)
     /// let record = await session.execute(#"evaluate biometrics "Unlock notes" nomatch"#)
     /// ```
     public init(authenticator: Authenticator, table: CommandTable = .standard()) throws {
         registry = authenticator.registry
         self.table = table
         let user = authenticator.device.interaction
-        if let repl = user as? REPLInteraction {
+        if let repl = user as? SessionInteraction {
             interaction = repl
             drivesDevice = true
         } else if let script = user as? ScriptedInteraction {
-            interaction = REPLInteraction(script: script)
+            interaction = SessionInteraction(script: script)
             drivesDevice = true
         } else {
-            interaction = REPLInteraction()
+            interaction = SessionInteraction()
             drivesDevice = false
         }
         builder = AuthenticatorBuilder(registry: authenticator.registry, composition: authenticator.composition,
@@ -107,6 +106,18 @@ public final class REPLSession {
 
     /// The device.
     public var device: Device { authenticator.device }
+
+    /// The state a feature keeps under `key` for this session; the key's initial value until
+    /// set.
+    ///
+    /// ```swift
+    /// enum VisitsKey: CommandSessionStateKey { static var initial: Int { 0 } }
+    /// session[state: VisitsKey.self] += 1
+    /// ```
+    public subscript<Key: CommandSessionStateKey>(state key: Key.Type) -> Key.Value {
+        get { featureState[ObjectIdentifier(key)] as? Key.Value ?? Key.initial }
+        set { featureState[ObjectIdentifier(key)] = newValue }
+    }
 
     // MARK: Changing the composition
 
@@ -214,7 +225,7 @@ public final class REPLSession {
             // A misspelt `expect` (`expcet ok`) fails as the expectation it was meant to be.
             let suggestion = table.suggestion(for: name)
             return failedLine(line, command: name, word: name, suggestion: suggestion,
-                              REPLError.unknownCommand(name, suggestion: suggestion))
+                              CommandError.unknownCommand(name, suggestion: suggestion))
         }
         let arguments = Array(words.dropFirst())
         let input = command.redactor(arguments).map { Self.redactedLine(name, $0, quoted: tokens.dropFirst().map(\.quoted)) } ?? line
@@ -296,4 +307,14 @@ public struct CommandRecord: Sendable {
         }
         return .object(pairs)
     }
+}
+
+/// A key of a session's feature state (``CommandSession/subscript(state:)``): a feature's
+/// commands registered above the command layer keep their state under a key type of their own,
+/// whose `Value` is that state — typed, and never colliding with another feature's.
+public protocol CommandSessionStateKey {
+    /// The state kept under this key.
+    associatedtype Value: Sendable
+    /// The state before anything was kept.
+    static var initial: Value { get }
 }

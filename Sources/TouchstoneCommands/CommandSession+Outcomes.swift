@@ -28,7 +28,7 @@ extension Outcomes {
     }
 }
 
-extension REPLSession {
+extension CommandSession {
     /// Parses `words` as outcomes (`thumb`, `nomatch`, `passcode:1234`, ...), queues them for the
     /// prompts `body` shows, and drops whatever is left when it returns: one command's outcomes
     /// never leak into the next. Outcomes left over are an error when ``rejectsUnusedOutcomes``
@@ -44,7 +44,7 @@ extension REPLSession {
             throw arguments.usageError(error.description)
         }
         guard outcomes.isEmpty || drivesDevice else {
-            throw REPLError.unavailable("outcomes cannot be queued: this device's user is not a scripted one")
+            throw CommandError.unavailable("outcomes cannot be queued: this device's user is not a scripted one")
         }
         if outcomes.contains(where: { if case .present = $0 { true } else { false } }) {
             let enrolled = (try? device.enrolledNames()) ?? []
@@ -92,7 +92,7 @@ extension REPLSession {
     }
 
     /// Throws a usage error when outcomes are left in `script`.
-    private func rejectUnused(_ script: ScriptedInteraction, arguments: CommandArguments) throws(REPLError) {
+    private func rejectUnused(_ script: ScriptedInteraction, arguments: CommandArguments) throws(CommandError) {
         let unused = script.pending
         guard !unused.isEmpty else { return }
         throw arguments.usageError("\(unused.count) outcome(s) left over after the prompts ended: \(unused.map(\.description).joined(separator: " "))")

@@ -5,13 +5,18 @@
 # swift-crypto alone (a P-256 signing library and one test, written to a temporary folder).
 # Prints one metric per line as `name value unit`, then the ratio (goal: <= 1.5x).
 #
-#   scripts/adoption-cost.sh [ROUNDS]     ROUNDS alternating pairs (default 1); medians printed
+#   scripts/adoption-cost.sh [ROUNDS]              ROUNDS alternating pairs (default 1); medians printed
+#   scripts/adoption-cost.sh ROUNDS --workshop     also the adopter with TouchstoneCommands added
+#                                                  (every built-in plugin and the command layer:
+#                                                  what adopting cost before the products were
+#                                                  layered; needs the -dev packages)
 #
 # Not a test: it takes a few minutes (each build compiles swift-crypto's BoringSSL from scratch).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SWIFT=${SWIFT:-swift}
 rounds=${1:-1}
+workshop=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -64,16 +69,33 @@ clean_build() {
   echo "$end - $start" | bc
 }
 
+# The adopter with the TouchstoneCommands product added to its library.
+if [ "$workshop" = "--workshop" ]; then
+  cp -r "$root/Examples/Adopter" "$work/Workshop"
+  rm -rf "$work/Workshop/.build" "$work/Workshop/.build-hidden"
+  sed -i -e "s|path: \"../..\"|path: \"$root\"|" \
+    -e 's|\(.product(name: "CryptoKit", package: "Touchstone", condition: .when(platforms: \[.linux\])),\)|\1 .product(name: "TouchstoneCommands", package: "Touchstone", condition: .when(platforms: [.linux])),|' \
+    "$work/Workshop/Package.swift"
+  grep -q TouchstoneCommands "$work/Workshop/Package.swift" || { echo "adoption-cost: could not add TouchstoneCommands" >&2; exit 1; }
+fi
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 adopter_times=()
 crypto_times=()
+workshop_times=()
 for _ in $(seq "$rounds"); do
   crypto_times+=("$(clean_build "$work/CryptoOnly")")
   adopter_times+=("$(clean_build "$root/Examples/Adopter")")
+  if [ "$workshop" = "--workshop" ]; then workshop_times+=("$(clean_build "$work/Workshop")"); fi
 done
 adopter=$(printf '%s\n' "${adopter_times[@]}" | median)
 crypto=$(printf '%s\n' "${crypto_times[@]}" | median)
 printf 'adoption.clean_build.adopter %.1f s\n' "$adopter"
 printf 'adoption.clean_build.swift_crypto_only %.1f s\n' "$crypto"
 printf 'adoption.clean_build.ratio %.2f x\n' "$(echo "$adopter / $crypto" | bc -l)"
+if [ "$workshop" = "--workshop" ]; then
+  with_commands=$(printf '%s\n' "${workshop_times[@]}" | median)
+  printf 'adoption.clean_build.with_touchstone_commands %.1f s\n' "$with_commands"
+  printf 'adoption.clean_build.with_touchstone_commands_ratio %.2f x\n' "$(echo "$with_commands / $crypto" | bc -l)"
+fi

@@ -8,7 +8,6 @@
 #
 # Exports:
 #   TOUCHSTONE_TEST_POSTGRES_URL       postgres://touchstone@127.0.0.1:PORT/postgres (trust auth)
-#   TOUCHSTONE_TEST_POSTGRES_REQUIRED  1: the tests fail, not skip, when PostgreSQL is unreachable
 #   TOUCHSTONE_TEST_POSTGRES_DIR       the cluster's folder, for `stop`
 # Installs Debian's `postgresql` when no server binaries are found. Progress goes to stderr.
 set -euo pipefail
@@ -55,7 +54,6 @@ start() {
     start >&2 || { cat "$dir/server.log" >&2; exit 1; }
   echo "postgres-testenv: $("$bindir/postgres" --version) on 127.0.0.1:$port in $dir" >&2
   echo "export TOUCHSTONE_TEST_POSTGRES_URL=postgres://touchstone@127.0.0.1:$port/postgres"
-  echo "export TOUCHSTONE_TEST_POSTGRES_REQUIRED=1"
   echo "export TOUCHSTONE_TEST_POSTGRES_DIR=$dir"
 }
 

@@ -9,10 +9,14 @@ extension HTTPServerBuilder {
     /// a body declared over `maxBodySize` bytes gets no `100 Continue`.
     /// A request's body must arrive in full within `idleTimeout` of its head, however steadily
     /// its bytes trickle in.
-    static func loginHTTP1(idleTimeout: TimeAmount, maxBodySize: Int) -> HTTPServerBuilder {
+    /// A connection from an address that already holds `connections.limit` (a trusted proxy
+    /// excepted) is answered 429 and closed.
+    static func loginHTTP1(idleTimeout: TimeAmount, maxBodySize: Int, connections: ConnectionsPerAddress,
+                           trustedProxies: TrustedProxies) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             LoginHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
-                              maxBodySize: maxBodySize, bodyTimeout: idleTimeout)
+                              maxBodySize: maxBodySize, bodyTimeout: idleTimeout,
+                              connections: connections, trustedProxies: trustedProxies)
         }
     }
 }
@@ -25,7 +29,10 @@ extension HTTPServerBuilder {
 /// the response to the end waited that long; an HTTP/1.0 client asking for keep-alive was not
 /// told it got it. It also answers `Expect: 100-continue`, which Hummingbird leaves unanswered
 /// (a client that sends it waits for the interim response, curl for a second, before sending
-/// the body).
+/// the body). And it applies RFC 9112's framing rules Hummingbird leaves to the application:
+/// `Host` (§3.2: an HTTP/1.1 request without one, two `Host` lines or an invalid one is 400)
+/// and `Transfer-Encoding` in HTTP/1.0 (§6.1: the framing is faulty, the connection closes
+/// after the answer), and the per-address connection cap.
 struct LoginHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -34,15 +41,28 @@ struct LoginHTTP1Channel: ServerChildChannel {
     let maxBodySize: Int
     /// How long a request's body may take to arrive, from its head.
     let bodyTimeout: TimeAmount
+    /// The open connections per client address.
+    let connections: ConnectionsPerAddress
+    /// Proxies whose connections are not counted per address.
+    let trustedProxies: TrustedProxies
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        let overConnectionLimit: Bool
+        if let address = channel.remoteAddress?.ipAddress, !trustedProxies.trusts(address) {
+            overConnectionLimit = !connections.open(address)
+            let connections = self.connections
+            channel.closeFuture.whenComplete { _ in connections.close(address) }
+        } else {
+            overConnectionLimit = false
+        }
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             // Right after NIO's request decoder and response encoder, which still know the
             // request's version. (No protocol upgrade is configured: an upgrade would remove
             // the decoder and leave this handler facing bytes.)
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(ConnectionHeaderHandler(maxBodySize: maxBodySize, bodyTimeout: bodyTimeout),
-                                                           position: .after(decoder))
+            let handler = ConnectionHeaderHandler(maxBodySize: maxBodySize, bodyTimeout: bodyTimeout,
+                                                  overConnectionLimit: overConnectionLimit)
+            try channel.pipeline.syncOperations.addHandler(handler, position: .after(decoder))
             return value
         }
     }
@@ -75,7 +95,13 @@ struct LoginHTTP1Channel: ServerChildChannel {
 ///   client sending a byte every few seconds resets the idle timeout each time, and thousands of
 ///   such connections would each hold a request open for as long as they liked;
 /// - the answer to a request the parser could not read (a malformed chunk) says
-///   `Connection: close`, as the connection closes after it.
+///   `Connection: close`, as the connection closes after it;
+/// - an HTTP/1.0 request with `Transfer-Encoding` is answered with `Connection: close` (RFC 9112
+///   §6.1: its framing is faulty, so bytes after it are never read as another request);
+/// - a request with a `Host` problem (``FramingError/hostProblem(_:)``), or any request on a
+///   connection past the per-address cap, reaches the router marked with
+///   ``FramingError/headerName`` (answered by ``FramingErrorMiddleware``, in order) and with
+///   `Connection: close`. A client's own header of that name is removed.
 final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -106,9 +132,13 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// request's body ended).
     private var closeAfterResponse = false
 
-    init(maxBodySize: Int, bodyTimeout: TimeAmount) {
+    /// The connection is one past its address's cap: every request on it is refused.
+    private let overConnectionLimit: Bool
+
+    init(maxBodySize: Int, bodyTimeout: TimeAmount, overConnectionLimit: Bool = false) {
         self.maxBodySize = maxBodySize
         self.bodyTimeout = bodyTimeout
+        self.overConnectionLimit = overConnectionLimit
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -129,8 +159,15 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             bodyDeadline = context.eventLoop.scheduleTask(in: bodyTimeout) { bound.value.close(promise: nil) }
         }
         let tooLarge = declared.map { $0 > maxBodySize } ?? false
-        var request = Pending(keepAlive: head.isKeepAlive && !tooLarge, isHTTP10: head.version.major == 1 && head.version.minor == 0)
-        if !tooLarge, expectsContinue(head) {
+        let isHTTP10 = head.version.major == 1 && head.version.minor == 0
+        head.headers.remove(name: FramingError.headerName)
+        let framingError = overConnectionLimit ? .tooManyConnections : FramingError.hostProblem(head)
+        let faultyFraming = isHTTP10 && head.headers.contains(name: "transfer-encoding")
+        var request = Pending(keepAlive: head.isKeepAlive && !tooLarge && framingError == nil && !faultyFraming, isHTTP10: isHTTP10)
+        if let framingError {
+            head.headers.add(name: FramingError.headerName, value: framingError.rawValue)
+        }
+        if !tooLarge, framingError == nil, expectsContinue(head) {
             if pending.isEmpty, !responding {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
             } else {
@@ -138,12 +175,10 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             }
         }
         pending.append(request)
-        if request.keepAlive {
-            context.fireChannelRead(data)
-        } else {
+        if !request.keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
-            context.fireChannelRead(wrapInboundOut(.head(head)))
         }
+        context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -45,6 +45,8 @@ public enum LoginServer {
         // The client first, so that every limit and log line below sees it, not a proxy.
         router.add(middleware: ClientAddressMiddleware(proxies: configuration.trustedProxies))
         router.add(middleware: APIErrorMiddleware())
+        // Requests the connection refused (Host rules, the per-address connection cap).
+        router.add(middleware: FramingErrorMiddleware())
         // Every database step of a request has a deadline (503 past it, never a hang); SQLite's
         // are bounded by its busy timeout already, so its failures are only classified.
         let timed = DeadlineRepository(base: repository, timeout: repository is SQLiteLoginRepository ? nil : configuration.databaseTimeout)
@@ -53,7 +55,9 @@ public enum LoginServer {
         let idle = TimeAmount(max(configuration.idleTimeout, .milliseconds(1)))
         var app = Application(
             router: router,
-            server: .loginHTTP1(idleTimeout: idle, maxBodySize: configuration.maxBodySize),
+            server: .loginHTTP1(idleTimeout: idle, maxBodySize: configuration.maxBodySize,
+                                connections: ConnectionsPerAddress(limit: max(1, configuration.maxConnectionsPerAddress)),
+                                trustedProxies: configuration.trustedProxies),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "touchstone-server",
                                  availableConnectionsDelegate: MaximumAvailableConnections(max(1, configuration.maxConnections),
                                                                                            logger: logger)),

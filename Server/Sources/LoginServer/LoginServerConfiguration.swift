@@ -31,6 +31,11 @@ public struct LoginServerConfiguration: Sendable {
     /// request, a task and a file descriptor: without a bound, thousands of slow clients
     /// could take them all.
     public var maxConnections: Int = 4096
+    /// Connections one client address may hold open at once (nginx's `limit_conn`); one more
+    /// is answered 429 `too_many_connections` and closed, so one address cannot take the
+    /// ``maxConnections`` slots. The peer address counts, not `X-Forwarded-For`; trusted
+    /// proxies (``trustedProxies``) are not capped.
+    public var maxConnectionsPerAddress: Int = 256
     /// The proxies whose `X-Forwarded-For` names the client (see ``TrustedProxies``); none by
     /// default, and then the client is the connection's peer.
     public var trustedProxies: TrustedProxies = .none

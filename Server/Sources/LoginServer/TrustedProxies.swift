@@ -103,7 +103,8 @@ public struct TrustedProxies: Sendable, Equatable {
             inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count))
         }
         guard written != nil else { return "unknown" }
-        return String(cString: buffer)
+        let text = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

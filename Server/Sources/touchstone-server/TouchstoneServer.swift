@@ -57,6 +57,13 @@ struct TouchstoneServer: AsyncParsableCommand {
     ))
     var trustedProxy: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "Connections one client address may hold open at once (default 256); one more is answered 429 and closed.",
+        discussion: "Trusted proxies are not capped. The whole server serves 4,096 connections at once.",
+        valueName: "n"
+    ))
+    var maxConnectionsPerAddress = LoginServerConfiguration().maxConnectionsPerAddress
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         // Checked before anything is created: a mistyped host must not leave a new database behind.
@@ -66,6 +73,9 @@ struct TouchstoneServer: AsyncParsableCommand {
             do { _ = try DatabaseLocation(parsing: database) } catch { throw ValidationError("--database: \(error)") }
         }
         do { _ = try TrustedProxies(parsing: trustedProxy) } catch { throw ValidationError("--trusted-proxy: \(error)") }
+        guard (1...1_000_000).contains(maxConnectionsPerAddress) else {
+            throw ValidationError("--max-connections-per-address must be between 1 and 1000000.")
+        }
     }
 
     /// Whether `host` is an address or a name this machine resolves (NIO's `getaddrinfo`).
@@ -80,6 +90,7 @@ struct TouchstoneServer: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.trustedProxies = try TrustedProxies(parsing: trustedProxy)
+        configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
         configuration.database = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultLocation()
         let repository = try LoginServer.makeRepository(for: configuration, logger: logger)
         let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)

@@ -88,7 +88,10 @@ struct AdmissionTests {
           arguments: Backend.available.filter { $0 == .postgres })
     func postgresStatementTimeout(_ backend: Backend) async throws {
         let database = try await TestDatabase.make(backend)
-        guard case let .postgres(location) = database.location else { return }
+        guard case let .postgres(location) = database.location else {
+            Issue.record("a PostgreSQL test database was asked for, and \(database.location) was given")
+            return
+        }
         let repository = PostgresLoginRepository(location: location, logger: Logger(label: "test"), statementTimeout: .milliseconds(300))
         let quiet = Logger(label: "test.quiet", factory: { _ in SwiftLogNoOpLogHandler() })
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -9,10 +9,10 @@ import PostgresNIO
 import ServiceLifecycle
 import Testing
 
-/// The databases the contract runs against. PostgreSQL joins when `scripts/postgres-testenv.sh`
-/// exported `TOUCHSTONE_TEST_POSTGRES_URL`; when it also exported
-/// `TOUCHSTONE_TEST_POSTGRES_REQUIRED=1` (as `scripts/server-test.sh` and so CI do), a missing or
-/// unreachable server fails the PostgreSQL cases instead of leaving them out.
+/// The databases the contract runs against: both, always. PostgreSQL is the cluster
+/// `scripts/postgres-testenv.sh` exported as `TOUCHSTONE_TEST_POSTGRES_URL` (as
+/// `scripts/server-test.sh` and so CI do); a missing or unreachable one fails the PostgreSQL
+/// cases instead of leaving them out.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
@@ -20,12 +20,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     static var postgresURL: String? { ProcessInfo.processInfo.environment["TOUCHSTONE_TEST_POSTGRES_URL"] }
-    static var postgresRequired: Bool { ProcessInfo.processInfo.environment["TOUCHSTONE_TEST_POSTGRES_REQUIRED"] == "1" }
 
-    /// SQLite always; PostgreSQL when it is configured or required.
-    static var available: [Backend] {
-        (postgresURL != nil || postgresRequired) ? [.sqlite, .postgres] : [.sqlite]
-    }
+    /// Both, always: a PostgreSQL case without a configured cluster fails saying how to get
+    /// one (scripts/server-test.sh starts a private cluster), never passes by running nothing.
+    static var available: [Backend] { allCases }
 }
 
 /// A fresh, empty database of one backend. A SQLite database's folder is deleted when the last
@@ -50,7 +48,7 @@ final class TestDatabase: Sendable {
             return TestDatabase(location: .sqlite(path: folder.appendingPathComponent("login.sqlite").path), folder: folder)
         case .postgres:
             guard let url = Backend.postgresURL else {
-                Issue.record("PostgreSQL is required (TOUCHSTONE_TEST_POSTGRES_REQUIRED=1) but TOUCHSTONE_TEST_POSTGRES_URL is not set")
+                Issue.record("PostgreSQL is not configured: TOUCHSTONE_TEST_POSTGRES_URL is not set. Run the server's tests with scripts/server-test.sh (make test), which starts a private cluster and sets it")
                 throw CancellationError()
             }
             guard case .postgres(let admin) = try DatabaseLocation(parsing: url) else {

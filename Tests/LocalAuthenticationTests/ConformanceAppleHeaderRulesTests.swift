@@ -9,7 +9,7 @@ import Touchstone
 /// The REFERENCE rules updated from Apple's headers (§3, §5, §7, §8, §9), each tested through
 /// the Apple-named API and named after the rule.
 @Suite("Conformance: rules from Apple's headers (§3, §5, §7, §8, §9)")
-struct ConformanceIssue10Tests {
+struct ConformanceAppleHeaderRulesTests {
     // MARK: §3
 
     @Test("§3 an LAError thrown by evaluatePolicy is caught as NSError, as LAError, by LAError.userCancel, and bridges back from NSError")

@@ -4,9 +4,10 @@ import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneBuiltins
 
-/// Rules a review found broken, each pinned by the scenario that showed it.
-@Suite("Review regressions")
-struct AuditRegressionTests {
+/// Rules that meet in one scenario (an enrollment change undone, a companion under lockout, a
+/// passcode unlock inside the reuse window), each pinned by the scenario that once broke it.
+@Suite("Where rules meet: invalidation, companions, the reuse window")
+struct RuleInteractionTests {
     @Test("a biometryCurrentSet item stays invalidated after a finger is added and removed again (§9)")
     func currentSetInvalidationIsPermanent() async throws {
         let rig = try TestDevice()

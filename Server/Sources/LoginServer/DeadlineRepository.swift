@@ -207,8 +207,12 @@ struct DeadlineRepository: LoginRepository {
         }
     }
 
-    func recordFailure(key: String, at: Date, window: Duration) async throws {
-        try await within { try await base.recordFailure(key: key, at: at, window: window) }
+    func recordAttempt(keys: [String], at: Date, since: Date, window: Duration) async throws -> RecordedAttempt {
+        try await within { try await base.recordAttempt(keys: keys, at: at, since: since, window: window) }
+    }
+
+    func releaseAttempt(_ attempt: RecordedAttempt) async throws {
+        try await within { try await base.releaseAttempt(attempt) }
     }
 
     func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) {

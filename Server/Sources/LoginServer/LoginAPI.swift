@@ -142,8 +142,8 @@ struct LoginAPI: Sendable {
         // reached, so a burst cannot get more than the limit through.
         try enterHashing()
         defer { hashing.leave() }
-        try await checkRateLimit("signup:" + context.remoteAddress, limit: configuration.accountCreationLimit, recording: true,
-                                 message: "Too many accounts created from this address; retry later.")
+        _ = try await recordAttempt([("signup:" + context.remoteAddress, configuration.accountCreationLimit)], context,
+                                    uncountIfRefused: false, message: "Too many accounts created from this address; retry later.")
         let hasher = self.hasher
         let password = body.password
         let hash = try await Self.offload { try hasher.hash(password) }
@@ -173,22 +173,29 @@ struct LoginAPI: Sendable {
         let username = Self.normalized(body.username)
         let accountKey = "account:" + username
         let addressKey = "address:" + context.remoteAddress
-        try await checkRateLimit(addressKey, limit: configuration.addressFailureLimit)
-        try await checkRateLimit(accountKey, limit: configuration.accountFailureLimit)
-
-        let account = try await repository.account(username: username)
-        // Unknown users cost one hash too, so the two failures take about as long.
-        let hasher = self.hasher
-        let password = body.password
-        let stored = account?.passwordHash ?? hasher.decoy()
-        let matches = try await hashPassword { hasher.verify(password, against: stored) }
+        // Counted as a failure before the password is checked, so of attempts made at once no
+        // more than the limits' worth are checked; uncounted when it turns out right.
+        let attempt = try await recordAttempt(
+            [(addressKey, configuration.addressFailureLimit), (accountKey, configuration.accountFailureLimit)], context)
+        let account: AccountRecord?
+        let matches: Bool
+        do {
+            account = try await repository.account(username: username)
+            // Unknown users cost one hash too, so the two failures take about as long.
+            let hasher = self.hasher
+            let password = body.password
+            let stored = account?.passwordHash ?? hasher.decoy()
+            matches = try await hashPassword { hasher.verify(password, against: stored) }
+        } catch {
+            // Not tried (no hashing slot, no database): not an attempt.
+            await uncount(attempt, context)
+            throw error
+        }
         guard let account, matches else {
-            let now = clock.now()
-            try await repository.recordFailure(key: accountKey, at: now, window: configuration.failureWindow)
-            try await repository.recordFailure(key: addressKey, at: now, window: configuration.failureWindow)
             context.logger.notice("password login failed", metadata: ["address": .string(context.remoteAddress)])
             throw APIError.invalidCredentials
         }
+        await uncount(attempt, context)
         let session = try await startSession(profileID: account.profileID)
         context.logger.info("password login", metadata: ["profileID": .string(account.profileID)])
         return try json(session)
@@ -235,14 +242,46 @@ struct LoginAPI: Sendable {
         return profileID
     }
 
-    /// Throws 429 with `Retry-After` when `key` has `limit` failures in the window.
-    /// With `recording`, this request is counted first and judged against the others before it.
-    func checkRateLimit(_ key: String, limit: Int, recording: Bool = false, message: String = APIError.tooManyFailures) async throws {
+    /// Throws 429 with `Retry-After` when `key` has `limit` failures in the window: the quick
+    /// refusal while a limit is reached. It decides nothing under concurrency (the count may
+    /// change right after); ``recordAttempt(_:_:uncountIfRefused:message:)`` does.
+    func checkRateLimit(_ key: String, limit: Int, message: String = APIError.tooManyFailures) async throws {
         let now = clock.now()
-        if recording { try await repository.recordFailure(key: key, at: now, window: configuration.failureWindow) }
         let window = configuration.failureWindow.timeInterval
         let (count, oldest) = try await repository.failures(key: key, since: now.addingTimeInterval(-window))
-        try enforceRateLimit(failures: recording ? count - 1 : count, oldest: oldest, now: now, limit: limit, message: message)
+        try enforceRateLimit(failures: count, oldest: oldest, now: now, limit: limit, message: message)
+    }
+
+    /// Records this request as a failure under each key, then judges it against the failures
+    /// recorded before it: 429 with `Retry-After` when a key had its limit already. Recorded
+    /// first, so of requests made at once no more than a limit's worth get through, on either
+    /// backend and across servers. A request refused here is uncounted (it was never tried)
+    /// unless `uncountIfRefused` is false (account creation counts every attempt).
+    func recordAttempt(_ limits: [(key: String, limit: Int)], _ context: LoginRequestContext, uncountIfRefused: Bool = true,
+                       message: String = APIError.tooManyFailures) async throws -> RecordedAttempt {
+        let now = clock.now()
+        let window = configuration.failureWindow
+        let attempt = try await repository.recordAttempt(keys: limits.map(\.key), at: now,
+                                                         since: now.addingTimeInterval(-window.timeInterval), window: window)
+        do {
+            for (limit, earlier) in zip(limits, attempt.earlier) {
+                try enforceRateLimit(failures: earlier.count, oldest: earlier.oldest, now: now, limit: limit.limit, message: message)
+            }
+        } catch {
+            if uncountIfRefused { await uncount(attempt, context) }
+            throw error
+        }
+        return attempt
+    }
+
+    /// Removes `attempt`'s failures (it succeeded, or was never tried). When the database does
+    /// not answer, they stay counted: the safe side, logged.
+    func uncount(_ attempt: RecordedAttempt, _ context: LoginRequestContext) async {
+        do {
+            try await repository.releaseAttempt(attempt)
+        } catch {
+            context.logger.warning("an attempt could not be uncounted; it counts as a failure", metadata: ["error": .string("\(error)")])
+        }
     }
 
     /// Throws 429 with `Retry-After` when `failures` (in the window ending `now`) reach `limit`.
@@ -436,7 +475,9 @@ struct LoginAPI: Sendable {
         } else if wellFormed {
             _ = try await repository.consumeChallenge(hash: challengeHash, deviceID: body.deviceID, now: now)
         }
-        try await repository.recordFailure(key: addressKey, at: clock.now(), window: configuration.failureWindow)
+        // Recorded, then judged against the failures before it: of failures at once, no more
+        // than the limit's worth are answered 401, the rest 429.
+        _ = try await recordAttempt([(addressKey, configuration.addressFailureLimit)], context, uncountIfRefused: false)
         context.logger.notice("signature login failed", metadata: [
             // Only an ID of the form the server issues is logged: a client's text could hold a
             // new line and forge a log line.
@@ -464,7 +505,8 @@ struct LoginAPI: Sendable {
               let device = try await repository.device(credentialHash: presented), device.kind == .token,
               constantTimeEqual(device.credentialHash, presented)
         else {
-            try await repository.recordFailure(key: addressKey, at: clock.now(), window: configuration.failureWindow)
+            // As for signature logins: recorded, then judged (401 within the limit, else 429).
+            _ = try await recordAttempt([(addressKey, configuration.addressFailureLimit)], context, uncountIfRefused: false)
             context.logger.notice("token login failed", metadata: ["address": .string(context.remoteAddress)])
             throw APIError.loginFailed
         }

@@ -138,8 +138,16 @@ public protocol LoginRepository: Sendable {
     /// gets a profile.
     func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String?
 
-    /// Records one failed login under `key` (an account or an address).
-    func recordFailure(key: String, at: Date, window: Duration) async throws
+    /// Records an attempt under each of `keys` (an account, an address) at `at`, counted as a
+    /// failure until ``releaseAttempt(_:)`` removes it, and returns how many failures each key
+    /// had after `since` before it — one atomic step per key: of attempts recorded at once,
+    /// each sees every one recorded before it, so no more than a limit's worth of them find
+    /// fewer than the limit. (Reading the count, doing the work, then recording let 50
+    /// parallel attempts all pass a limit of 10.) Rows past `window` are pruned now and then.
+    func recordAttempt(keys: [String], at: Date, since: Date, window: Duration) async throws -> RecordedAttempt
+    /// Removes the failures `attempt` recorded: the attempt succeeded, or was refused before it
+    /// was tried.
+    func releaseAttempt(_ attempt: RecordedAttempt) async throws
     /// The failures recorded under `key` after `since`: their count and the oldest one.
     func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?)
 }
@@ -195,4 +203,30 @@ let maximumChallengesPerRequester = 16
 /// would cost a statement (a round trip on PostgreSQL) per request.
 func shouldPrune() -> Bool {
     UInt8.random(in: 0..<32) == 0
+}
+
+/// An attempt recorded before it was judged (``LoginRepository/recordAttempt(keys:at:since:window:)``).
+public struct RecordedAttempt: Sendable, Equatable {
+    /// The failures one key had in the window before this attempt.
+    public struct Earlier: Sendable, Equatable {
+        /// How many.
+        public var count: Int
+        /// When the oldest was recorded (when the window frees a place).
+        public var oldest: Date?
+
+        public init(count: Int, oldest: Date?) {
+            self.count = count
+            self.oldest = oldest
+        }
+    }
+
+    /// The rows recorded, one per key (what ``LoginRepository/releaseAttempt(_:)`` removes).
+    public var rowIDs: [Int64]
+    /// Per key, in the order they were given: the failures before this attempt.
+    public var earlier: [Earlier]
+
+    public init(rowIDs: [Int64], earlier: [Earlier]) {
+        self.rowIDs = rowIDs
+        self.earlier = earlier
+    }
 }

@@ -416,15 +416,48 @@ public struct PostgresLoginRepository: LoginRepository {
         return nil
     }
 
-    public func recordFailure(key: String, at date: Date, window: Duration) async throws {
+    /// One transaction that first takes a transaction-scoped advisory lock per key (in sorted
+    /// order, so two attempts on the same keys never wait on each other in a cycle), then
+    /// inserts and counts in a statement of its own: its snapshot, taken after the lock, holds
+    /// every attempt committed on that key before. (Under READ COMMITTED without the lock, two
+    /// concurrent attempts each missed the other's row.)
+    public func recordAttempt(keys: [String], at date: Date, since: Date, window: Duration) async throws -> RecordedAttempt {
         let horizon = date.millisecondsSince1970 - window.milliseconds
         if shouldPrune() {
             try await client.query("DELETE FROM login_failures WHERE at <= \(horizon)", logger: quiet)
         }
-        try await client.query(
-            "INSERT INTO login_failures (key, at) VALUES (\(key), \(date.millisecondsSince1970))",
-            logger: quiet
-        )
+        return try await client.withTransaction(logger: quiet) { connection in
+            for key in Set(keys).sorted() {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: quiet)
+            }
+            var attempt = RecordedAttempt(rowIDs: [], earlier: [])
+            for key in keys {
+                let rows = try await connection.query(
+                    """
+                    WITH recorded AS (
+                        INSERT INTO login_failures (key, at) VALUES (\(key), \(date.millisecondsSince1970)) RETURNING id
+                    )
+                    SELECT (SELECT id FROM recorded), COUNT(*), MIN(at) FROM login_failures
+                    WHERE key = \(key) AND at > \(since.millisecondsSince1970)
+                    """,
+                    logger: quiet
+                )
+                // The count's snapshot is the statement's, which does not hold its own insert.
+                for try await (rowID, count, oldest) in rows.decode((Int64, Int64, Int64?).self) {
+                    attempt.rowIDs.append(rowID)
+                    attempt.earlier.append(.init(count: Int(count), oldest: oldest.map { Date(millisecondsSince1970: $0) }))
+                }
+            }
+            guard attempt.rowIDs.count == keys.count else {
+                throw RepositoryError.unavailable("recording an attempt returned \(attempt.rowIDs.count) rows for \(keys.count) keys")
+            }
+            return attempt
+        }
+    }
+
+    public func releaseAttempt(_ attempt: RecordedAttempt) async throws {
+        guard !attempt.rowIDs.isEmpty else { return }
+        try await client.query("DELETE FROM login_failures WHERE id = ANY(\(attempt.rowIDs))", logger: quiet)
     }
 
     public func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) {

@@ -104,6 +104,9 @@ final class SQLiteGroupCommit: @unchecked Sendable {
         }
     }
 
+    /// The steps waiting for the next batch (tests).
+    var waitingSteps: Int { lock.withLock { pending.count } }
+
     /// Runs batches, each in one transaction, until none is waiting (on `queue`).
     private func flush() {
         while true {

@@ -334,16 +334,38 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
-    public func recordFailure(key: String, at date: Date, window: Duration) async throws {
+    /// One write transaction, and SQLite has one writer at a time: each attempt's count sees
+    /// every attempt written before it.
+    public func recordAttempt(keys: [String], at date: Date, since: Date, window: Duration) async throws -> RecordedAttempt {
         try await writes.write { db in
             let horizon = date.millisecondsSince1970 - window.milliseconds
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM login_failures WHERE at <= ?", arguments: [horizon])
             }
-            try db.execute(
-                sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)",
-                arguments: [key, date.millisecondsSince1970]
-            )
+            var attempt = RecordedAttempt(rowIDs: [], earlier: [])
+            for key in keys {
+                try db.cachedStatement(sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)")
+                    .execute(arguments: [key, date.millisecondsSince1970])
+                let rowID = db.lastInsertedRowID
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ? AND rowid <> ?"),
+                    arguments: [key, since.millisecondsSince1970, rowID]
+                )
+                let count: Int = row?[0] ?? 0
+                let oldest: Int64? = row?[1]
+                attempt.rowIDs.append(rowID)
+                attempt.earlier.append(.init(count: count, oldest: oldest.map { Date(millisecondsSince1970: $0) }))
+            }
+            return attempt
+        }
+    }
+
+    public func releaseAttempt(_ attempt: RecordedAttempt) async throws {
+        guard !attempt.rowIDs.isEmpty else { return }
+        try await writes.write { db in
+            for rowID in attempt.rowIDs {
+                try db.cachedStatement(sql: "DELETE FROM login_failures WHERE rowid = ?").execute(arguments: [rowID])
+            }
         }
     }
 

@@ -24,7 +24,10 @@ struct GroupCommitTests {
         let slow = Task {
             try await commit.write { _ in
                 started.continuation.yield()
-                // A slow disk: this batch holds the writer for 300 ms.
+                // A slow disk: this batch holds the writer for 300 ms once the late step is
+                // waiting (however long the test's task took to ask: a loaded machine may
+                // resume it late, and a step asked after the batch ended rightly runs).
+                while commit.waitingSteps == 0 { Thread.sleep(forTimeInterval: 0.001) }
                 Thread.sleep(forTimeInterval: 0.3)
                 ran.withLock { $0.append("slow") }
             }

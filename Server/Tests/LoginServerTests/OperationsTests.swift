@@ -69,7 +69,8 @@ struct StalledRepository: LoginRepository {
         try await stall()
     }
     func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? { try await stall() }
-    func recordFailure(key: String, at: Date, window: Duration) async throws { try await stall() }
+    func recordAttempt(keys: [String], at: Date, since: Date, window: Duration) async throws -> RecordedAttempt { try await stall() }
+    func releaseAttempt(_ attempt: RecordedAttempt) async throws { try await stall() }
     func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) { try await stall() }
 }
 

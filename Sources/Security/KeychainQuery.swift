@@ -362,9 +362,8 @@ struct KeychainQuery {
         }
         if let date = item.creationDate { attributes[kSecAttrCreationDate as String] = date.foundationDate }
         if let date = item.modificationDate { attributes[kSecAttrModificationDate as String] = date.foundationDate }
-        if !item.accessControl.flags.isEmpty {
-            attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
-        }
+        // Every item's, flags or none: iOS 11.3 and later return it for each item.
+        attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
         return attributes
     }
 

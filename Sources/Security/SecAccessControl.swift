@@ -88,7 +88,8 @@ public func SecAccessControlCreateWithFlags(
 ) -> SecAccessControl? {
     let name = (protection as? String) ?? "\(protection)"
     guard let accessibility = accessibilityClass(named: name) else {
-        error?.pointee = Unmanaged.passRetained(osStatusError(errSecParam, "unknown accessibility class '\(name)'"))
+        // Apple's text (Security's SecAccessControl.c), with the protection given.
+        error?.pointee = Unmanaged.passRetained(osStatusError(errSecParam, "SecAccessControl: invalid protection \(name)"))
         return nil
     }
     do {

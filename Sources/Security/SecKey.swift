@@ -107,6 +107,10 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     SecKeyCall.run(error) { call in
         let dictionary = try KeyQuery.normalize(parameters)
         let type = dictionary[kSecAttrKeyType as String].flatMap { $0 as? String }
+        guard type != nil else {
+            // iOS answers a dictionary without a key type errSecUnimplemented (-4).
+            throw SecKeyCall.Failure(errSecUnimplemented, "kSecAttrKeyType is required (kSecAttrKeyTypeECSECPrimeRandom)")
+        }
         guard type == kSecAttrKeyTypeECSECPrimeRandom as String else {
             throw SecKeyCall.Failure(errSecParam, "only EC keys (kSecAttrKeyTypeECSECPrimeRandom) are supported")
         }

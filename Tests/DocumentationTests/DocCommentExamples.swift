@@ -165,6 +165,13 @@ enum DocCommentExamples {
         _ = ok
     }
 
+    // Sources/Security/SecRandom.swift
+    static func secRandom() {
+        var key = [UInt8](repeating: 0, count: 32)
+        let status = SecRandomCopyBytes(kSecRandomDefault, key.count, &key)
+        _ = status
+    }
+
     // Sources/Security/SecAccessControl.swift
     static func accessControl() {
         var error: Unmanaged<CFError>?

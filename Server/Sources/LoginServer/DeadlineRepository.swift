@@ -171,6 +171,14 @@ struct DeadlineRepository: LoginRepository {
 
     func deleteSession(tokenHash: [UInt8]) async throws -> Bool { try await within { try await base.deleteSession(tokenHash: tokenHash) } }
 
+    func account(profileID: String) async throws -> AccountRecord? { try await within { try await base.account(profileID: profileID) } }
+
+    func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {
+        try await within { try await base.changePassword(profileID: profileID, from: expected, to: passwordHash, keeping: keeping) }
+    }
+
+    func deleteSessions(profileID: String) async throws -> Int { try await within { try await base.deleteSessions(profileID: profileID) } }
+
     func createDevice(_ device: DeviceRecord) async throws { try await within { try await base.createDevice(device) } }
 
     func devices(profileID: String) async throws -> [DeviceRecord] { try await within { try await base.devices(profileID: profileID) } }

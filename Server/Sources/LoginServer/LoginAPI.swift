@@ -48,6 +48,8 @@ struct LoginAPI: Sendable {
         v1.post("accounts") { request, context in try await createAccount(request, context) }
         v1.post("sessions") { request, context in try await createSession(request, context) }
         v1.delete("sessions") { request, context in try await endSession(request, context) }
+        v1.put("accounts/password") { request, context in try await changePassword(request, context) }
+        v1.delete("accounts/sessions") { request, context in try await endAllSessions(request, context) }
         v1.post("devices") { request, context in try await bindDevice(request, context) }
         v1.delete("devices/:id") { request, context in try await deleteDevice(request, context) }
         v1.post("challenges") { request, context in try await createChallenge(request, context) }
@@ -79,6 +81,7 @@ struct LoginAPI: Sendable {
     static let routes: [(String, [HTTPRequest.Method])] = [
         ("/health", [.get]), ("/health/ready", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post, .delete]), ("/v1/devices", [.get, .post]),
         ("/v1/devices/:id", [.delete]), ("/v1/challenges", [.post]), ("/v1/logins", [.post]), ("/v1/logins/token", [.post]),
+        ("/v1/accounts/password", [.put]), ("/v1/accounts/sessions", [.delete]),
     ]
 
     // MARK: Accounts and sessions
@@ -125,17 +128,7 @@ struct LoginAPI: Sendable {
         guard Self.isAcceptableUsername(username) else {
             throw APIError.badRequest("invalid_username", "A username is 1 to 64 visible characters without leading or trailing spaces.")
         }
-        // The rules apply to the password as it is hashed (NFKC): a full-width copy of the
-        // username is the username.
-        guard body.password.utf8.count <= 1024 else {
-            throw APIError.badRequest("weak_password", "A password is at most 1,024 bytes (UTF-8).")
-        }
-        let normalizedPassword = PasswordHasher.normalized(body.password)
-        guard normalizedPassword.count >= 8,
-              normalizedPassword != PasswordHasher.normalized(username), Set(normalizedPassword).count >= 3
-        else {
-            throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
-        }
+        try Self.requireAcceptablePassword(body.password, username: username)
         // Creating accounts is open to anyone and each costs a hash: counted per address. A
         // hashing slot first (a 503 is not an attempt), then the attempt is recorded and the
         // count read back with it: of attempts made at once, those past the limit see it
@@ -157,6 +150,72 @@ struct LoginAPI: Sendable {
         }
         context.logger.info("account created", metadata: ["profileID": .string(account.profileID)])
         return try json(["profileID": account.profileID], status: .created)
+    }
+
+    /// Throws 400 `weak_password` unless `password` may be `username`'s: at most 1,024 bytes,
+    /// at least 8 characters, 3 of them different, not the username. The rules apply to the
+    /// password as it is hashed (NFKC): a full-width copy of the username is the username.
+    static func requireAcceptablePassword(_ password: String, username: String) throws {
+        guard password.utf8.count <= 1024 else {
+            throw APIError.badRequest("weak_password", "A password is at most 1,024 bytes (UTF-8).")
+        }
+        let normalizedPassword = PasswordHasher.normalized(password)
+        guard normalizedPassword.count >= 8,
+              normalizedPassword != PasswordHasher.normalized(username), Set(normalizedPassword).count >= 3
+        else {
+            throw APIError.badRequest("weak_password", "A password needs at least 8 characters, 3 of them different, and must not be the username.")
+        }
+    }
+
+    struct PasswordChange: Decodable {
+        var currentPassword: String
+        var newPassword: String
+    }
+
+    /// Changes the signed-in account's password (204). The current password is checked as a
+    /// password login checks it — the same per-account and per-address limits, the attempt
+    /// recorded before it is hashed — the new one must pass the account rules, and every other
+    /// session of the account ends (a stolen token stops working); the session making the
+    /// change stays. 409 `password_changed` when a concurrent change won.
+    func changePassword(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let profileID = try await authenticatedProfile(request)
+        guard let token = bearerToken(request) else { throw APIError.unauthorized }
+        let body = try await decode(PasswordChange.self, from: request)
+        guard body.currentPassword.utf8.count <= 1024 else {
+            throw APIError.badRequest("invalid_credentials_format", "The current password is too long.")
+        }
+        guard let account = try await repository.account(profileID: profileID) else { throw APIError.unauthorized }
+        try Self.requireAcceptablePassword(body.newPassword, username: account.username)
+        let attempt = try await recordAttempt([("address:" + context.remoteAddress, configuration.addressFailureLimit),
+                                               ("account:" + account.username, configuration.accountFailureLimit)], context)
+        let hasher = self.hasher
+        let (current, new, stored) = (body.currentPassword, body.newPassword, account.passwordHash)
+        let matches: Bool
+        do {
+            matches = try await hashPassword { hasher.verify(current, against: stored) }
+        } catch {
+            await uncount(attempt, context)
+            throw error
+        }
+        guard matches else {
+            context.logger.notice("password change refused: wrong current password", metadata: ["profileID": .string(profileID)])
+            throw APIError.invalidCredentials
+        }
+        await uncount(attempt, context)
+        let newHash = try await hashPassword { try hasher.hash(new) }
+        guard try await repository.changePassword(profileID: profileID, from: stored, to: newHash, keeping: sha256(token)) else {
+            throw APIError(.conflict, "password_changed", "The password was changed meanwhile; sign in with the new one.")
+        }
+        context.logger.info("password changed; other sessions ended", metadata: ["profileID": .string(profileID)])
+        return Response(status: .noContent)
+    }
+
+    /// Signs out everywhere: ends every session of the signed-in account, this one too (204).
+    func endAllSessions(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let profileID = try await authenticatedProfile(request)
+        let ended = try await repository.deleteSessions(profileID: profileID)
+        context.logger.info("signed out everywhere", metadata: ["profileID": .string(profileID), "sessions": .stringConvertible(ended)])
+        return Response(status: .noContent)
     }
 
     struct SessionResponse: Encodable {

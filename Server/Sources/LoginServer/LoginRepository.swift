@@ -105,6 +105,14 @@ public protocol LoginRepository: Sendable {
     func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String?
     /// Ends a session (signing out); `false` when there was none with this token hash.
     func deleteSession(tokenHash: [UInt8]) async throws -> Bool
+    /// The account of a profile, if it exists.
+    func account(profileID: String) async throws -> AccountRecord?
+    /// Replaces a profile's password hash and ends every session of it but the one whose
+    /// token hash is `keeping`, in one transaction; `false` (nothing changed) when the
+    /// password hash is no longer `expected` (a concurrent change won) or the account is gone.
+    func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool
+    /// Ends every session of a profile ("sign out everywhere"); how many there were.
+    func deleteSessions(profileID: String) async throws -> Int
 
     /// Binds a device; throws ``RepositoryError/duplicate`` if its key or token is bound anywhere.
     func createDevice(_ device: DeviceRecord) async throws

@@ -244,6 +244,41 @@ public struct PostgresLoginRepository: LoginRepository {
         return try await rows.collect().count == 1
     }
 
+    public func account(profileID: String) async throws -> AccountRecord? {
+        let rows = try await client.query(
+            "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE profile_id = \(profileID)",
+            logger: quiet
+        )
+        for row in try await rows.collect() {
+            let (profileID, name, hash, created) = try row.decode((String, String, String, Int64).self)
+            return AccountRecord(profileID: profileID, username: name, passwordHash: hash, createdAt: Date(millisecondsSince1970: created))
+        }
+        return nil
+    }
+
+    public func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {
+        // One statement, so one transaction: the other sessions end only if this update won.
+        let rows = try await client.query(
+            """
+            WITH changed AS (
+                UPDATE accounts SET password_hash = \(passwordHash)
+                WHERE profile_id = \(profileID) AND password_hash = \(expected)
+                RETURNING profile_id
+            ), ended AS (
+                DELETE FROM sessions WHERE profile_id IN (SELECT profile_id FROM changed) AND token_hash <> \(Data(keeping))
+            )
+            SELECT profile_id FROM changed
+            """,
+            logger: quiet
+        )
+        return try await rows.collect().count == 1
+    }
+
+    public func deleteSessions(profileID: String) async throws -> Int {
+        let rows = try await client.query("DELETE FROM sessions WHERE profile_id = \(profileID) RETURNING token_hash", logger: quiet)
+        return try await rows.collect().count
+    }
+
     public func createDevice(_ device: DeviceRecord) async throws {
         try await insert(
             """

@@ -204,6 +204,34 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
+    public func account(profileID: String) async throws -> AccountRecord? {
+        try await writes.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE profile_id = ?",
+                arguments: [profileID]
+            ).map { row in
+                AccountRecord(profileID: row[0], username: row[1], passwordHash: row[2], createdAt: Date(millisecondsSince1970: row[3]))
+            }
+        }
+    }
+
+    public func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {
+        try await writes.write { db in
+            try db.execute(sql: "UPDATE accounts SET password_hash = ? WHERE profile_id = ? AND password_hash = ?",
+                           arguments: [passwordHash, profileID, expected])
+            guard db.changesCount == 1 else { return false }
+            try db.execute(sql: "DELETE FROM sessions WHERE profile_id = ? AND token_hash <> ?", arguments: [profileID, Data(keeping)])
+            return true
+        }
+    }
+
+    public func deleteSessions(profileID: String) async throws -> Int {
+        try await writes.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE profile_id = ?", arguments: [profileID])
+            return db.changesCount
+        }
+    }
+
     public func createDevice(_ device: DeviceRecord) async throws {
         try await insert { db in
             try db.execute(

@@ -18,6 +18,10 @@ struct TouchstoneServer: AsyncParsableCommand {
               POST   /v1/accounts     {username, password}      -> 201 {profileID}
               POST   /v1/sessions     {username, password}      -> 200 session
               DELETE /v1/sessions     (bearer)                  -> 204 (signs out)
+              PUT    /v1/accounts/password (bearer) {currentPassword, newPassword}
+                                      -> 204 (ends the account's other sessions)
+              DELETE /v1/accounts/sessions (bearer)             -> 204 (signs out
+                                      everywhere)
               POST   /v1/devices      (bearer) {kind: "key", publicKey, name} or
                                       {kind: "token", deviceToken, name} -> 201 {deviceID}
               GET    /v1/devices      (bearer)                  -> 200 {devices: [...]}

@@ -69,6 +69,9 @@ struct StalledRepository: LoginRepository {
         try await stall()
     }
     func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? { try await stall() }
+    func account(profileID: String) async throws -> AccountRecord? { try await stall() }
+    func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool { try await stall() }
+    func deleteSessions(profileID: String) async throws -> Int { try await stall() }
     func recordAttempt(keys: [String], at: Date, since: Date, window: Duration) async throws -> RecordedAttempt { try await stall() }
     func releaseAttempt(_ attempt: RecordedAttempt) async throws { try await stall() }
     func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) { try await stall() }

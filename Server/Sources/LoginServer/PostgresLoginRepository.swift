@@ -177,16 +177,18 @@ public struct PostgresLoginRepository: LoginRepository {
     }
 
     public func account(username: String) async throws -> AccountRecord? {
-        let rows = try await client.query(
-            "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE username = \(username)",
-            logger: quiet
-        )
-        for row in try await rows.collect() {
+        try await firstAccount("SELECT profile_id, username, password_hash, created_at FROM accounts WHERE username = \(username)")
+    }
+
+    public func account(profileID: String) async throws -> AccountRecord? {
+        try await firstAccount("SELECT profile_id, username, password_hash, created_at FROM accounts WHERE profile_id = \(profileID)")
+    }
+
+    /// The account `query` finds (its columns: profile ID, username, hash, creation time).
+    private func firstAccount(_ query: PostgresQuery) async throws -> AccountRecord? {
+        for row in try await client.query(query, logger: quiet).collect() {
             let (profileID, name, hash, created) = try row.decode((String, String, String, Int64).self)
-            return AccountRecord(
-                profileID: profileID, username: name, passwordHash: hash,
-                createdAt: Date(millisecondsSince1970: created)
-            )
+            return AccountRecord(profileID: profileID, username: name, passwordHash: hash, createdAt: Date(millisecondsSince1970: created))
         }
         return nil
     }
@@ -242,18 +244,6 @@ public struct PostgresLoginRepository: LoginRepository {
             logger: quiet
         )
         return try await rows.collect().count == 1
-    }
-
-    public func account(profileID: String) async throws -> AccountRecord? {
-        let rows = try await client.query(
-            "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE profile_id = \(profileID)",
-            logger: quiet
-        )
-        for row in try await rows.collect() {
-            let (profileID, name, hash, created) = try row.decode((String, String, String, Int64).self)
-            return AccountRecord(profileID: profileID, username: name, passwordHash: hash, createdAt: Date(millisecondsSince1970: created))
-        }
-        return nil
     }
 
     public func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {

@@ -154,15 +154,19 @@ public struct SQLiteLoginRepository: LoginRepository {
     }
 
     public func account(username: String) async throws -> AccountRecord? {
-        try await writes.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE username = ?",
-                arguments: [username]
-            ).map { row in
-                AccountRecord(
-                    profileID: row[0], username: row[1], passwordHash: row[2],
-                    createdAt: Date(millisecondsSince1970: row[3])
-                )
+        try await account(where: "username", is: username)
+    }
+
+    public func account(profileID: String) async throws -> AccountRecord? {
+        try await account(where: "profile_id", is: profileID)
+    }
+
+    /// The account whose `column` (a unique one: `username` or `profile_id`) is `value`.
+    private func account(where column: StaticString, is value: String) async throws -> AccountRecord? {
+        let sql = "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE \(column) = ?"
+        return try await writes.read { db in
+            try Row.fetchOne(db, sql: sql, arguments: [value]).map { row in
+                AccountRecord(profileID: row[0], username: row[1], passwordHash: row[2], createdAt: Date(millisecondsSince1970: row[3]))
             }
         }
     }
@@ -201,17 +205,6 @@ public struct SQLiteLoginRepository: LoginRepository {
         try await writes.write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [Data(tokenHash)])
             return db.changesCount == 1
-        }
-    }
-
-    public func account(profileID: String) async throws -> AccountRecord? {
-        try await writes.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE profile_id = ?",
-                arguments: [profileID]
-            ).map { row in
-                AccountRecord(profileID: row[0], username: row[1], passwordHash: row[2], createdAt: Date(millisecondsSince1970: row[3]))
-            }
         }
     }
 

@@ -31,7 +31,9 @@ import TouchstoneSimulation
 /// LocalAuthenticationSystem.bootstrap(.builtIn)
 /// ```
 ///
-/// A device of your own, in code (with `import LocalAuthentication`):
+/// A device of your own, in code (with `import LocalAuthentication` and `import
+/// TouchstonePortable`, the product of that name: the builder, the scripted person and the
+/// portable plugins; it needs no system library either):
 /// ```swift
 /// var builder = AuthenticatorBuilder(registry: .portable)
 /// try builder.use(.sensor, "sim.faceid")

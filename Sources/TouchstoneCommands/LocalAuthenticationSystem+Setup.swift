@@ -32,8 +32,8 @@ extension LocalAuthenticationSystem {
     /// or none), `can`, `context`, `baseline`, `keychain`, `key`, `app` (the following lines act
     /// as that app on the same device), `expect`... Their output is discarded. Not here:
     /// `use` and `reset` (they would build a device the app never sees), `quit`, and `right`
-    /// (the REPL registers it from above: it needs the `LocalAuthentication` module, which
-    /// depends on this one).
+    /// (the REPL registers it, with its other commands that use the `LocalAuthentication`
+    /// module).
     ///
     /// A command ending in an LAError does not stop the setup (`evaluate biometrics nomatch
     /// nomatch nomatch` is there for its effect on the counters, not its result), nor does an

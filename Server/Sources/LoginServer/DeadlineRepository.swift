@@ -171,6 +171,13 @@ struct DeadlineRepository: LoginRepository {
 
     func deleteSession(tokenHash: [UInt8]) async throws -> Bool { try await within { try await base.deleteSession(tokenHash: tokenHash) } }
 
+    func createPasswordSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, passwordHash: String) async throws -> Bool {
+        try await within {
+            try await base.createPasswordSession(tokenHash: tokenHash, profileID: profileID, expiresAt: expiresAt, now: now,
+                                                 passwordHash: passwordHash)
+        }
+    }
+
     func account(profileID: String) async throws -> AccountRecord? { try await within { try await base.account(profileID: profileID) } }
 
     func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -48,7 +49,9 @@ struct LoginHTTP1Channel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let overConnectionLimit: Bool
-        if let address = channel.remoteAddress?.ipAddress, !trustedProxies.trusts(address) {
+        if let peer = channel.remoteAddress?.ipAddress, !trustedProxies.trusts(peer) {
+            // An IPv4 client on a dual-stack listener is one address, however it is written.
+            let address = peer.hasPrefix("::ffff:") && peer.contains(".") ? String(peer.dropFirst(7)) : peer
             overConnectionLimit = !connections.open(address)
             let connections = self.connections
             channel.closeFuture.whenComplete { _ in connections.close(address) }
@@ -98,10 +101,11 @@ struct LoginHTTP1Channel: ServerChildChannel {
 ///   `Connection: close`, as the connection closes after it;
 /// - an HTTP/1.0 request with `Transfer-Encoding` is answered with `Connection: close` (RFC 9112
 ///   §6.1: its framing is faulty, so bytes after it are never read as another request);
-/// - a request with a `Host` problem (``FramingError/hostProblem(_:)``), or any request on a
-///   connection past the per-address cap, reaches the router marked with
-///   ``FramingError/headerName`` (answered by ``FramingErrorMiddleware``, in order) and with
-///   `Connection: close`. A client's own header of that name is removed.
+/// - a request with a `Host` problem (``FramingError/hostProblem(_:)``) reaches the router
+///   marked with ``FramingError/headerName`` (answered by ``FramingErrorMiddleware``, in order)
+///   and with `Connection: close`. A client's own header of that name is removed;
+/// - a connection past its address's cap is answered 429 as soon as it opens and closed
+///   (``refuseConnection(context:)``).
 final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -132,8 +136,10 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// request's body ended).
     private var closeAfterResponse = false
 
-    /// The connection is one past its address's cap: every request on it is refused.
+    /// The connection is one past its address's cap: it is answered 429 as it opens.
     private let overConnectionLimit: Bool
+    /// The 429 went out: nothing more is read or answered.
+    private var refused = false
 
     init(maxBodySize: Int, bodyTimeout: TimeAmount, overConnectionLimit: Bool = false) {
         self.maxBodySize = maxBodySize
@@ -142,6 +148,8 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused connection's requests are not served (it was answered when it opened).
+        guard !refused else { return }
         let part = unwrapInboundIn(data)
         if case .end = part {
             bodyDeadline?.cancel()
@@ -161,7 +169,7 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         let tooLarge = declared.map { $0 > maxBodySize } ?? false
         let isHTTP10 = head.version.major == 1 && head.version.minor == 0
         head.headers.remove(name: FramingError.headerName)
-        let framingError = overConnectionLimit ? .tooManyConnections : FramingError.hostProblem(head)
+        let framingError = FramingError.hostProblem(head)
         let faultyFraming = isHTTP10 && head.headers.contains(name: "transfer-encoding")
         var request = Pending(keepAlive: head.isKeepAlive && !tooLarge && framingError == nil && !faultyFraming, isHTTP10: isHTTP10)
         if let framingError {
@@ -179,6 +187,40 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
             head.headers.replaceOrAdd(name: "connection", value: "close")
         }
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if overConnectionLimit, context.channel.isActive { refuseConnection(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if overConnectionLimit { refuseConnection(context: context) }
+        context.fireChannelActive()
+    }
+
+    /// A connection past its address's cap is answered at once, before any request (a client
+    /// that never sends one must not hold the slot until the idle timeout): 429
+    /// `too_many_connections`, then a lingering close, as after an early 413. Whatever it sends
+    /// is discarded.
+    private func refuseConnection(context: ChannelHandlerContext) {
+        guard !refused else { return }
+        refused = true
+        let error = FramingError.tooManyConnections.apiError
+        let body = Data(#"{"error":"\#(error.code)","message":"\#(error.message)"}"#.utf8)
+        var head = HTTPResponseHead(version: .http1_1, status: .tooManyRequests)
+        head.headers.add(name: "content-type", value: "application/json; charset=utf-8")
+        head.headers.add(name: "content-length", value: String(body.count))
+        head.headers.add(name: "retry-after", value: String(error.retryAfter ?? 1))
+        head.headers.add(name: "connection", value: "close")
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in
+            bound.value.close(mode: .output, promise: nil)
+            bound.value.eventLoop.scheduleTask(in: .seconds(2)) { bound.value.close(promise: nil) }
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -14,7 +14,8 @@ enum FramingError: String {
     /// A `Host` that is not `host[:port]` (RFC 9112 §3.2, RFC 3986 §3.2.2).
     case invalidHost = "invalid_host"
     /// The client's address holds ``LoginServerConfiguration/maxConnectionsPerAddress``
-    /// connections already.
+    /// connections already (answered by the connection handler as the connection opens, not
+    /// through the router).
     case tooManyConnections = "too_many_connections"
 
     /// The header that carries it. Removed from every request as it arrives, so a client
@@ -57,9 +58,7 @@ enum FramingError: String {
         var portStart: Int?
         if bytes.first == UInt8(ascii: "[") {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
-            let literal = bytes[1..<close]
-            guard !literal.isEmpty, literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
-            else { return false }
+            guard isIPLiteral(bytes[1..<close]) else { return false }
             hostEnd = close + 1
             if hostEnd < bytes.endIndex {
                 guard bytes[hostEnd] == UInt8(ascii: ":") else { return false }
@@ -76,6 +75,22 @@ enum FramingError: String {
         let port = bytes[portStart...]
         guard port.count <= 5, port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return false }
         return port.isEmpty || Int(String(decoding: port, as: UTF8.self)).map { $0 <= 65535 } ?? false
+    }
+
+    /// The inside of `[...]`: an IPv6 address (hex digits, `:` and, for an embedded IPv4
+    /// address, `.`; at least two colons) or `IPvFuture` (`v` hex digits `.` then unreserved,
+    /// sub-delims or `:`).
+    private static func isIPLiteral(_ literal: ArraySlice<UInt8>) -> Bool {
+        guard let first = literal.first else { return false }
+        if first == UInt8(ascii: "v") || first == UInt8(ascii: "V") {
+            let rest = literal.dropFirst()
+            guard let dot = rest.firstIndex(of: UInt8(ascii: ".")), dot > rest.startIndex,
+                  rest[..<dot].allSatisfy(isHexDigit) else { return false }
+            let tail = rest[(dot + 1)...]
+            return !tail.isEmpty && tail.allSatisfy { $0 == UInt8(ascii: ":") || $0 != UInt8(ascii: "%") && isRegisteredName([$0][...]) }
+        }
+        return literal.filter { $0 == UInt8(ascii: ":") }.count >= 2
+            && literal.allSatisfy { isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
     }
 
     /// `reg-name` (which covers IPv4 too): unreserved characters, sub-delims and `%HH`.

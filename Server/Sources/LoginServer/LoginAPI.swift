@@ -255,7 +255,15 @@ struct LoginAPI: Sendable {
             throw APIError.invalidCredentials
         }
         await uncount(attempt, context)
-        let session = try await startSession(profileID: account.profileID)
+        // Stored only if the password is still the one just checked (a change may have come in
+        // between: it ended every other session, and this one must not slip past it).
+        let token = randomBytes(32)
+        let now = clock.now()
+        let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
+        guard try await repository.createPasswordSession(tokenHash: sha256(token), profileID: account.profileID, expiresAt: expiresAt,
+                                                         now: now, passwordHash: account.passwordHash)
+        else { throw APIError.invalidCredentials }
+        let session = SessionResponse(token: Data(token).base64EncodedString(), profileID: account.profileID, expiresAt: expiresAt)
         context.logger.info("password login", metadata: ["profileID": .string(account.profileID)])
         return try json(session)
     }

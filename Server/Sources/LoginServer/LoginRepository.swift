@@ -105,6 +105,11 @@ public protocol LoginRepository: Sendable {
     func sessionProfile(tokenHash: [UInt8], now: Date) async throws -> String?
     /// Ends a session (signing out); `false` when there was none with this token hash.
     func deleteSession(tokenHash: [UInt8]) async throws -> Bool
+    /// Stores a session for a password login, only if the account's password hash is still
+    /// `passwordHash` (the one the password was checked against); `false`, storing nothing,
+    /// when a password change came in between — a session opened with the old password must
+    /// not outlive the change that ended the others.
+    func createPasswordSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, passwordHash: String) async throws -> Bool
     /// The account of a profile, if it exists.
     func account(profileID: String) async throws -> AccountRecord?
     /// Replaces a profile's password hash and ends every session of it but the one whose

@@ -246,22 +246,43 @@ public struct PostgresLoginRepository: LoginRepository {
         return try await rows.collect().count == 1
     }
 
-    public func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {
-        // One statement, so one transaction: the other sessions end only if this update won.
+    /// The insert share-locks the account row it checks: a password change's update waits
+    /// for this session to commit (and its delete, a later statement, then sees it), or, when
+    /// the change committed first, the recheck after the wait finds the new hash and nothing is
+    /// stored.
+    public func createPasswordSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, passwordHash: String) async throws -> Bool {
         let rows = try await client.query(
             """
-            WITH changed AS (
-                UPDATE accounts SET password_hash = \(passwordHash)
-                WHERE profile_id = \(profileID) AND password_hash = \(expected)
-                RETURNING profile_id
-            ), ended AS (
-                DELETE FROM sessions WHERE profile_id IN (SELECT profile_id FROM changed) AND token_hash <> \(Data(keeping))
-            )
-            SELECT profile_id FROM changed
+            INSERT INTO sessions (token_hash, profile_id, expires_at)
+            SELECT \(Data(tokenHash)), profile_id, \(expiresAt.millisecondsSince1970)
+            FROM (SELECT profile_id FROM accounts WHERE profile_id = \(profileID) AND password_hash = \(passwordHash) FOR SHARE) a
+            RETURNING 1
             """,
             logger: quiet
         )
         return try await rows.collect().count == 1
+    }
+
+    /// Two statements in one READ COMMITTED transaction: the update takes the account row
+    /// (waiting for password sessions being stored against it), and the delete, with a
+    /// snapshot of its own taken after, ends every other session, those included.
+    public func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {
+        try await client.withTransaction(logger: quiet) { connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", logger: quiet)
+            let changed = try await connection.query(
+                """
+                UPDATE accounts SET password_hash = \(passwordHash)
+                WHERE profile_id = \(profileID) AND password_hash = \(expected)
+                RETURNING profile_id
+                """,
+                logger: quiet
+            ).collect().count == 1
+            guard changed else { return false }
+            try await connection.query(
+                "DELETE FROM sessions WHERE profile_id = \(profileID) AND token_hash <> \(Data(keeping))", logger: quiet
+            )
+            return true
+        }
     }
 
     public func deleteSessions(profileID: String) async throws -> Int {
@@ -452,6 +473,9 @@ public struct PostgresLoginRepository: LoginRepository {
             try await client.query("DELETE FROM login_failures WHERE at <= \(horizon)", logger: quiet)
         }
         return try await client.withTransaction(logger: quiet) { connection in
+            // Each statement needs its own snapshot (the count's must be taken after the lock),
+            // whatever the database's default isolation.
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", logger: quiet)
             for key in Set(keys).sorted() {
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: quiet)
             }

@@ -208,6 +208,20 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
+    /// One write: SQLite's single writer orders it wholly before or after a password change.
+    public func createPasswordSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, passwordHash: String) async throws -> Bool {
+        try await writes.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (token_hash, profile_id, expires_at)
+                    SELECT ?, profile_id, ? FROM accounts WHERE profile_id = ? AND password_hash = ?
+                    """,
+                arguments: [Data(tokenHash), expiresAt.millisecondsSince1970, profileID, passwordHash]
+            )
+            return db.changesCount == 1
+        }
+    }
+
     public func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool {
         try await writes.write { db in
             try db.execute(sql: "UPDATE accounts SET password_hash = ? WHERE profile_id = ? AND password_hash = ?",

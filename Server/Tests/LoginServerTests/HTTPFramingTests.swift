@@ -12,10 +12,10 @@ struct HTTPFramingTests {
     @Test("Host values: names, IPv4, bracketed IPv6 and ports up to 65535 are valid; spaces, userinfo, bad brackets or ports are not")
     func hostGrammar() {
         for valid in ["", "x", "localhost", "example.com:8080", "127.0.0.1", "127.0.0.1:65535", "[::1]", "[::1]:8080",
-                      "a-b_c~d.e", "%41b", "host:"] {
+                      "[::ffff:127.0.0.1]", "[v1.fe80::a+b]", "a-b_c~d.e", "%41b", "host:"] {
             #expect(FramingError.isValidHost(valid), "\(valid)")
         }
-        for invalid in ["a b", "user@host", "[::1", "::1]", "[::1]x", "[]", "host:65536", "host:123456", "host:8x",
+        for invalid in ["a b", "user@host", "[::1", "::1]", "[::1]x", "[]", "[1]", "[.]", "[v.x]", "[v1.]", "host:65536", "host:123456", "host:8x",
                         "%4", "%zz", "a/b", "a?b", "é.example"] {
             #expect(!FramingError.isValidHost(invalid), "\(invalid)")
         }
@@ -65,6 +65,26 @@ struct HTTPFramingTests {
         #expect(exchange.closed, "the server closed the connection: \(exchange.reply)")
         #expect(exchange.reply.lowercased().contains("\r\nconnection: close\r\n"), "\(exchange.reply)")
         #expect(!exchange.reply.contains(#""status":"ok""#), "the smuggled second request was served: \(exchange.reply)")
+    }
+
+    @Test("a connection past the cap that sends nothing is answered 429 and closed at once: it holds no slot until the idle timeout")
+    func silentConnectionPastTheCapIsClosed() async throws {
+        let server = try await TestServer.make(.sqlite) {
+            $0.idleTimeout = .seconds(120)
+            $0.maxConnectionsPerAddress = 1
+        }
+        let silent = try await server.run { client in
+            try await Raw.onOwnThread { () -> (reply: String, closed: Bool) in
+                let held = try Raw.connectLoopback(port: client.port)
+                defer { close(held) }
+                try Raw.sendAll(held, Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                _ = try Raw.readHead(held)
+                return try Raw.exchangeUntilClosed(port: client.port, [])
+            }
+        }
+        #expect(silent.reply.hasPrefix("HTTP/1.1 429 "), "\(silent.reply)")
+        #expect(silent.reply.contains(#""error":"too_many_connections""#))
+        #expect(silent.closed, "closed by the server, not after the client's 10 s")
     }
 
     @Test("one address past --max-connections-per-address gets 429 too_many_connections and a closed connection; a freed slot lets the next in")

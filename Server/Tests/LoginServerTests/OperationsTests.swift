@@ -69,6 +69,9 @@ struct StalledRepository: LoginRepository {
         try await stall()
     }
     func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? { try await stall() }
+    func createPasswordSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, passwordHash: String) async throws -> Bool {
+        try await stall()
+    }
     func account(profileID: String) async throws -> AccountRecord? { try await stall() }
     func changePassword(profileID: String, from expected: String, to passwordHash: String, keeping: [UInt8]) async throws -> Bool { try await stall() }
     func deleteSessions(profileID: String) async throws -> Int { try await stall() }

@@ -68,6 +68,25 @@ struct PasswordChangeTests {
         }
     }
 
+    @Test("a password session is stored only while the password checked is still the account's: after a change, the old hash stores none",
+          arguments: Backend.available)
+    func passwordSessionNeedsTheCheckedHash(_ backend: Backend) async throws {
+        let database = try await TestDatabase.make(backend)
+        try await database.withRepository { repository in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            try await repository.createAccount(AccountRecord(profileID: "p1", username: "ada", passwordHash: "old", createdAt: now))
+            let later = now.addingTimeInterval(3600)
+            #expect(try await repository.createPasswordSession(tokenHash: [1], profileID: "p1", expiresAt: later, now: now, passwordHash: "old"))
+            #expect(try await repository.changePassword(profileID: "p1", from: "old", to: "new", keeping: [9]))
+            #expect(try await repository.sessionProfile(tokenHash: [1], now: now) == nil, "the change ended the session")
+            // A login that checked the old password before the change comes back after it.
+            #expect(try await !repository.createPasswordSession(tokenHash: [2], profileID: "p1", expiresAt: later, now: now, passwordHash: "old"))
+            #expect(try await repository.sessionProfile(tokenHash: [2], now: now) == nil)
+            #expect(try await repository.createPasswordSession(tokenHash: [3], profileID: "p1", expiresAt: later, now: now, passwordHash: "new"))
+            #expect(try await !repository.changePassword(profileID: "p1", from: "old", to: "newer", keeping: [3]), "a stale change loses")
+        }
+    }
+
     @Test("of two password changes made at once with one current password, one wins and the other is 409 password_changed or 401",
           arguments: Backend.available)
     func concurrentChanges(_ backend: Backend) async throws {

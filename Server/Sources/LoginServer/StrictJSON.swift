@@ -148,8 +148,19 @@ enum StrictJSON {
             position += count
         }
 
-        /// `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`
+        /// `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`, whose value fits a double: one
+        /// past its range (`1e400`) is refused, as Foundation's reader refuses it and RFC 8259 §6
+        /// warns that parsers disagree on it.
         private mutating func number() throws(Problem) {
+            let start = position
+            try numberSyntax()
+            let text = String(decoding: bytes[start..<position], as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
+                throw problem("a number outside the range of a double")
+            }
+        }
+
+        private mutating func numberSyntax() throws(Problem) {
             if current == UInt8(ascii: "-") { position += 1 }
             switch current {
             case UInt8(ascii: "0"):

@@ -63,6 +63,16 @@ struct StrictJSONTests {
         }
     }
 
+    @Test("a number past a double's range is refused (Foundation's reader refuses it too); a small or long one is not")
+    func numbersBeyondADoubleAreRefused() {
+        for text in [#"{"n":1e400}"#, #"{"n":-2.5e753}"#, #"{"n":[1,1E+999]}"#] {
+            #expect(refusal(text)?.contains("outside the range of a double") == true, "\(text)")
+        }
+        for text in [#"{"n":1e308}"#, #"{"n":-2.5e3}"#, #"{"n":1e-400}"#, #"{"n":123456789012345678901234567890}"#] {
+            #expect(refusal(text) == nil, "\(text): \(refusal(text) ?? "")")
+        }
+    }
+
     @Test("a member name given twice is refused, also when one is spelt with escapes")
     func refusesDuplicateNames() {
         #expect(refusal(#"{"username":"A","username":"B","password":"p"}"#)?.contains(#""username" given twice"#) == true)

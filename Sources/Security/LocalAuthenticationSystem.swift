@@ -133,8 +133,8 @@ public enum LocalAuthenticationSystem {
 
     /// What the bootstraps set, each once.
     private struct State: Sendable {
-        var support = EnvironmentSupport.portable
-        var supportIsSet = false
+        /// What ``bootstrap(_:)`` chose; nil until then (``EnvironmentSupport/portable`` is used).
+        var support: EnvironmentSupport?
         var device = DefaultDevice.unmade
 
         /// Stops the program when the default device was already made: `call` came too late.
@@ -155,9 +155,8 @@ public enum LocalAuthenticationSystem {
     public static func bootstrap(_ support: EnvironmentSupport) {
         state.withLock { state in
             state.requireUnmade("bootstrap(_:)")
-            precondition(!state.supportIsSet, "LocalAuthenticationSystem.bootstrap(_:) was called twice; it may be called once per process")
+            precondition(state.support == nil, "LocalAuthenticationSystem.bootstrap(_:) was called twice; it may be called once per process")
             state.support = support
-            state.supportIsSet = true
         }
     }
 
@@ -260,7 +259,7 @@ public enum LocalAuthenticationSystem {
     ///   runs dry, an evaluation ends with a ``TouchstoneError`` (`simulation`) instead of
     ///   waiting forever.
     public static func makeAuthenticator(environment: [String: String], support: EnvironmentSupport? = nil) throws -> Authenticator {
-        let support = support ?? state.withLock { $0.support }
+        let support = support ?? state.withLock { $0.support } ?? .portable
         var composition = Composition()
         if let path = environment[configurationVariable], !path.isEmpty {
             composition = try Composition.load(from: URL(fileURLWithPath: path))

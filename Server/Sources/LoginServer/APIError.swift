@@ -57,10 +57,14 @@ public struct APIError: Error, Sendable, Equatable {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if let allow { headers[.allow] = allow }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bodyData)))
+    }
+
+    /// The JSON body's bytes (keys sorted).
+    var bodyData: Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(Body(error: code, message: message))) ?? Data()
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return (try? encoder.encode(Body(error: code, message: message))) ?? Data()
     }
 }
 

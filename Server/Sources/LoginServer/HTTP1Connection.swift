@@ -206,7 +206,7 @@ final class ConnectionHeaderHandler: ChannelDuplexHandler, RemovableChannelHandl
         guard !refused else { return }
         refused = true
         let error = FramingError.tooManyConnections.apiError
-        let body = Data(#"{"error":"\#(error.code)","message":"\#(error.message)"}"#.utf8)
+        let body = error.bodyData
         var head = HTTPResponseHead(version: .http1_1, status: .tooManyRequests)
         head.headers.add(name: "content-type", value: "application/json; charset=utf-8")
         head.headers.add(name: "content-length", value: String(body.count))

@@ -186,22 +186,15 @@ struct LoginAPI: Sendable {
         }
         guard let account = try await repository.account(profileID: profileID) else { throw APIError.unauthorized }
         try Self.requireAcceptablePassword(body.newPassword, username: account.username)
-        let attempt = try await recordAttempt([("address:" + context.remoteAddress, configuration.addressFailureLimit),
-                                               ("account:" + account.username, configuration.accountFailureLimit)], context)
-        let hasher = self.hasher
-        let (current, new, stored) = (body.currentPassword, body.newPassword, account.passwordHash)
-        let matches: Bool
-        do {
-            matches = try await hashPassword { hasher.verify(current, against: stored) }
-        } catch {
-            await uncount(attempt, context)
-            throw error
-        }
-        guard matches else {
+        let stored = account.passwordHash
+        guard try await verifyPassword(body.currentPassword, against: stored,
+                                       countingUnder: [("address:" + context.remoteAddress, configuration.addressFailureLimit),
+                                                       ("account:" + account.username, configuration.accountFailureLimit)], context)
+        else {
             context.logger.notice("password change refused: wrong current password", metadata: ["profileID": .string(profileID)])
             throw APIError.invalidCredentials
         }
-        await uncount(attempt, context)
+        let (hasher, new) = (self.hasher, body.newPassword)
         let newHash = try await hashPassword { try hasher.hash(new) }
         guard try await repository.changePassword(profileID: profileID, from: stored, to: newHash, keeping: sha256(token)) else {
             throw APIError(.conflict, "password_changed", "The password was changed meanwhile; sign in with the new one.")
@@ -232,52 +225,38 @@ struct LoginAPI: Sendable {
         let username = Self.normalized(body.username)
         let accountKey = "account:" + username
         let addressKey = "address:" + context.remoteAddress
-        // Counted as a failure before the password is checked, so of attempts made at once no
-        // more than the limits' worth are checked; uncounted when it turns out right.
-        let attempt = try await recordAttempt(
-            [(addressKey, configuration.addressFailureLimit), (accountKey, configuration.accountFailureLimit)], context)
-        let account: AccountRecord?
-        let matches: Bool
-        do {
-            account = try await repository.account(username: username)
-            // Unknown users cost one hash too, so the two failures take about as long.
-            let hasher = self.hasher
-            let password = body.password
-            let stored = account?.passwordHash ?? hasher.decoy()
-            matches = try await hashPassword { hasher.verify(password, against: stored) }
-        } catch {
-            // Not tried (no hashing slot, no database): not an attempt.
-            await uncount(attempt, context)
-            throw error
-        }
+        let account = try await repository.account(username: username)
+        // Unknown users cost one hash too, so the two failures take about as long.
+        let matches = try await verifyPassword(body.password, against: account?.passwordHash ?? hasher.decoy(),
+                                               countingUnder: [(addressKey, configuration.addressFailureLimit),
+                                                               (accountKey, configuration.accountFailureLimit)], context)
         guard let account, matches else {
             context.logger.notice("password login failed", metadata: ["address": .string(context.remoteAddress)])
             throw APIError.invalidCredentials
         }
-        await uncount(attempt, context)
-        // Stored only if the password is still the one just checked (a change may have come in
-        // between: it ended every other session, and this one must not slip past it).
-        let token = randomBytes(32)
-        let now = clock.now()
-        let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
-        guard try await repository.createPasswordSession(tokenHash: sha256(token), profileID: account.profileID, expiresAt: expiresAt,
-                                                         now: now, passwordHash: account.passwordHash)
-        else { throw APIError.invalidCredentials }
-        let session = SessionResponse(token: Data(token).base64EncodedString(), profileID: account.profileID, expiresAt: expiresAt)
+        let session = try await startSession(profileID: account.profileID, checkedPasswordHash: account.passwordHash)
         context.logger.info("password login", metadata: ["profileID": .string(account.profileID)])
         return try json(session)
     }
 
     /// Makes a new bearer token, stores its hash (with the device's last use, if a device logged
     /// in: the session ends with the device) and returns it; a device deleted meanwhile is a
-    /// failed login.
-    func startSession(profileID: String, deviceID: String? = nil) async throws -> SessionResponse {
+    /// failed login. A password login passes the hash its password was checked against: the
+    /// session is stored only while it is still the account's (a password change that came in
+    /// between ended every other session, and this one must not slip past it; 401).
+    func startSession(profileID: String, deviceID: String? = nil, checkedPasswordHash: String? = nil) async throws -> SessionResponse {
         let token = randomBytes(32)
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
-        guard try await repository.createSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt,
-                                                 now: now, usedDeviceID: deviceID)
-        else { throw APIError.loginFailed }
+        if let checkedPasswordHash {
+            guard try await repository.createPasswordSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt,
+                                                             now: now, passwordHash: checkedPasswordHash)
+            else { throw APIError.invalidCredentials }
+        } else {
+            guard try await repository.createSession(tokenHash: sha256(token), profileID: profileID, expiresAt: expiresAt,
+                                                     now: now, usedDeviceID: deviceID)
+            else { throw APIError.loginFailed }
+        }
         return SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt)
     }
 
@@ -339,6 +318,24 @@ struct LoginAPI: Sendable {
             throw error
         }
         return attempt
+    }
+
+    /// Whether `password` matches `stored`, checked as every password is: the attempt is counted
+    /// as a failure under `limits` before the hash runs (429 past them), and uncounted when the
+    /// password is right or the hash could not run (no hashing slot: 503).
+    func verifyPassword(_ password: String, against stored: String, countingUnder limits: [(key: String, limit: Int)],
+                        _ context: LoginRequestContext) async throws -> Bool {
+        let attempt = try await recordAttempt(limits, context)
+        let hasher = self.hasher
+        let matches: Bool
+        do {
+            matches = try await hashPassword { hasher.verify(password, against: stored) }
+        } catch {
+            await uncount(attempt, context)
+            throw error
+        }
+        if matches { await uncount(attempt, context) }
+        return matches
     }
 
     /// Removes `attempt`'s failures (it succeeded, or was never tried). When the database does

@@ -63,6 +63,11 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
+        // App Attest: Apple's formats and a server-side verifier (no Touchstone in it), the
+        // device side over an authenticator, and `DeviceCheck` under Apple's names.
+        .library(name: "AppAttest", targets: ["AppAttest"]),
+        .library(name: "TouchstoneAppAttest", targets: ["TouchstoneAppAttest"]),
+        .library(name: "DeviceCheck", targets: ["DeviceCheck"]),
         .library(name: "TouchstoneCommands", targets: ["TouchstoneCommands"]),
         .library(name: "TouchstoneREPL", targets: ["TouchstoneREPL"]),
         // The test kit: a simulated device in one line, scripted outcomes, the manual clock,
@@ -78,6 +83,10 @@ let package = Package(
         // Logging: the core, the plugins and the REPL log through swift-log's `Logger`; the
         // application picks the handler (the REPL: standard error, `--log-level`).
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // DER for App Attest's certificates (already in the graph through swift-crypto).
+        // Not swift-certificates: its X509 module compiles Apple-only code under
+        // `#if canImport(Security)`, which finds our own `Security` module (AppAttest/Certificate.swift).
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         // `swift package generate-documentation` (DocC catalog in Sources/Touchstone/Touchstone.docc).
         // A command plugin: nothing of it is built by `swift build`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -166,6 +175,29 @@ let package = Package(
         .target(
             name: "CryptoKit",
             dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+
+        // App Attest (issue 36, REFERENCE §12). `AppAttest`: CBOR, the attestation and assertion
+        // formats and a verifier, over swift-crypto and swift-asn1 only (what a server needs). `TouchstoneAppAttest`: keys, counters, the device's test CA and faults on an
+        // authenticator. `DeviceCheck`: `DCAppAttestService`, `DCDevice`, `DCError` on the
+        // default device (Linux only, as the other Apple-named modules).
+        .target(
+            name: "AppAttest",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "TouchstoneAppAttest",
+            dependencies: ["AppAttest", "Touchstone", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "DeviceCheck",
+            dependencies: ["TouchstoneAppAttest", "Security", "Touchstone"],
             swiftSettings: strictSettings
         ),
 
@@ -309,6 +341,12 @@ let package = Package(
             name: "LocalAuthenticationTests",
             dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneCommands", "TouchstoneTesting", "TestSupport",
                            logging, .product(name: "InMemoryLogging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AppAttestTests",
+            dependencies: ["AppAttest", "TouchstoneAppAttest", "DeviceCheck", "Security", "Touchstone", "TouchstoneTesting", "TestSupport",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -12,6 +12,8 @@
 #   python3-dbusmock        the polkit mock (under Debian's /usr/bin/python3)
 #   libpam-wrapper          the pam_matrix module (password checks in a private PAM confdir)
 #   dbus                    dbus-daemon for the private system bus
+# and, for the independent App Attest verifier (scripts/pyattest-env.sh):
+#   python3-venv            Debian's python3 with venv (pyattest is installed from PyPI into it)
 # Uses sudo when not running as root. Does nothing when everything is present.
 set -euo pipefail
 
@@ -40,6 +42,10 @@ have_file '/usr/lib/*/pam_wrapper/pam_matrix.so' || missing+=(libpam-wrapper)
 command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus)
 if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import dbusmock' >/dev/null 2>&1; then
   missing+=(python3-dbusmock)
+fi
+
+if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  missing+=(python3-venv)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then

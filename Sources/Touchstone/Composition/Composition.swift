@@ -50,6 +50,26 @@ public struct Composition: Sendable, Equatable {
     /// names another group fails with `errSecMissingEntitlement` (-34018), as on iOS; nil
     /// (the default) entitles the app to every group (our rule: no entitlements file to read).
     public var keychainAccessGroups: [String]?
+    /// The app's team id (ten characters, `A`–`Z` and `0`–`9`): App Attest's App ID is
+    /// `<teamID>.<app>`. Default `TOUCHSTONE` (our choice: any fixed id serves a simulation).
+    public var teamID = "TOUCHSTONE"
+    /// The App Attest environment the app is signed for (its
+    /// `com.apple.developer.devicecheck.appattest-environment` entitlement): it picks the aaguid
+    /// of attestations. Default ``AppAttestEnvironment/development``, as a development build has.
+    public var appAttestEnvironment = AppAttestEnvironment.development
+
+    /// The App Attest environment of an app (Apple's entitlement values).
+    public enum AppAttestEnvironment: String, Sendable, Codable, CaseIterable {
+        /// Attestations carry the aaguid `appattestdevelop`.
+        case development
+        /// Attestations carry the aaguid `appattest` followed by seven zero bytes.
+        case production
+    }
+
+    /// Whether `text` is a team id: ten characters, each `A`–`Z` or `0`–`9`.
+    public static func isTeamID(_ text: String) -> Bool {
+        text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 
     /// The default composition: a simulated Touch ID device on a virtual clock, in memory.
     public init() {}
@@ -192,7 +212,7 @@ public struct Composition: Sendable, Equatable {
 extension Composition: Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case app, seed, clock, sensor, companion, passcode, storage, detector, policies
-        case eraseDataAfterTenFailedPasscodes, keychainAccessGroups
+        case eraseDataAfterTenFailedPasscodes, keychainAccessGroups, teamID, appAttestEnvironment
     }
 
     private struct AnyKey: CodingKey {
@@ -241,6 +261,20 @@ extension Composition: Codable {
             }
             keychainAccessGroups = groups
         }
+        if let team = try container.decodeIfPresent(String.self, forKey: .teamID) {
+            guard Self.isTeamID(team) else {
+                throw ConfigurationError.invalidSetting(name: "teamID", reason: "'\(team)' is not a team id: ten characters, A-Z and 0-9")
+            }
+            teamID = team
+        }
+        if let name = try container.decodeIfPresent(String.self, forKey: .appAttestEnvironment) {
+            guard let environment = AppAttestEnvironment(rawValue: name) else {
+                throw ConfigurationError.invalidSetting(
+                    name: "appAttestEnvironment",
+                    reason: "'\(name)' is not an environment; known: \(AppAttestEnvironment.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            appAttestEnvironment = environment
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -256,5 +290,8 @@ extension Composition: Codable {
         try container.encodeIfPresent(policies, forKey: .policies)
         if eraseDataAfterTenFailedPasscodes { try container.encode(true, forKey: .eraseDataAfterTenFailedPasscodes) }
         try container.encodeIfPresent(keychainAccessGroups, forKey: .keychainAccessGroups)
+        // Written only when not the default, so configurations from before them read the same.
+        if teamID != Composition().teamID { try container.encode(teamID, forKey: .teamID) }
+        if appAttestEnvironment != .development { try container.encode(appAttestEnvironment, forKey: .appAttestEnvironment) }
     }
 }

@@ -65,7 +65,7 @@ let package = Package(
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         // App Attest: Apple's formats and a server-side verifier (no Touchstone in it), the
         // device side over an authenticator, and `DeviceCheck` under Apple's names.
-        .library(name: "AppAttest", targets: ["AppAttest"]),
+        .library(name: "TouchstoneAppAttestFormat", targets: ["TouchstoneAppAttestFormat"]),
         .library(name: "TouchstoneAppAttest", targets: ["TouchstoneAppAttest"]),
         .library(name: "DeviceCheck", targets: ["DeviceCheck"]),
         .library(name: "TouchstoneCommands", targets: ["TouchstoneCommands"]),
@@ -85,7 +85,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // DER for App Attest's certificates (already in the graph through swift-crypto).
         // Not swift-certificates: its X509 module compiles Apple-only code under
-        // `#if canImport(Security)`, which finds our own `Security` module (AppAttest/Certificate.swift).
+        // `#if canImport(Security)`, which finds our own `Security` module
+        // (TouchstoneAppAttestFormat/Certificate.swift).
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         // `swift package generate-documentation` (DocC catalog in Sources/Touchstone/Touchstone.docc).
         // A command plugin: nothing of it is built by `swift build`.
@@ -178,12 +179,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // App Attest (issue 36, REFERENCE §12). `AppAttest`: CBOR, the attestation and assertion
-        // formats and a verifier, over swift-crypto and swift-asn1 only (what a server needs). `TouchstoneAppAttest`: keys, counters, the device's test CA and faults on an
-        // authenticator. `DeviceCheck`: `DCAppAttestService`, `DCDevice`, `DCError` on the
+        // App Attest (issue 36, REFERENCE §12). `TouchstoneAppAttestFormat`: CBOR, the attestation
+        // and assertion formats and a verifier, over swift-crypto and swift-asn1 only (what a
+        // server needs). `TouchstoneAppAttest`: keys, counters, the device's test CA and faults
+        // on an authenticator. `DeviceCheck`: `DCAppAttestService`, `DCDevice`, `DCError` on the
         // default device (Linux only, as the other Apple-named modules).
         .target(
-            name: "AppAttest",
+            name: "TouchstoneAppAttestFormat",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -192,7 +194,7 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneAppAttest",
-            dependencies: ["AppAttest", "Touchstone", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["TouchstoneAppAttestFormat", "Touchstone", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -209,7 +211,8 @@ let package = Package(
         // REPL, above it.
         .target(
             name: "TouchstoneCommands",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "Security", logging],
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "Security", "TouchstoneAppAttestFormat", "TouchstoneAppAttest",
+                           .product(name: "Crypto", package: "swift-crypto"), logging],
             swiftSettings: strictSettings
         ),
 
@@ -296,7 +299,7 @@ let package = Package(
         .executableTarget(
             name: "TouchstoneBench",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter", "Security",
+                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter", "Security", "TouchstoneAppAttest", "TouchstoneAppAttestFormat",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -345,7 +348,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppAttestTests",
-            dependencies: ["AppAttest", "TouchstoneAppAttest", "DeviceCheck", "Security", "Touchstone", "TouchstoneTesting", "TestSupport",
+            dependencies: ["TouchstoneAppAttestFormat", "TouchstoneAppAttest", "DeviceCheck", "Security", "Touchstone", "TouchstoneTesting", "TestSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
@@ -361,6 +364,7 @@ let package = Package(
             dependencies: [
                 "Touchstone", "TouchstoneBuiltins", "TouchstoneCommands", "TouchstoneREPL", "TouchstoneTesting",
                 "LocalAuthentication", "Security", "CryptoKit", "MemoryStorage", "LinuxFprintd",
+                "DeviceCheck", "TouchstoneAppAttest", "TouchstoneAppAttestFormat",
             ],
             swiftSettings: strictSettings
         ),
@@ -378,6 +382,8 @@ let package = Package(
                 "TouchstoneREPL", "TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "LocalAuthentication", "TestSupport",
                 // LaunchOptionsParityTests: the executable's quick command-line reader against ArgumentParser.
                 "TouchstoneCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // AppAttestCommandTests verify what `attest` prints.
+                "TouchstoneAppAttestFormat", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -10,6 +10,7 @@
 //   swift run -c release touchstone-bench storage-scaling   # only the second half
 //   swift run -c release touchstone-bench keys       # Secure Enclave signing vs. bare P-256 signing
 //   swift run -c release touchstone-bench security   # SecItemCopyMatching / SecItemUpdate vs. the Keychain API
+//   swift run -c release touchstone-bench appattest  # App Attest attestation and assertion vs. bare P-384 / P-256 signing
 //   swift run -c release touchstone-bench all
 //   TOUCHSTONE_BENCH_PROFILE=engine TOUCHSTONE_BENCH_ITERATIONS=3000000 \
 //     .build/release/touchstone-bench evaluate   # only the engine loop (or sensor_floor), for perf
@@ -18,7 +19,7 @@
 
 import Foundation
 
-let benchmarks = ["evaluate", "repl", "storage", "keys", "security"]
+let benchmarks = ["evaluate", "repl", "storage", "keys", "security", "appattest"]
 var requested = Array(CommandLine.arguments.dropFirst())
 var concurrency = [1, 2, 4, 8]
 if let flag = requested.firstIndex(of: "--concurrency") {
@@ -53,6 +54,7 @@ do {
         case "storage-scaling": try runStorageScalingBenchmark()
         case "keys": try await runKeysBenchmark()
         case "security": try await runSecurityBenchmark()
+        case "appattest": try runAppAttestBenchmark()
         default:
             FileHandle.standardError.write(Data("unknown benchmark '\(name)'; known: \(benchmarks.joined(separator: ", ")), storage-scaling, all\n".utf8))
             exit(2)

@@ -17,11 +17,18 @@ import TouchstoneAppAttest
 /// let assertion = try await service.generateAssertion(keyID, clientDataHash: Data(SHA256.hash(data: request)))
 /// ```
 /// Completion handlers are called on a background queue, as on iOS. Errors are ``DCError``s.
-open class DCAppAttestService: NSObject, @unchecked Sendable {
+///
+/// As Apple's, the class is an `NSObject` subclass with a public `init()` (test doubles subclass
+/// it) and is not `Sendable`; every instance works on the default device, so `shared` is one of
+/// them. Completion handlers are `@Sendable` on `@preconcurrency` methods, as Swift 6.2 imports
+/// Apple's: Swift 5 code passes any closure, Swift 6 code gets warnings, not errors.
+open class DCAppAttestService: NSObject {
     /// The shared instance.
-    public static let shared = DCAppAttestService()
+    open class var shared: DCAppAttestService { sharedInstance }
+    nonisolated(unsafe) private static let sharedInstance = DCAppAttestService()
 
-    override private init() {}
+    /// A service on the default device (as `shared`).
+    override public init() {}
 
     /// Whether the device offers App Attest (false when the default device is unusable, or
     /// under the `unsupported` fault).
@@ -35,6 +42,7 @@ open class DCAppAttestService: NSObject, @unchecked Sendable {
     }
 
     /// Makes a new App Attest key; calls `completionHandler` with its id or the error.
+    @preconcurrency
     open func generateKey(completionHandler: @escaping @Sendable (String?, (any Error)?) -> Void) {
         Self.deliver(completionHandler) { try $0.generateKey() }
     }
@@ -46,6 +54,7 @@ open class DCAppAttestService: NSObject, @unchecked Sendable {
     }
 
     /// Attests `keyId`; calls `completionHandler` with the attestation object or the error.
+    @preconcurrency
     open func attestKey(_ keyId: String, clientDataHash: Data, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {
         Self.deliver(completionHandler) { try $0.attestKey(keyId, clientDataHash: clientDataHash) }
     }
@@ -56,6 +65,7 @@ open class DCAppAttestService: NSObject, @unchecked Sendable {
     }
 
     /// An assertion; calls `completionHandler` with it or the error.
+    @preconcurrency
     open func generateAssertion(
         _ keyId: String, clientDataHash: Data, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void
     ) {
@@ -101,11 +111,13 @@ open class DCAppAttestService: NSObject, @unchecked Sendable {
 /// CBOR map that names the app and is signed by the device's test CA (see
 /// `AppAttestService.deviceToken()`): something a server under test can store and send on,
 /// not something Apple's server accepts.
-open class DCDevice: NSObject, @unchecked Sendable {
+open class DCDevice: NSObject {
     /// The device the app runs on.
-    public static let current = DCDevice()
+    open class var current: DCDevice { currentInstance }
+    nonisolated(unsafe) private static let currentInstance = DCDevice()
 
-    override private init() {}
+    /// A device object for the default device (as `current`).
+    override public init() {}
 
     /// Whether the device offers DeviceCheck (as ``DCAppAttestService/isSupported``).
     open var isSupported: Bool { DCAppAttestService.shared.isSupported }
@@ -116,6 +128,7 @@ open class DCDevice: NSObject, @unchecked Sendable {
     }
 
     /// A new token; calls `completionHandler` with it or the error.
+    @preconcurrency
     open func generateToken(completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {
         DCAppAttestService.deliver(completionHandler) { try $0.deviceToken() }
     }

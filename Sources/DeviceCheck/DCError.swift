@@ -11,6 +11,7 @@ public let DCErrorDomain: String = "com.apple.devicecheck.error"
 /// ```swift
 /// do {
 ///     let attestation = try await DCAppAttestService.shared.attestKey(keyID, clientDataHash: hash)
+///     send(attestation)
 /// } catch DCError.serverUnavailable {
 ///     // retry later with the same key
 /// } catch let error as DCError where error.code == .invalidKey {

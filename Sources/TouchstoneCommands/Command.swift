@@ -161,6 +161,7 @@ public struct CommandTable: Sendable {
         table.register(changeDetectionCommands())
         table.register(keychainCommands())
         table.register(keyCommands())
+        table.register(appAttestCommands())
         table.register(timeCommands())
         table.register(expectationCommands())
         return table

@@ -152,7 +152,7 @@ public struct ErrorReport: Sendable, Equatable {
     /// and tabs) are written as `\u{…}`, so they never reach the terminal.
     public var text: String {
         let message = UsageError.escapingUnprintable(message, keeping: ["\n", "\t"])
-        return domain == AuthenticationError.domain || domain == Self.osStatusDomain
+        return [AuthenticationError.domain, Self.osStatusDomain, "com.apple.devicecheck.error"].contains(domain)
             ? "\(name) (\(code)): \(message)" : "\(name): \(message)"
     }
 

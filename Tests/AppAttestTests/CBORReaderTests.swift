@@ -1,4 +1,4 @@
-import AppAttest
+import TouchstoneAppAttestFormat
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import AppAttest
+import TouchstoneAppAttestFormat
 import Crypto
 import Foundation
 import TestSupport

@@ -226,7 +226,8 @@ let package = Package(
         ),
         .target(
             name: "TouchstoneREPL",
-            dependencies: ["TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "CLibEdit", "LocalAuthentication"],
+            dependencies: ["TouchstoneCommands", "Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "CLibEdit", "LocalAuthentication",
+                           "TouchstoneAppAttest", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         // The `touchstone` command line (ArgumentParser and the quick everyday reader).

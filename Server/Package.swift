@@ -9,7 +9,10 @@ let strictSettings: [SwiftSetting] = [
 
 /// The fingerprint-login server of seed 003 (REFERENCE §11), a package of its own so that apps
 /// depending on Touchstone never resolve a web framework. It shares no code with the root
-/// package: the server needs only its own types.
+/// package but App Attest's formats and verifier: `Sources/TouchstoneAppAttestFormat` is a
+/// link to the root package's module of that name (no Touchstone in it), compiled here as a
+/// module of this package, so both packages verify with one implementation and neither
+/// depends on the other.
 let package = Package(
     name: "TouchstoneServer",
     platforms: [.macOS(.v15)],
@@ -24,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Already in the graph through Hummingbird and postgres-nio: a ServiceGroup for the tests
@@ -32,6 +36,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
+        // App Attest's CBOR, formats, X.509 subset and verifier (a link to the root package's module).
+        .target(
+            name: "TouchstoneAppAttestFormat",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The server as a library: configuration, routes, repositories (SQLite, PostgreSQL).
         .target(
             name: "LoginServer",
@@ -45,13 +58,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                "TouchstoneAppAttestFormat",
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "touchstone-server",
             dependencies: [
-                "LoginServer",
+                "LoginServer", "TouchstoneAppAttestFormat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -92,6 +106,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                "TouchstoneAppAttestFormat",
             ],
             swiftSettings: strictSettings
         ),

@@ -4,10 +4,14 @@
 #                            LOGIN_SERVER_URL, LOGIN_SERVER_PID, LOGIN_SERVER_DATA
 #   stop_login_server        SIGTERM, wait, remove the database; fails if the exit status is not 0
 start_login_server() {
-  local bin=$1 port
+  # start_login_server BIN [DATABASE_URL [MORE SERVER OPTIONS...]]: a fresh SQLite database by default.
+  local bin=$1 port database
+  shift
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
   LOGIN_SERVER_DATA=$(mktemp -d)
-  "$bin" --host 127.0.0.1 --port "$port" --database "sqlite://$LOGIN_SERVER_DATA/login.sqlite" --log-level warning &
+  database=${1:-sqlite://$LOGIN_SERVER_DATA/login.sqlite}
+  [ $# -gt 0 ] && shift
+  "$bin" --host 127.0.0.1 --port "$port" --database "$database" --log-level warning "$@" &
   LOGIN_SERVER_PID=$!
   LOGIN_SERVER_URL="http://127.0.0.1:$port"
   if ! python3 - "$port" "$LOGIN_SERVER_PID" <<'PY'

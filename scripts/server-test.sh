@@ -146,5 +146,38 @@ elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
 fi
 echo "server-test: the REPL's fingerprint-login story matches $expected"
 
+# App Attest (issue 36): a persistent device's attestation and assertions against servers that
+# trust its test root, on SQLite and on a fresh PostgreSQL database.
+device_data=$(mktemp -d)
+XDG_DATA_HOME="$device_data" "$touchstone" <<<'attest root' > "$device_data/root.pem"
+psql="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)/psql"
+PGOPTIONS=--client-min-messages=warning "$psql" -q "$TOUCHSTONE_TEST_POSTGRES_URL" -c "DROP DATABASE IF EXISTS app_attest_story" -c "CREATE DATABASE app_attest_story"
+expected=Tests/ServerTranscripts/app-attest.expected
+for database in "" "${TOUCHSTONE_TEST_POSTGRES_URL%/*}/app_attest_story"; do
+  backend=SQLite
+  [ -n "$database" ] && backend=PostgreSQL
+  if ! start_login_server "$bin" "$database" --app-attest-root "$device_data/root.pem" \
+      --app-id TOUCHSTONE.com.example.app --app-attest-environment development; then
+    echo "server-test: touchstone-server did not start for the app-attest transcript ($backend)" >&2
+    exit 1
+  fi
+  run_status=0
+  output=$(cd Tests/ServerTranscripts && XDG_DATA_HOME="$device_data" TOUCHSTONE_LOGIN_SERVER="$LOGIN_SERVER_URL" \
+    "$touchstone" --echo app-attest.touchstone 2>&1) || run_status=$?
+  actual=$(printf '%s\n[exit %s]\n' "$output" "$run_status" | sed -E \
+    -e "s#$LOGIN_SERVER_URL#http://127.0.0.1:<port>#g" \
+    -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<id>/g' \
+    -e 's#key [A-Za-z0-9+/]{43}=#key <key-id>#g')
+  stop_login_server
+  if [ "${UPDATE_TRANSCRIPTS:-}" = "1" ]; then
+    printf '%s\n' "$actual" > "$expected"
+  elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
+    echo "server-test: the REPL's app-attest transcript ($backend) differs from $expected (UPDATE_TRANSCRIPTS=1 rewrites it)" >&2
+    exit 1
+  fi
+  echo "server-test: the REPL's app-attest story matches $expected on $backend"
+done
+rm -rf "$device_data"
+
 # The same story as an app: Examples/FingerprintLogin over URLSession.
 SWIFT="$SWIFT" scripts/login-demo.sh --check

@@ -27,12 +27,15 @@ struct LoginState: Sendable {
     var profileID: String?
     /// The bearer token of the current session (a secret: never printed, traced or stored).
     var token: String?
-    /// How the current session was opened: `password` or `fingerprint`.
+    /// How the current session was opened: `password`, `fingerprint` or `appattest`.
     var signedInBy: String?
     /// The server's ID for this device's key.
     var deviceID: String?
     /// The name (application tag) of the key `login enable` made.
     var keyName: String?
+    /// The App Attest key `login attest` made and bound, and the server's ID for it.
+    var attestKeyID: String?
+    var attestDeviceID: String?
 
     /// The default server: `make server` listens there.
     static let defaultServer = "http://127.0.0.1:8080"
@@ -48,13 +51,15 @@ extension CommandTable {
                 name: "login",
                 summary: "seed 003's fingerprint login against touchstone-server: register, password, enable, fingerprint",
                 usage: "login server [url] | login register <user> [password] | login password <user> [password] | "
-                    + "login enable [name] | login fingerprint [outcome ...] | login status | login disable",
+                    + "login enable [name] | login fingerprint [outcome ...] | login attest [name] | login assert | login status | login disable",
                 example: "login fingerprint thumb",
                 moreExamples: [
                     "login server http://127.0.0.1:8080",
                     "login register alice 'correct horse'",
                     "login password alice 'correct horse'",
                     "login enable",
+                    "login attest",
+                    "login assert",
                     "login status",
                     "login disable",
                 ],
@@ -71,24 +76,31 @@ extension CommandTable {
                     "on a fresh context (outcomes as for evaluate), and sends the signature (POST /v1/logins).",
                     "After an enrollment change the key is invalidated: fingerprint is refused without a prompt until",
                     "password sign-in and enable again. disable unbinds the device (DELETE /v1/devices/<id>) and deletes the key.",
+                    "attest (signed in) binds an App Attest key instead (docs/APP-ATTEST.md): a binding challenge",
+                    "(POST /v1/devices/attest-challenges), a new key attested over SHA-256 of it, POST /v1/devices",
+                    "{kind: appattest}; the server must trust the device's root (touchstone-server --app-attest-root, `attest",
+                    "root`). assert logs in with it: a challenge (POST /v1/challenges), an assertion over SHA-256 of it",
+                    "(POST /v1/logins); no prompt (App Attest proves the app and device, not the person).",
                     "Server errors show the HTTP status and the server's message; expect error <code> matches its code,",
                     "e.g. expect error invalid_credentials.",
                 ],
                 completer: { session, previous in
                     switch previous.count {
-                    case 0: return ["server", "register", "password", "enable", "fingerprint", "status", "disable"]
+                    case 0: return ["server", "register", "password", "enable", "fingerprint", "attest", "assert", "status", "disable"]
                     default: return previous[0] == "fingerprint" ? session.outcomeWords : []
                     }
                 },
                 redactor: Command.redacting(wordAt: 2, after: ["register", "password"])  // the password, and passcode outcomes
             ) { session, arguments in
-                let verb = try arguments.required(0, "server, register, password, enable, fingerprint, status or disable")
+                let verb = try arguments.required(0, "server, register, password, enable, fingerprint, attest, assert, status or disable")
                 switch verb {
                 case "server": return try loginServer(session, arguments)
                 case "register": return try loginRegister(session, arguments)
                 case "password": return try loginPassword(session, arguments)
                 case "enable": return try loginEnable(session, arguments)
                 case "fingerprint": return try await loginFingerprint(session, arguments)
+                case "attest": return try loginAttest(session, arguments)
+                case "assert": return try loginAssert(session, arguments)
                 case "status": return try loginStatus(session, arguments)
                 case "disable": return try loginDisable(session, arguments)
                 default: throw arguments.usageError("unknown login action '\(verb)'")
@@ -246,7 +258,8 @@ extension CommandTable {
         }
         let account = state.username.map { user in state.profileID.map { "\(user) (profile \($0))" } ?? user }
             ?? state.profileID.map { "profile \($0)" } ?? "none"
-        let signedIn = state.token != nil ? "signed in with the \(state.signedInBy ?? "password")" : "not signed in"
+        let by = state.signedInBy ?? "password"
+        let signedIn = state.token == nil ? "not signed in" : "signed in with " + (by == "appattest" ? "App Attest" : "the \(by)")
         let fingerprint: String
         switch (state.deviceID, state.keyName) {
         case let (device?, name?) where keyPresent:
@@ -258,12 +271,15 @@ extension CommandTable {
         default:
             fingerprint = "off"
         }
-        return CommandOutput(["login server: \(endpoint)", "account: \(account)", "session: \(signedIn)", "fingerprint login: \(fingerprint)"],
+        let appAttest = state.attestDeviceID.map { "bound as device \($0)" } ?? "off"
+        return CommandOutput(["login server: \(endpoint)", "account: \(account)", "session: \(signedIn)", "fingerprint login: \(fingerprint)",
+                              "app attest login: \(appAttest)"],
                              result: [("server", .string(endpoint.description)), ("username", .optional(state.username)),
                                       ("profileID", .optional(state.profileID)), ("signedIn", .bool(state.token != nil)),
                                       ("signedInBy", .optional(state.token != nil ? state.signedInBy : nil)),
                                       ("deviceID", .optional(state.deviceID)), ("key", .optional(state.keyName)),
-                                      ("fingerprintEnabled", .bool(state.deviceID != nil && keyPresent && !invalidated))])
+                                      ("fingerprintEnabled", .bool(state.deviceID != nil && keyPresent && !invalidated)),
+                                      ("appAttestDeviceID", .optional(state.attestDeviceID))])
     }
 
     private static func loginDisable(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {

@@ -215,11 +215,20 @@ struct DeadlineRepository: LoginRepository {
         try await within { try await base.loginCheck(deviceID: deviceID, failureKey: failureKey, since: since) }
     }
 
-    func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
+    func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date,
+                         signCount: UInt32?) async throws -> String? {
         try await within {
             try await base.redeemChallenge(hash: hash, deviceID: deviceID, now: now, sessionTokenHash: sessionTokenHash,
-                                           sessionExpiresAt: sessionExpiresAt)
+                                           sessionExpiresAt: sessionExpiresAt, signCount: signCount)
         }
+    }
+
+    func createAttestChallenge(hash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
+        try await within { try await base.createAttestChallenge(hash: hash, profileID: profileID, expiresAt: expiresAt, now: now) }
+    }
+
+    func consumeAttestChallenge(hash: [UInt8], profileID: String, now: Date) async throws -> Bool {
+        try await within { try await base.consumeAttestChallenge(hash: hash, profileID: profileID, now: now) }
     }
 
     func recordAttempt(keys: [String], at: Date, since: Date, window: Duration) async throws -> RecordedAttempt {

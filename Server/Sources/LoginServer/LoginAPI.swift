@@ -1,10 +1,11 @@
-import Foundation
 import Crypto
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
+import TouchstoneAppAttestFormat
 
 /// The HTTP API of seed 003's fingerprint login (REFERENCE §11): accounts, password sessions,
 /// device binding, challenges and device logins. Stateless apart from the repository.
@@ -51,6 +52,7 @@ struct LoginAPI: Sendable {
         v1.put("accounts/password") { request, context in try await changePassword(request, context) }
         v1.delete("accounts/sessions") { request, context in try await endAllSessions(request, context) }
         v1.post("devices") { request, context in try await bindDevice(request, context) }
+        v1.post("devices/attest-challenges") { request, context in try await createAttestChallenge(request, context) }
         v1.delete("devices/:id") { request, context in try await deleteDevice(request, context) }
         v1.post("challenges") { request, context in try await createChallenge(request, context) }
         v1.post("logins") { request, context in try await signatureLogin(request, context) }
@@ -81,7 +83,7 @@ struct LoginAPI: Sendable {
     static let routes: [(String, [HTTPRequest.Method])] = [
         ("/health", [.get]), ("/health/ready", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post, .delete]), ("/v1/devices", [.get, .post]),
         ("/v1/devices/:id", [.delete]), ("/v1/challenges", [.post]), ("/v1/logins", [.post]), ("/v1/logins/token", [.post]),
-        ("/v1/accounts/password", [.put]), ("/v1/accounts/sessions", [.delete]),
+        ("/v1/accounts/password", [.put]), ("/v1/accounts/sessions", [.delete]), ("/v1/devices/attest-challenges", [.post]),
     ]
 
     // MARK: Accounts and sessions
@@ -365,6 +367,10 @@ struct LoginAPI: Sendable {
         var publicKey: String?
         var deviceToken: String?
         var name: String?
+        /// `appattest`: the key id, the attestation object and the binding challenge, base64.
+        var keyID: String?
+        var attestation: String?
+        var challenge: String?
     }
 
     func bindDevice(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
@@ -396,10 +402,15 @@ struct LoginAPI: Sendable {
             }
             publicKey = nil
             credential = credentialHash(kind: .token, bytes: Array(bytes))
+        case .appattest:
+            let attested = try await verifyAttestation(body, profileID: profileID, context)
+            publicKey = Array(attested.publicKey)
+            credential = credentialHash(kind: .appattest, bytes: Array(attested.keyID))
         }
         let device = DeviceRecord(
             deviceID: UUID().uuidString.lowercased(), profileID: profileID, kind: body.kind, name: name,
-            credentialHash: credential, publicKey: publicKey, createdAt: clock.now(), lastUsedAt: nil
+            credentialHash: credential, publicKey: publicKey, createdAt: clock.now(), lastUsedAt: nil,
+            signCount: body.kind == .appattest ? 0 : nil
         )
         do {
             try await repository.createDevice(device)
@@ -410,6 +421,49 @@ struct LoginAPI: Sendable {
             "profileID": .string(profileID), "deviceID": .string(device.deviceID), "kind": .string(device.kind.rawValue),
         ])
         return try json(["deviceID": device.deviceID], status: .created)
+    }
+
+    /// Checks an `appattest` binding: the one-use challenge this profile asked for (spent here
+    /// whatever follows), then the attestation, every step Apple documents (REFERENCE §12)
+    /// against the configured roots, with clientDataHash = SHA-256 of the challenge's bytes.
+    func verifyAttestation(_ body: BindRequest, profileID: String, _ context: LoginRequestContext) async throws -> AppAttestVerifier.AttestedKey {
+        guard let verifier = configuration.appAttest else {
+            throw APIError.badRequest("app_attest_not_configured",
+                                      "This server verifies no App Attest attestations (start it with --app-attest-root and --app-id).")
+        }
+        guard let keyText = body.keyID, let attestationText = body.attestation, let challengeText = body.challenge else {
+            throw APIError.badRequest("malformed_request", "An appattest device needs 'keyID', 'attestation' and 'challenge'.")
+        }
+        guard let keyID = Self.canonicalBase64(keyText), keyID.count == 32,
+              let attestation = Self.canonicalBase64(attestationText), let challenge = Self.canonicalBase64(challengeText),
+              challenge.count == 32
+        else {
+            throw APIError.badRequest("invalid_base64", "keyID (32 bytes), attestation and challenge (32 bytes) must be standard base64.")
+        }
+        guard try await repository.consumeAttestChallenge(hash: sha256(challenge), profileID: profileID, now: clock.now()) else {
+            throw APIError.badRequest("invalid_challenge",
+                                      "The challenge is unknown, used, expired or another account's: ask POST /v1/devices/attest-challenges for a new one.")
+        }
+        do {
+            return try verifier.verifyAttestation(attestation, keyID: keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
+        } catch {
+            context.logger.notice("attestation refused", metadata: ["profileID": .string(profileID), "step": .string(error.step.rawValue)])
+            throw APIError.badRequest("invalid_attestation", "The attestation failed the \(error.step.rawValue) check: \(error.detail)")
+        }
+    }
+
+    /// `POST /v1/devices/attest-challenges`: a one-use challenge (60 s) to attest a key with.
+    func createAttestChallenge(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
+        let profileID = try await authenticatedProfile(request)
+        guard configuration.appAttest != nil else {
+            throw APIError.badRequest("app_attest_not_configured",
+                                      "This server verifies no App Attest attestations (start it with --app-attest-root and --app-id).")
+        }
+        let challenge = randomBytes(32)
+        let now = clock.now()
+        let expiresAt = now.addingTimeInterval(configuration.challengeLifetime.timeInterval)
+        try await repository.createAttestChallenge(hash: sha256(challenge), profileID: profileID, expiresAt: expiresAt, now: now)
+        return try json(ChallengeResponse(challenge: Data(challenge).base64EncodedString(), expiresAt: expiresAt))
     }
 
     struct DeviceList: Encodable {
@@ -487,14 +541,21 @@ struct LoginAPI: Sendable {
     struct SignatureLogin: Decodable {
         var deviceID: String
         var challenge: String
-        var signature: String
+        /// A `key` device's DER signature over the challenge.
+        var signature: String?
+        /// An `appattest` device's assertion over SHA-256 of the challenge.
+        var assertion: String?
     }
 
     func signatureLogin(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
         var body = try await decode(SignatureLogin.self, from: request)
         body.deviceID = Self.deviceID(body.deviceID)
-        guard let challenge = Self.canonicalBase64(body.challenge), let signature = Self.canonicalBase64(body.signature) else {
-            throw APIError.badRequest("invalid_base64", "challenge and signature must be standard base64.")
+        guard (body.signature == nil) != (body.assertion == nil) else {
+            throw APIError.badRequest("malformed_request", "Give 'signature' (a key device) or 'assertion' (an appattest device).")
+        }
+        guard let challenge = Self.canonicalBase64(body.challenge), let signature = Self.canonicalBase64(body.signature ?? body.assertion ?? "")
+        else {
+            throw APIError.badRequest("invalid_base64", "challenge and signature (or assertion) must be standard base64.")
         }
         let addressKey = "address:" + context.remoteAddress
         let now = clock.now()
@@ -516,8 +577,29 @@ struct LoginAPI: Sendable {
         // way the challenge is consumed: a good signature redeems it in one transaction that
         // deletes it and, only if that delete removed it, starts the session, so of two
         // concurrent logins with one challenge at most one wins; a forged attempt burns it too.
+        var signCount: UInt32?
         let verified = device.map { device in
-            guard device.kind == .key, let keyBytes = device.publicKey,
+            if device.kind == .appattest {
+                // The assertion over SHA-256 of the challenge's bytes, by the attested key, with
+                // a counter above the stored one (checked again where it is stored).
+                guard body.assertion != nil, let verifier = configuration.appAttest, let keyBytes = device.publicKey else { return false }
+                do {
+                    signCount = try verifier.verifyAssertion(signature, clientDataHash: Data(SHA256.hash(data: challenge)),
+                                                             publicKey: Data(keyBytes), previousCounter: device.signCount ?? 0)
+                    return true
+                } catch let error as AppAttestVerificationError {
+                    if error.step == .counterMismatch {
+                        // docs/SERVER.md: a counter that does not grow is a cloned key or a replay.
+                        context.logger.warning("App Attest counter did not grow: a cloned key or a replayed assertion", metadata: [
+                            "deviceID": .string(device.deviceID), "profileID": .string(device.profileID),
+                        ])
+                    }
+                    return false
+                } catch {
+                    return false
+                }
+            }
+            guard device.kind == .key, body.signature != nil, let keyBytes = device.publicKey,
                   let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
                   let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
                   // DER has one encoding per value: integers padded with extra zero bytes (which
@@ -531,7 +613,8 @@ struct LoginAPI: Sendable {
             let token = randomBytes(32)
             let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
             if let profileID = try await repository.redeemChallenge(
-                hash: challengeHash, deviceID: device.deviceID, now: now, sessionTokenHash: sha256(token), sessionExpiresAt: expiresAt
+                hash: challengeHash, deviceID: device.deviceID, now: now, sessionTokenHash: sha256(token), sessionExpiresAt: expiresAt,
+                signCount: signCount
             ) {
                 context.logger.info("signature login", metadata: ["profileID": .string(profileID), "deviceID": .string(device.deviceID)])
                 return try json(SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt))

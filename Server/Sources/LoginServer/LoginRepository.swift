@@ -26,6 +26,9 @@ public enum DeviceKind: String, Sendable, Codable, Equatable {
     case key
     /// A long random device token sent as is (seed 003 as written); only its hash is stored.
     case token
+    /// An App Attest key (REFERENCE §12): bound with an attestation the server verified against
+    /// its trusted roots, logging in with assertions whose counter must grow.
+    case appattest
 }
 
 /// A device bound to an account.
@@ -40,8 +43,11 @@ public struct DeviceRecord: Sendable, Equatable {
     public var name: String
     /// SHA-256 over a kind label and the key or token: unique across all accounts.
     public var credentialHash: [UInt8]
-    /// The 65-byte X9.63 public key for `.key` devices, `nil` for `.token` devices.
+    /// The 65-byte X9.63 public key for `.key` and `.appattest` devices, `nil` for `.token` devices.
     public var publicKey: [UInt8]?
+    /// The counter of the last assertion of an `.appattest` device (0 after its attestation);
+    /// `nil` for other kinds.
+    public var signCount: UInt32?
     /// When the device was bound.
     public var createdAt: Date
     /// When the device last logged in, if ever.
@@ -50,7 +56,7 @@ public struct DeviceRecord: Sendable, Equatable {
     /// Creates a record.
     public init(
         deviceID: String, profileID: String, kind: DeviceKind, name: String,
-        credentialHash: [UInt8], publicKey: [UInt8]?, createdAt: Date, lastUsedAt: Date?
+        credentialHash: [UInt8], publicKey: [UInt8]?, createdAt: Date, lastUsedAt: Date?, signCount: UInt32? = nil
     ) {
         self.deviceID = deviceID
         self.profileID = profileID
@@ -60,6 +66,7 @@ public struct DeviceRecord: Sendable, Equatable {
         self.publicKey = publicKey
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
+        self.signCount = signCount
     }
 }
 
@@ -148,8 +155,19 @@ public protocol LoginRepository: Sendable {
     /// call deleted it, records the device's last use and stores a session for the device's
     /// account, all in one transaction; returns that profile, or `nil` (nothing written) when
     /// the challenge was not there. Of two concurrent calls with one challenge at most one
-    /// gets a profile.
-    func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String?
+    /// gets a profile. With `signCount` (an App Attest assertion's counter) the device's stored
+    /// counter must be below it and becomes it in the same transaction; otherwise no session
+    /// (`nil`) and the challenge is spent all the same: of two assertions with one counter, at
+    /// most one logs in.
+    func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date,
+                         signCount: UInt32?) async throws -> String?
+
+    /// Stores the hash of a one-use App Attest binding challenge for `profileID`, valid until
+    /// `expiresAt`; now and then drops expired ones and all but this profile's newest 16.
+    func createAttestChallenge(hash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws
+    /// Deletes the binding challenge if it is `profileID`'s and live at `now`; `true` only for
+    /// the call that deleted it.
+    func consumeAttestChallenge(hash: [UInt8], profileID: String, now: Date) async throws -> Bool
 
     /// Records an attempt under each of `keys` (an account, an address) at `at`, counted as a
     /// failure until ``releaseAttempt(_:)`` removes it, and returns how many failures each key
@@ -173,14 +191,11 @@ extension LoginRepository {
         return (try await device(id: deviceID), count, oldest)
     }
 
-    /// ``consumeChallenge(hash:deviceID:now:)`` then ``createSession(tokenHash:profileID:expiresAt:now:usedDeviceID:)``:
-    /// two steps; repositories override it with one transaction.
+    /// A key login's redemption: ``redeemChallenge(hash:deviceID:now:sessionTokenHash:sessionExpiresAt:signCount:)``
+    /// without a counter.
     public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
-        guard let device = try await consumeChallenge(hash: hash, deviceID: deviceID, now: now),
-              try await createSession(tokenHash: sessionTokenHash, profileID: device.profileID, expiresAt: sessionExpiresAt,
-                                      now: now, usedDeviceID: device.deviceID)
-        else { return nil }
-        return device.profileID
+        try await redeemChallenge(hash: hash, deviceID: deviceID, now: now, sessionTokenHash: sessionTokenHash,
+                                  sessionExpiresAt: sessionExpiresAt, signCount: nil)
     }
 }
 

@@ -1,3 +1,5 @@
+import TouchstoneAppAttestFormat
+
 /// Everything the server is told at start. The defaults are the numbers.
 public struct LoginServerConfiguration: Sendable {
     /// Address to listen on.
@@ -51,6 +53,11 @@ public struct LoginServerConfiguration: Sendable {
     /// hanging while the database is unreachable. SQLite steps have no such timer: they are
     /// bounded by its busy timeout (lock waits), not by this.
     public var databaseTimeout: Duration = .seconds(10)
+
+    /// App Attest (docs/APP-ATTEST.md): the App ID, environment and roots that attestations of
+    /// `appattest` devices are verified against (`--app-attest-root`, `--app-id`); nil refuses
+    /// such bindings (`app_attest_not_configured`).
+    public var appAttest: AppAttestVerifier?
 
     /// The defaults.
     public init() {}

@@ -152,6 +152,27 @@ public struct PostgresLoginRepository: LoginRepository {
         END
         $$
         """,
+        // App Attest: devices keep their assertion counter; binding challenges belong to a
+        // profile. Created only when missing, as above.
+        """
+        DO $$
+        BEGIN
+            IF NOT EXISTS (
+                SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'devices' AND column_name = 'sign_count'
+            ) THEN
+                ALTER TABLE devices ADD COLUMN sign_count BIGINT;
+                CREATE TABLE attest_challenges (
+                    challenge_hash BYTEA PRIMARY KEY,
+                    profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
+                    expires_at BIGINT NOT NULL,
+                    id BIGSERIAL
+                );
+                CREATE INDEX attest_challenges_profile_id ON attest_challenges(profile_id, id);
+            END IF;
+        END
+        $$
+        """,
     ]
 
     public func migrate() async throws {
@@ -293,15 +314,16 @@ public struct PostgresLoginRepository: LoginRepository {
     public func createDevice(_ device: DeviceRecord) async throws {
         try await insert(
             """
-            INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at)
+            INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count)
             VALUES (\(device.deviceID), \(device.profileID), \(device.kind.rawValue), \(device.name),
                     \(Data(device.credentialHash)), \(device.publicKey.map { Data($0) }),
-                    \(device.createdAt.millisecondsSince1970), \(device.lastUsedAt?.millisecondsSince1970))
+                    \(device.createdAt.millisecondsSince1970), \(device.lastUsedAt?.millisecondsSince1970),
+                    \(device.signCount.map { Int64($0) }))
             """
         )
     }
 
-    private typealias DeviceRow = (String, String, String, String, Data, Data?, Int64, Int64?)
+    private typealias DeviceRow = (String, String, String, String, Data, Data?, Int64, Int64?, Int64?)
 
     private func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
         let rows = try await client.query(query, logger: quiet)
@@ -312,7 +334,8 @@ public struct PostgresLoginRepository: LoginRepository {
             devices.append(DeviceRecord(
                 deviceID: row.0, profileID: row.1, kind: kind, name: row.3,
                 credentialHash: Array(row.4), publicKey: row.5.map { Array($0) },
-                createdAt: Date(millisecondsSince1970: row.6), lastUsedAt: row.7.map { Date(millisecondsSince1970: $0) }
+                createdAt: Date(millisecondsSince1970: row.6), lastUsedAt: row.7.map { Date(millisecondsSince1970: $0) },
+                signCount: row.8.flatMap { UInt32(exactly: $0) }
             ))
         }
         return devices
@@ -321,7 +344,7 @@ public struct PostgresLoginRepository: LoginRepository {
     public func devices(profileID: String) async throws -> [DeviceRecord] {
         try await devices(
             """
-            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at
+            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count
             FROM devices WHERE profile_id = \(profileID) ORDER BY created_at, device_id
             """
         )
@@ -330,7 +353,7 @@ public struct PostgresLoginRepository: LoginRepository {
     public func device(id: String) async throws -> DeviceRecord? {
         try await devices(
             """
-            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at
+            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count
             FROM devices WHERE device_id = \(id)
             """
         ).first
@@ -339,7 +362,7 @@ public struct PostgresLoginRepository: LoginRepository {
     public func device(credentialHash: [UInt8]) async throws -> DeviceRecord? {
         try await devices(
             """
-            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at
+            SELECT device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count
             FROM devices WHERE credential_hash = \(Data(credentialHash))
             """
         ).first
@@ -372,7 +395,7 @@ public struct PostgresLoginRepository: LoginRepository {
             """
             INSERT INTO challenges (challenge_hash, device_id, expires_at, requested_by)
             SELECT \(Data(hash)), device_id, \(expiresAt.millisecondsSince1970), \(requester) FROM devices
-            WHERE device_id = \(deviceID) AND kind = 'key'
+            WHERE device_id = \(deviceID) AND kind IN ('key', 'appattest')
             RETURNING device_id
             """,
             logger: quiet
@@ -387,7 +410,7 @@ public struct PostgresLoginRepository: LoginRepository {
             DELETE FROM challenges c USING devices d
             WHERE c.challenge_hash = \(Data(hash)) AND c.device_id = \(deviceID)
               AND c.expires_at > \(now.millisecondsSince1970) AND d.device_id = c.device_id
-            RETURNING d.device_id, d.profile_id, d.kind, d.name, d.credential_hash, d.public_key, d.created_at, d.last_used_at
+            RETURNING d.device_id, d.profile_id, d.kind, d.name, d.credential_hash, d.public_key, d.created_at, d.last_used_at, d.sign_count
             """
         ).first
     }
@@ -399,7 +422,7 @@ public struct PostgresLoginRepository: LoginRepository {
         let rows = try await client.query(
             """
             SELECT d.device_id, d.profile_id, d.kind, d.name, d.credential_hash, d.public_key, d.created_at, d.last_used_at,
-                   f.count, f.oldest
+                   d.sign_count, f.count, f.oldest
             FROM (SELECT COUNT(*) AS count, MIN(at) AS oldest FROM login_failures
                   WHERE key = \(failureKey) AND at > \(since.millisecondsSince1970)) f
             LEFT JOIN devices d ON d.device_id = \(deviceID)
@@ -407,22 +430,23 @@ public struct PostgresLoginRepository: LoginRepository {
             logger: quiet
         )
         for raw in try await rows.collect() {
-            let row = try raw.decode((String?, String?, String?, String?, Data?, Data?, Int64?, Int64?, Int64, Int64?).self)
+            let row = try raw.decode((String?, String?, String?, String?, Data?, Data?, Int64?, Int64?, Int64?, Int64, Int64?).self)
             var device: DeviceRecord?
             if let id = row.0, let profile = row.1, let kindText = row.2, let kind = DeviceKind(rawValue: kindText),
                let credential = row.4, let created = row.6 {
                 device = DeviceRecord(
                     deviceID: id, profileID: profile, kind: kind, name: row.3 ?? "", credentialHash: Array(credential),
                     publicKey: row.5.map { Array($0) }, createdAt: Date(millisecondsSince1970: created),
-                    lastUsedAt: row.7.map { Date(millisecondsSince1970: $0) }
+                    lastUsedAt: row.7.map { Date(millisecondsSince1970: $0) }, signCount: row.8.flatMap { UInt32(exactly: $0) }
                 )
             }
-            return (device, Int(row.8), row.9.map { Date(millisecondsSince1970: $0) })
+            return (device, Int(row.9), row.10.map { Date(millisecondsSince1970: $0) })
         }
         return (nil, 0, nil)
     }
 
-    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
+    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date,
+                                signCount: UInt32?) async throws -> String? {
         if shouldPrune() {
             try await client.query("DELETE FROM sessions WHERE expires_at <= \(now.millisecondsSince1970)", logger: quiet)
         }
@@ -446,8 +470,10 @@ public struct PostgresLoginRepository: LoginRepository {
                   AND EXISTS (SELECT 1 FROM locked)
                 RETURNING device_id
             ), touched AS (
-                UPDATE devices SET last_used_at = \(now.millisecondsSince1970)
+                -- An App Attest counter only grows: a repeat spends the challenge, opens nothing.
+                UPDATE devices SET last_used_at = \(now.millisecondsSince1970), sign_count = COALESCE(\(signCount.map { Int64($0) }), sign_count)
                 WHERE device_id IN (SELECT device_id FROM consumed)
+                  AND (\(signCount.map { Int64($0) })::BIGINT IS NULL OR sign_count < \(signCount.map { Int64($0) }))
                 RETURNING profile_id, device_id
             )
             INSERT INTO sessions (token_hash, profile_id, expires_at, device_id)
@@ -460,6 +486,38 @@ public struct PostgresLoginRepository: LoginRepository {
             return try row.decode(String.self)
         }
         return nil
+    }
+
+    public func createAttestChallenge(hash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
+        if shouldPrune() {
+            try await client.query(
+                """
+                DELETE FROM attest_challenges WHERE expires_at <= \(now.millisecondsSince1970) OR challenge_hash IN
+                    (SELECT challenge_hash FROM attest_challenges WHERE profile_id = \(profileID)
+                     ORDER BY id DESC OFFSET \(maximumChallengesPerRequester - 1))
+                """,
+                logger: quiet
+            )
+        }
+        try await client.query(
+            """
+            INSERT INTO attest_challenges (challenge_hash, profile_id, expires_at)
+            VALUES (\(Data(hash)), \(profileID), \(expiresAt.millisecondsSince1970))
+            """,
+            logger: quiet
+        )
+    }
+
+    public func consumeAttestChallenge(hash: [UInt8], profileID: String, now: Date) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            DELETE FROM attest_challenges
+            WHERE challenge_hash = \(Data(hash)) AND profile_id = \(profileID) AND expires_at > \(now.millisecondsSince1970)
+            RETURNING 1
+            """,
+            logger: quiet
+        )
+        return try await rows.collect().count == 1
     }
 
     /// One transaction that first takes a transaction-scoped advisory lock per key (in sorted

@@ -141,6 +141,19 @@ public struct SQLiteLoginRepository: LoginRepository {
                 CREATE INDEX challenges_device_requester ON challenges(device_id, requested_by);
                 """)
         }
+        // v4: App Attest devices keep their assertion counter; binding challenges belong to a
+        // profile (no device exists yet).
+        migrator.registerMigration("v4-app-attest") { db in
+            try db.execute(sql: """
+                ALTER TABLE devices ADD COLUMN sign_count INTEGER;
+                CREATE TABLE attest_challenges (
+                    challenge_hash BLOB PRIMARY KEY NOT NULL,
+                    profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
+                    expires_at INTEGER NOT NULL
+                );
+                CREATE INDEX attest_challenges_profile_id ON attest_challenges(profile_id);
+                """)
+        }
         try migrator.migrate(writer)
     }
 
@@ -243,30 +256,33 @@ public struct SQLiteLoginRepository: LoginRepository {
         try await insert { db in
             try db.execute(
                 sql: """
-                    INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     device.deviceID, device.profileID, device.kind.rawValue, device.name,
                     Data(device.credentialHash), device.publicKey.map { Data($0) },
                     device.createdAt.millisecondsSince1970, device.lastUsedAt?.millisecondsSince1970,
+                    device.signCount.map { Int64($0) },
                 ]
             )
         }
     }
 
     private static let deviceColumns =
-        "device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at"
+        "device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count"
 
     private static func device(from row: Row) -> DeviceRecord? {
         guard let kind = DeviceKind(rawValue: row[2]) else { return nil }
         let credential: Data = row[4]
         let key: Data? = row[5]
         let lastUsed: Int64? = row[7]
+        let signCount: Int64? = row[8]
         return DeviceRecord(
             deviceID: row[0], profileID: row[1], kind: kind, name: row[3],
             credentialHash: Array(credential), publicKey: key.map { Array($0) },
-            createdAt: Date(millisecondsSince1970: row[6]), lastUsedAt: lastUsed.map { Date(millisecondsSince1970: $0) }
+            createdAt: Date(millisecondsSince1970: row[6]), lastUsedAt: lastUsed.map { Date(millisecondsSince1970: $0) },
+            signCount: signCount.flatMap { UInt32(exactly: $0) }
         )
     }
 
@@ -315,7 +331,7 @@ public struct SQLiteLoginRepository: LoginRepository {
             }
             try db.cachedStatement(sql: """
                 INSERT INTO challenges (challenge_hash, device_id, expires_at, requested_by)
-                SELECT ?, device_id, ?, ? FROM devices WHERE device_id = ? AND kind = 'key'
+                SELECT ?, device_id, ?, ? FROM devices WHERE device_id = ? AND kind IN ('key', 'appattest')
                 """).execute(arguments: [Data(hash), expiresAt.millisecondsSince1970, requester, deviceID])
             return db.changesCount == 1
         }
@@ -349,7 +365,8 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
-    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date) async throws -> String? {
+    public func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date,
+                                signCount: UInt32?) async throws -> String? {
         try await writes.write { db in
             let nowMilliseconds = now.millisecondsSince1970
             try db.cachedStatement(sql: "DELETE FROM challenges WHERE challenge_hash = ? AND device_id = ? AND expires_at > ?")
@@ -359,6 +376,13 @@ public struct SQLiteLoginRepository: LoginRepository {
                       db.cachedStatement(sql: "SELECT profile_id FROM devices WHERE device_id = ?"), arguments: [deviceID]
                   )
             else { return nil }
+            if let signCount {
+                // The counter only grows: a repeat (a cloned key, a replay) spends the challenge
+                // and opens nothing.
+                try db.cachedStatement(sql: "UPDATE devices SET sign_count = ? WHERE device_id = ? AND sign_count < ?")
+                    .execute(arguments: [Int64(signCount), deviceID, Int64(signCount)])
+                guard db.changesCount == 1 else { return nil }
+            }
             try db.cachedStatement(sql: "UPDATE devices SET last_used_at = ? WHERE device_id = ?").execute(arguments: [nowMilliseconds, deviceID])
             if shouldPrune() {
                 try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [nowMilliseconds])
@@ -366,6 +390,27 @@ public struct SQLiteLoginRepository: LoginRepository {
             try db.cachedStatement(sql: "INSERT INTO sessions (token_hash, profile_id, expires_at, device_id) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [Data(sessionTokenHash), profileID, sessionExpiresAt.millisecondsSince1970, deviceID])
             return profileID
+        }
+    }
+
+    public func createAttestChallenge(hash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws {
+        try await writes.write { db in
+            if shouldPrune() {
+                try db.execute(sql: """
+                    DELETE FROM attest_challenges WHERE expires_at <= ? OR rowid IN
+                        (SELECT rowid FROM attest_challenges WHERE profile_id = ? ORDER BY rowid DESC LIMIT -1 OFFSET ?)
+                    """, arguments: [now.millisecondsSince1970, profileID, maximumChallengesPerRequester - 1])
+            }
+            try db.execute(sql: "INSERT INTO attest_challenges (challenge_hash, profile_id, expires_at) VALUES (?, ?, ?)",
+                           arguments: [Data(hash), profileID, expiresAt.millisecondsSince1970])
+        }
+    }
+
+    public func consumeAttestChallenge(hash: [UInt8], profileID: String, now: Date) async throws -> Bool {
+        try await writes.write { db in
+            try db.execute(sql: "DELETE FROM attest_challenges WHERE challenge_hash = ? AND profile_id = ? AND expires_at > ?",
+                           arguments: [Data(hash), profileID, now.millisecondsSince1970])
+            return db.changesCount == 1
         }
     }
 

@@ -4,6 +4,7 @@ import Logging
 import LoginServer
 import NIOCore
 import ServiceLifecycle
+import TouchstoneAppAttestFormat
 
 /// `touchstone-server`: the fingerprint-login server of seed 003.
 @main
@@ -23,12 +24,16 @@ struct TouchstoneServer: AsyncParsableCommand {
               DELETE /v1/accounts/sessions (bearer)             -> 204 (signs out
                                       everywhere)
               POST   /v1/devices      (bearer) {kind: "key", publicKey, name} or
-                                      {kind: "token", deviceToken, name} -> 201 {deviceID}
+                                      {kind: "token", deviceToken, name} or
+                                      {kind: "appattest", keyID, attestation, challenge,
+                                      name} -> 201 {deviceID}
               GET    /v1/devices      (bearer)                  -> 200 {devices: [...]}
               DELETE /v1/devices/ID   (bearer)                  -> 204 (ends the sessions
                                       the device logged in)
               POST   /v1/challenges   {deviceID}        -> 200 {challenge, expiresAt}
               POST   /v1/logins       {deviceID, challenge, signature} -> 200 session
+                                      (an appattest device: assertion, not signature)
+              POST   /v1/devices/attest-challenges (Bearer)    -> 200 {challenge, expiresAt}
               POST   /v1/logins/token {deviceToken}             -> 200 session
               GET    /health                                    -> 200 while serving
               GET    /health/ready                              -> 200 when the database
@@ -68,7 +73,26 @@ struct TouchstoneServer: AsyncParsableCommand {
     ))
     var maxConnectionsPerAddress = LoginServerConfiguration().maxConnectionsPerAddress
 
+    @Option(name: .customLong("app-attest-root"), help: ArgumentHelp(
+        "A PEM file of App Attest roots to trust (repeatable): Apple's App Attest root in production, a Touchstone device's test root (`attest root`) in tests.",
+        discussion: "With --app-id, devices of kind appattest can be bound (POST /v1/devices/attest-challenges, then POST /v1/devices) and log in with assertions.",
+        valueName: "pem-file"
+    ))
+    var appAttestRoot: [String] = []
+
+    @Option(name: .customLong("app-id"), help: ArgumentHelp(
+        "The App ID attestations must be for: <team id>.<bundle id> (with --app-attest-root).", valueName: "team.bundle"
+    ))
+    var appID: String?
+
+    @Option(name: .customLong("app-attest-environment"), help: ArgumentHelp(
+        "development or production: the aaguid attestations must carry (default production; a Touchstone device is development unless its composition says otherwise).",
+        valueName: "environment"
+    ))
+    var appAttestEnvironment = "production"
+
     func validate() throws {
+        _ = try appAttestVerifier()
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         // Checked before anything is created: a mistyped host must not leave a new database behind.
         guard Self.resolves(host) else { throw ValidationError("--host '\(host)' is not an address or a name this machine resolves.") }
@@ -80,6 +104,37 @@ struct TouchstoneServer: AsyncParsableCommand {
         guard (1...1_000_000).contains(maxConnectionsPerAddress) else {
             throw ValidationError("--max-connections-per-address must be between 1 and 1000000.")
         }
+    }
+
+    /// The App Attest verifier the options describe, or nil without them; a validation error
+    /// names the option that is wrong.
+    func appAttestVerifier() throws -> AppAttestVerifier? {
+        guard !appAttestRoot.isEmpty || appID != nil else { return nil }
+        guard let appID, !appAttestRoot.isEmpty else {
+            throw ValidationError("--app-attest-root and --app-id go together: give both, or neither.")
+        }
+        let parts = appID.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, parts[0].utf8.count == 10, parts[0].utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), !parts[1].isEmpty,
+              appID.utf8.count <= 255
+        else {
+            throw ValidationError("--app-id '\(appID)' is not <team id>.<bundle id> (a ten-character team id of A-Z and 0-9, a dot, the bundle id).")
+        }
+        guard let environment = AppAttestEnvironment(rawValue: appAttestEnvironment) else {
+            throw ValidationError("--app-attest-environment must be development or production, not '\(appAttestEnvironment)'.")
+        }
+        var roots: [String] = []
+        for path in appAttestRoot {
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {
+                throw ValidationError("--app-attest-root '\(path)': not a readable PEM file of at most 1 MiB.")
+            }
+            do {
+                _ = try Certificate.certificates(pem: text)
+            } catch {
+                throw ValidationError("--app-attest-root '\(path)': \(error)")
+            }
+            roots.append(text)
+        }
+        return try AppAttestVerifier(appID: appID, environment: environment, trustedRootsPEM: roots)
     }
 
     /// Whether `host` is an address or a name this machine resolves (NIO's `getaddrinfo`).
@@ -95,6 +150,7 @@ struct TouchstoneServer: AsyncParsableCommand {
         configuration.port = port
         configuration.trustedProxies = try TrustedProxies(parsing: trustedProxy)
         configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
+        configuration.appAttest = try appAttestVerifier()
         configuration.database = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultLocation()
         let repository = try LoginServer.makeRepository(for: configuration, logger: logger)
         let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)

@@ -69,6 +69,10 @@ struct StalledRepository: LoginRepository {
         try await stall()
     }
     func consumeChallenge(hash: [UInt8], deviceID: String, now: Date) async throws -> DeviceRecord? { try await stall() }
+    func redeemChallenge(hash: [UInt8], deviceID: String, now: Date, sessionTokenHash: [UInt8], sessionExpiresAt: Date,
+                         signCount: UInt32?) async throws -> String? { try await stall() }
+    func createAttestChallenge(hash: [UInt8], profileID: String, expiresAt: Date, now: Date) async throws { try await stall() }
+    func consumeAttestChallenge(hash: [UInt8], profileID: String, now: Date) async throws -> Bool { try await stall() }
     func createPasswordSession(tokenHash: [UInt8], profileID: String, expiresAt: Date, now: Date, passwordHash: String) async throws -> Bool {
         try await stall()
     }

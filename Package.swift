@@ -264,7 +264,7 @@ let package = Package(
         example("Seed004CachedState", dependencies: ["LocalAuthentication", "TouchstoneCommands"]),
         // Seed 003's fingerprint login with a Secure Enclave key (and LARightStore), against
         // touchstone-server over URLSession (FoundationNetworking: this executable only).
-        example("FingerprintLogin", dependencies: ["LocalAuthentication", "TouchstoneCommands"]),
+        example("FingerprintLogin", dependencies: ["LocalAuthentication", "DeviceCheck", "CryptoKit", "TouchstoneCommands"]),
         // Issue 11: a real fingerprint (fprintd) with the login password (PAM) as fallback.
         .executableTarget(
             name: "LinuxLogin",

@@ -2,6 +2,7 @@
 # Seed 003 end to end over HTTP: starts touchstone-server on a free loopback port with a
 # temporary SQLite database, runs Examples/FingerprintLogin against it step by step on a
 # simulated device (a temporary SQLite store: passcode, thumb enrolled), and stops the server.
+# The server trusts the device's App Attest test root, for the App Attest steps.
 #
 #   scripts/login-demo.sh            build what is missing, run the story, print each step
 #   scripts/login-demo.sh --check    the same, and fail unless the output equals
@@ -14,15 +15,16 @@ check=0
 [ "${1:-}" = "--check" ] && check=1
 
 "$SWIFT" build --product FingerprintLogin -q
+"$SWIFT" build --product touchstone -q
 "$SWIFT" build --package-path Server --product touchstone-server -q
 app="$("$SWIFT" build --show-bin-path)/FingerprintLogin"
+touchstone="$("$SWIFT" build --show-bin-path)/touchstone"
 server="$("$SWIFT" build --package-path Server --show-bin-path)/touchstone-server"
 
 # shellcheck source=scripts/login-server-lib.sh
 . scripts/login-server-lib.sh
 device=$(mktemp -d)
 trap 'stop_login_server || true; rm -rf "$device"' EXIT
-start_login_server "$server"
 
 cat > "$device/device.json" <<JSON
 {
@@ -32,6 +34,10 @@ cat > "$device/device.json" <<JSON
   "storage": {"id": "storage.sqlite", "options": {"path": "$device/device.sqlite"}}
 }
 JSON
+# The server trusts this device's App Attest test root (the App Attest steps).
+"$touchstone" --config "$device/device.json" <<<'attest root' > "$device/app-attest-root.pem"
+start_login_server "$server" "" --app-attest-root "$device/app-attest-root.pem" \
+  --app-id TOUCHSTONE.com.example.fingerprint-login --app-attest-environment development
 
 # step SETUP OUTCOMES ARGS...: one run of the app, as a person would do one thing on the phone.
 step() {
@@ -62,6 +68,13 @@ run_story() {
   step "enroll middle" "" login-right
   step "" "thumb" enable-right alice 'correct horse battery'
   step "" "middle" login-right
+  step "" "" login-attest
+  step "attest fault server-unavailable" "" enable-attest alice 'correct horse battery'
+  step "" "" enable-attest alice 'correct horse battery'
+  step "" "" login-attest
+  step "" "" login-attest
+  step "attest fault cloned-key" "" login-attest
+  step "attest fault unsupported" "" enable-attest alice 'correct horse battery'
 }
 
 if [ "$check" -eq 1 ]; then

@@ -6,7 +6,7 @@
 // challenge (POST /v1/challenges) and the server, which keeps only public keys, verifies it
 // (POST /v1/logins). An enrollment change makes the key unusable: the app falls back to the
 // password and binds a new key, replacing the old binding. A second variant does the same with
-// iOS 16's LARightStore.
+// iOS 16's LARightStore; a third binds an App Attest key the server verifies (AppAttestLoginApp.swift).
 //
 // App code (`LoginApp`, `RightsLoginApp`, `LoginServer`) is iOS code: `import
 // LocalAuthentication` and URLSession (FoundationNetworking on Linux). One step per run,
@@ -18,6 +18,8 @@
 //   FingerprintLogin http://127.0.0.1:8080 login                          # fingerprint login
 //   FingerprintLogin http://127.0.0.1:8080 enable-right alice 'correct horse'  # the same with LARightStore
 //   FingerprintLogin http://127.0.0.1:8080 login-right
+//   FingerprintLogin http://127.0.0.1:8080 enable-attest alice 'correct horse'  # App Attest (server: --app-attest-root)
+//   FingerprintLogin http://127.0.0.1:8080 login-attest
 //
 // scripts/login-demo.sh starts a server on a free loopback port and runs the whole story.
 // Output lines are deterministic (no IDs, tokens or times); exit status 0 whatever the login
@@ -27,6 +29,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import DeviceCheck
 import LocalAuthentication
 import TouchstoneCommands  // [driver] Linux only: SQLite stores and TOUCHSTONE_SETUP
 
@@ -293,6 +296,7 @@ func describe(_ error: any Error) -> String {
     if let error = error as? ServerError { return error.text }
     let nsError = error as NSError
     if nsError.domain == LAErrorDomain, let code = LAError.Code(rawValue: nsError.code) { return "LAError \(code) (\(nsError.code))" }
+    if nsError.domain == DCErrorDomain, let code = DCError.Code(rawValue: nsError.code) { return "DCError \(code) (\(nsError.code))" }
     return "\(nsError.domain) \(nsError.code)"
 }
 
@@ -304,13 +308,13 @@ LocalAuthenticationSystem.bootstrap(.builtIn)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: FingerprintLogin <server-url> register <user> <password> | enable <user> <password> | login"
-    + " | enable-right <user> <password> | login-right\n"
+    + " | enable-right <user> <password> | login-right | enable-attest <user> <password> | login-attest\n"
 guard arguments.count >= 2, let base = URL(string: arguments[0]), ["http", "https"].contains(base.scheme ?? ""), base.host != nil else {
     FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }
 let step = Array(arguments.dropFirst())
-let valid: [String: Int] = ["register": 3, "enable": 3, "login": 1, "enable-right": 3, "login-right": 1]
+let valid: [String: Int] = ["register": 3, "enable": 3, "login": 1, "enable-right": 3, "login-right": 1, "enable-attest": 3, "login-attest": 1]
 guard let name = step.first, valid[name] == step.count else {
     FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
@@ -328,6 +332,8 @@ case "register": await LoginApp(server: server).register(step[1], step[2])
 case "enable": await LoginApp(server: server).enable(username: step[1], password: step[2])
 case "login": await LoginApp(server: server).login()
 case "enable-right": await RightsLoginApp(server: server).enable(username: step[1], password: step[2])
+case "enable-attest": await AttestedLoginApp(server: server).enable(username: step[1], password: step[2])
+case "login-attest": await AttestedLoginApp(server: server).login()
 default: await RightsLoginApp(server: server).login()
 }
 

@@ -1,0 +1,107 @@
+// The App Attest variant of seed 003 (issue 36, docs/APP-ATTEST.md): instead of binding a bare
+// public key, the app binds an App Attest key whose attestation the server verifies (the key
+// lives in this device's Secure Enclave, in a genuine copy of the app), and logs in with
+// assertions whose counter the server checks. iOS code: DeviceCheck, CryptoKit and Security.
+
+import CryptoKit
+import DeviceCheck
+import Foundation
+import Security
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension LoginServer {
+    /// A one-use binding challenge for the session's account.
+    func attestChallenge(token: String) async throws -> Data {
+        let answer = try await call("POST", "v1/devices/attest-challenges", bearer: token)
+        return Data(base64Encoded: answer["challenge"] as? String ?? "") ?? Data()
+    }
+
+    /// Binds an attested App Attest key; the device's ID.
+    func bind(keyID: String, attestation: Data, challenge: Data, name: String, token: String) async throws -> String {
+        let answer = try await call("POST", "v1/devices", [
+            "kind": "appattest", "keyID": keyID, "attestation": attestation.base64EncodedString(),
+            "challenge": challenge.base64EncodedString(), "name": name,
+        ], bearer: token)
+        return answer["deviceID"] as? String ?? ""
+    }
+
+    /// The assertion login: the profile signed in.
+    func login(deviceID: String, challenge: Data, assertion: Data) async throws -> String {
+        let answer = try await call("POST", "v1/logins", ["deviceID": deviceID, "challenge": challenge.base64EncodedString(),
+                                                          "assertion": assertion.base64EncodedString()])
+        return answer["profileID"] as? String ?? ""
+    }
+}
+
+/// What the App Attest variant remembers: the key id and the binding, in a plain keychain item.
+struct AttestedBinding: Codable {
+    var profileID: String
+    var deviceID: String
+    var keyID: String
+
+    static let account = "app-attest"
+
+    static func load() -> AttestedBinding? {
+        var result: CFTypeRef?
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
+                                    kSecAttrAccount as String: account, kSecReturnData as String: true]
+        guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let data = result as? Data else { return nil }
+        return try? JSONDecoder().decode(AttestedBinding.self, from: data)
+    }
+
+    func save() {
+        SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
+                       kSecAttrAccount as String: Self.account] as CFDictionary)
+        guard let data = try? JSONEncoder().encode(self) else { return }
+        _ = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
+                        kSecAttrAccount as String: Self.account, kSecValueData as String: data,
+                        kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly] as CFDictionary, nil)
+    }
+}
+
+final class AttestedLoginApp {
+    let server: LoginServer
+
+    init(server: LoginServer) { self.server = server }
+
+    /// After a password login: a new App Attest key, attested over the server's challenge, bound.
+    func enable(username: String, password: String) async {
+        let service = DCAppAttestService.shared
+        guard service.isSupported else {
+            print("enable-attest: App Attest is not supported on this device; keep the password")
+            return
+        }
+        guard let session = await passwordSignIn(server, username, password) else { return }
+        do {
+            let keyID = try await service.generateKey()
+            let challenge = try await server.attestChallenge(token: session.token)
+            let attestation = try await service.attestKey(keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
+            let deviceID = try await server.bind(keyID: keyID, attestation: attestation, challenge: challenge,
+                                                 name: "App Attest", token: session.token)
+            AttestedBinding(profileID: session.profileID, deviceID: deviceID, keyID: keyID).save()
+            print("enable-attest: ok (the server verified the attestation and bound the key)")
+        } catch DCError.serverUnavailable {
+            print("enable-attest: Apple's attestation service is unavailable; try again later")
+        } catch {
+            print("enable-attest: \(describe(error))")
+        }
+    }
+
+    /// An assertion over the server's challenge logs in.
+    func login() async {
+        guard let binding = AttestedBinding.load() else {
+            print("login-attest: not enabled; enable-attest first")
+            return
+        }
+        do {
+            let challenge = try await server.challenge(deviceID: binding.deviceID)
+            let assertion = try await DCAppAttestService.shared.generateAssertion(binding.keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
+            let profileID = try await server.login(deviceID: binding.deviceID, challenge: challenge, assertion: assertion)
+            print("login-attest: ok" + (profileID == binding.profileID ? " (the bound account)" : " (another account!)"))
+        } catch {
+            print("login-attest: \(describe(error))")
+        }
+    }
+}

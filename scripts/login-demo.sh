@@ -80,12 +80,7 @@ run_story() {
 if [ "$check" -eq 1 ]; then
   expected=Tests/ServerTranscripts/fingerprint-login-example.expected
   actual=$(run_story 2>&1)
-  if [ "${UPDATE_TRANSCRIPTS:-}" = "1" ]; then
-    printf '%s\n' "$actual" > "$expected"
-  elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
-    echo "login-demo: the FingerprintLogin story differs from $expected (UPDATE_TRANSCRIPTS=1 rewrites it)" >&2
-    exit 1
-  fi
+  check_transcript "$expected" "$actual" "login-demo: the FingerprintLogin story"
   echo "login-demo: FingerprintLogin against touchstone-server matches $expected"
 else
   run_story

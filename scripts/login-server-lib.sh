@@ -50,3 +50,30 @@ stop_login_server() {
     return 1
   fi
 }
+
+# run_repl_transcript SCRIPT [NAME=VALUE ...]: runs Tests/ServerTranscripts/SCRIPT with the REPL
+# ($touchstone) against $LOGIN_SERVER_URL, with the flags of its `# args:` line and the given
+# environment; prints its output and exit status with the port, UUIDs and App Attest key ids masked.
+run_repl_transcript() {
+  local script=$1 output run_status=0 flags
+  shift
+  read -r -a flags <<<"$(sed -n 's/^# args://p' "Tests/ServerTranscripts/$script" | head -1)"
+  output=$(cd Tests/ServerTranscripts && env "$@" TOUCHSTONE_LOGIN_SERVER="$LOGIN_SERVER_URL" \
+    "$touchstone" "${flags[@]}" "$script" 2>&1) || run_status=$?
+  printf '%s\n[exit %s]\n' "$output" "$run_status" | sed -E \
+    -e "s#$LOGIN_SERVER_URL#http://127.0.0.1:<port>#g" \
+    -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<id>/g' \
+    -e 's#key [A-Za-z0-9+/]{43}=#key <key-id>#g'
+}
+
+# check_transcript EXPECTED ACTUAL WHAT: fails, showing the difference, unless ACTUAL equals the
+# file EXPECTED (UPDATE_TRANSCRIPTS=1 rewrites the file instead).
+check_transcript() {
+  local expected=$1 actual=$2 what=$3
+  if [ "${UPDATE_TRANSCRIPTS:-}" = "1" ]; then
+    printf '%s\n' "$actual" > "$expected"
+  elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
+    echo "$what differs from $expected (UPDATE_TRANSCRIPTS=1 rewrites it)" >&2
+    return 1
+  fi
+}

@@ -129,21 +129,10 @@ if ! start_login_server "$bin"; then
   echo "server-test: touchstone-server did not start for the fingerprint-login transcript" >&2
   exit 1
 fi
-script=fingerprint-login.touchstone
 expected=Tests/ServerTranscripts/fingerprint-login.expected
-read -r -a flags <<<"$(sed -n 's/^# args://p' "Tests/ServerTranscripts/$script" | head -1)"
-run_status=0
-output=$(cd Tests/ServerTranscripts && TOUCHSTONE_LOGIN_SERVER="$LOGIN_SERVER_URL" "$touchstone" "${flags[@]}" "$script" 2>&1) || run_status=$?
-actual=$(printf '%s\n[exit %s]\n' "$output" "$run_status" | sed -E \
-  -e "s#$LOGIN_SERVER_URL#http://127.0.0.1:<port>#g" \
-  -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<id>/g')
+actual=$(run_repl_transcript fingerprint-login.touchstone)
 stop_login_server
-if [ "${UPDATE_TRANSCRIPTS:-}" = "1" ]; then
-  printf '%s\n' "$actual" > "$expected"
-elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
-  echo "server-test: the REPL's fingerprint-login transcript differs from $expected (UPDATE_TRANSCRIPTS=1 rewrites it)" >&2
-  exit 1
-fi
+check_transcript "$expected" "$actual" "server-test: the REPL's fingerprint-login transcript"
 echo "server-test: the REPL's fingerprint-login story matches $expected"
 
 # App Attest (issue 36): a persistent device's attestation and assertions against servers that
@@ -161,20 +150,9 @@ for database in "" "${TOUCHSTONE_TEST_POSTGRES_URL%/*}/app_attest_story"; do
     echo "server-test: touchstone-server did not start for the app-attest transcript ($backend)" >&2
     exit 1
   fi
-  run_status=0
-  output=$(cd Tests/ServerTranscripts && XDG_DATA_HOME="$device_data" TOUCHSTONE_LOGIN_SERVER="$LOGIN_SERVER_URL" \
-    "$touchstone" --echo app-attest.touchstone 2>&1) || run_status=$?
-  actual=$(printf '%s\n[exit %s]\n' "$output" "$run_status" | sed -E \
-    -e "s#$LOGIN_SERVER_URL#http://127.0.0.1:<port>#g" \
-    -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<id>/g' \
-    -e 's#key [A-Za-z0-9+/]{43}=#key <key-id>#g')
+  actual=$(run_repl_transcript app-attest.touchstone XDG_DATA_HOME="$device_data")
   stop_login_server
-  if [ "${UPDATE_TRANSCRIPTS:-}" = "1" ]; then
-    printf '%s\n' "$actual" > "$expected"
-  elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
-    echo "server-test: the REPL's app-attest transcript ($backend) differs from $expected (UPDATE_TRANSCRIPTS=1 rewrites it)" >&2
-    exit 1
-  fi
+  check_transcript "$expected" "$actual" "server-test: the REPL's app-attest transcript ($backend)"
   echo "server-test: the REPL's app-attest story matches $expected on $backend"
 done
 rm -rf "$device_data"

@@ -1,12 +1,11 @@
 // The App Attest variant of seed 003 (issue 36, docs/APP-ATTEST.md): instead of binding a bare
 // public key, the app binds an App Attest key whose attestation the server verifies (the key
 // lives in this device's Secure Enclave, in a genuine copy of the app), and logs in with
-// assertions whose counter the server checks. iOS code: DeviceCheck, CryptoKit and Security.
+// assertions whose counter the server checks. iOS code: DeviceCheck and CryptoKit.
 
 import CryptoKit
 import DeviceCheck
 import Foundation
-import Security
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -43,22 +42,8 @@ struct AttestedBinding: Codable {
 
     static let account = "app-attest"
 
-    static func load() -> AttestedBinding? {
-        var result: CFTypeRef?
-        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
-                                    kSecAttrAccount as String: account, kSecReturnData as String: true]
-        guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let data = result as? Data else { return nil }
-        return try? JSONDecoder().decode(AttestedBinding.self, from: data)
-    }
-
-    func save() {
-        SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
-                       kSecAttrAccount as String: Self.account] as CFDictionary)
-        guard let data = try? JSONEncoder().encode(self) else { return }
-        _ = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
-                        kSecAttrAccount as String: Self.account, kSecValueData as String: data,
-                        kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly] as CFDictionary, nil)
-    }
+    static func load() -> AttestedBinding? { loadRecord(account) }
+    func save() { saveRecord(self, Self.account) }
 }
 
 final class AttestedLoginApp {

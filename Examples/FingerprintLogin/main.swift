@@ -123,27 +123,33 @@ struct Binding: Codable {
 
     static let service = "com.example.fingerprint-login"
 
-    static func load(_ account: String) -> Binding? {
-        var result: CFTypeRef?
-        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                    kSecAttrAccount as String: account, kSecReturnData as String: true]
-        guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let data = result as? Data else { return nil }
-        return try? JSONDecoder().decode(Binding.self, from: data)
-    }
+    static func load(_ account: String) -> Binding? { loadRecord(account) }
+    func save(_ account: String) { saveRecord(self, account) }
+    static func remove(_ account: String) { removeRecord(account) }
+}
 
-    func save(_ account: String) {
-        Self.remove(account)
-        guard let data = try? JSONEncoder().encode(self) else { return }
-        let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Self.service,
-                                   kSecAttrAccount as String: account, kSecValueData as String: data,
-                                   kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
-        _ = SecItemAdd(item as CFDictionary, nil)
-    }
+/// A small Codable value in a generic-password keychain item of the app's service.
+func loadRecord<Value: Decodable>(_ account: String) -> Value? {
+    var result: CFTypeRef?
+    let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
+                                kSecAttrAccount as String: account, kSecReturnData as String: true]
+    guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let data = result as? Data else { return nil }
+    return try? JSONDecoder().decode(Value.self, from: data)
+}
 
-    static func remove(_ account: String) {
-        SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                       kSecAttrAccount as String: account] as CFDictionary)
-    }
+/// Replaces the item of `account` with `value`, readable after the first unlock, on this device only.
+func saveRecord<Value: Encodable>(_ value: Value, _ account: String) {
+    removeRecord(account)
+    guard let data = try? JSONEncoder().encode(value) else { return }
+    let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
+                               kSecAttrAccount as String: account, kSecValueData as String: data,
+                               kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
+    _ = SecItemAdd(item as CFDictionary, nil)
+}
+
+func removeRecord(_ account: String) {
+    SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Binding.service,
+                   kSecAttrAccount as String: account] as CFDictionary)
 }
 
 // MARK: - The app: Secure Enclave key

@@ -13,7 +13,7 @@ func runAppAttestBenchmark(iterations: Int = 2_000, rounds: Int = 3) throws {
     let (authenticator, _) = try makeEnrolledBenchDevice()
     let appAttest = authenticator.appAttest
     let clientDataHash = Data(SHA256.hash(data: Data("server-challenge-0123456789abcdef".utf8)))
-    let verifier = try AppAttestVerifier(appID: appAttest.appID, trustedRootsPEM: [appAttest.testRootPEM()])
+    let verifier = try AppAttestVerifier(appID: appAttest.appID, environment: .development, trustedRootsPEM: [appAttest.testRootPEM()])
     let attestKeys = try (0 ..< iterations / 4).map { _ in try appAttest.generateKey() }
     let keyID = try appAttest.generateKey()
     let attestation = try appAttest.attestKey(keyID, clientDataHash: clientDataHash)

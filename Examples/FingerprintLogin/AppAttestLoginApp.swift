@@ -14,7 +14,10 @@ extension LoginServer {
     /// A one-use binding challenge for the session's account.
     func attestChallenge(token: String) async throws -> Data {
         let answer = try await call("POST", "v1/devices/attest-challenges", bearer: token)
-        return Data(base64Encoded: answer["challenge"] as? String ?? "") ?? Data()
+        guard let challenge = Data(base64Encoded: answer["challenge"] as? String ?? ""), challenge.count == 32 else {
+            throw ServerError.http(status: 200, code: "bad_answer", message: "the binding challenge is not base64 of 32 bytes")
+        }
+        return challenge
     }
 
     /// Binds an attested App Attest key; the device's ID.
@@ -41,6 +44,9 @@ struct AttestedBinding: Codable {
     var keyID: String
 
     static let account = "app-attest"
+    /// A key made but not attested yet (the attestation service was unavailable): the next
+    /// try attests the same key, as Apple advises.
+    static let pendingAccount = "app-attest-pending"
 
     static func load() -> AttestedBinding? { loadRecord(account) }
     func save() { saveRecord(self, Self.account) }
@@ -60,15 +66,27 @@ final class AttestedLoginApp {
         }
         guard let session = await passwordSignIn(server, username, password) else { return }
         do {
-            let keyID = try await service.generateKey()
+            let pending: String? = loadRecord(AttestedBinding.pendingAccount)
+            let keyID: String
+            if let pending {
+                keyID = pending
+            } else {
+                keyID = try await service.generateKey()
+            }
+            saveRecord(keyID, AttestedBinding.pendingAccount)
             let challenge = try await server.attestChallenge(token: session.token)
             let attestation = try await service.attestKey(keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
             let deviceID = try await server.bind(keyID: keyID, attestation: attestation, challenge: challenge,
                                                  name: "App Attest", token: session.token)
             AttestedBinding(profileID: session.profileID, deviceID: deviceID, keyID: keyID).save()
-            print("enable-attest: ok (the server verified the attestation and bound the key)")
+            removeRecord(AttestedBinding.pendingAccount)
+            print("enable-attest: ok (the server verified the attestation and bound the key\(pending == nil ? "" : " made on the last try"))")
         } catch DCError.serverUnavailable {
-            print("enable-attest: Apple's attestation service is unavailable; try again later")
+            print("enable-attest: Apple's attestation service is unavailable; try again later (with the same key)")
+        } catch DCError.invalidKey {
+            // The pending key is gone or attested already: start over with a new one.
+            removeRecord(AttestedBinding.pendingAccount)
+            print("enable-attest: the key cannot be attested; try again with a new key")
         } catch {
             print("enable-attest: \(describe(error))")
         }

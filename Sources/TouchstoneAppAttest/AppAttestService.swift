@@ -42,8 +42,9 @@ public struct AppAttestService: Sendable {
         authenticator.composition.appAttestEnvironment == .production ? .production : .development
     }
 
-    /// Whether the device offers App Attest: true unless the `unsupported` fault is set.
-    public var isSupported: Bool { (try? faults().unsupported) != true }
+    /// Whether the device offers App Attest: false under the `unsupported` fault, and when the
+    /// faults cannot be read (a damaged store: every call would fail).
+    public var isSupported: Bool { (try? faults())?.unsupported == false }
 
     // MARK: Keys
 
@@ -60,13 +61,11 @@ public struct AppAttestService: Sendable {
     }
 
     /// Makes a new key (`generateKey`) and returns its id, base64 of SHA-256 of its public key.
+    /// The key comes from the system's CSPRNG whatever the device's seed: a key derived from a
+    /// seed could be rebuilt by anyone who knows it.
     public func generateKey() throws(AppAttestError) -> String {
         try requireSupported()
-        var scalar: P256.Signing.PrivateKey?
-        for _ in 0 ..< 8 where scalar == nil {
-            scalar = try? P256.Signing.PrivateKey(rawRepresentation: device.random.bytes(32))
-        }
-        guard let privateKey = scalar else { throw AppAttestError(.unknownSystemFailure, "no valid P-256 scalar could be generated") }
+        let privateKey = P256.Signing.PrivateKey()
         let keyID = AppAttestDerivation.keyID(of: privateKey.publicKey)
         let stored = StoredKey(
             appID: authenticator.appID, publicKey: privateKey.publicKey.x963Representation,
@@ -78,7 +77,9 @@ public struct AppAttestService: Sendable {
     /// This app's keys, oldest record name first.
     public func keys() throws(AppAttestError) -> [Key] {
         try translating {
-            try device.storage.list(namespace: Self.namespace, prefix: "key/").compactMap { record -> Key? in
+            // Another app's records are not read (a damaged one is not this app's problem).
+            try device.storage.list(namespace: Self.namespace, prefix: "key/").filter { $0.attributes["app"] == authenticator.appID }
+                .compactMap { record -> Key? in
                 let stored = try StoredKey.decode(record)
                 guard stored.appID == authenticator.appID else { return nil }
                 let id = Data(SHA256.hash(data: stored.publicKey)).base64EncodedString()
@@ -95,6 +96,8 @@ public struct AppAttestService: Sendable {
     public func attestKey(_ keyID: String, clientDataHash: Data) throws(AppAttestError) -> Data {
         try requireSupported()
         let id = try Self.keyID(keyID)
+        // The authority first: a damaged one fails the call before the key is marked attested.
+        let deviceAuthority = try translating { try TestCertificateAuthority.device(device) }
         let (stored, fault) = try translating {
             try device.storage.transaction { transaction -> (StoredKey, AttestFault) in
                 let stored = try self.stored(id, in: transaction)
@@ -129,8 +132,8 @@ public struct AppAttestService: Sendable {
         ).encoded
         let nonce = AppAttestDerivation.nonce(authenticatorData: authenticatorData, clientDataHash: clientDataHash)
         return try translating {
-            let authority = fault == .unknownRoot ? try TestCertificateAuthority.unknown(device) : try TestCertificateAuthority.device(device)
-            let certificate = try authority.credentialCertificate(for: publicKey, keyID: id, nonce: nonce, serials: device.random)
+            let authority = fault == .unknownRoot ? try TestCertificateAuthority.unknown() : deviceAuthority
+            let certificate = try authority.credentialCertificate(for: publicKey, keyID: id, nonce: nonce)
             return AttestationObject(
                 certificates: [certificate.derEncoded, authority.intermediate.derEncoded],
                 receipt: Self.receipt(keyID: id), authenticatorData: authenticatorData
@@ -297,6 +300,9 @@ public struct AppAttestService: Sendable {
     }
 
     private func requireSupported() throws(AppAttestError) {
+        guard Composition.isTeamID(authenticator.composition.teamID) else {
+            throw AppAttestError(.unknownSystemFailure, "the composition's teamID '\(authenticator.composition.teamID)' is not a team id (ten characters, A-Z and 0-9)")
+        }
         if try faults().unsupported {
             throw AppAttestError(.featureUnsupported, "App Attest is unsupported on this device (the `unsupported` fault is set)")
         }

@@ -7,7 +7,7 @@ import SwiftASN1
 /// Apple's App Attest root in production, a Touchstone device's test root in tests.
 ///
 /// ```swift
-/// let verifier = try AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", trustedRootsPEM: [rootPEM])
+/// let verifier = try AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", environment: .development, trustedRootsPEM: [rootPEM])
 /// let key = try verifier.verifyAttestation(attestation, keyID: keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
 /// // store key.publicKey, key.counter (0), key.receipt
 /// let counter = try verifier.verifyAssertion(assertion, clientDataHash: Data(SHA256.hash(data: challenge2)),
@@ -21,15 +21,16 @@ public struct AppAttestVerifier: Sendable {
     /// The roots a credential certificate's chain may end in.
     public var trustedRoots: [Certificate]
 
-    /// A verifier for `appID` trusting `trustedRoots`.
-    public init(appID: String, environment: AppAttestEnvironment = .development, trustedRoots: [Certificate]) {
+    /// A verifier for `appID` trusting `trustedRoots`, accepting attestations of `environment`
+    /// only (no default: a server that forgot it must not accept development builds).
+    public init(appID: String, environment: AppAttestEnvironment, trustedRoots: [Certificate]) {
         self.appID = appID
         self.environment = environment
         self.trustedRoots = trustedRoots
     }
 
     /// A verifier trusting the roots in PEM text (each may hold several certificates).
-    public init(appID: String, environment: AppAttestEnvironment = .development, trustedRootsPEM: [String]) throws(AppAttestFormatError) {
+    public init(appID: String, environment: AppAttestEnvironment, trustedRootsPEM: [String]) throws(AppAttestFormatError) {
         var roots: [Certificate] = []
         for text in trustedRootsPEM { roots += try Certificate.certificates(pem: text) }
         self.init(appID: appID, environment: environment, trustedRoots: roots)

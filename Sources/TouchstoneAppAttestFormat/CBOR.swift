@@ -6,7 +6,8 @@ import Foundation
 /// ``encoded`` writes the deterministic form (RFC 8949 §4.2.1: shortest heads; map keys in the
 /// order given, which the format types give sorted). ``init(decoding:)`` reads untrusted bytes
 /// with limits: no indefinite lengths, tags, floats or simple values, at most
-/// ``maximumDepth`` levels, no length past the input's end, nothing left over.
+/// ``maximumDepth`` levels and ``maximumItems`` items per container, no length past the
+/// input's end, no map key twice, nothing left over.
 public indirect enum CBOR: Sendable, Equatable {
     /// Major type 0.
     case unsigned(UInt64)
@@ -120,6 +121,9 @@ public indirect enum CBOR: Sendable, Equatable {
 
     /// The deepest nesting ``init(decoding:)`` accepts (App Attest's formats nest 3 levels).
     public static let maximumDepth = 16
+    /// The most items an array, or pairs a map, may hold (App Attest's have at most 5), so that
+    /// no input makes the reader's duplicate-key check long.
+    public static let maximumItems = 64
 
     /// Why bytes are not a CBOR value this reader accepts.
     public struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -211,6 +215,9 @@ public indirect enum CBOR: Sendable, Equatable {
         /// An item count that the remaining bytes can hold (each item needs at least one byte),
         /// so a forged count cannot make the reader reserve memory for it.
         func count(_ argument: UInt64, minimumBytesEach: UInt64) throws(DecodingError) -> Int {
+            guard argument <= UInt64(CBOR.maximumItems) else {
+                throw failure("\(argument) items at offset \(offset): a container holds at most \(CBOR.maximumItems)")
+            }
             guard argument <= UInt64(bytes.count - offset) / minimumBytesEach else {
                 throw failure("\(argument) items at offset \(offset) cannot fit in the input")
             }

@@ -45,7 +45,7 @@ import TouchstoneTesting
             #expect(error.code == 4)
         }
         let attestation = try await device.asDefaultDevice { try await service.attestKey(keyID, clientDataHash: clientDataHash) }
-        let verifier = try AppAttestVerifier(appID: device.authenticator.appAttest.appID, trustedRootsPEM: [device.authenticator.appAttest.testRootPEM()])
+        let verifier = try AppAttestVerifier(appID: device.authenticator.appAttest.appID, environment: .development, trustedRootsPEM: [device.authenticator.appAttest.testRootPEM()])
         #expect(failedStep { _ = try verifier.verifyAttestation(attestation, keyID: try #require(AppAttestVerifier.keyID(base64: keyID)), clientDataHash: clientDataHash) } == nil)
         #expect(try device.authenticator.appAttest.faults().isEmpty)
     }
@@ -56,7 +56,7 @@ import TouchstoneTesting
         try appAttest.updateFaults { $0.unknownRoot = 1 }
         let keyID = try appAttest.generateKey()
         let attestation = try appAttest.attestKey(keyID, clientDataHash: clientDataHash)
-        let verifier = try AppAttestVerifier(appID: appAttest.appID, trustedRootsPEM: [appAttest.testRootPEM()])
+        let verifier = try AppAttestVerifier(appID: appAttest.appID, environment: .development, trustedRootsPEM: [appAttest.testRootPEM()])
         let id = try #require(AppAttestVerifier.keyID(base64: keyID))
         #expect(failedStep { _ = try verifier.verifyAttestation(attestation, keyID: id, clientDataHash: clientDataHash) } == .untrustedChain)
     }
@@ -65,7 +65,7 @@ import TouchstoneTesting
         let device = try TestDevice()
         let appAttest = device.authenticator.appAttest
         let keyID = try appAttest.generateKey()
-        let verifier = try AppAttestVerifier(appID: appAttest.appID, trustedRootsPEM: [appAttest.testRootPEM()])
+        let verifier = try AppAttestVerifier(appID: appAttest.appID, environment: .development, trustedRootsPEM: [appAttest.testRootPEM()])
         let key = try verifier.verifyAttestation(
             try appAttest.attestKey(keyID, clientDataHash: clientDataHash), keyID: try #require(AppAttestVerifier.keyID(base64: keyID)),
             clientDataHash: clientDataHash)

@@ -99,6 +99,15 @@ import TouchstoneTesting
         #expect(step(try verifier(other, appID: device.authenticator.appAttest.appID), clientDataHash) == .untrustedChain)
     }
 
+    @Test func keysAndTheTestRootComeFromTheSystemCSPRNGWhateverTheSeed() throws {
+        // A seed is public (TestDevice's default is 7): keys derived from it could be rebuilt.
+        let first = try TestDevice(seed: 7).authenticator.appAttest
+        let second = try TestDevice(seed: 7).authenticator.appAttest
+        #expect(try first.testRootPEM() != second.testRootPEM())
+        let (one, two) = (try first.generateKey(), try second.generateKey())
+        #expect(one != two)
+    }
+
     @Test func assertionCountersIncreaseByOneFromOne() throws {
         let device = try TestDevice()
         let (keyID, attestation) = try attested(device)

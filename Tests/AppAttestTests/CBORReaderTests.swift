@@ -14,7 +14,7 @@ import Testing
         #expect(CBOR.text("fmt").encoded == Data([0x63, 0x66, 0x6D, 0x74]))
     }
 
-    @Test func readerRefusesIndefiniteLengthsTagsFloatsDuplicatesAndTrailingBytes() {
+    @Test func readerRefusesIndefiniteLengthsTagsFloatsDuplicatesTooManyItemsAndTrailingBytes() throws {
         for bytes: [UInt8] in [
             [0x5F, 0x41, 0x00, 0xFF],   // indefinite byte string
             [0xC0, 0x00],               // tag 0
@@ -28,6 +28,10 @@ import Testing
         ] {
             #expect(throws: CBOR.DecodingError.self) { try CBOR(decoding: Data(bytes)) }
         }
+        let wide = Data([0x98, UInt8(CBOR.maximumItems + 1)]) + Data(repeating: 0x00, count: CBOR.maximumItems + 1)
+        #expect(throws: CBOR.DecodingError.self) { try CBOR(decoding: wide) }
+        let widest = Data([0x98, UInt8(CBOR.maximumItems)]) + Data(repeating: 0x00, count: CBOR.maximumItems)
+        #expect(try CBOR(decoding: widest) == .array(Array(repeating: .unsigned(0), count: CBOR.maximumItems)))
         let deep = Data(repeating: 0x81, count: CBOR.maximumDepth + 1) + Data([0x00])
         #expect(throws: CBOR.DecodingError.self) { try CBOR(decoding: deep) }
     }

@@ -26,7 +26,7 @@ enum AppAttestExamples {
 
     // Sources/TouchstoneAppAttestFormat/AppAttestVerifier.swift
     static func verifier(rootPEM: String, attestation: Data, assertion: Data, keyID: Data, challenge: Data, challenge2: Data) throws -> UInt32 {
-        let verifier = try AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", trustedRootsPEM: [rootPEM])
+        let verifier = try AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", environment: .development, trustedRootsPEM: [rootPEM])
         let key = try verifier.verifyAttestation(attestation, keyID: keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
         // store key.publicKey, key.counter (0), key.receipt
         let counter = try verifier.verifyAssertion(assertion, clientDataHash: Data(SHA256.hash(data: challenge2)),

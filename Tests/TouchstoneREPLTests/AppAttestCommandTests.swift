@@ -25,7 +25,7 @@ import TouchstoneBuiltins
         let attestation = try #require(Data(base64Encoded: attestationText))
         let rootRecord = await repl.execute("attest root")
         let root = try #require(rootRecord.json["result"]?["root"]?.text)
-        let verifier = try AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", trustedRootsPEM: [root])
+        let verifier = try AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", environment: .development, trustedRootsPEM: [root])
         let key = try verifier.verifyAttestation(attestation, keyID: try #require(AppAttestVerifier.keyID(base64: keyID)),
                                                  clientDataHash: sha256("challenge-42"))
         var counter = key.counter

@@ -383,8 +383,12 @@ struct LoginAPI: Sendable {
             throw APIError.badRequest("invalid_name",
                                       "A device name is at most 100 characters and 400 bytes (UTF-8), without control or format characters.")
         }
+        if configuration.requireAppAttest, body.kind != .appattest {
+            throw APIError.badRequest("app_attest_required", "This server binds only App Attest keys: kind must be \"appattest\".")
+        }
         let credential: [UInt8]
         let publicKey: [UInt8]?
+        var receipt: [UInt8]?
         switch body.kind {
         case .key:
             guard let text = body.publicKey else { throw APIError.badRequest("malformed_request", "The field 'publicKey' is missing.") }
@@ -406,11 +410,12 @@ struct LoginAPI: Sendable {
             let attested = try await verifyAttestation(body, profileID: profileID, context)
             publicKey = Array(attested.publicKey)
             credential = credentialHash(kind: .appattest, bytes: Array(attested.keyID))
+            receipt = Array(attested.receipt)
         }
         let device = DeviceRecord(
             deviceID: UUID().uuidString.lowercased(), profileID: profileID, kind: body.kind, name: name,
             credentialHash: credential, publicKey: publicKey, createdAt: clock.now(), lastUsedAt: nil,
-            signCount: body.kind == .appattest ? 0 : nil
+            signCount: body.kind == .appattest ? 0 : nil, receipt: receipt
         )
         do {
             try await repository.createDevice(device)
@@ -445,7 +450,8 @@ struct LoginAPI: Sendable {
                                       "The challenge is unknown, used, expired or another account's: ask POST /v1/devices/attest-challenges for a new one.")
         }
         do {
-            return try verifier.verifyAttestation(attestation, keyID: keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
+            return try verifier.verifyAttestation(attestation, keyID: keyID, clientDataHash: Data(SHA256.hash(data: challenge)),
+                                                  now: clock.now())
         } catch {
             context.logger.notice("attestation refused", metadata: ["profileID": .string(profileID), "step": .string(error.step.rawValue)])
             throw APIError.badRequest("invalid_attestation", "The attestation failed the \(error.step.rawValue) check: \(error.detail)")
@@ -582,10 +588,12 @@ struct LoginAPI: Sendable {
             if device.kind == .appattest {
                 // The assertion over SHA-256 of the challenge's bytes, by the attested key, with
                 // a counter above the stored one (checked again where it is stored).
-                guard body.assertion != nil, let verifier = configuration.appAttest, let keyBytes = device.publicKey else { return false }
+                guard body.assertion != nil, let verifier = configuration.appAttest, let keyBytes = device.publicKey,
+                      let previous = device.signCount
+                else { return false }
                 do {
                     signCount = try verifier.verifyAssertion(signature, clientDataHash: Data(SHA256.hash(data: challenge)),
-                                                             publicKey: Data(keyBytes), previousCounter: device.signCount ?? 0)
+                                                             publicKey: Data(keyBytes), previousCounter: previous)
                     return true
                 } catch let error as AppAttestVerificationError {
                     if error.step == .counterMismatch {
@@ -618,6 +626,13 @@ struct LoginAPI: Sendable {
             ) {
                 context.logger.info("signature login", metadata: ["profileID": .string(profileID), "deviceID": .string(device.deviceID)])
                 return try json(SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt))
+            }
+            if signCount != nil {
+                // A valid assertion that opened nothing: its challenge was spent, or a concurrent
+                // assertion stored this counter or a higher one first (a replay, a cloned key).
+                context.logger.warning("App Attest assertion refused: challenge spent or counter taken by another assertion", metadata: [
+                    "deviceID": .string(device.deviceID), "profileID": .string(device.profileID),
+                ])
             }
         } else if wellFormed {
             _ = try await repository.consumeChallenge(hash: challengeHash, deviceID: body.deviceID, now: now)

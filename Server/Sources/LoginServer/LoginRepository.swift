@@ -48,6 +48,10 @@ public struct DeviceRecord: Sendable, Equatable {
     /// The counter of the last assertion of an `.appattest` device (0 after its attestation);
     /// `nil` for other kinds.
     public var signCount: UInt32?
+    /// An `.appattest` device's receipt from its attestation, stored for Apple's fraud-metric
+    /// service (REFERENCE §12: keep the key, counter and receipt); written, not read back by
+    /// the repositories (`nil` in records they return).
+    public var receipt: [UInt8]?
     /// When the device was bound.
     public var createdAt: Date
     /// When the device last logged in, if ever.
@@ -56,7 +60,8 @@ public struct DeviceRecord: Sendable, Equatable {
     /// Creates a record.
     public init(
         deviceID: String, profileID: String, kind: DeviceKind, name: String,
-        credentialHash: [UInt8], publicKey: [UInt8]?, createdAt: Date, lastUsedAt: Date?, signCount: UInt32? = nil
+        credentialHash: [UInt8], publicKey: [UInt8]?, createdAt: Date, lastUsedAt: Date?, signCount: UInt32? = nil,
+        receipt: [UInt8]? = nil
     ) {
         self.deviceID = deviceID
         self.profileID = profileID
@@ -67,6 +72,7 @@ public struct DeviceRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.signCount = signCount
+        self.receipt = receipt
     }
 }
 

@@ -58,6 +58,10 @@ public struct LoginServerConfiguration: Sendable {
     /// `appattest` devices are verified against (`--app-attest-root`, `--app-id`); nil refuses
     /// such bindings (`app_attest_not_configured`).
     public var appAttest: AppAttestVerifier?
+    /// Whether only App Attest keys may be bound (`--require-app-attest`): `key` and `token`
+    /// bindings are refused (`app_attest_required`), so a stolen password cannot bind a key
+    /// from a script. Devices bound before stay.
+    public var requireAppAttest = false
 
     /// The defaults.
     public init() {}

@@ -161,7 +161,7 @@ public struct PostgresLoginRepository: LoginRepository {
                 SELECT 1 FROM information_schema.columns
                 WHERE table_schema = current_schema() AND table_name = 'devices' AND column_name = 'sign_count'
             ) THEN
-                ALTER TABLE devices ADD COLUMN sign_count BIGINT;
+                ALTER TABLE devices ADD COLUMN sign_count BIGINT, ADD COLUMN receipt BYTEA;
                 CREATE TABLE attest_challenges (
                     challenge_hash BYTEA PRIMARY KEY,
                     profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
@@ -314,11 +314,11 @@ public struct PostgresLoginRepository: LoginRepository {
     public func createDevice(_ device: DeviceRecord) async throws {
         try await insert(
             """
-            INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count)
+            INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count, receipt)
             VALUES (\(device.deviceID), \(device.profileID), \(device.kind.rawValue), \(device.name),
                     \(Data(device.credentialHash)), \(device.publicKey.map { Data($0) }),
                     \(device.createdAt.millisecondsSince1970), \(device.lastUsedAt?.millisecondsSince1970),
-                    \(device.signCount.map { Int64($0) }))
+                    \(device.signCount.map { Int64($0) }), \(device.receipt.map { Data($0) }))
             """
         )
     }

@@ -146,6 +146,7 @@ public struct SQLiteLoginRepository: LoginRepository {
         migrator.registerMigration("v4-app-attest") { db in
             try db.execute(sql: """
                 ALTER TABLE devices ADD COLUMN sign_count INTEGER;
+                ALTER TABLE devices ADD COLUMN receipt BLOB;
                 CREATE TABLE attest_challenges (
                     challenge_hash BLOB PRIMARY KEY NOT NULL,
                     profile_id TEXT NOT NULL REFERENCES accounts(profile_id) ON DELETE CASCADE,
@@ -256,14 +257,14 @@ public struct SQLiteLoginRepository: LoginRepository {
         try await insert { db in
             try db.execute(
                 sql: """
-                    INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO devices (device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count, receipt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     device.deviceID, device.profileID, device.kind.rawValue, device.name,
                     Data(device.credentialHash), device.publicKey.map { Data($0) },
                     device.createdAt.millisecondsSince1970, device.lastUsedAt?.millisecondsSince1970,
-                    device.signCount.map { Int64($0) },
+                    device.signCount.map { Int64($0) }, device.receipt.map { Data($0) },
                 ]
             )
         }

@@ -91,8 +91,15 @@ struct TouchstoneServer: AsyncParsableCommand {
     ))
     var appAttestEnvironment = "production"
 
+    @Flag(name: .customLong("require-app-attest"), help: ArgumentHelp(
+        "Bind only App Attest keys (kind appattest); key and token bindings are refused (with --app-attest-root)."
+    ))
+    var requireAppAttest = false
+
     func validate() throws {
-        _ = try appAttestVerifier()
+        if try appAttestVerifier() == nil, requireAppAttest {
+            throw ValidationError("--require-app-attest needs --app-attest-root and --app-id.")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         // Checked before anything is created: a mistyped host must not leave a new database behind.
         guard Self.resolves(host) else { throw ValidationError("--host '\(host)' is not an address or a name this machine resolves.") }
@@ -151,6 +158,7 @@ struct TouchstoneServer: AsyncParsableCommand {
         configuration.trustedProxies = try TrustedProxies(parsing: trustedProxy)
         configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
         configuration.appAttest = try appAttestVerifier()
+        configuration.requireAppAttest = requireAppAttest
         configuration.database = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultLocation()
         let repository = try LoginServer.makeRepository(for: configuration, logger: logger)
         let app = LoginServer.makeApplication(configuration: configuration, repository: repository, logger: logger)

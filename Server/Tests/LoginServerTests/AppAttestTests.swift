@@ -20,7 +20,7 @@ struct AppAttestTests {
             serialNumber: [1], issuer: name, subject: name, notBefore: Date() - 60, notAfter: Date() + 3600,
             publicKey: Certificate.PublicKey(key.publicKey), extensions: [try .basicConstraints(certificateAuthority: true)],
             signatureAlgorithm: .ecdsaWithSHA384, issuerKey: .p384(key))
-        return AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", trustedRoots: [root])
+        return AppAttestVerifier(appID: "TOUCHSTONE.com.example.app", environment: .production, trustedRoots: [root])
     }
 
     @Test("an App Attest device's counter only grows: a repeated or lower counter spends the challenge and opens no session; of eight logins at once with one counter, one wins",
@@ -111,6 +111,24 @@ struct AppAttestTests {
             #expect(try await client.send(.post, "/v1/devices", json: body, token: token).errorCode == "malformed_request")
             let devices = try await client.send(.get, "/v1/devices", token: token)
             #expect((devices.json["devices"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("--require-app-attest refuses key and token bindings (app_attest_required)", arguments: Backend.available)
+    func requiredAttestation(_ backend: Backend) async throws {
+        let verifier = try Self.verifier()
+        try await TestServer.make(backend) { $0.appAttest = verifier; $0.requireAppAttest = true }.run { client in
+            try await client.register("ada")
+            let token = try await client.signIn("ada")
+            for body: [String: any Sendable] in [
+                ["kind": "key", "publicKey": P256Key().publicKeyBase64],
+                ["kind": "token", "deviceToken": Data(repeating: 9, count: 32).base64EncodedString()],
+            ] {
+                let reply = try await client.send(.post, "/v1/devices", json: body, token: token)
+                #expect(reply.status == .badRequest)
+                #expect(reply.errorCode == "app_attest_required")
+            }
+            #expect(try await client.send(.post, "/v1/devices/attest-challenges", token: token).status == .ok)
         }
     }
 

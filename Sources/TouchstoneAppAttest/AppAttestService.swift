@@ -146,16 +146,17 @@ public struct AppAttestService: Sendable {
     /// stored before signing. Under the `repeatedCounter` fault the previous counter is
     /// repeated; under `badSignature` the signature covers other bytes.
     public func generateAssertion(_ keyID: String, clientDataHash: Data) throws(AppAttestError) -> Data {
-        try requireSupported()
-        let id = try Self.keyID(keyID)
-        let (stored, counter, badSignature) = try translating {
-            try device.storage.transaction { transaction -> (StoredKey, UInt32, Bool) in
+        try requireTeamID()
+        // One read of the faults, in the transaction (an assertion is a login's hot path).
+        let (id, stored, counter, badSignature) = try translating {
+            try device.storage.transaction { transaction -> (Data, StoredKey, UInt32, Bool) in
+                var faults = try Self.supported(Self.faults(in: transaction))
+                let original = faults
+                let id = try Self.keyID(keyID)
                 var stored = try self.stored(id, in: transaction)
                 guard stored.attested else {
                     throw AppAttestError(.invalidKey, "the key \(keyID) is not attested; attest it before asking for assertions")
                 }
-                var faults = try Self.faults(in: transaction)
-                let original = faults
                 let counter: UInt32
                 if faults.repeatedCounter > 0, stored.counter > 0 {
                     faults.repeatedCounter -= 1
@@ -171,7 +172,7 @@ public struct AppAttestService: Sendable {
                 let badSignature = faults.badSignature > 0
                 if badSignature { faults.badSignature -= 1 }
                 if faults != original { transaction.put(try Self.record(of: faults)) }
-                return (stored, counter, badSignature)
+                return (id, stored, counter, badSignature)
             }
         }
         let authenticatorData = AuthenticatorData(rpIDHash: AppAttestDerivation.rpIDHash(appID: appID), flags: 0, counter: counter).encoded
@@ -300,12 +301,22 @@ public struct AppAttestService: Sendable {
     }
 
     private func requireSupported() throws(AppAttestError) {
+        try requireTeamID()
+        _ = try Self.supported(faults())
+    }
+
+    private func requireTeamID() throws(AppAttestError) {
         guard Composition.isTeamID(authenticator.composition.teamID) else {
             throw AppAttestError(.unknownSystemFailure, "the composition's teamID '\(authenticator.composition.teamID)' is not a team id (ten characters, A-Z and 0-9)")
         }
-        if try faults().unsupported {
+    }
+
+    /// `faults`, unless they make the device unsupported (featureUnsupported).
+    private static func supported(_ faults: AppAttestFaults) throws(AppAttestError) -> AppAttestFaults {
+        if faults.unsupported {
             throw AppAttestError(.featureUnsupported, "App Attest is unsupported on this device (the `unsupported` fault is set)")
         }
+        return faults
     }
 
     // MARK: Sealing

@@ -69,13 +69,13 @@ extension CommandTable {
         guard let challenge = arguments[1] else {
             return CommandOutput(["ok: made App Attest key \(keyID)"], result: [("keyID", .string(keyID))])
         }
-        return try attest(session, keyID: keyID, challenge: try clientBytes(challenge, arguments), made: true)
+        return try attest(session, keyID: keyID, challenge: try messageBytes(challenge, arguments), made: true)
     }
 
     private static func attestKey(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(3)
         let keyID = try keyID(session, arguments)
-        let challenge = try clientBytes(try arguments.required(2, "the challenge (text, or hex:bytes)"), arguments)
+        let challenge = try messageBytes(try arguments.required(2, "the challenge (text, or hex:bytes)"), arguments)
         return try attest(session, keyID: keyID, challenge: challenge, made: false)
     }
 
@@ -92,7 +92,7 @@ extension CommandTable {
     private static func attestAssert(_ session: CommandSession, _ arguments: CommandArguments) throws -> CommandOutput {
         try arguments.expectAtMost(3)
         let keyID = try keyID(session, arguments)
-        let clientData = try clientBytes(try arguments.required(2, "the client data (text, or hex:bytes)"), arguments)
+        let clientData = try messageBytes(try arguments.required(2, "the client data (text, or hex:bytes)"), arguments)
         let assertion = try session.authenticator.appAttest.generateAssertion(keyID, clientDataHash: Data(SHA256.hash(data: clientData)))
         let counter = (try? AssertionObject(decoding: assertion)).flatMap { try? AuthenticatorData(parsing: $0.authenticatorData) }?.counter ?? 0
         return CommandOutput(["ok: assertion by \(keyID), counter \(counter)", "assertion (base64): \(assertion.base64EncodedString())"],
@@ -154,12 +154,6 @@ extension CommandTable {
         }
         session[state: LastAppAttestKey.self] = word
         return word
-    }
-
-    private static func clientBytes(_ word: String, _ arguments: CommandArguments) throws -> Data {
-        guard word.lowercased().hasPrefix("hex:") else { return Data(word.utf8) }
-        guard let bytes = Data(hexString: String(word.dropFirst(4))) else { throw arguments.usageError("'\(word)' is not hex") }
-        return bytes
     }
 }
 

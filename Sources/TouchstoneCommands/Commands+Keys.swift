@@ -160,7 +160,8 @@ extension CommandTable {
         return key
     }
 
-    private static func messageBytes(_ word: String, _ arguments: CommandArguments) throws -> Data {
+    /// The bytes a word names: its UTF-8 text, or `hex:…` bytes (`key sign`, `attest`).
+    static func messageBytes(_ word: String, _ arguments: CommandArguments) throws -> Data {
         guard word.lowercased().hasPrefix("hex:") else { return Data(word.utf8) }
         guard let bytes = Data(hexString: String(word.dropFirst(4))) else { throw arguments.usageError("'\(word)' is not hex") }
         return bytes

@@ -221,11 +221,8 @@ extension CommandTable {
             throw AnnotatedError(KeychainError(.invalidated, message: "the key \(name) was invalidated by an enrollment change."),
                                  note: "Fingerprint login is off: sign in with login password, then login enable to bind a new key.")
         }
-        let challengeAnswer = try session.loginRequest("POST", "/v1/challenges", json: .object([("deviceID", .string(deviceID))]))
-        let challengeText = try challengeAnswer.string("challenge")
-        guard let challenge = Data(base64Encoded: challengeText) else {
-            throw LoginError.protocolError(url: try session.loginEndpoint().description, "the challenge is not base64")
-        }
+        let (challengeText, challenge) = try session.loginRequest("POST", "/v1/challenges", json: .object([("deviceID", .string(deviceID))]))
+            .base64("challenge")
         // Each sign-in is a fresh LAContext, as in the app: one prompt per login.
         let context = session.authenticator.makeContext()
         let signature = try await session.withScriptedOutcomes(arguments.words.dropFirst(1), arguments: arguments) { _ in
@@ -313,6 +310,13 @@ struct LoginAnswer {
     func string(_ key: String) throws(LoginError) -> String {
         guard let value = object[key] as? String else { throw .protocolError(url: url, "the answer has no '\(key)'") }
         return value
+    }
+
+    /// The base64 field `key` as its text and bytes, or a protocol error naming it.
+    func base64(_ key: String) throws(LoginError) -> (text: String, bytes: Data) {
+        let text = try string(key)
+        guard let bytes = Data(base64Encoded: text) else { throw .protocolError(url: url, "the \(key) is not base64") }
+        return (text, bytes)
     }
 }
 

@@ -15,8 +15,8 @@ extension CommandTable {
         guard let token = session.login.token else {
             throw LoginError.notReady(name: "notSignedIn", message: "sign in first: login password <user> [password]")
         }
-        let challengeText = try session.loginRequest("POST", "/v1/devices/attest-challenges", bearer: token).string("challenge")
-        let challenge = try bytes(challengeText, session)
+        let (challengeText, challenge) = try session.loginRequest("POST", "/v1/devices/attest-challenges", bearer: token)
+            .base64("challenge")
         let appAttest = session.authenticator.appAttest
         let keyID = try appAttest.generateKey()
         let attestation = try appAttest.attestKey(keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
@@ -38,9 +38,8 @@ extension CommandTable {
         guard let keyID = session.login.attestKeyID, let deviceID = session.login.attestDeviceID else {
             throw LoginError.notReady(name: "notAttested", message: "no App Attest key is bound here: login password <user>, then login attest")
         }
-        let challengeText = try session.loginRequest("POST", "/v1/challenges", json: .object([("deviceID", .string(deviceID))]))
-            .string("challenge")
-        let challenge = try bytes(challengeText, session)
+        let (challengeText, challenge) = try session.loginRequest("POST", "/v1/challenges", json: .object([("deviceID", .string(deviceID))]))
+            .base64("challenge")
         let assertion = try session.authenticator.appAttest.generateAssertion(keyID, clientDataHash: Data(SHA256.hash(data: challenge)))
         let answer = try session.loginRequest("POST", "/v1/logins", json: .object([
             ("deviceID", .string(deviceID)), ("challenge", .string(challengeText)), ("assertion", .string(assertion.base64EncodedString())),
@@ -53,12 +52,5 @@ extension CommandTable {
         let who = session.login.username ?? "profile \(profile)"
         return CommandOutput("ok: signed in as \(who) with App Attest (the server verified the assertion and its counter)",
                              result: [("profileID", .string(profile)), ("by", .string("appattest")), ("deviceID", .string(deviceID))])
-    }
-
-    private static func bytes(_ base64: String, _ session: CommandSession) throws -> Data {
-        guard let data = Data(base64Encoded: base64) else {
-            throw LoginError.protocolError(url: try session.loginEndpoint().description, "the challenge is not base64")
-        }
-        return data
     }
 }

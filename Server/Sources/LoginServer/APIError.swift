@@ -41,6 +41,9 @@ public struct APIError: Error, Sendable, Equatable {
     static let invalidCredentials = APIError(.unauthorized, "invalid_credentials", "Unknown username or wrong password.")
     /// The one answer for every failed device login.
     static let loginFailed = APIError(.unauthorized, "login_failed", "The device could not be authenticated.")
+    /// App Attest asked of a server started without `--app-attest-root`.
+    static let appAttestNotConfigured = APIError.badRequest(
+        "app_attest_not_configured", "This server verifies no App Attest attestations (start it with --app-attest-root and --app-id).")
     /// The message of a 429 for failed logins.
     static let tooManyFailures = "Too many failed logins; retry later."
     /// A missing, unknown or expired bearer token.

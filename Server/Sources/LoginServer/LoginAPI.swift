@@ -432,10 +432,7 @@ struct LoginAPI: Sendable {
     /// whatever follows), then the attestation, every step Apple documents (REFERENCE §12)
     /// against the configured roots, with clientDataHash = SHA-256 of the challenge's bytes.
     func verifyAttestation(_ body: BindRequest, profileID: String, _ context: LoginRequestContext) async throws -> AppAttestVerifier.AttestedKey {
-        guard let verifier = configuration.appAttest else {
-            throw APIError.badRequest("app_attest_not_configured",
-                                      "This server verifies no App Attest attestations (start it with --app-attest-root and --app-id).")
-        }
+        guard let verifier = configuration.appAttest else { throw APIError.appAttestNotConfigured }
         guard let keyText = body.keyID, let attestationText = body.attestation, let challengeText = body.challenge else {
             throw APIError.badRequest("malformed_request", "An appattest device needs 'keyID', 'attestation' and 'challenge'.")
         }
@@ -461,10 +458,7 @@ struct LoginAPI: Sendable {
     /// `POST /v1/devices/attest-challenges`: a one-use challenge (60 s) to attest a key with.
     func createAttestChallenge(_ request: Request, _ context: LoginRequestContext) async throws -> Response {
         let profileID = try await authenticatedProfile(request)
-        guard configuration.appAttest != nil else {
-            throw APIError.badRequest("app_attest_not_configured",
-                                      "This server verifies no App Attest attestations (start it with --app-attest-root and --app-id).")
-        }
+        guard configuration.appAttest != nil else { throw APIError.appAttestNotConfigured }
         let challenge = randomBytes(32)
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(configuration.challengeLifetime.timeInterval)

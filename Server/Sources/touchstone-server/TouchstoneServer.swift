@@ -129,19 +129,18 @@ struct TouchstoneServer: AsyncParsableCommand {
         guard let environment = AppAttestEnvironment(rawValue: appAttestEnvironment) else {
             throw ValidationError("--app-attest-environment must be development or production, not '\(appAttestEnvironment)'.")
         }
-        var roots: [String] = []
+        var roots: [Certificate] = []
         for path in appAttestRoot {
             guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {
                 throw ValidationError("--app-attest-root '\(path)': not a readable PEM file of at most 1 MiB.")
             }
             do {
-                _ = try Certificate.certificates(pem: text)
+                roots += try Certificate.certificates(pem: text)
             } catch {
                 throw ValidationError("--app-attest-root '\(path)': \(error)")
             }
-            roots.append(text)
         }
-        return try AppAttestVerifier(appID: appID, environment: environment, trustedRootsPEM: roots)
+        return AppAttestVerifier(appID: appID, environment: environment, trustedRoots: roots)
     }
 
     /// Whether `host` is an address or a name this machine resolves (NIO's `getaddrinfo`).

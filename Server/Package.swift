@@ -34,6 +34,10 @@ let package = Package(
         // and the bench, NIO for their HTTP client.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        // /metrics: swift-metrics is in the graph through Hummingbird already; swift-prometheus
+        // adds one small module (and swift-atomics, there through postgres-nio).
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // App Attest's CBOR, formats, X.509 subset and verifier (a link to the root package's module).
@@ -58,6 +62,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "TouchstoneAppAttestFormat",
             ],
             swiftSettings: strictSettings

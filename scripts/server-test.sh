@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 
 scripts/install-deps.sh
+# prometheus-client's text parser, which reads /metrics below (and pyattest, for the root tests).
+scripts/pyattest-env.sh
 
 eval "$(scripts/postgres-testenv.sh start)"
 # shellcheck source=scripts/login-server-lib.sh
@@ -151,6 +153,11 @@ for database in "" "${TOUCHSTONE_TEST_POSTGRES_URL%/*}/app_attest_story"; do
     exit 1
   fi
   actual=$(run_repl_transcript app-attest.touchstone XDG_DATA_HOME="$device_data")
+  # What the story did, as /metrics counts it, read by prometheus-client's parser.
+  .build/pyattest-venv/bin/python scripts/check-metrics.py "$LOGIN_SERVER_URL/metrics" \
+    'touchstone_logins_total{kind="appattest"}=3' \
+    'touchstone_login_failures_total{kind="appattest",reason="counter_not_increased"}=1' \
+    'touchstone_login_failures_total{kind="appattest",reason="bad_signature"}=1' || { stop_login_server; exit 1; }
   stop_login_server
   check_transcript "$expected" "$actual" "server-test: the REPL's app-attest transcript ($backend)"
   echo "server-test: the REPL's app-attest story matches $expected on $backend"

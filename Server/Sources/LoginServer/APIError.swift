@@ -4,6 +4,7 @@ import NIOHTTP1
 import Logging
 import NIOCore
 import PostgresNIO
+import GRDB
 
 /// An error the API answers with: a status and the JSON body `{"error": code, "message": text}`.
 ///
@@ -75,13 +76,18 @@ public struct APIError: Error, Sendable, Equatable {
 /// status, a stack trace or a dropped connection; unexpected errors are logged (by type and
 /// description, which never hold request secrets) and answered 500. A cancelled request is
 /// 503 `request_cancelled`, logged at info.
+/// Refusals by a limit and database failures are counted in `metrics`.
 struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: LoginMetrics
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
+            metrics.answered(error)
             return error.response()
         } catch let RepositoryError.unavailable(reason) {
+            metrics.databaseError(unavailable: true)
             // The operator needs the reason; the client only that it may try again.
             context.logger.warning("database unavailable", metadata: ["reason": .string(reason)])
             return APIError(.serviceUnavailable, "database_unavailable", "The database cannot be reached now; try again later.",
@@ -114,6 +120,7 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             ]
             // PSQLError's description is a fixed sentence (its debug description holds the
             // query and its values): the fields that say what failed, and no values.
+            if error is PSQLError || error is DatabaseError { metrics.databaseError(unavailable: false) }
             if let error = error as? PSQLError {
                 for (key, field) in [("error.sqlstate", PSQLError.ServerInfo.Field.sqlState),
                                      ("error.table", .tableName), ("error.constraint", .constraintName)] {

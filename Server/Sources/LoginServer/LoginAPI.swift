@@ -15,9 +15,12 @@ struct LoginAPI: Sendable {
     let configuration: LoginServerConfiguration
     let hasher: PasswordHasher
     let hashing: AdmissionGate
+    let metrics: LoginMetrics
 
-    init(repository: any LoginRepository, clock: any LoginClock, configuration: LoginServerConfiguration) {
+    init(repository: any LoginRepository, clock: any LoginClock, configuration: LoginServerConfiguration,
+         metrics: LoginMetrics = LoginMetrics()) {
         self.repository = repository
+        self.metrics = metrics
         self.clock = clock
         self.configuration = configuration
         self.hasher = PasswordHasher(rounds: configuration.passwordRounds)
@@ -39,7 +42,14 @@ struct LoginAPI: Sendable {
         let listDevices: @Sendable (Request, LoginRequestContext) async throws -> Response = { request, context in
             try await self.listDevices(request, context)
         }
-        for (path, handler) in [("/health", health), ("/health/ready", ready), ("/v1/devices", listDevices)] {
+        // Prometheus text for the addresses allowed to scrape it; for the rest the 404 of a path
+        // that does not exist.
+        let metricsText: @Sendable (Request, LoginRequestContext) async throws -> Response = { _, context in
+            guard configuration.metricsClients.contains(context.remoteAddress) else { throw HTTPError(.notFound) }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: metrics.text())))
+        }
+        for (path, handler) in [("/health", health), ("/health/ready", ready), ("/metrics", metricsText), ("/v1/devices", listDevices)] {
             router.get(RouterPath(path), use: handler)
             // HEAD wherever GET works (RFC 9110 §9.3.2): the same status and headers, no body.
             // (A response's headers already hold its body's length, which HEAD keeps.)
@@ -81,7 +91,7 @@ struct LoginAPI: Sendable {
     /// Every path and the methods it answers (kept beside the routes above; a test checks
     /// that each is served).
     static let routes: [(String, [HTTPRequest.Method])] = [
-        ("/health", [.get]), ("/health/ready", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post, .delete]), ("/v1/devices", [.get, .post]),
+        ("/health", [.get]), ("/health/ready", [.get]), ("/metrics", [.get]), ("/v1/accounts", [.post]), ("/v1/sessions", [.post, .delete]), ("/v1/devices", [.get, .post]),
         ("/v1/devices/:id", [.delete]), ("/v1/challenges", [.post]), ("/v1/logins", [.post]), ("/v1/logins/token", [.post]),
         ("/v1/accounts/password", [.put]), ("/v1/accounts/sessions", [.delete]), ("/v1/devices/attest-challenges", [.post]),
     ]
@@ -233,10 +243,18 @@ struct LoginAPI: Sendable {
                                                countingUnder: [(addressKey, configuration.addressFailureLimit),
                                                                (accountKey, configuration.accountFailureLimit)], context)
         guard let account, matches else {
+            metrics.loginFailed(.password, .wrongPassword)
             context.logger.notice("password login failed", metadata: ["address": .string(context.remoteAddress)])
             throw APIError.invalidCredentials
         }
-        let session = try await startSession(profileID: account.profileID, checkedPasswordHash: account.passwordHash)
+        let session: SessionResponse
+        do {
+            session = try await startSession(profileID: account.profileID, checkedPasswordHash: account.passwordHash)
+        } catch let error as APIError {
+            metrics.loginFailed(.password, .passwordChanged)
+            throw error
+        }
+        metrics.loggedIn(.password)
         context.logger.info("password login", metadata: ["profileID": .string(account.profileID)])
         return try json(session)
     }
@@ -578,27 +596,27 @@ struct LoginAPI: Sendable {
         // deletes it and, only if that delete removed it, starts the session, so of two
         // concurrent logins with one challenge at most one wins; a forged attempt burns it too.
         var signCount: UInt32?
-        let verified = device.map { device in
+        let kind: LoginMetrics.LoginKind = body.assertion != nil ? .appattest : .signature
+        // nil: verified; else why not (for the metrics; the client gets one answer).
+        let failure: LoginMetrics.FailureReason? = device.map { device -> LoginMetrics.FailureReason? in
             if device.kind == .appattest {
                 // The assertion over SHA-256 of the challenge's bytes, by the attested key, with
                 // a counter above the stored one (checked again where it is stored).
                 guard body.assertion != nil, let verifier = configuration.appAttest, let keyBytes = device.publicKey,
                       let previous = device.signCount
-                else { return false }
+                else { return .badSignature }
                 do {
                     signCount = try verifier.verifyAssertion(signature, clientDataHash: Data(SHA256.hash(data: challenge)),
                                                              publicKey: Data(keyBytes), previousCounter: previous)
-                    return true
-                } catch let error as AppAttestVerificationError {
-                    if error.step == .counterMismatch {
-                        // docs/SERVER.md: a counter that does not grow is a cloned key or a replay.
-                        context.logger.warning("App Attest counter did not grow: a cloned key or a replayed assertion", metadata: [
-                            "deviceID": .string(device.deviceID), "profileID": .string(device.profileID),
-                        ])
-                    }
-                    return false
+                    return nil
+                } catch let error as AppAttestVerificationError where error.step == .counterMismatch {
+                    // docs/SERVER.md: a counter that does not grow is a cloned key or a replay.
+                    context.logger.warning("App Attest counter did not grow: a cloned key or a replayed assertion", metadata: [
+                        "deviceID": .string(device.deviceID), "profileID": .string(device.profileID),
+                    ])
+                    return .counterNotIncreased
                 } catch {
-                    return false
+                    return .badSignature
                 }
             }
             guard device.kind == .key, body.signature != nil, let keyBytes = device.publicKey,
@@ -606,18 +624,20 @@ struct LoginAPI: Sendable {
                   let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
                   // DER has one encoding per value: integers padded with extra zero bytes (which
                   // the parser accepts) are refused, so one signature has one spelling.
-                  parsed.derRepresentation == signature
-            else { return false }
-            return key.isValidSignature(parsed, for: challenge)
-        } ?? false
+                  parsed.derRepresentation == signature,
+                  key.isValidSignature(parsed, for: challenge)
+            else { return .badSignature }
+            return nil
+        } ?? .unknownDevice
         let challengeHash = sha256(challenge)
-        if verified, let device {
+        if failure == nil, let device {
             let token = randomBytes(32)
             let expiresAt = now.addingTimeInterval(configuration.sessionLifetime.timeInterval)
             if let profileID = try await repository.redeemChallenge(
                 hash: challengeHash, deviceID: device.deviceID, now: now, sessionTokenHash: sha256(token), sessionExpiresAt: expiresAt,
                 signCount: signCount
             ) {
+                metrics.loggedIn(kind)
                 context.logger.info("signature login", metadata: ["profileID": .string(profileID), "deviceID": .string(device.deviceID)])
                 return try json(SessionResponse(token: Data(token).base64EncodedString(), profileID: profileID, expiresAt: expiresAt))
             }
@@ -631,6 +651,7 @@ struct LoginAPI: Sendable {
         } else if wellFormed {
             _ = try await repository.consumeChallenge(hash: challengeHash, deviceID: body.deviceID, now: now)
         }
+        metrics.loginFailed(kind, failure ?? .challengeSpent)
         // Recorded, then judged against the failures before it: of failures at once, no more
         // than the limit's worth are answered 401, the rest 429.
         _ = try await recordAttempt([(addressKey, configuration.addressFailureLimit)], context, uncountIfRefused: false)
@@ -661,12 +682,20 @@ struct LoginAPI: Sendable {
               let device = try await repository.device(credentialHash: presented), device.kind == .token,
               constantTimeEqual(device.credentialHash, presented)
         else {
+            metrics.loginFailed(.token, .unknownDevice)
             // As for signature logins: recorded, then judged (401 within the limit, else 429).
             _ = try await recordAttempt([(addressKey, configuration.addressFailureLimit)], context, uncountIfRefused: false)
             context.logger.notice("token login failed", metadata: ["address": .string(context.remoteAddress)])
             throw APIError.loginFailed
         }
-        let session = try await startSession(profileID: device.profileID, deviceID: device.deviceID)
+        let session: SessionResponse
+        do {
+            session = try await startSession(profileID: device.profileID, deviceID: device.deviceID)
+        } catch let error as APIError {
+            metrics.loginFailed(.token, .unknownDevice)  // deleted meanwhile
+            throw error
+        }
+        metrics.loggedIn(.token)
         context.logger.info("token login", metadata: ["profileID": .string(device.profileID), "deviceID": .string(device.deviceID)])
         return try json(session)
     }

@@ -33,24 +33,28 @@ public enum LoginServer {
 
     /// The application: routes, JSON errors, migrations before the first request, and the
     /// PostgreSQL pool (if any) as a service of the same service group. `onServerRunning` gets
-    /// the listening channel (its `localAddress` tells the port when `port` is 0).
+    /// the listening channel (its `localAddress` tells the port when `port` is 0). `metrics` is
+    /// where the server counts (``LoginMetrics``; `GET /metrics` prints it).
     public static func makeApplication(
         configuration: LoginServerConfiguration,
         repository: any LoginRepository,
         clock: any LoginClock = SystemLoginClock(),
         logger: Logger,
+        metrics: LoginMetrics = LoginMetrics(),
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> Application<RouterResponder<LoginRequestContext>> {
         let router = Router(context: LoginRequestContext.self)
         // The client first, so that every limit and log line below sees it, not a proxy.
         router.add(middleware: ClientAddressMiddleware(proxies: configuration.trustedProxies))
-        router.add(middleware: APIErrorMiddleware())
+        // Outside the error middleware: every request is timed with the status it was answered.
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: APIErrorMiddleware(metrics: metrics))
         // Requests the connection refused (Host rules, the per-address connection cap).
         router.add(middleware: FramingErrorMiddleware())
         // Every database step of a request has a deadline (503 past it, never a hang); SQLite's
         // are bounded by its busy timeout already, so its failures are only classified.
         let timed = DeadlineRepository(base: repository, timeout: repository is SQLiteLoginRepository ? nil : configuration.databaseTimeout)
-        LoginAPI(repository: timed, clock: clock, configuration: configuration).addRoutes(to: router)
+        LoginAPI(repository: timed, clock: clock, configuration: configuration, metrics: metrics).addRoutes(to: router)
         // TimeAmount(_:) clamps a huge duration instead of overflowing; at least a millisecond.
         let idle = TimeAmount(max(configuration.idleTimeout, .milliseconds(1)))
         var app = Application(

@@ -41,6 +41,10 @@ public struct LoginServerConfiguration: Sendable {
     /// The proxies whose `X-Forwarded-For` names the client (see ``TrustedProxies``); none by
     /// default, and then the client is the connection's peer.
     public var trustedProxies: TrustedProxies = .none
+    /// The client addresses that may read `GET /metrics` (Prometheus text); every other client
+    /// gets 404 there. Loopback only by default. Behind a trusted proxy the client is the
+    /// forwarded address, as for every limit.
+    public var metricsClients: AddressRanges = .loopback
     /// The largest request body accepted; larger ones are answered 413.
     public var maxBodySize: Int = 64 * 1024
     /// A connection that sends nothing for this long is closed, also in the middle of a request

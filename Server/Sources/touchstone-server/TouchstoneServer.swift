@@ -38,6 +38,7 @@ struct TouchstoneServer: AsyncParsableCommand {
               GET    /health                                    -> 200 while serving
               GET    /health/ready                              -> 200 when the database
                                       answers, else 503 database_unavailable
+              GET    /metrics (--metrics-client only)           -> 200 Prometheus text
             Tables are created (migrated) on start. SIGTERM or SIGINT drains
             in-flight requests and exits 0. See docs/SERVER.md.
             """
@@ -65,6 +66,13 @@ struct TouchstoneServer: AsyncParsableCommand {
         valueName: "cidr"
     ))
     var trustedProxy: [String] = []
+
+    @Option(name: .customLong("metrics-client"), help: ArgumentHelp(
+        "An address or CIDR range (repeatable) that may read GET /metrics (Prometheus text).",
+        discussion: "Default: loopback only (127.0.0.0/8 and ::1). Others get 404 there. Giving one replaces the default.",
+        valueName: "cidr"
+    ))
+    var metricsClient: [String] = []
 
     @Option(help: ArgumentHelp(
         "Connections one client address may hold open at once (default 256); one more is answered 429 and closed.",
@@ -108,6 +116,7 @@ struct TouchstoneServer: AsyncParsableCommand {
             do { _ = try DatabaseLocation(parsing: database) } catch { throw ValidationError("--database: \(error)") }
         }
         do { _ = try TrustedProxies(parsing: trustedProxy) } catch { throw ValidationError("--trusted-proxy: \(error)") }
+        do { _ = try AddressRanges(parsing: metricsClient) } catch { throw ValidationError("--metrics-client: \(error)") }
         guard (1...1_000_000).contains(maxConnectionsPerAddress) else {
             throw ValidationError("--max-connections-per-address must be between 1 and 1000000.")
         }
@@ -156,6 +165,7 @@ struct TouchstoneServer: AsyncParsableCommand {
         configuration.port = port
         configuration.trustedProxies = try TrustedProxies(parsing: trustedProxy)
         configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
+        if !metricsClient.isEmpty { configuration.metricsClients = try AddressRanges(parsing: metricsClient) }
         configuration.appAttest = try appAttestVerifier()
         configuration.requireAppAttest = requireAppAttest
         configuration.database = try database.map { try DatabaseLocation(parsing: $0) } ?? .defaultLocation()

@@ -111,6 +111,10 @@ struct DeadlineRepository: LoginRepository {
     /// connection and a busy, locked, full or unreadable SQLite file are
     /// ``RepositoryError/unavailable(_:)``; anything else as it is.
     static func classify(_ error: any Error) -> any Error {
+        // A transaction's failure wraps the statement's (or BEGIN's, COMMIT's) error.
+        if let error = error as? PostgresTransactionError, let cause = error.cause {
+            return classify(cause)
+        }
         if let error = error as? PSQLError {
             switch error.code {
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:

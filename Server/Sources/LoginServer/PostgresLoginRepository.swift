@@ -15,6 +15,8 @@ public struct PostgresLoginRepository: LoginRepository {
     public let client: PostgresClient
     private let quiet = Logger(label: "touchstone.server.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private let location: DatabaseLocation.PostgresLocation
+    /// For what an operator should see: a migration giving way to the logins.
+    private let logger: Logger
 
     /// Creates a repository (and its connection pool) for `location`.
     ///
@@ -26,6 +28,7 @@ public struct PostgresLoginRepository: LoginRepository {
     /// another server's).
     public init(location: DatabaseLocation.PostgresLocation, logger: Logger, statementTimeout: Duration? = .seconds(10)) {
         self.location = location
+        self.logger = logger
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database, tls: .disable
@@ -69,7 +72,15 @@ public struct PostgresLoginRepository: LoginRepository {
         try? await connection.close()
     }
 
-    /// The schema, in order; each statement is idempotent.
+    /// `CREATE INDEX` only when the index is missing. (`CREATE INDEX IF NOT EXISTS` takes its
+    /// table's SHARE lock before it looks, so it waits for every write in flight and every
+    /// login waits behind it; two servers starting together deadlocked on it.)
+    private static func index(_ name: String, on definition: String) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: "DO $$ BEGIN IF to_regclass('\(name)') IS NULL THEN CREATE INDEX \(name) ON \(definition); END IF; END $$")
+    }
+
+    /// The schema, in order; each statement is idempotent and takes no table lock when what it
+    /// makes is there already.
     private static let schema: [PostgresQuery] = [
         """
         CREATE TABLE IF NOT EXISTS accounts (
@@ -86,7 +97,7 @@ public struct PostgresLoginRepository: LoginRepository {
             expires_at BIGINT NOT NULL
         )
         """,
-        "CREATE INDEX IF NOT EXISTS sessions_expires_at ON sessions(expires_at)",
+        index("sessions_expires_at", on: "sessions(expires_at)"),
         """
         CREATE TABLE IF NOT EXISTS devices (
             device_id TEXT PRIMARY KEY,
@@ -99,7 +110,7 @@ public struct PostgresLoginRepository: LoginRepository {
             last_used_at BIGINT
         )
         """,
-        "CREATE INDEX IF NOT EXISTS devices_profile_id ON devices(profile_id)",
+        index("devices_profile_id", on: "devices(profile_id)"),
         """
         CREATE TABLE IF NOT EXISTS challenges (
             challenge_hash BYTEA PRIMARY KEY,
@@ -107,7 +118,7 @@ public struct PostgresLoginRepository: LoginRepository {
             expires_at BIGINT NOT NULL
         )
         """,
-        "CREATE INDEX IF NOT EXISTS challenges_expires_at ON challenges(expires_at)",
+        index("challenges_expires_at", on: "challenges(expires_at)"),
         // A challenge records the address that asked for it, in the order asked (`id`): each
         // address's live challenges for a device are bounded (``maximumChallengesPerRequester``).
         // Altered only when missing, as `sessions.device_id` below: ALTER TABLE and CREATE INDEX
@@ -133,8 +144,8 @@ public struct PostgresLoginRepository: LoginRepository {
             at BIGINT NOT NULL
         )
         """,
-        "CREATE INDEX IF NOT EXISTS login_failures_key_at ON login_failures(key, at)",
-        "CREATE INDEX IF NOT EXISTS login_failures_at ON login_failures(at)",
+        index("login_failures_key_at", on: "login_failures(key, at)"),
+        index("login_failures_at", on: "login_failures(at)"),
         // A session a device logged in records that device and ends with it: deleting the
         // device (a lost phone) signs it out. Sessions from before have no device. Altered only
         // when the column is missing: ALTER TABLE locks the table against every session lookup
@@ -175,17 +186,81 @@ public struct PostgresLoginRepository: LoginRepository {
         """,
     ]
 
+    /// The schema's version: raise it with every change to ``schema``. A database at this
+    /// version (or a newer one, which a newer server wrote during a rolling deploy) is left alone.
+    static let schemaVersion = 5
+
+    /// How long one try of a migration waits for a table lock (`lock_timeout`) before it gives
+    /// way and tries again: while DDL waits for a lock, the logins that need the table queue
+    /// behind it, so this bounds how long a start can stall them.
+    static let migrationLockWait = Duration.milliseconds(500)
+    /// How many times a migration tries before the start fails (about a minute in all).
+    static let migrationTries = 60
+
+    /// Brings the schema to ``schemaVersion``. A database already there takes one read and no
+    /// lock at all, so servers (re)starting during logins never wait for them nor make them wait.
+    /// Otherwise one server at a time (an advisory lock) runs the steps; each try waits at most
+    /// ``migrationLockWait`` for a table lock and gives way (lock timeout or deadlock) to the
+    /// logins before trying again, up to ``migrationTries`` times.
     public func migrate() async throws {
         try await probe()
+        if try await storedSchemaVersion() >= Self.schemaVersion { return }
+        var tries = 0
+        while true {
+            tries += 1
+            do {
+                try await migrateOnce()
+                return
+            } catch let error as PostgresTransactionError where (error.cause as? PSQLError).map(Self.isLockContention) == true
+                                                                && tries < Self.migrationTries {
+                let error = error.cause as? PSQLError
+                logger.notice("the migration gave way to requests holding its tables; trying again", metadata: [
+                    "try": .stringConvertible(tries), "sqlstate": .string(error?.serverInfo?[.sqlState] ?? ""),
+                ])
+                // Backs off a little more each time (10 ms to 500 ms), so the logins that queued
+                // behind the lock run before the next try.
+                try await Task.sleep(for: .milliseconds(min(500, 10 * tries)))
+            }
+        }
+    }
+
+    /// The schema version the database records (0 before the first versioned migration).
+    func storedSchemaVersion() async throws -> Int {
+        let exists = try await client.query("SELECT to_regclass('touchstone_schema') IS NOT NULL", logger: quiet).collect()
+        guard try exists.first?.decode(Bool.self) == true else { return 0 }
+        return try await client.withConnection { try await Self.recordedVersion($0, logger: quiet) }
+    }
+
+    /// The highest version in `touchstone_schema` (0 when it has none).
+    private static func recordedVersion(_ connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let rows = try await connection.query("SELECT max(version) FROM touchstone_schema", logger: logger).collect()
+        return try rows.first?.decode(Int?.self) ?? 0
+    }
+
+    /// One try: every step and the new version in one transaction, after the advisory lock.
+    private func migrateOnce() async throws {
         try await client.withTransaction(logger: quiet) { connection in
-            // No statement limit here: waiting for another server's migration is expected.
+            // No statement limit: waiting for another server's migration is expected.
             try await connection.query("SET LOCAL statement_timeout = 0", logger: quiet)
-            // One migrator at a time when several servers start together.
             try await connection.query("SELECT pg_advisory_xact_lock(7013013)", logger: quiet)
+            // Another server may have finished while this one waited.
+            try await connection.query("CREATE TABLE IF NOT EXISTS touchstone_schema (version INTEGER NOT NULL)", logger: quiet)
+            if try await Self.recordedVersion(connection, logger: quiet) >= Self.schemaVersion { return }
+            let wait = Self.milliseconds(Self.migrationLockWait) ?? 500
+            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(wait)"), logger: quiet)
             for statement in Self.schema {
                 try await connection.query(statement, logger: quiet)
             }
+            try await connection.query("DELETE FROM touchstone_schema", logger: quiet)
+            try await connection.query("INSERT INTO touchstone_schema (version) VALUES (\(Self.schemaVersion))", logger: quiet)
         }
+    }
+
+    /// Whether a migration failed for want of a lock: `lock_timeout` (55P03) or a deadlock
+    /// PostgreSQL broke by aborting it (40P01). Either way nothing of it was kept.
+    static func isLockContention(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "55P03" || state == "40P01"
     }
 
     public func createAccount(_ account: AccountRecord) async throws {
@@ -587,5 +662,12 @@ public struct PostgresLoginRepository: LoginRepository {
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw RepositoryError.duplicate
         }
+    }
+}
+
+extension PostgresTransactionError {
+    /// What failed: the closure's error, else BEGIN's, COMMIT's or the rollback's.
+    var cause: (any Error)? {
+        closureError ?? beginError ?? commitError ?? rollbackError
     }
 }

@@ -7,6 +7,8 @@
 #                scripts/adopter-test.sh; then the login server in Server/ against SQLite and a
 #                private PostgreSQL: scripts/server-test.sh)
 #                (AppAttestTests also run pyattest, from PyPI: scripts/pyattest-env.sh)
+#                (first, scripts/api-coverage.py --check: docs/API-COVERAGE.md and its generated
+#                test are current)
 #   make bench   run all benchmarks in release mode
 #   make example run the ChangeDetection example
 #   make server  start touchstone-server (the fingerprint-login server) on 127.0.0.1:8080
@@ -26,6 +28,7 @@ run: deps
 # Built first (no time limit: a clean build takes minutes), then tested under one, so a hung
 # test fails the run instead of holding CI: TERM after 15 minutes, KILL 10 s later.
 test: deps
+	python3 scripts/api-coverage.py --check
 	scripts/pyattest-env.sh
 	$(SWIFT) build --build-tests
 	timeout -k 10 900 $(SWIFT) test --skip-build

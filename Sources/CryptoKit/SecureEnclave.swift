@@ -24,8 +24,8 @@ import TouchstoneSimulation
 /// authentication context's device; a failed prompt throws its ``LAError``; a key invalidated by
 /// an enrollment change, or a `dataRepresentation` from another device, throws
 /// `CryptoKitError.underlyingCoreCryptoError` with the `OSStatus` (`errSecItemNotFound`,
-/// `errSecDecode`...). Key agreement is not offered: swift-crypto's `SharedSecret` cannot be made
-/// outside swift-crypto (use `SecKeyCopyKeyExchangeResult`).
+/// `errSecDecode`...). Key agreement (``SecureEnclave/P256/KeyAgreement``) runs in swift-crypto
+/// with the unsealed key, after the key's evaluation, and returns swift-crypto's `SharedSecret`.
 public enum SecureEnclave {
     /// Whether a Secure Enclave is available: whether the default device can be composed.
     public static var isAvailable: Bool { (try? LocalAuthenticationSystem.authenticator) != nil }
@@ -137,6 +137,90 @@ public enum SecureEnclave {
             }
         }
     }
+}
+
+extension SecureEnclave.P256 {
+    /// ECDH key agreement keys (iOS 13).
+    public enum KeyAgreement {
+        /// A P-256 key-agreement key generated inside the Secure Enclave; its
+        /// ``dataRepresentation`` is an opaque blob only this device (and app) can use. Its
+        /// ``sharedSecretFromKeyAgreement(with:)`` prompts as its access control says.
+        public struct PrivateKey: @unchecked Sendable {
+            // @unchecked: every field is immutable; swift-crypto 3 does not mark its public key
+            // type Sendable.
+            let key: EnclaveKey
+            let authenticator: Authenticator
+            let context: LAContext?
+
+            /// The public key, for the other party.
+            public let publicKey: Crypto.P256.KeyAgreement.PublicKey
+
+            /// Generates a key with `accessControl` (default: `privateKeyUsage` only); its uses
+            /// prompt through `authenticationContext` when given. Never prompts itself.
+            public init(compactRepresentable: Bool = true,
+                        accessControl: SecAccessControl = SecureEnclave.P256.Signing.PrivateKey.defaultAccessControl,
+                        authenticationContext: LAContext? = nil) throws {
+                let authenticator = try Signing.PrivateKey.device(authenticationContext)
+                do {
+                    key = try authenticator.keys.create(accessControl: accessControl.touchstoneAccessControl, permanent: false)
+                } catch {
+                    throw Signing.PrivateKey.cryptoError(error, on: authenticator)
+                }
+                self.authenticator = authenticator
+                context = authenticationContext
+                publicKey = try Crypto.P256.KeyAgreement.PublicKey(x963Representation: key.publicKeyData)
+            }
+
+            /// Restores a key from its ``dataRepresentation`` on the device (and app) that made it;
+            /// `CryptoKitError.incorrectParameterSize` otherwise.
+            public init(dataRepresentation: Data, authenticationContext: LAContext? = nil) throws {
+                let authenticator = try Signing.PrivateKey.device(authenticationContext)
+                guard let key = try? JSONDecoder().decode(EnclaveKey.self, from: dataRepresentation),
+                      key.appID == authenticator.appID else {
+                    throw CryptoKitError.incorrectParameterSize
+                }
+                self.key = key
+                self.authenticator = authenticator
+                context = authenticationContext
+                publicKey = try Crypto.P256.KeyAgreement.PublicKey(x963Representation: key.publicKeyData)
+            }
+
+            /// The key as an opaque blob: the sealed private key, which only this device (and
+            /// this app) can open.
+            public var dataRepresentation: Data { (try? JSONEncoder().encode(key)) ?? Data() }
+
+            /// ECDH with `publicKeyShare` (the prompt happens here): the same secret the other
+            /// party computes with its private key and this key's ``publicKey``.
+            public func sharedSecretFromKeyAgreement(with publicKeyShare: Crypto.P256.KeyAgreement.PublicKey) throws -> SharedSecret {
+                let keys = authenticator.keys
+                let (key, engine, reason) = (self.key, context?.touchstoneContext, context?.localizedReason)
+                let reasonOrDefault = (reason?.isEmpty ?? true) ? nil : reason
+                let peer = publicKeyShare.x963Representation
+                defer { LocalAuthenticationSystem.didUse(authenticator) }
+                do {
+                    return try runBlocking {
+                        try await keys.withKeyAgreementKey(key, context: engine, reason: reasonOrDefault) { agreement in
+                            SharedSecretBox(try agreement.sharedSecretFromKeyAgreement(
+                                with: Crypto.P256.KeyAgreement.PublicKey(x963Representation: peer)))
+                        }
+                    }.secret
+                } catch let error as CryptoKitError {
+                    throw error
+                } catch {
+                    throw Signing.PrivateKey.cryptoError(error, on: authenticator)
+                }
+            }
+        }
+    }
+}
+
+extension SecureEnclave.P256.KeyAgreement.PrivateKey: DiffieHellmanKeyAgreement, HPKEDiffieHellmanPrivateKey {}
+
+/// Carries swift-crypto's `SharedSecret` (immutable bytes, not marked `Sendable` in swift-crypto 3)
+/// out of the blocking call that computed it.
+private struct SharedSecretBox: @unchecked Sendable {
+    let secret: SharedSecret
+    init(_ secret: SharedSecret) { self.secret = secret }
 }
 
 extension SecureEnclave {

@@ -96,5 +96,66 @@ struct CryptoKitSecureEnclaveTests {
             _ = try SecureEnclave.MLDSA87.PrivateKey(dataRepresentation: Data([1, 2, 3]))
         }
     }
+
+    @Test("SecureEnclave.P256.KeyAgreement: after Touch ID, its shared secret equals the other party's (ECDH); the key restores from its dataRepresentation; a cancelled prompt throws LAError.userCancel")
+    func keyAgreement() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.present("thumb"), .present("thumb"), .cancel])
+        let results = await sim.blocking { () -> [Bool] in
+            do {
+                let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                             [.privateKeyUsage, .biometryCurrentSet], nil)!
+                let key = try SecureEnclave.P256.KeyAgreement.PrivateKey(accessControl: access)
+                let other = P256.KeyAgreement.PrivateKey()
+                let ours = try key.sharedSecretFromKeyAgreement(with: other.publicKey)
+                let theirs = try other.sharedSecretFromKeyAgreement(with: key.publicKey)
+                // Apple's sample code derives a symmetric key from it.
+                let derived = ours.hkdfDerivedSymmetricKey(using: SHA256.self, salt: Data(), sharedInfo: Data("ck".utf8), outputByteCount: 32)
+                let expected = theirs.hkdfDerivedSymmetricKey(using: SHA256.self, salt: Data(), sharedInfo: Data("ck".utf8), outputByteCount: 32)
+                let restored = try SecureEnclave.P256.KeyAgreement.PrivateKey(dataRepresentation: key.dataRepresentation)
+                let again = try restored.sharedSecretFromKeyAgreement(with: other.publicKey)
+                var cancelled = false
+                do {
+                    _ = try restored.sharedSecretFromKeyAgreement(with: other.publicKey)
+                } catch let error as LAError {
+                    cancelled = error.code == .userCancel
+                }
+                return [ours.withUnsafeBytes { Data($0) } == theirs.withUnsafeBytes { Data($0) },
+                        derived == expected,
+                        again.withUnsafeBytes { Data($0) } == theirs.withUnsafeBytes { Data($0) },
+                        restored.publicKey.x963Representation == key.publicKey.x963Representation,
+                        cancelled]
+            } catch {
+                Issue.record("\(error)")
+                return []
+            }
+        }
+        #expect(results == [true, true, true, true, true])
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("a SecureEnclave key-agreement key is an HPKE recipient's key (iOS 17): it opens what an HPKE sender sealed to its public key, after Touch ID")
+    func keyAgreementHPKE() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.present("thumb")])
+        let opened = await sim.blocking { () -> Data? in
+            do {
+                let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                             [.privateKeyUsage, .biometryAny], nil)!
+                let key = try SecureEnclave.P256.KeyAgreement.PrivateKey(accessControl: access)
+                let info = Data("touchstone hpke".utf8)
+                var sender = try HPKE.Sender(recipientKey: key.publicKey, ciphersuite: .P256_SHA256_AES_GCM_256, info: info)
+                let sealed = try sender.seal(Data("hello".utf8))
+                var recipient = try HPKE.Recipient(privateKey: key, ciphersuite: .P256_SHA256_AES_GCM_256, info: info,
+                                                   encapsulatedKey: sender.encapsulatedKey)
+                return try recipient.open(sealed)
+            } catch {
+                Issue.record("\(error)")
+                return nil
+            }
+        }
+        #expect(opened == Data("hello".utf8))
+        #expect(sim.user.pending.isEmpty)
+    }
 }
 #endif

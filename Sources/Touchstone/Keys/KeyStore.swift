@@ -236,6 +236,22 @@ public struct KeyStore: Sendable {
         return try ECIES.agree(privateKey, peer)
     }
 
+    /// Runs `body` with `key` as swift-crypto's key-agreement key, after the key's evaluation,
+    /// for CryptoKit's `SecureEnclave.P256.KeyAgreement`: its shared secret is swift-crypto's
+    /// `SharedSecret`, which only swift-crypto can make, so the agreement runs there. The key
+    /// does not outlive `body`.
+    package func withKeyAgreementKey<T: Sendable>(_ key: EnclaveKey, context: AuthenticationContext? = nil, reason: String? = nil,
+                                                  _ body: (P256.KeyAgreement.PrivateKey) throws -> T) async throws -> T {
+        let privateKey = try await unseal(key, context: context, reason: reason ?? "Use your key")
+        let agreement: P256.KeyAgreement.PrivateKey
+        do {
+            agreement = try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
+        } catch {
+            throw KeychainError(.corrupt, message: "the sealed key is not a P-256 key")
+        }
+        return try body(agreement)
+    }
+
     /// A software key's private bytes in X9.63 form (`04 || X || Y || K`, 97 bytes:
     /// `SecKeyCopyExternalRepresentation`), after the evaluation its access control requires.
     /// A Secure Enclave key's bytes never leave the device: ``KeychainError`` `.invalidParameter`.

@@ -277,6 +277,9 @@ enum KeyItems {
             let authenticator = try call.authenticator(context: query.context)
             try query.requireEntitlement(of: authenticator)
             let (keys, publicKeys) = try query.selected(authenticator.keys.keys(), authenticator.keys.publicKeys())
+            // As on iOS: a key its data-protection class keeps out of reach (locked, or not
+            // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
+            for key in keys { try authenticator.keys.checkAvailable(key) }
             var found: [(SecKey, StoredPublicKey?)] = keys.map { key in
                 (SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI), nil)
             }

@@ -264,6 +264,38 @@ struct ConformanceAppleHeaderRulesTests {
         #expect(statuses == [0, 0, -25308, 0, -25308, -25308, 0, 0])
     }
 
+    @Test("§9 a key lookup follows data protection too: SecItemCopyMatching of a key is errSecInteractionNotAllowed (-25308) while its class keeps it out of reach, not only its later use")
+    func keyLookupUnderDataProtection() async throws {
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            func make(_ tag: String, _ protection: CFString) -> OSStatus {
+                guard let access = SecAccessControlCreateWithFlags(nil, protection, .privateKeyUsage, nil) else { return errSecParam }
+                let attributes: [String: Any] = [
+                    kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                    kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                    kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data(tag.utf8),
+                                                    kSecAttrAccessControl as String: access] as [String: Any],
+                ]
+                var error: Unmanaged<CFError>?
+                return SecKeyCreateRandomKey(attributes as CFDictionary, &error) == nil ? errSecParam : errSecSuccess
+            }
+            func find(_ tag: String) -> OSStatus {
+                var result: CFTypeRef?
+                return SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data(tag.utf8),
+                                            kSecReturnRef as String: true] as CFDictionary, &result)
+            }
+            var statuses = [make("u", kSecAttrAccessibleWhenUnlockedThisDeviceOnly), make("f", kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly)]
+            try? sim.device.lock()
+            statuses += [find("u"), find("f")]
+            try? LocalAuthenticationSystem.runSetup("restart", on: sim.authenticator)
+            statuses.append(find("f"))
+            try? LocalAuthenticationSystem.runSetup("passcode enter 1234", on: sim.authenticator)
+            statuses += [find("u"), find("f")]
+            return statuses
+        }
+        #expect(statuses == [0, 0, -25308, 0, -25308, 0, 0])
+    }
+
     @Test("§8 kSecUseNoAuthenticationUI true never prompts: a protected read is errSecInteractionNotAllowed")
     func noAuthenticationUI() async throws {
         let sim = try TestDevice()

@@ -492,7 +492,7 @@ public struct Keychain: Sendable {
     /// whenUnlocked* and whenPasscodeSet… items only while unlocked, afterFirstUnlock* only
     /// after the first unlock since restart; else errSecInteractionNotAllowed. A device
     /// without a passcode counts as unlocked.
-    private func checkDataProtection(_ accessibility: Accessibility, snapshot: Device.Snapshot) throws {
+    func checkDataProtection(_ accessibility: Accessibility, snapshot: Device.Snapshot) throws {
         let lock = device.lockState(snapshot)
         switch accessibility {
         case .whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly:

@@ -181,6 +181,13 @@ public struct KeyStore: Sendable {
         try keychain.translatingErrors { keychain.isInvalidated(key, snapshot: try device.snapshot()) }
     }
 
+    /// Throws ``KeychainError`` `.interactionNotAllowed` (errSecInteractionNotAllowed) when the
+    /// device's lock state keeps `key` out of reach (its data-protection class, REFERENCE §9):
+    /// a lookup of the key fails then, as on iOS, not only a later use of it. Never prompts.
+    public func checkAvailable(_ key: EnclaveKey) throws {
+        try keychain.translatingErrors { try keychain.checkDataProtection(key.accessibility, snapshot: try device.snapshot()) }
+    }
+
     /// Deletes a stored key (`SecItemDelete`); errSecItemNotFound when it is not stored. Never prompts.
     public func delete(_ key: EnclaveKey) throws {
         let recordKey = try self.recordKey(key)

@@ -2,14 +2,18 @@
 import Foundation
 import Touchstone
 
-/// The kinds of companion device (watch, Mac) a domain state can report.
+/// The kinds of companion device (watch, Mac, Vision Pro) a domain state can report.
 ///
-/// Raw values are Apple's (`kLACompanionTypeWatch` = 1, `kLACompanionTypeMac` = 2).
+/// Raw values are Apple's (`kLACompanionTypeWatch` = 1, `kLACompanionTypeMac` = 2,
+/// `kLACompanionTypeVision` = 4).
 public enum LACompanionType: Int, Sendable, Hashable, CaseIterable {
     /// A paired Apple Watch-like device.
     case watch = 1
     /// A paired Mac-like computer.
     case mac = 2
+    /// A paired Vision Pro (iOS 26). Touchstone simulates no such companion: never in
+    /// `availableCompanionTypes`, and `stateHash(for: .vision)` is nil.
+    case vision = 4
 
     init(_ type: CompanionType) {
         switch type {
@@ -18,10 +22,12 @@ public enum LACompanionType: Int, Sendable, Hashable, CaseIterable {
         }
     }
 
-    var engineType: CompanionType {
+    /// The engine's companion type; nil for `.vision`, which cannot be paired here.
+    var engineType: CompanionType? {
         switch self {
         case .watch: .watch
         case .mac: .mac
+        case .vision: nil
         }
     }
 }
@@ -76,7 +82,7 @@ public final class LADomainStateCompanion: NSObject, Sendable {
         stateHash = companion.stateHash
         var hashes: [LACompanionType: Data] = [:]
         for type in LACompanionType.allCases {
-            if let hash = companion.stateHash(for: type.engineType) { hashes[type] = hash }
+            if let engineType = type.engineType, let hash = companion.stateHash(for: engineType) { hashes[type] = hash }
         }
         self.hashes = hashes
     }

@@ -101,10 +101,14 @@ public let kLAAccessControlOperationUseKeyKeyExchange: Int32 = 5
 
 // MARK: Companion types (LACompanionType raw values)
 
+/// No companion type (0): the value of no `LACompanionType` case.
+public let kLACompanionTypeNone: Int32 = 0
 /// `LACompanionType.watch` (1).
 public let kLACompanionTypeWatch: Int32 = 1
 /// `LACompanionType.mac` (2).
 public let kLACompanionTypeMac: Int32 = 2
+/// `LACompanionType.vision` (4).
+public let kLACompanionTypeVision: Int32 = 4
 #endif
 #if !canImport(Darwin)
 /// The LAError domain as Apple's C macro spells it (`kLAErrorDomain`), equal to ``LAErrorDomain``.

@@ -712,8 +712,10 @@ private func apiCoverageReferences() {
     _ = kLAErrorInvalidDimensions  // kLAErrorInvalidDimensions
     _ = kLAErrorCompanionNotAvailable  // kLAErrorCompanionNotAvailable
     _ = kLAErrorDomain  // kLAErrorDomain
+    _ = kLACompanionTypeNone  // kLACompanionTypeNone
     _ = kLACompanionTypeWatch  // kLACompanionTypeWatch
     _ = kLACompanionTypeMac  // kLACompanionTypeMac
+    _ = kLACompanionTypeVision  // kLACompanionTypeVision
     // LABiometryType.h
     _ = LABiometryType.self  // LABiometryType
     _ = LABiometryType.none  // LABiometryTypeNone
@@ -723,6 +725,7 @@ private func apiCoverageReferences() {
     // LACompanionType.h
     _ = LACompanionType.self  // LACompanionType
     _ = LACompanionType.mac  // LACompanionTypeMac
+    _ = LACompanionType.vision  // LACompanionTypeVision
     // LADomainState.h
     _ = LADomainStateBiometry.self  // LADomainStateBiometry
     _ = \LADomainStateBiometry.biometryType  // LADomainStateBiometry.biometryType
@@ -1311,13 +1314,16 @@ private let apiCoverageIntegerValues: [(String, Int, Int)] = [
     ("kLAErrorBiometryDisconnected", Int(kLAErrorBiometryDisconnected), -13),
     ("kLAErrorInvalidDimensions", Int(kLAErrorInvalidDimensions), -14),
     ("kLAErrorCompanionNotAvailable", Int(kLAErrorCompanionNotAvailable), -11),
+    ("kLACompanionTypeNone", Int(kLACompanionTypeNone), 0),
     ("kLACompanionTypeWatch", Int(kLACompanionTypeWatch), 1),
     ("kLACompanionTypeMac", Int(kLACompanionTypeMac), 2),
+    ("kLACompanionTypeVision", Int(kLACompanionTypeVision), 4),
     ("LABiometryTypeNone", Int(LABiometryType.none.rawValue), 0),
     ("LABiometryTypeTouchID", Int(LABiometryType.touchID.rawValue), 1),
     ("LABiometryTypeFaceID", Int(LABiometryType.faceID.rawValue), 2),
     ("LABiometryTypeOpticID", Int(LABiometryType.opticID.rawValue), 4),
     ("LACompanionTypeMac", Int(LACompanionType.mac.rawValue), 2),
+    ("LACompanionTypeVision", Int(LACompanionType.vision.rawValue), 4),
     ("LARightStateUnknown", Int(LARight.State.unknown.rawValue), 0),
     ("LARightStateAuthorizing", Int(LARight.State.authorizing.rawValue), 1),
     ("LARightStateAuthorized", Int(LARight.State.authorized.rawValue), 2),
@@ -1331,7 +1337,7 @@ private let apiCoverageStringValues: [(String, String, String)] = [
 @Suite("API coverage (docs/API-COVERAGE.md)")
 struct APICoverageTests {
     /// How many declarations `apiCoverageReferences()` names (implemented + differs).
-    static let referenced = 814
+    static let referenced = 817
 
     static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -94,6 +94,18 @@ struct ConformanceDomainStateKeychainTests {
         #expect(context.domainState.companion.availableCompanionTypes.isEmpty)
     }
 
+    @Test("LACompanionType.vision (iOS 26) is kLACompanionTypeVision = 4; no Vision Pro is paired, so its state hash is nil")
+    func visionCompanion() throws {
+        #expect(LACompanionType.vision.rawValue == Int(kLACompanionTypeVision) && kLACompanionTypeVision == 4)
+        #expect(kLACompanionTypeNone == 0 && LACompanionType(rawValue: Int(kLACompanionTypeNone)) == nil)
+        let sim = try TestDevice(companion: ["type": "watch"])
+        let context = sim.makeLAContext()
+        _ = context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometricsOrCompanion, error: nil)
+        #expect(!context.domainState.companion.availableCompanionTypes.contains(.vision))
+        #expect(context.domainState.companion.stateHash(for: .vision) == nil)
+        #expect(context.domainState.companion.stateHash(for: .watch) != nil)
+    }
+
     // MARK: §9
 
     @Test("§9 access-control flag bits; or with and is rejected")

@@ -35,6 +35,24 @@ struct KeychainQuery {
     /// An access group the app is not entitled to (`errSecMissingEntitlement`).
     struct MissingEntitlement: Error {}
 
+    /// An attribute password items do not have, e.g. a certificate's `kSecAttrSubject`
+    /// (`errSecNoSuchAttr`, as iOS answers an attribute outside the item's class).
+    struct NoSuchAttribute: Error, CustomStringConvertible {
+        let key: String
+        var description: String { "attribute \(key) is not an attribute of passwords" }
+    }
+
+    /// Refuses the keys of ``UnsimulatedKeys`` a password query cannot honour: an attribute of
+    /// certificates or keys (``NoSuchAttribute``), a search restricted to an item list or to a
+    /// host and its subdomains (``Unsimulated``). The other unsimulated search keys
+    /// (certificate searches, `kSecMatchCaseInsensitive`, `kSecMatchSearchList`) are ignored.
+    static func refuseUnsimulatedKeys(_ dictionary: [String: Any]) throws {
+        if let key = dictionary.keys.first(where: UnsimulatedKeys.notPasswordAttributes.contains) {
+            throw NoSuchAttribute(key: key)
+        }
+        if dictionary.keys.contains(where: UnsimulatedKeys.unsimulatedSearches.contains) { throw Unsimulated() }
+    }
+
     /// Refuses an access group in `attributes` that `authenticator`'s composition does not
     /// entitle the app to (``Composition/keychainAccessGroups``): any group when it has no
     /// list; else its own app id, the listed groups, and Safari's group, where the shared web
@@ -158,6 +176,7 @@ struct KeychainQuery {
             throw Invalid(reason: referenceBytes == nil ? "kSecClass is missing"
                 : "kSecClass is missing and kSecValuePersistentRef is not a reference to an item")
         }
+        try Self.refuseUnsimulatedKeys(dictionary)
         let queriedClass = itemClass
         persistentRef = referenceBytes.map { PersistentReference($0, itemClass: queriedClass) }
         let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
@@ -230,6 +249,9 @@ struct KeychainQuery {
     static func changes(_ cfDictionary: CFDictionary, itemClass: KeychainItemClass) throws -> KeychainItemChanges {
         let dictionary = try normalize(cfDictionary)
         if dictionary[kSecClass as String] != nil { throw Invalid(reason: "kSecClass cannot be updated") }
+        if let key = dictionary.keys.first(where: UnsimulatedKeys.notPasswordAttributes.contains) {
+            throw NoSuchAttribute(key: key)
+        }
         var changes = KeychainItemChanges()
         var attributes: [String: KeychainAttributeValue] = [:]
         let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String

@@ -178,6 +178,8 @@ struct KeychainCall {
             return errSecUnimplemented
         case is KeychainQuery.MissingEntitlement:
             return errSecMissingEntitlement
+        case is KeychainQuery.NoSuchAttribute:
+            return errSecNoSuchAttr
         case let error as AuthenticationError:
             return KeychainError(error).osStatus
         case let error as StorageError:

@@ -1,0 +1,87 @@
+#if !canImport(Darwin)
+// The kSec* keys of SecItem.h for what Touchstone does not simulate — certificate
+// attributes and searches, key wrapping, sync views, item lists, token items — with Apple's
+// string values, so code that names them compiles and sends what it would send on iOS.
+// What a keychain call does with each is in its comment (and docs/API-COVERAGE.md).
+
+// MARK: Certificate attributes
+
+/// A certificate's subject (DER `Data`). Certificates are not simulated: in a password query
+/// it is `errSecNoSuchAttr`, as iOS answers an attribute the item class does not have.
+nonisolated(unsafe) public let kSecAttrSubject: CFString = "subj"
+/// A certificate's issuer (DER `Data`). Not simulated: `errSecNoSuchAttr` in a password query.
+nonisolated(unsafe) public let kSecAttrIssuer: CFString = "issr"
+/// A certificate's serial number (`Data`). Not simulated: `errSecNoSuchAttr` in a password query.
+nonisolated(unsafe) public let kSecAttrSerialNumber: CFString = "slnr"
+/// A certificate's subject key identifier (`Data`). Not simulated: `errSecNoSuchAttr` in a
+/// password query.
+nonisolated(unsafe) public let kSecAttrSubjectKeyID: CFString = "skid"
+/// The hash of a certificate's public key (`Data`). Not simulated: `errSecNoSuchAttr` in a
+/// password query.
+nonisolated(unsafe) public let kSecAttrPublicKeyHash: CFString = "pkhh"
+/// A certificate's type (a number). Not simulated: `errSecNoSuchAttr` in a password query.
+nonisolated(unsafe) public let kSecAttrCertificateType: CFString = "ctyp"
+/// A certificate's encoding (a number). Not simulated: `errSecNoSuchAttr` in a password query.
+nonisolated(unsafe) public let kSecAttrCertificateEncoding: CFString = "cenc"
+
+// MARK: Key and item attributes
+
+/// Whether a key can wrap other keys. No key here wraps: ignored in key queries,
+/// `errSecNoSuchAttr` in a password query (passwords have no such attribute).
+nonisolated(unsafe) public let kSecAttrCanWrap: CFString = "wrap"
+/// Whether a key can unwrap other keys. No key here unwraps: ignored in key queries,
+/// `errSecNoSuchAttr` in a password query.
+nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = "unwp"
+/// The iCloud Keychain sync view of an item. Nothing syncs here: accepted and ignored (neither
+/// stored nor matched).
+nonisolated(unsafe) public let kSecAttrSyncViewHint: CFString = "vwht"
+/// Apple's misspelt older name of ``kSecAttrPersistentReference`` (same value).
+nonisolated(unsafe) public let kSecAttrPersistantReference: CFString = "persistref"
+/// An item's persistent reference as an attribute. Touchstone hands persistent references out
+/// only as `kSecValuePersistentRef`; in a query this key is ignored.
+nonisolated(unsafe) public let kSecAttrPersistentReference: CFString = "persistref"
+/// The access group of token (smart card) items, readable by every app. No token items are
+/// simulated: a query in this group finds nothing.
+nonisolated(unsafe) public let kSecAttrAccessGroupToken: CFString = "com.apple.token"
+
+// MARK: Search keys
+
+/// Certificate search: a trust policy to evaluate. Accepted and ignored (certificate searches
+/// are not simulated; password and key queries do not use it).
+nonisolated(unsafe) public let kSecMatchPolicy: CFString = "m_Policy"
+/// Search only these items (`[SecKey]`, `[Data]` persistent references...). Not simulated:
+/// `errSecUnimplemented` rather than a search wider than asked for.
+nonisolated(unsafe) public let kSecMatchItemList: CFString = "m_ItemList"
+/// Search these keychains (a macOS keychain list; iOS has one keychain). Accepted and ignored.
+nonisolated(unsafe) public let kSecMatchSearchList: CFString = "m_SearchList"
+/// Certificate search: issuers to chain to. Accepted and ignored (certificates are not simulated).
+nonisolated(unsafe) public let kSecMatchIssuers: CFString = "m_Issuers"
+/// Certificate search: an e-mail address. Accepted and ignored (certificates are not simulated).
+nonisolated(unsafe) public let kSecMatchEmailAddressIfPresent: CFString = "m_EmailAddressIfPresent"
+/// Certificate search: text within the subject. Accepted and ignored (certificates are not simulated).
+nonisolated(unsafe) public let kSecMatchSubjectContains: CFString = "m_SubjectContains"
+/// Internet passwords (iOS 18) whose server is this host or a subdomain of it. Not simulated:
+/// `errSecUnimplemented` rather than a search wider than asked for.
+nonisolated(unsafe) public let kSecMatchHostOrSubdomainOfHost: CFString = "m_HostOrSubdomainOfHost"
+/// Case-insensitive matching of string attributes. Accepted and ignored: matching stays exact.
+nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
+/// Certificate search: trusted certificates only. Accepted and ignored (certificates are not simulated).
+nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = "m_TrustedOnly"
+/// Certificate search: valid on this date. Accepted and ignored (certificates are not simulated).
+nonisolated(unsafe) public let kSecMatchValidOnDate: CFString = "m_ValidOnDate"
+
+/// How a password query treats these keys: the attributes a password item does not have
+/// (`errSecNoSuchAttr`) and the search keys that would narrow a search Touchstone cannot
+/// narrow (`errSecUnimplemented`); the rest of this file's keys are ignored.
+enum UnsimulatedKeys {
+    /// Attributes of certificates and keys, which generic and internet passwords lack.
+    static let notPasswordAttributes: Set<String> = [
+        kSecAttrSubject, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrSubjectKeyID, kSecAttrPublicKeyHash,
+        kSecAttrCertificateType, kSecAttrCertificateEncoding, kSecAttrCanWrap, kSecAttrCanUnwrap,
+    ].reduce(into: []) { $0.insert($1 as String) }
+
+    /// Search keys that restrict results in a way not simulated.
+    static let unsimulatedSearches: Set<String> = [kSecMatchItemList, kSecMatchHostOrSubdomainOfHost]
+        .reduce(into: []) { $0.insert($1 as String) }
+}
+#endif

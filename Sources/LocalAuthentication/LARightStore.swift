@@ -272,7 +272,8 @@ open class LAPrivateKey: NSObject, @unchecked Sendable {
 
     /// Signs `data` with ECDSA (a message for `.ecdsaSignatureMessageX962SHA256` and the SHA-1,
     /// SHA-384, SHA-512 forms; a digest of the named hash's length for
-    /// `.ecdsaSignatureDigestX962SHA256` and its siblings); the DER signature.
+    /// `.ecdsaSignatureDigestX962SHA256` and its siblings); the DER signature, or the raw r || s
+    /// for the iOS 17 `…RFC4754…` forms.
     open func sign(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
         let digest: Data
         do {
@@ -280,7 +281,8 @@ open class LAPrivateKey: NSObject, @unchecked Sendable {
         } catch {
             throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm or input: \(error.message)."])
         }
-        return try await right.withKey { keys, key, context in try await keys.sign(digest: digest, with: key, context: context) }
+        let der = try await right.withKey { keys, key, context in try await keys.sign(digest: digest, with: key, context: context) }
+        return try algorithm.signature(fromDER: der)
     }
 
     /// Whether ``sign(_:algorithm:)`` supports `algorithm` (as `SecKeyIsAlgorithmSupported`).
@@ -339,7 +341,8 @@ open class LAPublicKey: NSObject, @unchecked Sendable {
         completion(publicKeyData, nil)
     }
 
-    /// Checks a DER signature; throws `LAError.authenticationFailed` when it does not verify.
+    /// Checks a DER signature (raw r || s for the `…RFC4754…` algorithms); throws
+    /// `LAError.authenticationFailed` when it does not verify.
     open func verify(_ signedData: Data, signature: Data, algorithm: SecKeyAlgorithm) async throws {
         guard canVerify(using: algorithm) else { throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "Unsupported algorithm \(algorithm.identifier)."]) }
         var error: Unmanaged<CFError>?

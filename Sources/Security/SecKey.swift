@@ -225,8 +225,9 @@ public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperati
 /// Signs `dataToSign` (a message for `.ecdsaSignatureMessageX962SHA256` / `SHA1` / `SHA384` /
 /// `SHA512`, a digest of the named hash's length for `.ecdsaSignatureDigestX962SHA256` and its
 /// siblings, 1 to 64 bytes for `.ecdsaSignatureDigestX962`) with a Secure Enclave private key;
-/// the DER signature. **This is where the prompt happens**:
-/// the key's access control is evaluated through its context (REFERENCE §10).
+/// the DER signature (the raw 64-byte r || s for the iOS 17 `…RFC4754…` forms of these).
+/// **This is where the prompt happens**: the key's access control is evaluated through its
+/// context (REFERENCE §10).
 ///
 /// Errors: a failed prompt is an LAError in `com.apple.LocalAuthentication` (userCancel -2
 /// when cancelled — observed on iOS —, biometryLockout -8, authenticationFailed -1...);
@@ -241,20 +242,32 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
         let context = try call.engineContext(key)
         let reason = key.reason
         let digest = try signedDigest(of: data, algorithm)
-        return try runBlocking {
+        let der = try runBlocking {
             try await authenticator.keys.sign(digest: digest, with: enclave, context: context, reason: reason)
-        } as NSData
+        }
+        return try algorithm.signature(fromDER: der) as NSData
     }
 }
 
-/// Checks a DER ECDSA signature with a public key (or a private key's public half). Returns
-/// false, with an `errSecVerifyFailed` (-67808) error, when it does not verify.
+/// Checks an ECDSA signature (DER; raw r || s for the `…RFC4754…` algorithms) with a public
+/// key (or a private key's public half). Returns false, with an `errSecVerifyFailed` (-67808)
+/// error, when it does not verify.
 public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
     let verified: Bool? = SecKeyCall.run(error) { _ in
         let publicKey = try P256.Signing.PublicKey(x963Representation: key.publicKeyData)
-        guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: Data(referencing: signature)) else {
-            throw SecKeyCall.Failure(errSecVerifyFailed, "the signature is not DER-encoded ECDSA")
+        let bytes = Data(referencing: signature)
+        let parsed: P256.Signing.ECDSASignature
+        if algorithm.ecdsaRawSignature {
+            guard let raw = try? P256.Signing.ECDSASignature(rawRepresentation: bytes) else {
+                throw SecKeyCall.Failure(errSecVerifyFailed, "the signature is not a 64-byte r || s")
+            }
+            parsed = raw
+        } else {
+            guard let der = try? P256.Signing.ECDSASignature(derRepresentation: bytes) else {
+                throw SecKeyCall.Failure(errSecVerifyFailed, "the signature is not DER-encoded ECDSA")
+            }
+            parsed = der
         }
         let digest = try signedDigest(of: Data(referencing: signedData), algorithm)
         guard publicKey.isValidSignature(parsed, for: DigestBytes(digest)) else { throw SecKeyCall.Failure(errSecVerifyFailed, "EC signature verification failed (ccerr -7)") }
@@ -328,6 +341,15 @@ private func signedDigest(of data: Data, _ algorithm: SecKeyAlgorithm) throws ->
         return try algorithm.signedBytes(of: data)
     } catch {
         throw SecKeyCall.Failure(errSecParam, error.message)
+    }
+}
+
+extension SecKeyAlgorithm {
+    /// A DER ECDSA signature in this algorithm's form: itself for X9.62, r || s (each 32 bytes,
+    /// big-endian) for the RFC 4754 algorithms.
+    package func signature(fromDER der: Data) throws -> Data {
+        guard ecdsaRawSignature else { return der }
+        return try P256.Signing.ECDSASignature(derRepresentation: der).rawRepresentation
     }
 }
 

@@ -53,11 +53,19 @@ extension SecKeyAlgorithm {
         let parts = parts
         guard parts.count >= 4, parts[0] == "algid", parts[1] == "sign", parts[2] == "ECDSA" else { return nil }
         switch (parts[3], parts.count) {
-        case ("digest-X962", 4): return .digest(length: nil)
-        case ("digest-X962", 5): return Self.digestLength(named: parts[4]).map { .digest(length: $0) }
-        case ("message-X962", 5): return Self.hash(named: parts[4]).map { .message($0) }
+        case ("digest-X962", 4), ("digest-RFC4754", 4): return .digest(length: nil)
+        case ("digest-X962", 5), ("digest-RFC4754", 5): return Self.digestLength(named: parts[4]).map { .digest(length: $0) }
+        case ("message-X962", 5), ("message-RFC4754", 5): return Self.hash(named: parts[4]).map { .message($0) }
         default: return nil
         }
+    }
+
+    /// Whether a supported ECDSA algorithm's signature is RFC 4754's raw r || s (64 bytes for
+    /// P-256: the iOS 17 `…RFC4754…` algorithms) rather than X9.62's DER.
+    package var ecdsaRawSignature: Bool {
+        let parts = parts
+        return parts.count >= 4 && parts[0] == "algid" && parts[1] == "sign" && parts[2] == "ECDSA"
+            && (parts[3] == "digest-RFC4754" || parts[3] == "message-RFC4754")
     }
 
     /// The ECIES form of a supported encryption algorithm; nil for any other algorithm.

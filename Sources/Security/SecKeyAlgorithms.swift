@@ -75,6 +75,28 @@ extension SecKeyAlgorithm {
     public static let ecdsaSignatureMessageX962SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA384")
     /// ECDSA over the SHA512 of a message; DER signature.
     public static let ecdsaSignatureMessageX962SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA512")
+    /// ECDSA over a digest of any length (1 to 64 bytes); raw r || s signature (iOS 17).
+    public static let ecdsaSignatureDigestRFC4754 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754")
+    /// ECDSA over a given SHA1 digest; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureDigestRFC4754SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA1")
+    /// ECDSA over a given SHA224 digest; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureDigestRFC4754SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA224")
+    /// ECDSA over a given SHA256 digest; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureDigestRFC4754SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA256")
+    /// ECDSA over a given SHA384 digest; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureDigestRFC4754SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA384")
+    /// ECDSA over a given SHA512 digest; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureDigestRFC4754SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA512")
+    /// ECDSA over the SHA1 of a message; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureMessageRFC4754SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA1")
+    /// ECDSA over the SHA-224 of a message, raw r || s (iOS 17; not simulated: swift-crypto has no SHA-224; hash it yourself and use the digest form).
+    public static let ecdsaSignatureMessageRFC4754SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA224")
+    /// ECDSA over the SHA256 of a message; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureMessageRFC4754SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA256")
+    /// ECDSA over the SHA384 of a message; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureMessageRFC4754SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA384")
+    /// ECDSA over the SHA512 of a message; raw r || s signature (iOS 17).
+    public static let ecdsaSignatureMessageRFC4754SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA512")
     /// RSA raw encryption (not simulated).
     public static let rsaEncryptionRaw = SecKeyAlgorithm("algid:encrypt:RSA:raw")
     /// RSA PKCS#1 encryption (not simulated).
@@ -229,6 +251,28 @@ public let kSecKeyAlgorithmECDSASignatureMessageX962SHA256 = SecKeyAlgorithm.ecd
 public let kSecKeyAlgorithmECDSASignatureMessageX962SHA384 = SecKeyAlgorithm.ecdsaSignatureMessageX962SHA384
 /// `SecKeyAlgorithm.ecdsaSignatureMessageX962SHA512` under its C name.
 public let kSecKeyAlgorithmECDSASignatureMessageX962SHA512 = SecKeyAlgorithm.ecdsaSignatureMessageX962SHA512
+/// `SecKeyAlgorithm.ecdsaSignatureDigestRFC4754` under its C name.
+public let kSecKeyAlgorithmECDSASignatureDigestRFC4754 = SecKeyAlgorithm.ecdsaSignatureDigestRFC4754
+/// `SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA1` under its C name.
+public let kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA1 = SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA1
+/// `SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA224` under its C name.
+public let kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA224 = SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA224
+/// `SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA256` under its C name.
+public let kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA256 = SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA256
+/// `SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA384` under its C name.
+public let kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA384 = SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA384
+/// `SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA512` under its C name.
+public let kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA512 = SecKeyAlgorithm.ecdsaSignatureDigestRFC4754SHA512
+/// `SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA1` under its C name.
+public let kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA1 = SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA1
+/// `SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA224` under its C name.
+public let kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA224 = SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA224
+/// `SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA256` under its C name.
+public let kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA256 = SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA256
+/// `SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA384` under its C name.
+public let kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA384 = SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA384
+/// `SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA512` under its C name.
+public let kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA512 = SecKeyAlgorithm.ecdsaSignatureMessageRFC4754SHA512
 /// `SecKeyAlgorithm.rsaEncryptionRaw` under its C name.
 public let kSecKeyAlgorithmRSAEncryptionRaw = SecKeyAlgorithm.rsaEncryptionRaw
 /// `SecKeyAlgorithm.rsaEncryptionPKCS1` under its C name.

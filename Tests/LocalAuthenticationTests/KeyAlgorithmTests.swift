@@ -55,7 +55,7 @@ struct KeyAlgorithmTests {
         }
     }
 
-    @Test("a P-256 key supports ECDSA over SHA-1/256/384/512 and given digests, ECIES and ECDH with those KDF hashes; not SHA-224 hashing, RSA or RFC 4754")
+    @Test("a P-256 key supports ECDSA over SHA-1/256/384/512 and given digests, ECIES and ECDH with those KDF hashes; not SHA-224 hashing, RSA or the pre-iOS 17 ecdsaSignatureRFC4754")
     func supportMatrix() async throws {
         let sim = try TestDevice(enrolled: [])
         let rows = await sim.blocking { () -> [Bool] in

@@ -53,6 +53,13 @@ struct KeychainQuery {
         if dictionary.keys.contains(where: UnsimulatedKeys.unsimulatedSearches.contains) { throw Unsimulated() }
     }
 
+    /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
+    /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
+    /// team-prefixed as written there), else the app's own id.
+    static func defaultAccessGroup(of authenticator: Authenticator) -> String {
+        authenticator.composition.keychainAccessGroups?.first ?? authenticator.appID
+    }
+
     /// Refuses an access group in `attributes` that `authenticator`'s composition does not
     /// entitle the app to (``Composition/keychainAccessGroups``): any group when it has no
     /// list; else its own app id, the listed groups, and Safari's group, where the shared web
@@ -301,8 +308,8 @@ struct KeychainQuery {
     }
 
     /// The items of the query's class whose service, account, accessibility and every given
-    /// attribute match. `appID` is the default access group.
-    func matches(in keychain: Keychain, appID: String, includingInvalidated: Bool = false) throws -> [Found] {
+    /// attribute match. `defaultGroup` is the group of items stored without one (``defaultAccessGroup(of:)``).
+    func matches(in keychain: Keychain, defaultGroup: String, includingInvalidated: Bool = false) throws -> [Found] {
         if case .some(nil) = persistentRef { return [] }
         let reference = persistentRef ?? nil
         let service = reference?.service ?? service.map(Self.stored)
@@ -334,7 +341,7 @@ struct KeychainQuery {
             for (key, wanted) in attributes where key != kSecAttrAccount as String && key != kSecAttrService as String
                 && key != kSecAttrServer as String {
                 let have = key == kSecAttrAccessGroup as String
-                    ? info.attributes[key] ?? .string(appID) : info.attributes[key]
+                    ? info.attributes[key] ?? .string(defaultGroup) : info.attributes[key]
                 guard Self.sameBytes(have, wanted) else { return nil }
             }
             return Found(info)
@@ -347,12 +354,12 @@ struct KeychainQuery {
     /// The `result` object Apple returns: `Data` (the value, or the persistent reference when
     /// only that was asked for), a dictionary when attributes or more than one thing was asked
     /// for (attributes, `kSecValueData`, `kSecValuePersistentRef`), or an array of either.
-    func shape(_ found: [(Found, Data?)], limitAll: Bool, appID: String) -> CFTypeRef? {
+    func shape(_ found: [(Found, Data?)], limitAll: Bool, defaultGroup: String) -> CFTypeRef? {
         let asDictionary = returnAttributes || (returnData && returnPersistentRef)
         let shaped: [Any] = found.map { item, data in
             let reference = PersistentReference(item).bytes
             guard asDictionary else { return returnPersistentRef ? reference : data ?? Data() }
-            var attributes = returnAttributes ? Self.attributes(of: item, appID: appID) : [:]
+            var attributes = returnAttributes ? Self.attributes(of: item, defaultGroup: defaultGroup) : [:]
             if returnData, let data { attributes[kSecValueData as String] = data }
             if returnPersistentRef { attributes[kSecValuePersistentRef as String] = reference }
             return attributes
@@ -362,11 +369,11 @@ struct KeychainQuery {
     }
 
     /// The attributes of an item as `kSecReturnAttributes` gives them.
-    static func attributes(of item: Found, appID: String) -> [String: Any] {
+    static func attributes(of item: Found, defaultGroup: String) -> [String: Any] {
         var attributes: [String: Any] = [
             kSecClass as String: (item.itemClass == .internetPassword ? kSecClassInternetPassword : kSecClassGenericPassword) as String,
             kSecAttrAccessible as String: accessibleValue(item.accessControl.accessibility) as String,
-            kSecAttrAccessGroup as String: appID,
+            kSecAttrAccessGroup as String: defaultGroup,
             kSecAttrSynchronizable as String: false,
         ]
         for (key, value) in item.attributes {

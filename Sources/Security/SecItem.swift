@@ -35,7 +35,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         if let result, query.returnsSomething {
             let info = try keychain.info(service: query.storedService, account: query.storedAccount, itemClass: query.itemClass)
             result.pointee = query.shape([(KeychainQuery.Found(info), query.value ?? Data())], limitAll: false,
-                                         appID: keychain.authenticator.appID)
+                                         defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator))
         }
         return errSecSuccess
     }
@@ -66,8 +66,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
-        let appID = keychain.authenticator.appID
-        var matches = try query.matches(in: keychain, appID: appID)
+        let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
+        var matches = try query.matches(in: keychain, defaultGroup: defaultGroup)
         if query.authenticationUI == .skip, query.returnData {
             matches.removeAll { $0.accessControl.flags.requiresAuthentication }
         }
@@ -82,7 +82,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
             found.append((match, data))
         }
         if query.returnsSomething {
-            result?.pointee = query.shape(found, limitAll: query.limitAll, appID: appID)
+            result?.pointee = query.shape(found, limitAll: query.limitAll, defaultGroup: defaultGroup)
         }
         return errSecSuccess
     }
@@ -107,7 +107,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)
         let keychain = try call.keychain(query)
         try KeychainQuery.requireEntitlement(changes.attributes, of: keychain.authenticator)
-        let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID)
+        let matches = try query.matches(in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator))
         guard !matches.isEmpty else { return errSecItemNotFound }
         if matches.count > 1, changes.service != nil || changes.account != nil { return errSecDuplicateItem }
         let engineContext = try call.readingContext(for: query)
@@ -131,7 +131,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
-        let matches = try query.matches(in: keychain, appID: keychain.authenticator.appID, includingInvalidated: true)
+        let matches = try query.matches(in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator), includingInvalidated: true)
         guard !matches.isEmpty else { return errSecItemNotFound }
         for match in matches {
             try keychain.delete(service: match.service, account: match.account, itemClass: match.itemClass)

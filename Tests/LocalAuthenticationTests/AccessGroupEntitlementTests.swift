@@ -85,6 +85,37 @@ struct AccessGroupEntitlementTests {
         #expect(open.created == 0 && open.found == errSecSuccess && open.deleted == errSecSuccess, "no list: every group")
     }
 
+    @Test("an item added without kSecAttrAccessGroup is in the app's first keychain-access-groups entitlement, as iOS reads it back; without a list, in the app's own id")
+    func defaultGroupIsFirstEntitlement() throws {
+        func addAndRead(_ sim: TestDevice) -> (group: String?, inGroup: [OSStatus]) {
+            LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+                let item = [kSecClass: kSecClassGenericPassword, kSecAttrService: "s", kSecAttrAccount: "x"] as [CFString: Any]
+                var added = item
+                added[kSecValueData] = Data("v".utf8)
+                _ = SecItemAdd(added as CFDictionary, nil)
+                var read = item
+                read[kSecReturnAttributes] = true
+                var result: CFTypeRef?
+                _ = SecItemCopyMatching(read as CFDictionary, &result)
+                let group = (result as? [String: Any])?[kSecAttrAccessGroup as String] as? String
+                let statuses = [Self.shared, "ABCDE12345.com.example.second", sim.authenticator.appID].map { name -> OSStatus in
+                    var query = item
+                    query[kSecAttrAccessGroup] = name
+                    var found: CFTypeRef?
+                    return SecItemCopyMatching(query as CFDictionary, &found)
+                }
+                return (group, statuses)
+            }
+        }
+        let entitled = addAndRead(try device(entitledTo: [Self.shared, "ABCDE12345.com.example.second"]))
+        #expect(entitled.group == Self.shared)
+        #expect(entitled.inGroup == [errSecSuccess, errSecItemNotFound, errSecItemNotFound])
+        let sim = try device(entitledTo: nil)
+        let open = addAndRead(sim)
+        #expect(open.group == sim.authenticator.appID)
+        #expect(open.inGroup == [errSecItemNotFound, errSecItemNotFound, errSecSuccess])
+    }
+
     @Test("without a list (the default) every group works")
     func everyGroupByDefault() throws {
         let sim = try device(entitledTo: nil)

@@ -97,8 +97,11 @@ struct KeychainQuery {
         var attributes: [String: KeychainAttributeValue]
         var creationDate: Timestamp?
         var modificationDate: Timestamp?
+        /// False for an item added without a value: it reads back with no `kSecValueData`.
+        var hasValue: Bool
 
         init(_ info: KeychainItemInfo) {
+            hasValue = info.hasValue
             itemClass = info.itemClass
             service = info.service
             account = info.account
@@ -360,7 +363,8 @@ struct KeychainQuery {
             let reference = PersistentReference(item).bytes
             guard asDictionary else { return returnPersistentRef ? reference : data ?? Data() }
             var attributes = returnAttributes ? Self.attributes(of: item, defaultGroup: defaultGroup) : [:]
-            if returnData, let data { attributes[kSecValueData as String] = data }
+            // An item added without a value has no kSecValueData, not an empty one (as on iOS).
+            if returnData, let data, item.hasValue { attributes[kSecValueData as String] = data }
             if returnPersistentRef { attributes[kSecValuePersistentRef as String] = reference }
             return attributes
         }

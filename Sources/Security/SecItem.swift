@@ -29,7 +29,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
-        try keychain.add(query.value ?? Data(), service: query.storedService, account: query.storedAccount,
+        try keychain.add(query.value, service: query.storedService, account: query.storedAccount,
                          itemClass: query.itemClass, accessControl: access, attributes: query.storedAttributes,
                          context: context)
         if let result, query.returnsSomething {

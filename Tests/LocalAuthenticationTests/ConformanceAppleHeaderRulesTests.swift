@@ -296,6 +296,30 @@ struct ConformanceAppleHeaderRulesTests {
         #expect(statuses == [0, 0, -25308, 0, -25308, 0, 0])
     }
 
+    @Test("an item added without kSecValueData reads back with no kSecValueData key, not an empty Data; once updated with a value it has one")
+    func itemWithoutValueHasNoValueKey() async throws {
+        let sim = try TestDevice()
+        let outcome = await sim.blocking { () -> [Bool] in
+            let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                       kSecAttrAccount as String: "empty"]
+            func readBack() -> [String: Any]? {
+                var query = item
+                query[kSecReturnAttributes as String] = true
+                query[kSecReturnData as String] = true
+                var result: CFTypeRef?
+                guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess else { return nil }
+                return result as? [String: Any]
+            }
+            let added = SecItemAdd(item as CFDictionary, nil) == errSecSuccess
+            let before = readBack()
+            let updated = SecItemUpdate(item as CFDictionary, [kSecValueData as String: Data("v".utf8)] as CFDictionary) == errSecSuccess
+            let after = readBack()
+            return [added, before != nil, before?[kSecValueData as String] == nil, before?[kSecAttrAccount as String] as? String == "empty",
+                    updated, after?[kSecValueData as String] as? Data == Data("v".utf8)]
+        }
+        #expect(outcome == [true, true, true, true, true, true])
+    }
+
     @Test("§8 kSecUseNoAuthenticationUI true never prompts: a protected read is errSecInteractionNotAllowed")
     func noAuthenticationUI() async throws {
         let sim = try TestDevice()

@@ -103,7 +103,7 @@ struct FlatJSONObjectTests {
             value: bytes(), salt: maybe { bytes() }, attributes: attributes,
             created: maybe { Timestamp(nanosecondsSinceEpoch: Int64.random(in: -bound...bound, using: &generator)) },
             modified: maybe { Timestamp(nanosecondsSinceEpoch: Int64.random(in: -bound...bound, using: &generator)) },
-            order: maybe { UInt64.random(in: 0...UInt64.max, using: &generator) })
+            order: maybe { UInt64.random(in: 0...UInt64.max, using: &generator) }, valueless: maybe { true })
     }
 
     @Test("stored items: 2,000 random ones written by the fast writer read back equal through both readers, and JSONEncoder's text reads the same through the fast reader")

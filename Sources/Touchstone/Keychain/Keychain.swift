@@ -53,7 +53,8 @@ public struct Keychain: Sendable {
 
     // MARK: Adding
 
-    /// Adds an item (`SecItemAdd`). Never prompts.
+    /// Adds an item (`SecItemAdd`) holding `value`, or none (nil: an empty value that reads
+    /// back as absent, ``KeychainItemInfo/hasValue``). Never prompts.
     ///
     /// - Throws: ``KeychainError`` — errSecDuplicateItem when the item exists (an item
     ///   invalidated by an enrollment change too, until it is deleted), errSecParam for empty
@@ -62,7 +63,7 @@ public struct Keychain: Sendable {
     ///   errSecAuthFailed for biometric flags with nothing enrolled or applicationPassword
     ///   without a credential on `context`.
     public func add(
-        _ value: Data, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
+        _ value: Data?, service: String, account: String, itemClass: KeychainItemClass = .genericPassword,
         accessControl: AccessControl? = nil, attributes: [String: KeychainAttributeValue] = [:],
         context: AuthenticationContext? = nil
     ) throws {
@@ -77,10 +78,11 @@ public struct Keychain: Sendable {
             var item = StoredItem(itemClass: itemClass, service: service, account: account,
                                   accessibility: access.accessibility, flags: access.flags,
                                   enrolledSetHash: binding.setHash, enrollmentSequence: binding.sequence,
-                                  value: value, salt: nil,
-                                  attributes: attributes.isEmpty ? nil : attributes, created: now, modified: now)
+                                  value: value ?? Data(), salt: nil,
+                                  attributes: attributes.isEmpty ? nil : attributes, created: now, modified: now,
+                                  valueless: value == nil ? true : nil)
             if access.flags.contains(.applicationPassword) {
-                try item.seal(value, credential: try applicationPassword(context), aad: key.name)
+                try item.seal(value ?? Data(), credential: try applicationPassword(context), aad: key.name)
             }
             let orderKey = RecordKey(Self.orderNamespace, Self.escape(authenticator.appID))
             // Stores the item in the place after `lastOrder`, or after the count of adds.
@@ -251,6 +253,7 @@ public struct Keychain: Sendable {
             }
             item.salt = nil
             item.value = plaintext
+            if changes.value != nil { item.valueless = nil }
             if item.flags.contains(.applicationPassword) {
                 try item.seal(plaintext, credential: try applicationPassword(context), aad: newKey.name)
             }
@@ -349,6 +352,6 @@ public struct Keychain: Sendable {
             itemClass: item.itemClass, service: item.service, account: item.account,
             accessControl: item.accessControl, isInvalidated: isInvalidated(item, snapshot: snapshot),
             attributes: item.attributes ?? [:], creationDate: item.created, modificationDate: item.modified,
-            insertionOrder: item.order)
+            insertionOrder: item.order, hasValue: item.valueless != true)
     }
 }

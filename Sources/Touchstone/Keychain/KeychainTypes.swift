@@ -60,6 +60,9 @@ public struct KeychainItemInfo: Sendable, Equatable, CustomStringConvertible {
     /// first), the order `SecItemCopyMatching` returns them in, as iOS does; nil for items
     /// stored before the order was kept. Renaming or updating an item keeps its place.
     public var insertionOrder: UInt64? = nil
+    /// Whether the item has a value: false for one added without (`SecItemAdd` without
+    /// `kSecValueData`), which iOS reads back with no `kSecValueData` at all.
+    public var hasValue = true
 
     /// `genericPassword api/alice whenUnlocked [biometryCurrentSet] invalidated`.
     public var description: String {

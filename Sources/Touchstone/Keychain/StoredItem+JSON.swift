@@ -68,6 +68,10 @@ extension StoredItem {
         key("service")
         JSONText.appendString(service, to: &out)
         data("value", value)
+        if valueless == true {
+            key("valueless")
+            out += Array("true".utf8)
+        }
         out.append(UInt8(ascii: "}"))
         return Data(out)
     }
@@ -80,7 +84,7 @@ extension StoredItem {
         var itemClass: KeychainItemClass?, service: String?, account: String?, accessibility: Accessibility?
         var flags: UInt?, value: Data?
         var enrolledSetHash: Data?, enrollmentSequence: Int?, salt: Data?, attributes: [String: KeychainAttributeValue]?
-        var created: Timestamp?, modified: Timestamp?, order: UInt64?
+        var created: Timestamp?, modified: Timestamp?, order: UInt64?, valueless: Bool?
         // Fields by name without hashing them; each at most once (JSONDecoder would keep one
         // of two); an unknown one, or a value that does not read, is declined.
         var seen: UInt16 = 0
@@ -113,6 +117,7 @@ extension StoredItem {
             case .created: take(Self.timestamp(member), into: &created)
             case .modified: take(Self.timestamp(member), into: &modified)
             case .order: take(member.integer(as: UInt64.self), into: &order)
+            case .valueless: take(Self.flag(member), into: &valueless)
             }
             guard read else { return nil }
         }
@@ -120,13 +125,13 @@ extension StoredItem {
         self.init(itemClass: itemClass, service: service, account: account, accessibility: accessibility,
                   flags: AccessControlFlags(rawValue: flags), enrolledSetHash: enrolledSetHash,
                   enrollmentSequence: enrollmentSequence, value: value, salt: salt, attributes: attributes,
-                  created: created, modified: modified, order: order)
+                  created: created, modified: modified, order: order, valueless: valueless)
     }
 
     /// The fields of the stored form, as the `Codable` conformance names them.
     private enum Field: String {
         case itemClass, service, account, accessibility, flags, value
-        case enrolledSetHash, enrollmentSequence, salt, attributes, created, modified, order
+        case enrolledSetHash, enrollmentSequence, salt, attributes, created, modified, order, valueless
 
         var bit: UInt16 {
             switch self {
@@ -143,6 +148,7 @@ extension StoredItem {
             case .created: 10
             case .modified: 11
             case .order: 12
+            case .valueless: 13
             }
         }
 
@@ -152,6 +158,11 @@ extension StoredItem {
     private static func data(_ value: JSONText.Value) -> Data? {
         guard case let .string(text) = value else { return nil }
         return Data(base64Encoded: text)
+    }
+
+    private static func flag(_ value: JSONText.Value) -> Bool? {
+        guard case let .bool(flag) = value else { return nil }
+        return flag
     }
 
     private static func timestamp(_ value: JSONText.Value) -> Timestamp? {

@@ -36,6 +36,8 @@ struct StoredItem: Codable, Sendable, Equatable, ProtectedRecord {
     var modified: Timestamp?
     /// The item's place in the order of adds (see ``KeychainItemInfo/insertionOrder``).
     var order: UInt64?
+    /// True for an item added without a value (`value` is then empty); nil otherwise.
+    var valueless: Bool?
 
     var accessControl: AccessControl {
         AccessControl(validated: accessibility, flags: flags)

@@ -122,9 +122,11 @@ nonisolated(unsafe) public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString 
 package func accessibilityClass(named value: String) -> Accessibility? {
     switch value {
     case "ak": .whenUnlocked
-    case "ck", "dk": .afterFirstUnlock
+    case "ck": .afterFirstUnlock
+    case "dk": .always
     case "aku": .whenUnlockedThisDeviceOnly
-    case "cku", "dku": .afterFirstUnlockThisDeviceOnly
+    case "cku": .afterFirstUnlockThisDeviceOnly
+    case "dku": .alwaysThisDeviceOnly
     case "akpu": .whenPasscodeSetThisDeviceOnly
     default: nil
     }
@@ -138,6 +140,8 @@ package func accessibleValue(_ accessibility: Accessibility) -> String {
     case .whenUnlockedThisDeviceOnly: "aku"
     case .afterFirstUnlockThisDeviceOnly: "cku"
     case .whenPasscodeSetThisDeviceOnly: "akpu"
+    case .always: "dk"
+    case .alwaysThisDeviceOnly: "dku"
     }
 }
 

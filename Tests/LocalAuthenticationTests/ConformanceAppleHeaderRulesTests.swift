@@ -296,6 +296,24 @@ struct ConformanceAppleHeaderRulesTests {
         #expect(statuses == [0, 0, -25308, 0, -25308, 0, 0])
     }
 
+    @Test("§9 kSecAttrAccessibleAlways (deprecated in iOS 12) reads back as written, \"dk\" (\"dku\" for ThisDeviceOnly), and its item is readable whatever the lock state")
+    func accessibleAlwaysReadsBackAsWritten() async throws {
+        let sim = try TestDevice()
+        let outcome = await sim.blocking { () -> [String] in
+            _ = Self.add([kSecAttrAccount as String: "always", kSecAttrAccessible as String: kSecAttrAccessibleAlways])
+            _ = Self.add([kSecAttrAccount as String: "local", kSecAttrAccessible as String: kSecAttrAccessibleAlwaysThisDeviceOnly])
+            func accessible(_ account: String) -> String {
+                (Self.read([kSecAttrAccount as String: account], data: false).1 as? [String: Any])?[kSecAttrAccessible as String] as? String ?? "none"
+            }
+            var lines = [accessible("always"), accessible("local")]
+            try? sim.device.lock()
+            try? LocalAuthenticationSystem.runSetup("restart", on: sim.authenticator)
+            lines.append(String(Self.read([kSecAttrAccount as String: "always"]).0))
+            return lines
+        }
+        #expect(outcome == ["dk", "dku", "0"])
+    }
+
     @Test("an item added without kSecValueData reads back with no kSecValueData key, not an empty Data; once updated with a value it has one")
     func itemWithoutValueHasNoValueKey() async throws {
         let sim = try TestDevice()

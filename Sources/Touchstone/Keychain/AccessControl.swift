@@ -173,6 +173,11 @@ public enum Accessibility: String, Sendable, Codable, CaseIterable, CustomString
     case afterFirstUnlockThisDeviceOnly
     /// Only while a device passcode is set; deleted when it is removed.
     case whenPasscodeSetThisDeviceOnly
+    /// Whatever the lock state (`kSecAttrAccessibleAlways`, deprecated in iOS 12 but still
+    /// honoured and read back as written).
+    case always
+    /// Whatever the lock state; never migrated to another device (`kSecAttrAccessibleAlwaysThisDeviceOnly`).
+    case alwaysThisDeviceOnly
 
     /// Looks a class up by name (case-insensitive).
     public init?(name: String) {

@@ -76,8 +76,8 @@ extension Keychain {
 
     /// The data-protection classes against the device's lock state (REFERENCE §9):
     /// whenUnlocked* and whenPasscodeSet… items only while unlocked, afterFirstUnlock* only
-    /// after the first unlock since restart; else errSecInteractionNotAllowed. A device
-    /// without a passcode counts as unlocked.
+    /// after the first unlock since restart; else errSecInteractionNotAllowed. always* items
+    /// whatever the lock state. A device without a passcode counts as unlocked.
     func checkDataProtection(_ accessibility: Accessibility, snapshot: Device.Snapshot) throws {
         let lock = device.lockState(snapshot)
         switch accessibility {
@@ -86,6 +86,8 @@ extension Keychain {
                 throw KeychainError(.interactionNotAllowed,
                                     message: "the device is locked: \(accessibility) items are available only while it is unlocked")
             }
+        case .always, .alwaysThisDeviceOnly:
+            break
         case .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly:
             if !lock.unlockedSinceRestart {
                 throw KeychainError(.interactionNotAllowed,

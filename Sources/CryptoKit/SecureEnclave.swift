@@ -50,26 +50,14 @@ public enum SecureEnclave {
                 /// uses prompt through `authenticationContext` when given. Never prompts itself.
                 public init(compactRepresentable: Bool = true, accessControl: SecAccessControl = defaultAccessControl,
                             authenticationContext: LAContext? = nil) throws {
-                    let authenticator = try Self.device(authenticationContext)
-                    do {
-                        key = try authenticator.keys.create(accessControl: accessControl.touchstoneAccessControl, permanent: false)
-                    } catch {
-                        throw Self.cryptoError(error, on: authenticator)
-                    }
-                    self.authenticator = authenticator
+                    (key, authenticator) = try Self.newKey(accessControl, authenticationContext)
                     context = authenticationContext
                     publicKey = try key.signingPublicKey
                 }
 
                 /// Restores a key from its ``dataRepresentation`` on the device that made it.
                 public init(dataRepresentation: Data, authenticationContext: LAContext? = nil) throws {
-                    let authenticator = try Self.device(authenticationContext)
-                    guard let key = try? JSONDecoder().decode(EnclaveKey.self, from: dataRepresentation),
-                          key.appID == authenticator.appID else {
-                        throw CryptoKitError.incorrectParameterSize
-                    }
-                    self.key = key
-                    self.authenticator = authenticator
+                    (key, authenticator) = try Self.restoredKey(dataRepresentation, authenticationContext)
                     context = authenticationContext
                     publicKey = try key.signingPublicKey
                 }
@@ -107,6 +95,27 @@ public enum SecureEnclave {
                 /// `privateKeyUsage`, whenUnlockedThisDeviceOnly: CryptoKit's default.
                 public static var defaultAccessControl: SecAccessControl {
                     SecAccessControl(AccessControl(validated: .whenUnlockedThisDeviceOnly, flags: .privateKeyUsage))
+                }
+
+                /// A new key with `accessControl` on the context's (or the default) device.
+                static func newKey(_ accessControl: SecAccessControl, _ context: LAContext?) throws -> (EnclaveKey, Authenticator) {
+                    let authenticator = try device(context)
+                    do {
+                        return (try authenticator.keys.create(accessControl: accessControl.touchstoneAccessControl, permanent: false),
+                                authenticator)
+                    } catch {
+                        throw cryptoError(error, on: authenticator)
+                    }
+                }
+
+                /// The key of a `dataRepresentation`, on the device (and app) that made it;
+                /// `CryptoKitError.incorrectParameterSize` otherwise.
+                static func restoredKey(_ data: Data, _ context: LAContext?) throws -> (EnclaveKey, Authenticator) {
+                    let authenticator = try device(context)
+                    guard let key = try? JSONDecoder().decode(EnclaveKey.self, from: data), key.appID == authenticator.appID else {
+                        throw CryptoKitError.incorrectParameterSize
+                    }
+                    return (key, authenticator)
                 }
 
                 static func device(_ context: LAContext?) throws -> Authenticator {
@@ -160,13 +169,7 @@ extension SecureEnclave.P256 {
             public init(compactRepresentable: Bool = true,
                         accessControl: SecAccessControl = SecureEnclave.P256.Signing.PrivateKey.defaultAccessControl,
                         authenticationContext: LAContext? = nil) throws {
-                let authenticator = try Signing.PrivateKey.device(authenticationContext)
-                do {
-                    key = try authenticator.keys.create(accessControl: accessControl.touchstoneAccessControl, permanent: false)
-                } catch {
-                    throw Signing.PrivateKey.cryptoError(error, on: authenticator)
-                }
-                self.authenticator = authenticator
+                (key, authenticator) = try Signing.PrivateKey.newKey(accessControl, authenticationContext)
                 context = authenticationContext
                 publicKey = try Crypto.P256.KeyAgreement.PublicKey(x963Representation: key.publicKeyData)
             }
@@ -174,13 +177,7 @@ extension SecureEnclave.P256 {
             /// Restores a key from its ``dataRepresentation`` on the device (and app) that made it;
             /// `CryptoKitError.incorrectParameterSize` otherwise.
             public init(dataRepresentation: Data, authenticationContext: LAContext? = nil) throws {
-                let authenticator = try Signing.PrivateKey.device(authenticationContext)
-                guard let key = try? JSONDecoder().decode(EnclaveKey.self, from: dataRepresentation),
-                      key.appID == authenticator.appID else {
-                    throw CryptoKitError.incorrectParameterSize
-                }
-                self.key = key
-                self.authenticator = authenticator
+                (key, authenticator) = try Signing.PrivateKey.restoredKey(dataRepresentation, authenticationContext)
                 context = authenticationContext
                 publicKey = try Crypto.P256.KeyAgreement.PublicKey(x963Representation: key.publicKeyData)
             }

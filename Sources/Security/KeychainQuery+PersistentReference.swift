@@ -1,0 +1,58 @@
+#if !canImport(Darwin)
+import Foundation
+import Touchstone
+
+extension KeychainQuery {
+    // MARK: Persistent references
+
+    /// A persistent reference (`kSecReturnPersistentRef`, `kSecValuePersistentRef`): opaque
+    /// `Data` naming one item of this app's keychain by class, service and account, as stored.
+    /// It stays valid while the item exists; renaming the item (a new service or account)
+    /// makes a new one (our rule: Apple's survives a rename).
+    struct PersistentReference: Equatable {
+        static let magic = Data("TSPR".utf8)
+        /// The magic, the version and class bytes, and the service's length.
+        static let headerLength = magic.count + 2 + 4
+        let itemClass: KeychainItemClass
+        let service: String
+        let account: String
+
+        init(_ item: Found) {
+            (itemClass, service, account) = (item.itemClass, item.service, item.account)
+        }
+
+        /// The class of item `bytes` refer to; nil when they are no reference.
+        static func itemClass(of bytes: Data) -> KeychainItemClass? {
+            guard bytes.count >= headerLength, bytes.prefix(magic.count) == magic, bytes[bytes.startIndex + 4] == 1 else {
+                return nil
+            }
+            switch bytes[bytes.startIndex + 5] {
+            case 0: return .genericPassword
+            case 1: return .internetPassword
+            default: return nil
+            }
+        }
+
+        /// Reads `bytes`; nil when they are not a reference to an item of `itemClass`.
+        init?(_ bytes: Data, itemClass: KeychainItemClass) {
+            let bytes = Data(bytes)
+            let header = Self.headerLength
+            guard Self.itemClass(of: bytes) == itemClass else { return nil }
+            let length = bytes.dropFirst(6).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            guard length <= bytes.count - header,
+                  let service = String(data: bytes.dropFirst(header).prefix(length), encoding: .utf8),
+                  let account = String(data: bytes.dropFirst(header + length), encoding: .utf8)
+            else { return nil }
+            (self.itemClass, self.service, self.account) = (itemClass, service, account)
+        }
+
+        /// "TSPR", version 1, the class, the service's length (4 bytes, big-endian), service, account.
+        var bytes: Data {
+            let service = Data(service.utf8)
+            let length = UInt32(truncatingIfNeeded: service.count)
+            return Self.magic + Data([1, itemClass == .internetPassword ? 1 : 0])
+                + withUnsafeBytes(of: length.bigEndian) { Data($0) } + service + Data(account.utf8)
+        }
+    }
+}
+#endif

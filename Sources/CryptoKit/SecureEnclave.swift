@@ -77,18 +77,28 @@ public enum SecureEnclave {
                 }
 
                 private func sign(_ bytes: Data, digest: Bool) throws -> Crypto.P256.Signing.ECDSASignature {
+                    let der = try Self.use(key, on: authenticator, context: context) { keys, key, engine, reason in
+                        digest ? try await keys.sign(digest: bytes, with: key, context: engine, reason: reason)
+                            : try await keys.sign(bytes, with: key, context: engine, reason: reason)
+                    }
+                    return try Crypto.P256.Signing.ECDSASignature(derRepresentation: der)
+                }
+
+                /// Runs `operation` (the key's prompt and a private-key operation) to its end on
+                /// this thread, through `context`'s engine and reason (the default reason when
+                /// it is empty); a failure comes out as CryptoKit reports it (``cryptoError(_:on:)``).
+                static func use<T: Sendable>(
+                    _ key: EnclaveKey, on authenticator: Authenticator, context: LAContext?,
+                    _ operation: @escaping @Sendable (KeyStore, EnclaveKey, AuthenticationContext?, String?) async throws -> T
+                ) throws -> T {
                     let keys = authenticator.keys
-                    let (key, engine, reason) = (self.key, context?.touchstoneContext, context?.localizedReason)
+                    let (engine, reason) = (context?.touchstoneContext, context?.localizedReason)
                     let reasonOrDefault = (reason?.isEmpty ?? true) ? nil : reason
                     defer { LocalAuthenticationSystem.didUse(authenticator) }
                     do {
-                        let der = try runBlocking {
-                            digest ? try await keys.sign(digest: bytes, with: key, context: engine, reason: reasonOrDefault)
-                                : try await keys.sign(bytes, with: key, context: engine, reason: reasonOrDefault)
-                        }
-                        return try Crypto.P256.Signing.ECDSASignature(derRepresentation: der)
+                        return try runBlocking { try await operation(keys, key, engine, reasonOrDefault) }
                     } catch {
-                        throw Self.cryptoError(error, on: authenticator)
+                        throw cryptoError(error, on: authenticator)
                     }
                 }
 
@@ -189,23 +199,13 @@ extension SecureEnclave.P256 {
             /// ECDH with `publicKeyShare` (the prompt happens here): the same secret the other
             /// party computes with its private key and this key's ``publicKey``.
             public func sharedSecretFromKeyAgreement(with publicKeyShare: Crypto.P256.KeyAgreement.PublicKey) throws -> SharedSecret {
-                let keys = authenticator.keys
-                let (key, engine, reason) = (self.key, context?.touchstoneContext, context?.localizedReason)
-                let reasonOrDefault = (reason?.isEmpty ?? true) ? nil : reason
                 let peer = publicKeyShare.x963Representation
-                defer { LocalAuthenticationSystem.didUse(authenticator) }
-                do {
-                    return try runBlocking {
-                        try await keys.withKeyAgreementKey(key, context: engine, reason: reasonOrDefault) { agreement in
-                            SharedSecretBox(try agreement.sharedSecretFromKeyAgreement(
-                                with: Crypto.P256.KeyAgreement.PublicKey(x963Representation: peer)))
-                        }
-                    }.secret
-                } catch let error as CryptoKitError {
-                    throw error
-                } catch {
-                    throw Signing.PrivateKey.cryptoError(error, on: authenticator)
-                }
+                return try Signing.PrivateKey.use(key, on: authenticator, context: context) { keys, key, engine, reason in
+                    try await keys.withKeyAgreementKey(key, context: engine, reason: reason) { agreement in
+                        SharedSecretBox(try agreement.sharedSecretFromKeyAgreement(
+                            with: Crypto.P256.KeyAgreement.PublicKey(x963Representation: peer)))
+                    }
+                }.secret
             }
         }
     }

@@ -129,7 +129,7 @@ public final class LoginMetrics: Sendable {
     }
 
     /// Records one request's duration under its route, method and status.
-    func requestFinished(route: String, method: String, status: Int, nanoseconds: Int64) {
+    func requestFinished(route: String, method: String, status: Int, nanoseconds: UInt64) {
         let key = TimerKey(route: route, method: method, status: status)
         let timer = timers.withLock { timers in
             if let timer = timers[key] { return timer }
@@ -153,16 +153,14 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: LoginMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
+        let start = DispatchTime.now().uptimeNanoseconds
         // Inside APIErrorMiddleware's answer: every error is a response by now.
         let response = try await next(request, context)
-        let elapsed = ContinuousClock.now - start
-        let (seconds, attoseconds) = elapsed.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+        let nanoseconds = DispatchTime.now().uptimeNanoseconds - start  // monotonic: never negative
         // The router's pattern; Hummingbird names a request no route matched "NotFound".
         let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched"
         metrics.requestFinished(route: route, method: request.method.rawValue,
-                                status: response.status.code, nanoseconds: max(0, nanoseconds))
+                                status: response.status.code, nanoseconds: nanoseconds)
         return response
     }
 }

@@ -114,9 +114,6 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let code = error.status == .notFound ? "not_found" : "http_error"
             return APIError(error.status, code, error.body ?? error.status.reasonPhrase).response()
         } catch {
-            // A transaction's wrapper prints its cause's debug description (the query and its
-            // values): the cause is logged instead, as below.
-            let error = (error as? PostgresTransactionError)?.cause ?? error
             var metadata: Logger.Metadata = [
                 "error.type": .string(String(reflecting: type(of: error))),
                 "error": .string(String(describing: error)),

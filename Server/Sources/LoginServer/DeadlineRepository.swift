@@ -111,7 +111,9 @@ struct DeadlineRepository: LoginRepository {
     /// connection and a busy, locked, full or unreadable SQLite file are
     /// ``RepositoryError/unavailable(_:)``; anything else as it is.
     static func classify(_ error: any Error) -> any Error {
-        // A transaction's failure wraps the statement's (or BEGIN's, COMMIT's) error.
+        // A transaction's failure wraps the statement's (or BEGIN's, COMMIT's) error; unwrapped
+        // here, for every step, so the error middleware logs the cause (the wrapper's
+        // description would print the query and its values).
         if let error = error as? PostgresTransactionError, let cause = error.cause {
             return classify(cause)
         }

@@ -1,3 +1,5 @@
+import Touchstone
+
 /// A JSON value with ordered object keys, for the one-object-per-command `--json` output.
 ///
 /// Objects keep their keys in the order written, so output reads like the human form and is
@@ -43,9 +45,9 @@ public indirect enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral,
 
     /// Compact one-line JSON text.
     public var serialized: String {
-        var out = ""
-        write(to: &out)
-        return out
+        var json = JSONText.Writer()
+        write(to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     /// The value of `key` in an object.
@@ -54,46 +56,23 @@ public indirect enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral,
         return pairs.first { $0.0 == key }?.1
     }
 
-    private func write(to out: inout String) {
+    private func write(to json: inout JSONText.Writer) {
         switch self {
-        case .null: out += "null"
-        case let .bool(value): out += value ? "true" : "false"
-        case let .int(value): out += String(value)
-        case let .string(value): Self.writeString(value, to: &out)
+        case .null: json.null()
+        case let .bool(value): json.bool(value)
+        case let .int(value): json.integer(value)
+        case let .string(value): json.string(value)
         case let .array(values):
-            out += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
-                value.write(to: &out)
-            }
-            out += "]"
+            json.beginArray()
+            for value in values { value.write(to: &json) }
+            json.endArray()
         case let .object(pairs):
-            out += "{"
-            for (index, pair) in pairs.enumerated() {
-                if index > 0 { out += "," }
-                Self.writeString(pair.0, to: &out)
-                out += ":"
-                pair.1.write(to: &out)
+            json.beginObject()
+            for (key, value) in pairs {
+                json.key(key)
+                value.write(to: &json)
             }
-            out += "}"
+            json.endObject()
         }
-    }
-
-    private static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let scalar where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

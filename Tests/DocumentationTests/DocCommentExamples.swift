@@ -10,6 +10,7 @@ import LocalAuthentication
 import MemoryStorage
 import Testing
 import TouchstoneBuiltins
+import Touchstone
 import TouchstoneTesting
 
 // Helpers the examples call, standing for the app's own code.
@@ -412,5 +413,20 @@ struct TraitDocExample {
         _ = try? await device.evaluate(.biometrics, .failures(3))   // Touch ID ends a prompt after 3
         _ = try? await device.evaluate(.biometrics, .failures(2))   // the 5th in a row locks out
         device.expectLastEvaluation(.failed(.biometryLockout), endedBy: .fiveFailuresLockOut)
+    }
+}
+
+// Sources/Touchstone/Storage/JSONWriter.swift (run: the comment states the output)
+@Suite("Doc-comment example: JSONText.Writer")
+struct JSONWriterDocExample {
+    @Test("the writer's example writes the text its comment shows")
+    func writesWhatTheCommentShows() {
+        var json = JSONText.Writer()
+        json.beginObject()
+        json.key("ok"); json.bool(true)
+        json.key("ids"); json.beginArray(); json.integer(1); json.integer(2); json.endArray()
+        json.endObject()
+        // {"ok":true,"ids":[1,2]}
+        #expect(String(decoding: json.bytes, as: UTF8.self) == #"{"ok":true,"ids":[1,2]}"#)
     }
 }

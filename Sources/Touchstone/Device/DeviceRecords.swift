@@ -59,90 +59,39 @@ struct DeviceState: Codable, Equatable, Sendable {
     /// (never written by this version, only kept) go through `JSONEncoder`.
     func storedJSON() throws -> Data {
         guard legacyEnrollments == nil else { return try RecordCoding.encoder.encode(self) }
-        var json = StoredJSON()
+        var json = JSONText.Writer(escapingSlash: true)
+        json.beginObject()
         if let enrolled {
             json.key("enrolled")
-            json.raw("[")
-            for (index, identity) in enrolled.enumerated() {
-                if index > 0 { json.raw(",") }
-                json.raw("{\"displayName\":")
+            json.beginArray()
+            for identity in enrolled {
+                json.beginObject()
+                json.key("displayName")
                 json.string(identity.displayName)
-                json.raw(",\"generation\":")
+                json.key("generation")
                 json.string(identity.generation)
-                json.raw(",\"id\":")
+                json.key("id")
                 json.string(identity.id)
-                json.raw("}")
+                json.endObject()
             }
-            json.raw("]")
+            json.endArray()
         }
         json.key("enrollmentSequence")
-        json.raw(String(enrollmentSequence))
+        json.integer(enrollmentSequence)
         json.key("osEpoch")
-        json.raw(String(osEpoch))
+        json.integer(osEpoch)
         if let passcodeVerifier {
             json.key("passcodeVerifier")
             json.data(passcodeVerifier)
         }
         if let schema {
             json.key("schema")
-            json.raw(String(schema))
+            json.integer(schema)
         }
         json.key("secret")
         json.data(secret)
-        return json.finish()
-    }
-}
-
-/// A JSON object written the way `JSONEncoder` writes one: keys in the caller's (sorted)
-/// order, no spaces, `/` escaped, `Data` as base64.
-struct StoredJSON {
-    private var bytes: [UInt8] = [UInt8(ascii: "{")]
-
-    /// `"name":`, after a comma unless it is the first key.
-    mutating func key(_ name: String) {
-        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
-        string(name)
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    /// Text written as it is.
-    mutating func raw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    /// A string value, escaped as `JSONEncoder` escapes it.
-    mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "/"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// A `Data` value: base64 in a string (its only character JSON escapes is `/`).
-    mutating func data(_ value: Data) {
-        string(value.base64EncodedString())
-    }
-
-    /// The object's bytes.
-    mutating func finish() -> Data {
-        bytes.append(UInt8(ascii: "}"))
-        return Data(bytes)
+        json.endObject()
+        return Data(json.bytes)
     }
 }
 
@@ -186,7 +135,8 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
     /// — every failed match writes the counters, and the coder cost more than the rest of the
     /// update. Decoding stays with `JSONDecoder`.
     func storedJSON() -> Data {
-        var json = StoredJSON()
+        var json = JSONText.Writer(escapingSlash: true)
+        json.beginObject()
         func field(_ name: String, _ value: String) {
             json.key(name)
             json.raw(value)
@@ -207,7 +157,8 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
         if let passcodeRetryAt { field("passcodeRetryAt", time(passcodeRetryAt)) }
         if let restartedAt { field("restartedAt", time(restartedAt)) }
         if let schema { field("schema", String(schema)) }
-        return json.finish()
+        json.endObject()
+        return Data(json.bytes)
     }
 }
 

@@ -9,71 +9,66 @@ import Foundation
 extension StoredItem {
     /// The record value for this item.
     func json() -> Data {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        out.reserveCapacity(160 + value.count * 4 / 3 + service.utf8.count + account.utf8.count)
-        var first = true
-        func key(_ name: String) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            JSONText.appendString(name, to: &out)
-            out.append(UInt8(ascii: ":"))
-        }
+        var json = JSONText.Writer(capacity: 160 + value.count * 4 / 3 + service.utf8.count + account.utf8.count)
         func number<T: BinaryInteger>(_ name: String, _ value: T?) {
             guard let value else { return }
-            key(name)
-            out += Array(String(value).utf8)
+            json.key(name)
+            json.integer(value)
         }
         func data(_ name: String, _ value: Data?) {
             guard let value else { return }
-            key(name)
-            JSONText.appendString(value.base64EncodedString(), to: &out)
+            json.key(name)
+            json.data(value)
         }
-        key("accessibility")
-        JSONText.appendString(accessibility.rawValue, to: &out)
-        key("account")
-        JSONText.appendString(account, to: &out)
+        json.beginObject()
+        json.key("accessibility")
+        json.string(accessibility.rawValue)
+        json.key("account")
+        json.string(account)
         if let attributes {
-            key("attributes")
-            out.append(UInt8(ascii: "{"))
-            for (index, (name, attribute)) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONText.appendString(name, to: &out)
+            json.key("attributes")
+            json.beginObject()
+            for (name, attribute) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                json.key(name)
                 // The synthesized form of the enum: `{"<case>":{"_0":<value>}}`.
-                let kind = switch attribute {
-                case .string: "string"
-                case .data: "data"
-                case .integer: "integer"
-                case .bool: "bool"
-                }
-                out += Array(":{\"\(kind)\":{\"_0\":".utf8)
+                json.beginObject()
                 switch attribute {
-                case let .string(text): JSONText.appendString(text, to: &out)
-                case let .data(bytes): JSONText.appendString(bytes.base64EncodedString(), to: &out)
-                case let .integer(number): out += Array(String(number).utf8)
-                case let .bool(flag): out += Array((flag ? "true" : "false").utf8)
+                case .string: json.key("string")
+                case .data: json.key("data")
+                case .integer: json.key("integer")
+                case .bool: json.key("bool")
                 }
-                out += Array("}}".utf8)
+                json.beginObject()
+                json.key("_0")
+                switch attribute {
+                case let .string(text): json.string(text)
+                case let .data(bytes): json.data(bytes)
+                case let .integer(number): json.integer(number)
+                case let .bool(flag): json.bool(flag)
+                }
+                json.endObject()
+                json.endObject()
             }
-            out.append(UInt8(ascii: "}"))
+            json.endObject()
         }
         number("created", created?.nanosecondsSinceEpoch)
         data("enrolledSetHash", enrolledSetHash)
         number("enrollmentSequence", enrollmentSequence)
         number("flags", flags.rawValue)
-        key("itemClass")
-        JSONText.appendString(itemClass.rawValue, to: &out)
+        json.key("itemClass")
+        json.string(itemClass.rawValue)
         number("modified", modified?.nanosecondsSinceEpoch)
         number("order", order)
         data("salt", salt)
-        key("service")
-        JSONText.appendString(service, to: &out)
+        json.key("service")
+        json.string(service)
         data("value", value)
         if valueless == true {
-            key("valueless")
-            out += Array("true".utf8)
+            json.key("valueless")
+            json.bool(true)
         }
-        out.append(UInt8(ascii: "}"))
-        return Data(out)
+        json.endObject()
+        return Data(json.bytes)
     }
 
     /// The item in `json` when the fast reader is certain of it; nil sends the text to

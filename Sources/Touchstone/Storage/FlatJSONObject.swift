@@ -8,16 +8,14 @@
 package enum FlatJSONObject {
     /// The object's JSON text: keys in the order of their UTF-8 bytes.
     package static func encode(_ object: [String: String]) -> String {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        out.reserveCapacity(object.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
-        for (index, key) in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONText.appendString(key, to: &out)
-            out.append(UInt8(ascii: ":"))
-            JSONText.appendString(object[key] ?? "", to: &out)
+        var json = JSONText.Writer(capacity: object.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
+        json.beginObject()
+        for key in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            json.key(key)
+            json.string(object[key] ?? "")
         }
-        out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
+        json.endObject()
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     /// The object `text` holds, or nil when it is not exactly one JSON object of string values

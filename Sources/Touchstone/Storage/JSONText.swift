@@ -5,7 +5,7 @@
 /// ``parse(_:)`` reads RFC 8259 JSON — every escape, any whitespace — into a ``Value`` and
 /// returns nil for anything else. Its callers map a value onto their types only where the
 /// mapping is certain, and hand any other text to `JSONDecoder`, whose verdict stands: the
-/// fast path may decline, never disagree.
+/// fast path may decline, never disagree. ``Writer`` writes JSON text.
 package enum JSONText {
     /// A parsed JSON value. Numbers keep their text: each caller reads the forms it is sure of.
     package indirect enum Value: Sendable {
@@ -55,27 +55,6 @@ package enum JSONText {
             return parser.isAtEnd ? value : nil
         }
     }
-
-    /// Appends `string` as a JSON string: `"`, `\` and control characters escaped, the rest as is.
-    package static func appendString(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20:
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                        hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>

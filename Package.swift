@@ -129,8 +129,10 @@ let package = Package(
         // use, so no pkg-config link flags here, and `touchstone` starts without either library.
         .systemLibrary(name: "CSDBus", path: "Sources/CSDBus"),
         .systemLibrary(name: "CPAM", path: "Sources/CPAM"),
-        plugin("LinuxFprintd", extra: ["CSDBus", logging]),
-        plugin("LinuxPAM", extra: ["CPAM", logging]),
+        // The dlopen loader both shims fill their function tables with.
+        .target(name: "CDynamicLibrary"),
+        plugin("LinuxFprintd", extra: ["CSDBus", "CDynamicLibrary", logging]),
+        plugin("LinuxPAM", extra: ["CPAM", "CDynamicLibrary", logging]),
 
         // The built-in plugins in two explicit lists: the portable ones (pure Swift and
         // swift-crypto: what `LocalAuthentication`, `Security`, `CryptoKit` and

@@ -15,11 +15,12 @@
 #ifndef TOUCHSTONE_CPAM_SHIM_H
 #define TOUCHSTONE_CPAM_SHIM_H
 
-#include <dlfcn.h>
 #include <security/pam_appl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ts_dynamic_library.h"
 
 /* The shared object opened at run time (Linux-PAM's soname). */
 #define TS_PAM_LIBRARY "libpam.so.0"
@@ -41,25 +42,19 @@ typedef struct ts_pam {
 } ts_pam;
 
 /*
- * Opens TS_PAM_LIBRARY and fills *lib. Returns 0, or -1 with a sentence in error (the
- * loader's message, or the missing function). The library stays loaded for the process.
+ * Opens TS_PAM_LIBRARY and fills *lib (ts_dynamic_library_load). Returns 0, or -1 with a sentence in
+ * error (the loader's message, or the missing function). The library stays loaded for the
+ * process.
  */
 static inline int ts_pam_load(ts_pam *lib, char *error, size_t capacity) {
-    void *handle = dlopen(TS_PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(error, capacity, "%s", reason != NULL ? reason : "cannot open " TS_PAM_LIBRARY);
-        return -1;
-    }
-#define TS_PAM_RESOLVE(name) \
-    if ((*(void **)&lib->name = dlsym(handle, #name)) == NULL) { \
-        snprintf(error, capacity, "%s has no %s (Linux-PAM 1.4 or later is needed)", TS_PAM_LIBRARY, #name); \
-        dlclose(handle); \
-        return -1; \
-    }
-    TS_PAM_FUNCTIONS(TS_PAM_RESOLVE)
-#undef TS_PAM_RESOLVE
-    return 0;
+#define TS_PAM_NAME(name) #name,
+#define TS_PAM_SLOT(name) (void **)&lib->name,
+    static const char *const names[] = { TS_PAM_FUNCTIONS(TS_PAM_NAME) };
+    void **const slots[] = { TS_PAM_FUNCTIONS(TS_PAM_SLOT) };
+#undef TS_PAM_NAME
+#undef TS_PAM_SLOT
+    return ts_dynamic_library_load(TS_PAM_LIBRARY, names, slots, sizeof names / sizeof names[0],
+                                   "Linux-PAM 1.4 or later is needed", error, capacity);
 }
 
 /* Overwrites n bytes at p in a way the optimiser keeps. */

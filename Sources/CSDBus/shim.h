@@ -14,13 +14,14 @@
 #ifndef TOUCHSTONE_CSDBUS_SHIM_H
 #define TOUCHSTONE_CSDBUS_SHIM_H
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+
+#include "ts_dynamic_library.h"
 
 /* The shared object opened at run time (libsystemd's soname on every current distribution). */
 #define TS_SDBUS_LIBRARY "libsystemd.so.0"
@@ -58,25 +59,19 @@ typedef struct ts_sdbus {
 } ts_sdbus;
 
 /*
- * Opens TS_SDBUS_LIBRARY and fills *lib. Returns 0, or -1 with a sentence in error (the
- * loader's message, or the missing function). The library stays loaded for the process.
+ * Opens TS_SDBUS_LIBRARY and fills *lib (ts_dynamic_library_load). Returns 0, or -1 with a sentence in
+ * error (the loader's message, or the missing function). The library stays loaded for the
+ * process.
  */
 static inline int ts_sdbus_load(ts_sdbus *lib, char *error, size_t capacity) {
-    void *handle = dlopen(TS_SDBUS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(error, capacity, "%s", reason != NULL ? reason : "cannot open " TS_SDBUS_LIBRARY);
-        return -1;
-    }
-#define TS_SDBUS_RESOLVE(name) \
-    if ((*(void **)&lib->name = dlsym(handle, #name)) == NULL) { \
-        snprintf(error, capacity, "%s has no %s (libsystemd is too old)", TS_SDBUS_LIBRARY, #name); \
-        dlclose(handle); \
-        return -1; \
-    }
-    TS_SDBUS_FUNCTIONS(TS_SDBUS_RESOLVE)
-#undef TS_SDBUS_RESOLVE
-    return 0;
+#define TS_SDBUS_NAME(name) #name,
+#define TS_SDBUS_SLOT(name) (void **)&lib->name,
+    static const char *const names[] = { TS_SDBUS_FUNCTIONS(TS_SDBUS_NAME) };
+    void **const slots[] = { TS_SDBUS_FUNCTIONS(TS_SDBUS_SLOT) };
+#undef TS_SDBUS_NAME
+#undef TS_SDBUS_SLOT
+    return ts_dynamic_library_load(TS_SDBUS_LIBRARY, names, slots, sizeof names / sizeof names[0],
+                                   "libsystemd is too old", error, capacity);
 }
 
 /*

@@ -8,7 +8,8 @@
 #                private PostgreSQL: scripts/server-test.sh)
 #                (AppAttestTests also run pyattest, from PyPI: scripts/pyattest-env.sh)
 #                (first, scripts/api-coverage.py --check: docs/API-COVERAGE.md and its generated
-#                test are current)
+#                test are current; after the root suite, its parallel-use suite under
+#                ThreadSanitizer: scripts/tsan.sh --ci)
 #   make bench   run all benchmarks in release mode
 #   make example run the ChangeDetection example
 #   make server  start touchstone-server (the fingerprint-login server) on 127.0.0.1:8080
@@ -32,6 +33,7 @@ test: deps
 	scripts/pyattest-env.sh
 	$(SWIFT) build --build-tests
 	timeout -k 10 900 $(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/tsan.sh --ci
 	SWIFT=$(SWIFT) scripts/linux-auth-demo.sh >/dev/null
 	SWIFT=$(SWIFT) scripts/adopter-test.sh
 	SWIFT=$(SWIFT) scripts/server-test.sh

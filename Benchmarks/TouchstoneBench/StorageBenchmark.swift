@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Synchronization
 import TouchstoneBuiltins
+import Touchstone
 
 /// `touchstone-bench storage`: keychain add / get / update per second on each storage backend,
 /// beside the same durable writes done directly with GRDB (WAL, synchronous=FULL, one
@@ -191,7 +191,7 @@ private final class CountingStorage: StorageBackend {
         id: "bench.counting", kind: .storage, summary: "storage.sqlite, counting commits",
         options: [OptionSpec("path", .string, "the database file")])
     private let inner: any StorageBackend
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     init(options: PluginOptions, environment: PluginEnvironment) throws {
         inner = try PluginRegistry.builtIn.make(

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 import Touchstone
 
 /// Durable storage in one encrypted file: an append-only log of sealed transactions.
@@ -58,7 +57,7 @@ public final class EncryptedFileStorage: StorageBackend {
     /// The store file.
     public let path: String
     private let lockPath: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// The log is compacted when it is larger than this many times the live records...
     static let compactionFactor = 4
@@ -159,7 +158,7 @@ public final class EncryptedFileStorage: StorageBackend {
             let stored = existing.flatMap { try? Format.parseHeader($0.bytes[...]).get().header }
             let (keyHeader, master) = try Self.key(source, storedHeader: stored, storeExists: existing != nil, path: path)
             let empty = State(keyHeader: keyHeader, master: master, lockDescriptor: lock)
-            state = Mutex(try existing.map { try Self.loadWhole($0, like: empty, path: path) } ?? empty)
+            state = Locked(try existing.map { try Self.loadWhole($0, like: empty, path: path) } ?? empty)
         } catch {
             close(lock)
             throw error

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import Touchstone
 
 /// A real fingerprint reader through fprintd, the Linux fingerprint daemon (issue 11).
@@ -56,7 +55,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
     public let scanTimeout: Duration
     private let generations: FingerGenerations
     private let random: RandomSource
-    private let pending = Mutex<[ObjectIdentifier: FprintdInterrupt]>([:])
+    private let pending = Locked<[ObjectIdentifier: FprintdInterrupt]>([:])
     /// Why fprintd did not answer, when the sensor reports that as an absent reader, and the
     /// fallbacks it takes: the client's logger (the plugin environment's).
     private var logger: Logger { client.logger }
@@ -229,7 +228,7 @@ public final class LinuxFprintdSensor: EnrollingSensor, CustomStringConvertible 
 /// (record `sensor/linux.fprintd`), in memory otherwise.
 final class FingerGenerations: Sendable {
     private let storage: (any StorageBackend)?
-    private let memory = Mutex<[String: String]>([:])
+    private let memory = Locked<[String: String]>([:])
     private let key = RecordKey(.sensor, "linux.fprintd")
 
     init(storage: (any StorageBackend)?) {

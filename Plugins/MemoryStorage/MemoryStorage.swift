@@ -13,7 +13,7 @@ public final class MemoryStorage: StorageBackend {
         var records: [RecordKey: Record] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Moves on each commit, stored inside the commit's lock after its writes, so a reader
     /// that sees a value sees at least those writes (read without the lock: an evaluation
     /// checks it several times).

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 import Touchstone
 
 /// Durable storage in one SQLite file, through GRDB.
@@ -55,7 +54,7 @@ public final class SQLiteStorage: StorageBackend {
     /// The database file.
     public let path: String
     private let queue: DatabaseQueue
-    private let counters = Mutex(Counters())
+    private let counters = Locked(Counters())
 
     private struct Counters {
         var dataVersion: Int64?

@@ -1,7 +1,6 @@
 #if !canImport(Darwin)
 import Dispatch
 import Foundation
-import Synchronization
 import Security
 import Touchstone
 
@@ -29,12 +28,12 @@ import Touchstone
 /// the default device cannot be composed (a bad `TOUCHSTONE_CONFIG`), every call fails with a
 /// ``TouchstoneError`` (`configuration`) that says why.
 open class LAContext: NSObject, @unchecked Sendable {
-    // @unchecked: the engine context is Sendable and every mutable field is behind a Mutex.
+    // @unchecked: the engine context is Sendable and every mutable field is behind a `Locked`.
 
     /// The engine context, or why there is none.
     private let engine: Result<AuthenticationContext, TouchstoneError>
-    private let reasonStore = Mutex("")
-    private let maxFailures = Mutex<NSNumber?>(nil)
+    private let reasonStore = Locked("")
+    private let maxFailures = Locked<NSNumber?>(nil)
 
     /// A context on the process-wide default device (``LocalAuthenticationSystem/authenticator``).
     public override init() {

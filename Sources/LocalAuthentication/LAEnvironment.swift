@@ -1,7 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
 import Security
-import Synchronization
 import Touchstone
 
 /// Gets told when an ``LAEnvironment``'s state changes (iOS 18). Apple's protocol is an
@@ -42,7 +41,7 @@ extension LAEnvironmentObserver {
 /// device's. Observers are held weakly and called on a background task after a change made
 /// through this process's device (changes by other processes sharing a store are not seen).
 public final class LAEnvironment: NSObject, @unchecked Sendable {
-    // @unchecked: the authenticator is Sendable and every mutable field is behind a Mutex.
+    // @unchecked: the authenticator is Sendable and every mutable field is behind a `Locked`.
 
     private let authenticator: Authenticator?
 
@@ -56,9 +55,9 @@ public final class LAEnvironment: NSObject, @unchecked Sendable {
         var last: EnvironmentState?
     }
 
-    private let watch = Mutex(Watch())
+    private let watch = Locked(Watch())
 
-    private static let environments = Mutex(LocalAuthenticationSystem.DeviceTable<LAEnvironment>())
+    private static let environments = Locked(LocalAuthenticationSystem.DeviceTable<LAEnvironment>())
 
     /// The environment of the default device (the same object every time for one device, so
     /// `addObserver` and `removeObserver` meet).

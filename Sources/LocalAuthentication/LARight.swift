@@ -1,7 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
 import Security
-import Synchronization
 import Touchstone
 
 /// Which authentication a right asks for (iOS 16 `LAAuthenticationRequirement`).
@@ -69,7 +68,7 @@ open class LABiometryFallbackRequirement: NSObject, @unchecked Sendable {
 /// is when the right is made. Authorizing runs the requirement's access-control evaluation
 /// (REFERENCE §8, §9); failures are ``LAError``s.
 open class LARight: NSObject, @unchecked Sendable {
-    // @unchecked: every mutable field is behind a Mutex.
+    // @unchecked: every mutable field is behind a `Locked`.
 
     /// The authorization state of a right.
     public enum State: Int, Sendable {
@@ -92,7 +91,7 @@ open class LARight: NSObject, @unchecked Sendable {
 
     let requirement: LAAuthenticationRequirement
     let device: Result<Authenticator, TouchstoneError>
-    let inner = Mutex(Inner())
+    let inner = Locked(Inner())
 
     /// A right with the default requirement.
     public override convenience init() {

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Dispatch
 import Foundation
-import Synchronization
+import Touchstone
 
 /// Runs `body` to its end and returns its result, blocking the calling thread meanwhile: how
 /// the synchronous Apple-shaped calls (`SecItemCopyMatching`, the setup script) drive the
@@ -25,7 +25,7 @@ import Synchronization
 /// be driven by calls made off the main thread.
 package func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let executor = CallingThreadExecutor()
-    let outcome = Mutex<Result<T, any Error>?>(nil)
+    let outcome = Locked<Result<T, any Error>?>(nil)
     Task.detached(executorPreference: executor) {
         let result: Result<T, any Error>
         do {

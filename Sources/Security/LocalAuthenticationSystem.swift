@@ -1,7 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
 import Logging
-import Synchronization
 import Touchstone
 import TouchstonePortable
 import TouchstoneSimulation
@@ -122,7 +121,7 @@ public enum LocalAuthenticationSystem {
 
     /// Where failed `SecItem*` calls are logged: the process environment's logger (a level
     /// that is not one logs nothing here; building the device reports it).
-    package static let callLogger = Mutex<Logger>((try? logger(environment: ProcessInfo.processInfo.environment)) ?? .touchstoneSilent)
+    package static let callLogger = Locked<Logger>((try? logger(environment: ProcessInfo.processInfo.environment)) ?? .touchstoneSilent)
 
     /// The default device, once made.
     private enum DefaultDevice: Sendable {
@@ -145,7 +144,7 @@ public enum LocalAuthenticationSystem {
         }
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     @TaskLocal package static var taskAuthenticator: Authenticator?
 
@@ -292,7 +291,7 @@ public enum LocalAuthenticationSystem {
     }
 
     /// Devices whose virtual time is saved after each evaluation (those built from the environment).
-    private static let persistentClocks = Mutex(DeviceTable<Void>())
+    private static let persistentClocks = Locked(DeviceTable<Void>())
 
     /// Called after every evaluation and keychain operation: saves virtual time for devices
     /// built from the environment.
@@ -311,7 +310,7 @@ public enum LocalAuthenticationSystem {
     // MARK: Scripting mistakes
 
     /// Scripting mistakes reported per device, for ``scriptingMistakes(of:)``.
-    private static let mistakes = Mutex(DeviceTable<[String]>())
+    private static let mistakes = Locked(DeviceTable<[String]>())
 
     /// The scripting mistakes reported on `authenticator`'s device so far, oldest first: each
     /// time a scripted user had no outcome for a prompt, or gave one the dialog cannot produce
@@ -376,7 +375,7 @@ public enum LocalAuthenticationSystem {
 
     /// The scripting mistakes reported while it was ``mistakeSink``.
     package final class ScriptingMistakeSink: Sendable {
-        private let recorded = Mutex<[SimulationError]>([])
+        private let recorded = Locked<[SimulationError]>([])
 
         package init() {}
 
@@ -390,7 +389,7 @@ public enum LocalAuthenticationSystem {
 
     /// Values kept per device without keeping the device alive: an entry whose device is gone
     /// (its `ObjectIdentifier` may be reused by a new device) never answers for another one.
-    package struct DeviceTable<Value> {
+    package struct DeviceTable<Value>: Sendable where Value: Sendable {
         private struct Entry {
             weak var device: Device?
             var value: Value

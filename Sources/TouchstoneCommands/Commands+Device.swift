@@ -1,4 +1,3 @@
-import Synchronization
 import TouchstoneSimulation
 import Touchstone
 
@@ -56,7 +55,7 @@ extension CommandTable {
             ) { session, arguments in
                 try arguments.expectAtMost(1)
                 let name = try arguments.required(0, "the identity name")
-                let steps = Mutex<[EnrollmentProgress]>([])
+                let steps = Locked<[EnrollmentProgress]>([])
                 try session.device.enroll(name) { step in steps.withLock { $0.append(step) } }
                 // A real reader reports its stages (fprintd: 5 touches); a one-step enrollment
                 // (the simulated sensors) prints only the result.

@@ -1,4 +1,3 @@
-import Synchronization
 import Dispatch
 import Foundation
 import Touchstone
@@ -16,7 +15,7 @@ final class RealReaderPrompt {
     private let repeater = Repeater()
 
     private final class Repeater: Sendable {
-        let timer = Mutex<(any DispatchSourceTimer)?>(nil)
+        let timer = Locked<(any DispatchSourceTimer)?>(nil)
     }
 
     init(session: CommandSession) {

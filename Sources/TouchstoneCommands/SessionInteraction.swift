@@ -1,4 +1,3 @@
-import Synchronization
 import Touchstone
 import TouchstoneSimulation
 
@@ -12,7 +11,7 @@ public final class SessionInteraction: Interaction {
 
     /// The queue `evaluate` fills.
     public let script: ScriptedInteraction
-    private let asker = Mutex<Asker?>(nil)
+    private let asker = Locked<Asker?>(nil)
 
     /// Creates an interaction over `script` (a new empty queue by default), with no terminal.
     public init(script: ScriptedInteraction = ScriptedInteraction()) {

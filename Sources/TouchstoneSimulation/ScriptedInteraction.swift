@@ -1,4 +1,3 @@
-import Synchronization
 import Touchstone
 
 /// A scripted user: actions are queued ahead of time and consumed in order.
@@ -33,7 +32,7 @@ public final class ScriptedInteraction: Interaction {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty script.
     public init() {}

@@ -104,10 +104,10 @@ final class SimulatedTemplates: Sendable {
     private let key: RecordKey
     private let modality: String
     private let random: RandomSource
-    private let memory = Mutex<[SensorIdentity]>([])
+    private let memory = Locked<[SensorIdentity]>([])
     /// The decoded list, the storage generation it is known current for, and the record's
     /// bytes it was decoded from (another record's write changes the generation, not these).
-    private let cache = Mutex<(generation: UInt64, bytes: Data?, identities: [SensorIdentity])?>(nil)
+    private let cache = Locked<(generation: UInt64, bytes: Data?, identities: [SensorIdentity])?>(nil)
 
     init(storage: (any StorageBackend)?, modality: BiometryType, random: RandomSource) {
         self.storage = storage
@@ -312,14 +312,14 @@ public final class SimulatedCompanion: CompanionDevice, SimulatedCompanionContro
         ])
 
     private struct State { var paired: Bool; var reachable: Bool }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     public let companionType: CompanionType
     public let pairingID: String
 
     public init(options: PluginOptions, environment: PluginEnvironment) {
         companionType = options.string("type").flatMap(CompanionType.init(rawValue:)) ?? .watch
         pairingID = options.string("pairing") ?? "companion-1"
-        state = Mutex(State(paired: options.boolean("paired"), reachable: options.boolean("reachable")))
+        state = Locked(State(paired: options.boolean("paired"), reachable: options.boolean("reachable")))
     }
 
     public var isPaired: Bool { state.withLock { $0.paired } }

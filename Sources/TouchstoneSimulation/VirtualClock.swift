@@ -23,7 +23,7 @@ public final class VirtualClock: ManualClock {
         var nextID: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A copy of `state.now` that reading the time takes without the lock (every evaluation
     /// reads the clock): a sequence lock. ``advance(by:)``, under the lock, makes the sequence
@@ -37,7 +37,7 @@ public final class VirtualClock: ManualClock {
     /// ``Timestamp/latestReading`` reads that latest time instead, as an advance would stop there.
     public init(start: Timestamp = .epoch) {
         let start = min(start, .latestReading)
-        state = Mutex(State(now: start))
+        state = Locked(State(now: start))
         let (seconds, attoseconds) = start.sinceEpoch.components
         self.seconds = Atomic(seconds)
         self.attoseconds = Atomic(attoseconds)

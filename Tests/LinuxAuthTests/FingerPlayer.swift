@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Touchstone
 
 /// Plays the finger on the virtual reader exactly when fprintd starts waiting for one: it
 /// watches the private bus (`dbus-monitor`) for `VerifyStart` / `EnrollStart` calls and sends
@@ -13,7 +13,7 @@ final class FingerPlayer: Sendable {
     }
 
     private let reader: VirtualReader
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let pid: pid_t
     private let output: Int32
 
@@ -42,7 +42,7 @@ final class FingerPlayer: Sendable {
         pid = child
         output = fds[0]
         // dbus-monitor prints its NameAcquired/NameLost lines once it is a monitor.
-        let ready = Mutex(false)
+        let ready = Locked(false)
         let thread = Thread { [self] in
             var pending = Data()
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -89,7 +89,7 @@ final class FingerPlayer: Sendable {
         state.withLock { ($0.queue.count, $0.failure) }
     }
 
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     /// Ends `dbus-monitor` (the reading thread then sees end of file). SIGKILL: the test
     /// runner's blocked signals are inherited.

@@ -2,8 +2,8 @@ import Foundation
 import InMemoryLogging
 import LinuxFprintd
 import Logging
-import Synchronization
 import Testing
+import Touchstone
 
 /// The fprintd client against a private fprintd with libfprint's virtual reader
 /// (scripts/fprint-testenv.sh, started once for the suite). Serialized: one reader.
@@ -185,7 +185,7 @@ struct FprintdClientTests {
 
 /// Events reported from the client's operation thread.
 final class EventLog: Sendable {
-    private let events = Mutex<[FprintdEnrollEvent]>([])
+    private let events = Locked<[FprintdEnrollEvent]>([])
     func append(_ event: FprintdEnrollEvent) { events.withLock { $0.append(event) } }
     var all: [FprintdEnrollEvent] { events.withLock { $0 } }
 }

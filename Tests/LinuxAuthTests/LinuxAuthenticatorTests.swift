@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import LinuxFprintd
 import LinuxPAM
 import Testing
 import TouchstoneBuiltins
+import Touchstone
 
 /// The REFERENCE §5/§6 story through the authenticator, with `linux.fprintd` on a private
 /// fprintd (its own, so it runs beside the client suite) and `linux.pam` on pam_matrix.
@@ -47,7 +47,7 @@ final class LinuxAuthenticatorTests {
     @discardableResult
     private func enroll(_ finger: String, print: String) throws -> [EnrollmentProgress] {
         player.queue([Array(repeating: "SCAN \(print)", count: 5)])
-        let steps = Mutex<[EnrollmentProgress]>([])
+        let steps = Locked<[EnrollmentProgress]>([])
         try device.enroll(finger) { step in steps.withLock { $0.append(step) } }
         return steps.withLock { $0 }
     }
@@ -233,8 +233,12 @@ final class LinuxAuthenticatorTests {
         #expect(throws: FprintdError.self) { try lonely.device.enroll("right-index-finger") }
     }
 
-    /// The built `touchstone` executable, beside the test bundle or a few directories up.
+    /// The built `touchstone` executable: `$TOUCHSTONE_BINARY` (scripts/tsan.sh names an
+    /// unsanitized build), else beside the test bundle or a few directories up.
     private static func touchstoneBinary() -> String? {
+        if let path = ProcessInfo.processInfo.environment["TOUCHSTONE_BINARY"], FileManager.default.isExecutableFile(atPath: path) {
+            return path
+        }
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         var directory = me.deletingLastPathComponent()
         for _ in 0..<4 {

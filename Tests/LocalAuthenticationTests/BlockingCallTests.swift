@@ -2,9 +2,9 @@
 import Dispatch
 import Foundation
 import LocalAuthentication
-import Synchronization
 import Testing
 import TouchstoneTesting
+import Touchstone
 
 /// The synchronous Apple-shaped calls block their thread while the engine works, as iOS's do
 /// while `securityd` answers. Called from many tasks at once, they must not wait for each other.
@@ -81,7 +81,7 @@ struct BlockingCallTests {
 
     /// What the tasks read.
     final class Collected: Sendable {
-        let values = Mutex<[String?]>([])
+        let values = Locked<[String?]>([])
     }
 }
 #endif

@@ -1,19 +1,18 @@
 #if !canImport(Darwin)
 import Foundation
 import LocalAuthentication
-import Synchronization
 import Testing
 import TouchstoneTesting
 import Touchstone
 
 /// Records the environment's changes and lets a test wait for the next one.
 final class EnvironmentRecorder: NSObject, LAEnvironmentObserver, @unchecked Sendable {
-    // @unchecked: every field is behind the Mutex.
+    // @unchecked: every field is behind the lock.
     private struct State {
         var changes: [(old: LAEnvironmentState, new: LAEnvironmentState)] = []
         var waiter: CheckedContinuation<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState) {
         let new = environment.state

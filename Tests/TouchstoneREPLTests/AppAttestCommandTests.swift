@@ -1,7 +1,6 @@
 import TouchstoneAppAttestFormat
 import Crypto
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 import Touchstone
@@ -66,7 +65,7 @@ import TouchstoneBuiltins
 
         // Four processes, ten assertions each, at once: forty different counters, 1...40.
         let script = String(repeating: "attest assert \(keyID) request\n", count: 10)
-        let outputs = Mutex<[String]>([])
+        let outputs = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             let output = (try? Binary.run(touchstone, [], input: script, environment: environment).output) ?? ""
             outputs.withLock { $0.append(output) }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Touchstone
 import TouchstoneBuiltins
@@ -16,10 +15,10 @@ final class ReaderHardware: Sendable {
         /// How many times the core asked for the enrolled set.
         var asked = 0
     }
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// Readers by the `reader` option, so a test reaches the instance the registry made.
-    static let byName = Mutex<[String: ReaderHardware]>([:])
+    static let byName = Locked<[String: ReaderHardware]>([:])
 
     static func make() -> (name: String, hardware: ReaderHardware) {
         let name = UUID().uuidString

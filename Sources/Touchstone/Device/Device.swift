@@ -78,13 +78,13 @@ public final class Device: Sendable {
 
     /// The memo of values derived from one device state (see ``Snapshot/derivedKeys``).
     final class DerivedValues: Sendable {
-        private let values = Mutex<[String: Data]>([:])
+        private let values = Locked<[String: Data]>([:])
         /// Each app's `evaluatedPolicyDomainState` (empty data: nothing enrolled), by app id.
-        let domainStates = Mutex(PerApp())
+        let domainStates = Locked(PerApp())
         /// Each app's history-based `domainState.biometry.stateHash` (empty: nothing enrolled).
-        let historyHashes = Mutex(PerApp())
+        let historyHashes = Locked(PerApp())
         /// Each app's `domainState.stateHash` while no companion is paired and something is enrolled.
-        let combinedHashes = Mutex(PerApp())
+        let combinedHashes = Locked(PerApp())
 
         func withLock<R: Sendable>(_ body: (inout [String: Data]) throws -> R) rethrows -> R {
             try values.withLock { try body(&$0) }
@@ -150,7 +150,7 @@ public final class Device: Sendable {
         var countersBytes: Data?
     }
 
-    private let cache = Mutex(Cache())
+    private let cache = Locked(Cache())
 
     struct Activity: Sendable {
         var activeEvaluation: EvaluationHandle?
@@ -162,7 +162,7 @@ public final class Device: Sendable {
         var changeSubscribers: [UInt64: AsyncStream<Void>.Continuation] = [:]
     }
 
-    let activity = Mutex(Activity())
+    let activity = Locked(Activity())
 
     /// A new stream registered in one of ``Activity``'s subscriber tables, removed from it when
     /// the caller stops iterating.
@@ -183,7 +183,7 @@ public final class Device: Sendable {
     }
     /// Secure Enclave keys as swift-crypto objects, by private scalar: a key is still unsealed
     /// (AES-GCM opened) on every use, but its public point is not recomputed each time.
-    let unsealedKeys = Mutex<[Data: UnsealedKey]>([:])
+    let unsealedKeys = Locked<[Data: UnsealedKey]>([:])
 
     /// Opens the device stored in `storage`, creating it (with a fresh device secret) when the
     /// store is empty. `logger` defaults to `Logger.touchstoneSilent`, which discards

@@ -80,7 +80,7 @@ public final class AuthenticationContext: Sendable {
 
     /// The authenticator (device + app) this context belongs to.
     public let authenticator: Authenticator
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// Creates a context for `authenticator`; usually through ``Authenticator/makeContext()``.
     public init(authenticator: Authenticator) {

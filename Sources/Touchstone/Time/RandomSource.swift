@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where a device gets its randomness: template ids, the device secret, salts, tokens.
 ///
@@ -17,7 +16,7 @@ public final class RandomSource: Sendable {
         case seeded(Xoshiro256StarStar)
     }
 
-    private let engine: Mutex<Engine>
+    private let engine: Locked<Engine>
 
     /// Whether this source is seeded (reproducible) rather than the system CSPRNG.
     public let isSeeded: Bool
@@ -27,13 +26,13 @@ public final class RandomSource: Sendable {
 
     /// A reproducible source: the same seed always yields the same bytes.
     public init(seed: UInt64) {
-        engine = Mutex(.seeded(Xoshiro256StarStar(seed: seed)))
+        engine = Locked(.seeded(Xoshiro256StarStar(seed: seed)))
         isSeeded = true
         self.seed = seed
     }
 
     private init() {
-        engine = Mutex(.system)
+        engine = Locked(.system)
         isSeeded = false
         seed = nil
     }

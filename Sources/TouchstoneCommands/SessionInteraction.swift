@@ -30,11 +30,6 @@ public final class SessionInteraction: Interaction {
         return try await script.nextAction(for: prompt)
     }
 
-    /// A queued outcome, taken at once (the terminal is asked only when the queue is empty).
-    public func immediateAction(for prompt: Prompt) -> UserAction? {
-        script.immediateAction(for: prompt)
-    }
-
     public func interrupt() {
         script.interrupt()
     }

@@ -98,14 +98,6 @@ public final class ScriptedInteraction: Interaction {
         }
     }
 
-    public func immediateAction(for prompt: Prompt) -> UserAction? {
-        state.withLock { state in
-            guard state.head < state.queue.count else { return nil }
-            state.lastPrompt = prompt
-            return state.takeQueued()
-        }
-    }
-
     public func nextAction(for prompt: Prompt) async throws -> UserAction {
         enum Next { case action(UserAction), wait, fail }
         let next: Next = state.withLock { state in

@@ -60,11 +60,6 @@ final class SimulatedHardware: Sendable {
         try result(of: try await interaction.nextAction(for: prompt))
     }
 
-    /// The capture when the person's answer is already queued (no suspension), else nil.
-    func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? {
-        try interaction.immediateAction(for: prompt).map(result(of:))
-    }
-
     private func result(of action: UserAction) throws -> CaptureResult {
         switch action {
         case let .present(name): try templates.identities().contains { $0.id == name } ? .matched(name) : .noMatch
@@ -237,7 +232,6 @@ extension SimulatedBiometricSensor {
     public func enrolledIdentities() throws -> [SensorIdentity] { try hardware.templates.identities() }
     public var enrollmentStorage: (any StorageBackend)? { hardware.templates.storage }
     public func capture(_ prompt: Prompt) async throws -> CaptureResult { try await hardware.capture(prompt) }
-    public func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? { try hardware.immediateCapture(prompt) }
     public func interrupt() {}
 
     public func enroll(_ id: String, replacing: Bool,

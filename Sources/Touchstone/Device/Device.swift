@@ -132,10 +132,6 @@ public final class Device: Sendable {
         /// The sensor's ``BiometricSensor/hardwareState(for:)``.
         @inline(never)
         func hardwareState(for appID: String) -> HardwareState { sensor.hardwareState(for: appID) }
-
-        /// The sensor's ``BiometricSensor/immediateCapture(_:)``.
-        @inline(never)
-        func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? { try sensor.immediateCapture(prompt) }
     }
 
     /// The decoded device records and the bytes they were decoded from.

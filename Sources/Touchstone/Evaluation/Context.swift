@@ -232,48 +232,35 @@ public final class AuthenticationContext: Sendable {
     /// factor's check (the simulated one's PBKDF2, tens of milliseconds; PAM's, which delays a
     /// wrong password by about two seconds) and the sensor's state and enrolled set (for fprintd,
     /// D-Bus calls). With plugins like those, evaluate from a task, not the main actor.
-    @discardableResult @inlinable
+    @discardableResult
     nonisolated(nonsending) public func evaluate(_ policy: any Policy, reason: String) async throws -> EvaluationResult {
-        // Inlinable: the optimizer can inline it into the caller, where an evaluation that
-        // finishes at once is then a plain call (no async frame allocated for it); only one
-        // that waits enters the async part.
-        // As far as it goes without waiting, synchronously; the rest awaited.
-        switch try evaluateAtOnce(policy, reason: reason) {
-        case let .finished(result):
-            return result
-        case let .waiting(pending):
-            return try await resume(pending)
+        var machine = try begin(policy, reason: reason)
+        do {
+            // The driver of the state machine: it performs each action — the waits for the
+            // sensor and for the person, the only I/O of an evaluation — and reports what came
+            // back; the machine applies the rules and writes the trace.
+            var action = try machine.start()
+            while true {
+                switch action {
+                case let .capture(prompt, box):
+                    let reading = try await box.sensor.capture(prompt)
+                    action = try machine.step(.captured(reading, on: prompt))
+                case let .ask(prompt):
+                    let answer = try await authenticator.device.interaction.nextAction(for: prompt)
+                    action = try machine.step(.acted(answer, on: prompt))
+                case let .finish(result):
+                    conclude(machine, with: result)
+                    return result
+                }
+            }
+        } catch {
+            throw conclude(&machine, throwing: error)
         }
     }
 
-    /// How ``evaluateAtOnce(_:reason:)`` left an evaluation.
-    @usableFromInline
-    enum Started {
-        case finished(EvaluationResult)
-        case waiting(PendingEvaluation)
-    }
-
-    /// An evaluation that must wait, where it stopped. A class: the run is large, and an
-    /// evaluation that finishes at once should not move it (and inlined code sees only this
-    /// reference, not the run's internals).
-    @usableFromInline
-    final class PendingEvaluation {
-        /// Resumed in place: a copy would hold the trace buffer twice, and the first step
-        /// recorded after the wait would copy the buffer.
-        var run: EvaluationRun
-        let resumption: EvaluationRun.Resumption
-
-        init(run: EvaluationRun, resumption: EvaluationRun.Resumption) {
-            self.run = run
-            self.resumption = resumption
-        }
-    }
-
-    /// Starts an evaluation and runs it as far as it goes without waiting (see
-    /// ``EvaluationRun/start()``), concluding it when it ends there. A sync function, so that
-    /// an evaluation that never waits keeps its state off the async frame.
-    @usableFromInline
-    func evaluateAtOnce(_ policy: any Policy, reason: String) throws -> Started {
+    /// Starts an evaluation of `policy`: checks the reason and the context, takes the
+    /// context's settings and makes it the device's evaluation (ending one already on screen).
+    private func begin(_ policy: any Policy, reason: String) throws -> EvaluationMachine {
         guard !reason.isEmpty else { throw UsageError.emptyLocalizedReason }
         let handle = EvaluationHandle()
         let settings = try state.withLock { state -> EvaluationSettings in
@@ -284,62 +271,37 @@ public final class AuthenticationContext: Sendable {
                 reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
         }
         authenticator.device.begin(handle)
-        var run = EvaluationRun(context: self, policy: policy, reason: reason, handle: consume handle, settings: settings)
-        let started: EvaluationRun.Start
-        do {
-            started = try run.start()
-        } catch {
-            throw conclude(&run, throwing: error)
-        }
-        switch consume started {
-        case let .finished(result):
-            conclude(run, with: result)
-            return .finished(result)
-        case let .waiting(resumption):
-            return .waiting(PendingEvaluation(run: run, resumption: resumption))
-        }
-    }
-
-    /// The rest of an evaluation that had to wait.
-    @usableFromInline
-    nonisolated(nonsending) func resume(_ pending: PendingEvaluation) async throws -> EvaluationResult {
-        do {
-            let result = try await pending.run.resume(from: pending.resumption)
-            conclude(pending.run, with: result)
-            return result
-        } catch {
-            throw conclude(&pending.run, throwing: error)
-        }
+        return EvaluationMachine(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
     }
 
     /// Records a successful evaluation's outcome on the context (under one lock: its trace,
     /// grant and the device state its domain state is derived from when read) and ends it on
     /// the device.
-    private func conclude(_ run: EvaluationRun, with result: EvaluationResult) {
+    private func conclude(_ machine: EvaluationMachine, with result: EvaluationResult) {
         state.withLock { state in
             state.lastTrace = result.trace
             state.grant(methods: result.methods)
             // Compared first, by identity read in place: an unchanged device hands back the
             // snapshot already held (and binding it took a reference and dropped it).
-            let captured = run.capturedSnapshot.map(ObjectIdentifier.init)
+            let captured = machine.capturedSnapshot.map(ObjectIdentifier.init)
             if captured != nil {
-                if state.domainSnapshot.map(ObjectIdentifier.init) != captured { state.domainSnapshot = run.capturedSnapshot }
-                if state.biometrySnapshot.map(ObjectIdentifier.init) != captured { state.biometrySnapshot = run.capturedSnapshot }
+                if state.domainSnapshot.map(ObjectIdentifier.init) != captured { state.domainSnapshot = machine.capturedSnapshot }
+                if state.biometrySnapshot.map(ObjectIdentifier.init) != captured { state.biometrySnapshot = machine.capturedSnapshot }
             }
-            if state.current === run.handle { state.current = nil }
+            if state.current === machine.handle { state.current = nil }
         }
-        run.device.end(run.handle, trace: result.trace)
+        machine.device.end(machine.handle, trace: result.trace)
     }
 
     /// Records a failed evaluation's trace and ends it; returns `error` to rethrow.
-    private func conclude(_ run: inout EvaluationRun, throwing error: any Error) -> any Error {
-        let handle = run.handle
-        let trace = run.trace(endingWith: error)
+    private func conclude(_ machine: inout EvaluationMachine, throwing error: any Error) -> any Error {
+        let handle = machine.handle
+        let trace = machine.trace(endingWith: error)
         state.withLock { state in
             state.lastTrace = trace
             if state.current === handle { state.current = nil }
         }
-        run.device.end(handle, trace: trace)
+        machine.device.end(handle, trace: trace)
         return error
     }
 
@@ -400,34 +362,4 @@ final class EvaluationHandle: Sendable {
         let raw = interruption.load(ordering: .acquiring)
         return raw == Self.none ? nil : AuthenticationError.Code(rawValue: raw)
     }
-}
-
-extension Device {
-    /// Starts tracking `handle` as the device's evaluation; an evaluation already on screen
-    /// ends with `systemCancel` (REFERENCE §8, our rule).
-    func begin(_ handle: EvaluationHandle) {
-        let previous = activity.withLock { activity -> EvaluationHandle? in
-            defer { activity.activeEvaluation = handle }
-            return activity.activeEvaluation
-        }
-        if let previous, previous.interrupt(with: .systemCancel) {
-            interruptPrompts()
-        }
-    }
-
-    /// Ends `handle`'s evaluation and records its trace as the device's last, under one lock.
-    func end(_ handle: EvaluationHandle, trace: Trace) {
-        activity.withLock { activity in
-            if activity.activeEvaluation === handle { activity.activeEvaluation = nil }
-            activity.lastTrace = trace
-        }
-    }
-
-    func interruptPrompts() {
-        sensor?.interrupt()
-        interaction.interrupt()
-    }
-
-    /// The trace of the device's most recent evaluation, from any app or context.
-    public var lastTrace: Trace? { activity.withLock { $0.lastTrace } }
 }

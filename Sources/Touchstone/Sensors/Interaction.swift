@@ -91,19 +91,7 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
     /// The app's reason text.
     public var reason: String
     /// The fallback button's title, or nil when the button is not shown.
-    public var fallbackButton: String? {
-        get { showsFallbackButton ? fallbackTitle : nil }
-        set {
-            fallbackTitle = newValue ?? ""
-            showsFallbackButton = newValue != nil
-        }
-    }
-    // Stored as a string and a flag, not as `String?`: Swift 6.3 lowers a struct this size
-    // holding an optional string through memory, and every prompt made was then copied once
-    // more and the original destroyed (an outlined copy and destroy, seven reference counts,
-    // on every evaluation's hot path).
-    private var fallbackTitle: String
-    private var showsFallbackButton: Bool
+    public var fallbackButton: String?
     /// The cancel button's title.
     public var cancelButton: String
     /// The biometry being scanned (biometric prompts).
@@ -121,8 +109,7 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
                 isInterrupted: @escaping @Sendable () -> Bool = { false }) {
         self.kind = kind
         self.reason = reason
-        self.fallbackTitle = fallbackButton ?? ""
-        self.showsFallbackButton = fallbackButton != nil
+        self.fallbackButton = fallbackButton
         self.cancelButton = cancelButton
         self.biometryType = biometryType
         self.failuresSoFar = failuresSoFar
@@ -161,11 +148,6 @@ public protocol Interaction: Sendable {
     /// The user's next action on `prompt`.
     func nextAction(for prompt: Prompt) async throws -> UserAction
 
-    /// The user's next action on `prompt` when it is already known (a scripted answer queued),
-    /// taken as ``nextAction(for:)`` would take it; nil when it has to be waited for. The
-    /// default is nil.
-    func immediateAction(for prompt: Prompt) -> UserAction?
-
     /// Abandons a pending ``nextAction(for:)`` (the evaluation was cancelled); it must return
     /// or throw promptly.
     func interrupt()
@@ -178,8 +160,6 @@ public protocol Interaction: Sendable {
 }
 
 extension Interaction {
-    public func immediateAction(for prompt: Prompt) -> UserAction? { nil }
-
     public func misfit(_ action: UserAction, on prompt: Prompt) -> any Error {
         InteractionError.actionNotOffered(action: action.description, prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
     }

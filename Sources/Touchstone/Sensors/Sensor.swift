@@ -82,17 +82,11 @@ public protocol BiometricSensor: Plugin {
     /// Waits for the person to present a finger/face/iris or act on `prompt`.
     func capture(_ prompt: Prompt) async throws -> CaptureResult
 
-    /// The capture of `prompt` when it is already decided and nothing needs to wait (a
-    /// simulated person with an answer queued), else nil — then the core awaits
-    /// ``capture(_:)``. The default is nil: a real reader always waits.
-    func immediateCapture(_ prompt: Prompt) throws -> CaptureResult?
-
     /// Abandons a pending capture (the evaluation was cancelled or invalidated).
     func interrupt()
 }
 
 extension BiometricSensor {
-    public func immediateCapture(_ prompt: Prompt) throws -> CaptureResult? { nil }
     public var enrollmentStorage: (any StorageBackend)? { nil }
 }
 

@@ -4,9 +4,9 @@ import TouchstoneTesting
 @testable import Touchstone
 import TouchstoneSimulation
 
-/// A capture already decided (a scripted answer queued before the prompt) is taken without
-/// suspending (`immediateCapture`); it must be indistinguishable from the awaited capture.
-@Suite struct ImmediateCaptureTests {
+/// An answer queued before the prompt and one handed over while the prompt waits are the same
+/// event to the evaluation machine: the traces must be indistinguishable.
+@Suite struct QueuedAndAwaitedAnswerTests {
     /// Runs `answers` under `biometrics` on a fresh device: queued before the evaluation (the
     /// immediate path), or handed over one by one while the prompt waits (the awaited path).
     /// Returns the trace.
@@ -77,20 +77,5 @@ import TouchstoneSimulation
         #expect(allQueued.outcome == expected)
         #expect(mixed.trace.steps == allQueued.trace.steps)
         #expect(mixed.trace.result == allQueued.trace.result)
-    }
-
-    @Test("an empty queue answers nil at once and consumes nothing; a queued answer is taken and the prompt recorded")
-    func scriptedImmediateAction() {
-        let user = ScriptedInteraction()
-        let prompt = Prompt(kind: .biometric, reason: "Unlock", fallbackButton: nil, cancelButton: "Cancel",
-                            biometryType: .touchID, failuresSoFar: 0)
-        #expect(user.immediateAction(for: prompt) == nil)
-        #expect(user.lastPrompt == nil)
-        user.enqueue([.noMatch, .present("thumb")])
-        #expect(user.immediateAction(for: prompt) == .noMatch)
-        #expect(user.lastPrompt?.reason == "Unlock")
-        #expect(user.pending == [.present("thumb")])
-        #expect(user.immediateAction(for: prompt) == .present("thumb"))
-        #expect(user.pending.isEmpty)
     }
 }

@@ -1,12 +1,11 @@
 
 /// The biometric step: its checks, prompt loop and captures.
-extension EvaluationRun {
+extension EvaluationMachine {
     // MARK: Biometry
 
     /// The state of a biometric step's prompt loop, between captures.
     struct BiometricScan {
-        /// The device's sensor box. (A strong reference: `unowned(unsafe)` saved about 11 ns an
-        /// evaluation and was sound only through how the pending evaluation stored the run.)
+        /// The device's sensor box.
         let box: Device.SensorBox
         let rules: AttemptRules
         let passcodeFallback: Bool
@@ -15,20 +14,18 @@ extension EvaluationRun {
         var failures = 0
         /// The prompt kind and fallback button last traced (a prompt is traced when they change).
         var shown: (kind: Prompt.Kind, fallbackButton: String?)?
-        /// The records just read, while nothing can have changed them in this evaluation: until
-        /// the first capture that suspends, action, retry or write.
-        var unchanged: Device.Snapshot?
     }
 
-    /// Where a biometric step stands when it cannot go on without waiting, or how it ended.
-    enum BiometryStop {
+    /// How the checks before a biometric step's first prompt end.
+    enum BiometryStart {
+        /// Decided without a prompt (the reuse window).
         case decided(AuthenticationMethod)
-        /// Switched to the passcode prompt (traced).
+        /// Biometry is unusable: switched to the passcode (traced).
         case passcode
-        /// Handed to the companion.
+        /// Biometry is unusable: handed to the companion.
         case companion
-        /// A prompt shown (and traced) whose capture must be awaited.
-        case capture(BiometricScan, Prompt)
+        /// Scan: the prompt loop begins.
+        case scan(BiometricScan)
     }
 
     /// What one capture led to.
@@ -40,63 +37,12 @@ extension EvaluationRun {
         case passcode
     }
 
-    /// A biometric step, from its checks to its last capture.
-    nonisolated(nonsending) mutating func biometry(passcodeFallback: Bool, orCompanion: Bool,
-                                   snapshot current: Device.Snapshot?, checked: Bool) async throws -> AuthenticationMethod {
-        try await complete(beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion,
-                                         snapshot: current, checked: checked))
-    }
-
-    /// Finishes a biometric step from where it stopped: awaits each capture the sensor has to
-    /// wait for, the passcode prompt or the companion.
-    nonisolated(nonsending) mutating func complete(_ stop: BiometryStop) async throws -> AuthenticationMethod {
-        var stop = stop
-        while true {
-            switch stop {
-            case let .decided(method): return method
-            case .passcode: return try await passcode()
-            case .companion: return try await companion()
-            case .capture(var scan, let prompt):
-                let reading = try await scan.box.sensor.capture(prompt)
-                stamp = nil
-                scan.unchanged = nil
-                stop = try self.scan(&scan, from: (reading, prompt))
-            }
-        }
-    }
-
-    /// The prompt loop of a biometric step as far as it goes without waiting: shows each prompt
-    /// and handles each capture the sensor answers at once (a queued scripted answer), from
-    /// `awaited` — a capture just awaited and its prompt — when given.
-    @inline(__always)
-    mutating func scan(_ scan: inout BiometricScan, from awaited: (CaptureResult, Prompt)?) throws -> BiometryStop {
-        if let (reading, prompt) = awaited {
-            switch try handle(reading, on: prompt, in: &scan) {
-            case let .decided(method): return .decided(method)
-            case .passcode: return .passcode
-            case .again: break
-            }
-        }
-        while true {
-            let prompt = try showPrompt(&scan)
-            guard let reading = try scan.box.immediateCapture(prompt) else { return .capture(scan, prompt) }
-            switch try handle(reading, on: prompt, in: &scan) {
-            case let .decided(method): return .decided(method)
-            case .passcode: return .passcode
-            case .again: continue
-            }
-        }
-    }
-
-    /// The checks before a biometric step's first prompt — biometry unusable (switch to the
-    /// passcode or the companion, or fail), the reuse window, interaction not allowed — then
-    /// its prompts as far as they go without waiting.
-    @inline(__always)
-    mutating func beginBiometry(passcodeFallback: Bool, orCompanion: Bool,
-                                        snapshot current: consuming Device.Snapshot?, checked: Bool) throws -> BiometryStop {
-        let snapshot = try current.take() ?? device.snapshot()
+    /// The checks before a biometric step's first prompt: biometry unusable (switch to the
+    /// passcode or the companion, or fail), the reuse window, interaction not allowed.
+    mutating func beginBiometry(passcodeFallback: Bool, orCompanion: Bool, snapshot current: Device.Snapshot?) throws -> BiometryStart {
+        let snapshot = try current ?? device.snapshot()
         let companionUsable = orCompanion && device.isCompanionUsable
-        if !checked, let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
+        if let problem = device.biometricProblem(appID: appID, snapshot: snapshot, requiresPasscodeSet: rule.requiresPasscodeSet) {
             if passcodeFallback {
                 record(.switchedToPasscode, rule: .passcodeWhenBiometryUnusable)
                 return .passcode
@@ -115,14 +61,13 @@ extension EvaluationRun {
             throw fail(.notInteractive, rule: .interactionNotAllowed)
         }
         guard let box = device.sensorBox else { throw fail(.biometryNotAvailable, rule: .precedence) }
-        var scan = BiometricScan(box: box, rules: box.attemptRules, passcodeFallback: passcodeFallback,
-                                 companionUsable: companionUsable, unchanged: consume snapshot)
-        return try self.scan(&scan, from: nil)
+        return .scan(BiometricScan(box: box, rules: box.attemptRules, passcodeFallback: passcodeFallback,
+                                   companionUsable: companionUsable))
     }
 
-    /// The prompt for the next capture, traced when it differs from the one on screen.
-    @inline(__always)
-    mutating func showPrompt(_ scan: inout BiometricScan) throws -> Prompt {
+    /// Shows the prompt for the next capture (traced when it differs from the one on screen)
+    /// and waits for the sensor.
+    mutating func showPrompt(_ scan: consuming BiometricScan) throws -> Action {
         try checkInterrupted()
         let rules = scan.rules
         let failures = scan.failures
@@ -137,16 +82,12 @@ extension EvaluationRun {
                        : nil)
             scan.shown = (kind, fallbackButton)
         }
-        // Built last, after the trace step, which needs only its kind (with the awaited capture
-        // handled before the loop instead of threaded through it: 634 -> 619 ns an evaluation,
-        // median of five interleaved runs).
-        return Prompt(kind: kind, reason: reason, fallbackButton: fallbackButton, cancelButton: cancelTitle,
-                      biometryType: scan.box.biometryType, failuresSoFar: failures, isInterrupted: interruptionProbe)
+        return waitForCapture(prompt(kind, fallbackButton: fallbackButton, biometryType: scan.box.biometryType, failuresSoFar: failures),
+                              scan: scan)
     }
 
     /// What the capture `reading` of `prompt` leads to: a match (after the lockout check), a
     /// counted failure and the attempt limits, a retry, a lost sensor, or the person's action.
-    @inline(__always)
     mutating func handle(_ reading: CaptureResult, on prompt: Prompt, in scan: inout BiometricScan) throws -> ScanStep {
         try checkInterrupted()
         let rules = scan.rules
@@ -162,14 +103,12 @@ extension EvaluationRun {
             throw device.interaction.misfit(presented, on: prompt)
         case let .retry(reason):
             record(.captureRetry(reason), rule: .retryNotCounted)
-            scan.unchanged = nil
             return .again
         case let .unavailable(state):
             throw fail(scan.box.isRemovable && state == .disconnected ? .biometryDisconnected : .biometryNotAvailable,
                        rule: .sensorLostDuringCapture)
         case let .action(action):
             record(.action(action.withoutSecret))
-            scan.unchanged = nil
             if action == .approveOnCompanion, scan.companionUsable {
                 record(.companionApproved, rule: .companionApproval)
                 return .decided(.companion)
@@ -185,12 +124,9 @@ extension EvaluationRun {
             return .again
         }
         // The records as stored now (another process may have counted failures while this
-        // one scanned). A capture that answered at once (a decided, queued answer) scanned
-        // for no time: the records read just before it are as current as a second read, as
-        // the same race with another process exists after any read. The enrolled set
-        // recorded there is current for every change made through Touchstone; only a match
-        // on an identity it lacks asks the sensor again.
-        var current = try scan.unchanged.take() ?? device.storedSnapshot()
+        // one scanned). The enrolled set recorded there is current for every change made
+        // through Touchstone; only a match on an identity it lacks asks the sensor again.
+        var current = try device.storedSnapshot()
         var enrolled = matchedID.map { current.state.hasIdentity($0) } ?? false
         if let name = matchedID, !enrolled {
             current = try device.snapshot()
@@ -273,12 +209,5 @@ extension EvaluationRun {
             return AuthenticationContext.defaultFallbackTitle(passcodeFallback: passcodeFallback)
         }
         return title.isEmpty ? nil : title
-    }
-
-    /// The cancel button's title: nil **or the empty string** shows the default ("Cancel",
-    /// REFERENCE §5).
-    var cancelTitle: String {
-        guard let title = settings.cancelTitle, !title.isEmpty else { return AuthenticationContext.defaultCancelTitle }
-        return title
     }
 }

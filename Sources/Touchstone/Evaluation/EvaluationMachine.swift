@@ -1,0 +1,281 @@
+/// One evaluation as a state machine that never waits: the attempt, lockout and passcode
+/// rules, the prompts they lead to, and the trace.
+///
+/// ```
+///              start()
+///                 │ preflight (the errors that come before any prompt)
+///                 ▼
+///         ┌── next policy step ◄──────────────────────────────┐
+///         │       │                                           │ step done
+///         │       ├─ biometry ─► show prompt ─► .capture ─────┤◄─ .captured(reading)
+///         │       │                 ▲ again        (driver awaits the sensor)
+///         │       │                 └──────────┘              │
+///         │       ├─ passcode / companion ─► .ask ────────────┤◄─ .acted(action)
+///         │       │                 ▲ again        (driver awaits the person)
+///         │       │                 └──────────┘              │
+///         │       └─ unavailable on Linux ─► throws           │
+///         └─ no step left ─► .finish(result)                  │
+///                                                             │
+///   Any rule that ends the evaluation throws its AuthenticationError (traced first).
+/// ```
+///
+/// The machine is driven by ``AuthenticationContext/evaluate(_:reason:)-(Policy,_)``: it
+/// calls ``start()``, performs each ``Action`` — awaits the sensor's capture or the person's
+/// next action — and hands what came back to ``step(_:)``, until the machine finishes or
+/// throws. All I/O (the sensor, the person) happens in that loop; everything the rules decide
+/// happens here, synchronously, and is written to the trace as it is decided. Every rule lives
+/// in one place and is named in the trace by a ``Rule``.
+struct EvaluationMachine {
+    /// What the driver does next.
+    enum Action {
+        /// Awaits the sensor's capture for `prompt` (shown and traced), then calls
+        /// ``step(_:)`` with ``Event/captured(_:)``.
+        case capture(Prompt, from: Device.SensorBox)
+        /// Awaits the person's next action on `prompt` (the passcode keypad or the companion
+        /// request, shown and traced), then calls ``step(_:)`` with ``Event/acted(_:)``.
+        case ask(Prompt)
+        /// The evaluation succeeded.
+        case finish(EvaluationResult)
+    }
+
+    /// What the driver reports: the answer to the last action, with the prompt it answers.
+    enum Event {
+        /// The sensor's answer to the last ``Action/capture(_:from:)``.
+        case captured(CaptureResult, on: Prompt)
+        /// The person's answer to the last ``Action/ask(_:)``.
+        case acted(UserAction, on: Prompt)
+    }
+
+    /// Where the evaluation stands between actions.
+    enum State {
+        /// Before ``start()``.
+        case idle
+        /// A biometric prompt is on screen (the loop's state in ``scan``); its capture is
+        /// awaited.
+        case scanning
+        /// The passcode or companion prompt is on screen; the person is awaited.
+        case asking
+        /// Finished, or thrown.
+        case over
+    }
+
+    let context: AuthenticationContext
+    let device: Device
+    let appID: String
+    /// The policy's rule, read once.
+    let rule: PolicyRule
+    let reason: String
+    let handle: EvaluationHandle
+    let settings: EvaluationSettings
+
+    private(set) var state = State.idle
+    /// The biometric step's prompt loop while ``State/scanning``. (Kept beside the state, not
+    /// in it: taken out and put back in place, never copied, between captures.)
+    private var scan: BiometricScan?
+    /// The policy step under way, and the methods of the steps done.
+    private var stepIndex = 0
+    private var methods: [AuthenticationMethod] = []
+
+    var trace: TraceRecorder
+    var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
+    /// The device time read for the steps since the last event: no virtual time passes
+    /// between steps recorded without waiting (nothing advances the clock there), so one
+    /// reading serves them all. Cleared at every event and after a `wait` action.
+    var stamp: Timestamp?
+    /// The device state at the moment of a biometric success, for the context's domain state.
+    var capturedSnapshot: Device.Snapshot?
+
+    init(context: AuthenticationContext, policy: any Policy, reason: String,
+         handle: EvaluationHandle, settings: EvaluationSettings) {
+        self.context = context
+        self.device = context.authenticator.device
+        self.appID = context.authenticator.appID
+        self.trace = TraceRecorder(policy: policy.name, appID: appID)
+        self.rule = policy.rule
+        self.reason = reason
+        self.handle = handle
+        self.settings = settings
+    }
+
+    // MARK: Transitions
+
+    /// Reads the device state, applies the preflight (the errors that come before any prompt)
+    /// and enters the policy's first step.
+    mutating func start() throws -> Action {
+        precondition(state == .idle, "an evaluation machine starts once")
+        let snapshot = try device.snapshot()
+        counts.biometricFailures = snapshot.counters.consecutiveBiometricFailures
+        counts.passcodeFailures = snapshot.counters.passcodeFailures
+        if let problem = device.preflight(rule, appID: appID, snapshot: snapshot) {
+            let decidedBy: Rule
+            if snapshot.counters.isDisabled {
+                decidedBy = .deviceDisabled
+            } else if case .unavailable = rule.steps.first {
+                decidedBy = .unavailableOnLinux
+            } else {
+                decidedBy = .precedence
+            }
+            record(.checked(problem.code), rule: decidedBy)
+            throw problem
+        }
+        record(.checked(nil))
+        return try enterStep(snapshot: snapshot)
+    }
+
+    /// Goes on from `event`, the answer to the last action, to the next action.
+    mutating func step(_ event: Event) throws -> Action {
+        stamp = nil  // time may have passed while the driver waited
+        let current = state
+        state = .over  // until the next action, should this event end the evaluation
+        switch (current, event) {
+        case let (.scanning, .captured(reading, prompt)):
+            guard var scan = scan.take() else { preconditionFailure("scanning without a scan") }
+            switch try handle(reading, on: prompt, in: &scan) {
+            case let .decided(method): return try stepSucceeded(method)
+            case .passcode: return try enterPersonPrompt(.passcode)
+            case .again: return try showPrompt(scan)
+            }
+        case let (.asking, .acted(action, prompt)):
+            if let method = try answer(action, on: prompt) { return try stepSucceeded(method) }
+            return try ask(prompt)
+        default:
+            preconditionFailure("\(event) does not answer the evaluation's last action")
+        }
+    }
+
+    /// Enters the policy step ``stepIndex``; the first sees `snapshot`, the state the
+    /// preflight just checked.
+    private mutating func enterStep(snapshot: Device.Snapshot?) throws -> Action {
+        switch rule.steps[stepIndex] {
+        case let .biometry(passcodeFallback, orCompanion):
+            switch try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion, snapshot: snapshot) {
+            case let .decided(method): return try stepSucceeded(method)
+            case .passcode: return try enterPersonPrompt(.passcode)
+            case .companion: return try enterPersonPrompt(.companion)
+            case let .scan(scan): return try showPrompt(scan)
+            }
+        case .passcode:
+            return try enterPersonPrompt(.passcode)
+        case .companion:
+            return try enterPersonPrompt(.companion)
+        case let .unavailable(code):
+            throw fail(code, rule: .unavailableOnLinux)
+        }
+    }
+
+    /// The current step is done by `method`: the next step, or the end.
+    private mutating func stepSucceeded(_ method: AuthenticationMethod) throws -> Action {
+        // A one-step policy (nearly all) shares a constant array instead of allocating one.
+        methods = methods.isEmpty && rule.steps.count == 1 ? AuthenticationMethod.alone(method) : methods + [method]
+        stepIndex += 1
+        guard stepIndex == rule.steps.count else { return try enterStep(snapshot: nil) }
+        if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
+            capturedSnapshot = try device.snapshot()
+        }
+        record(.finished(nil))
+        state = .over
+        return .finish(EvaluationResult(methods: methods, trace: trace.seal(result: nil, failure: nil)))
+    }
+
+    /// Puts `prompt` on screen for the sensor (``Action/capture(_:from:)``).
+    mutating func waitForCapture(_ prompt: Prompt, scan: consuming BiometricScan) -> Action {
+        let box = scan.box
+        self.scan = consume scan
+        state = .scanning
+        return .capture(prompt, from: box)
+    }
+
+    /// Puts `prompt` on screen for the person (``Action/ask(_:)``), unless the evaluation was
+    /// interrupted meanwhile.
+    mutating func ask(_ prompt: Prompt) throws -> Action {
+        try checkInterrupted()
+        state = .asking
+        return .ask(prompt)
+    }
+
+    // MARK: The trace
+
+    /// The trace of a machine that threw `error`.
+    mutating func trace(endingWith error: any Error) -> Trace {
+        state = .over
+        stamp = nil  // the error may come out of the driver's wait
+        if let error = error as? AuthenticationError {
+            if trace.last?.event != .finished(error.code) { record(.finished(error.code)) }
+            return trace.seal(result: error.code, failure: nil)
+        }
+        return trace.seal(result: nil, failure: "\(error)")
+    }
+
+    /// Device time now (see ``stamp``).
+    mutating func now() -> Timestamp {
+        if let stamp { return stamp }
+        let now = device.currentTime()
+        stamp = now
+        return now
+    }
+
+    mutating func record(_ event: consuming TraceEvent, rule: Rule? = nil) {
+        trace.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: counts))
+    }
+
+    mutating func record(_ event: consuming TraceEvent, rule: Rule? = nil, after: CounterSnapshot) {
+        trace.append(TraceStep(at: now(), event: event, rule: rule, before: counts, after: after))
+        counts = after
+    }
+
+    mutating func fail(_ code: AuthenticationError.Code, rule: Rule?, message: String? = nil) -> AuthenticationError {
+        record(.finished(code), rule: rule)
+        return AuthenticationError(code, message: message)
+    }
+
+    // MARK: Interruption and the actions every prompt understands
+
+    var interruptionProbe: @Sendable () -> Bool {
+        { [handle] in handle.interruptedWith != nil }
+    }
+
+    mutating func checkInterrupted() throws {
+        if let code = handle.interruptedWith {
+            record(.interrupted(code), rule: code == .appCancel ? .invalidateCancels : .secondEvaluationCancelsFirst)
+            throw fail(code, rule: nil)
+        }
+    }
+
+    /// A prompt of `kind` with this evaluation's reason, button titles and interruption probe.
+    func prompt(_ kind: Prompt.Kind, fallbackButton: String?, biometryType: BiometryType, failuresSoFar: Int) -> Prompt {
+        Prompt(kind: kind, reason: reason, fallbackButton: fallbackButton, cancelButton: cancelTitle,
+               biometryType: biometryType, failuresSoFar: failuresSoFar, isInterrupted: interruptionProbe)
+    }
+
+    /// The cancel button's title: nil **or the empty string** shows the default ("Cancel",
+    /// REFERENCE §5).
+    var cancelTitle: String {
+        guard let title = settings.cancelTitle, !title.isEmpty else { return AuthenticationContext.defaultCancelTitle }
+        return title
+    }
+
+    /// Cancel, system cancel, invalidate and wait; anything else does not fit `prompt`.
+    mutating func handleCommon(_ action: UserAction, on prompt: Prompt) throws {
+        switch action {
+        case .cancel:
+            throw fail(.userCancel, rule: .userCancel)
+        case .systemCancel:
+            throw fail(.systemCancel, rule: .systemCancel)
+        case .invalidate:
+            context.markInvalidated()
+            throw fail(.appCancel, rule: .invalidateCancels)
+        case let .wait(duration):
+            guard let clock = device.clock.manual else {
+                throw UsageError.notSimulated("wait:\(duration.compactDescription) (the device runs on the wall clock)")
+            }
+            guard clock.remaining >= duration else {
+                throw UsageError.clockLimit(requested: duration, now: clock.now)
+            }
+            clock.advance(by: duration)
+            stamp = nil
+            record(.waited(duration))
+        default:
+            throw device.interaction.misfit(action, on: prompt)
+        }
+    }
+}

@@ -107,3 +107,25 @@ struct EvaluationMachineTests {
         #expect(done.methods == [.biometry, .passcode])
     }
 }
+
+/// A policy a plugin may define with no steps at all.
+struct EmptyPolicy: Policy {
+    static let descriptor = PluginDescriptor(id: "test.empty", kind: .policy, summary: "no steps")
+    var rawValue: Int? { nil }
+    var names: [String] { ["empty"] }
+    var rule: PolicyRule { PolicyRule(steps: [], requiresPasscodeSet: false) }
+
+    init() {}
+    init(options: PluginOptions, environment: PluginEnvironment) {}
+}
+
+extension EvaluationMachineTests {
+    @Test("a policy of no steps (a plugin may define one) succeeds with no method and no prompt, as it always did")
+    func policyOfNoSteps() async throws {
+        let rig = try TestDevice()
+        let context = rig.authenticator.makeContext()
+        let result = try await context.evaluate(EmptyPolicy(), reason: "Nothing to do")
+        #expect(result.methods.isEmpty)
+        #expect(result.trace.steps.map(\.event) == [.checked(nil), .finished(nil)])
+    }
+}

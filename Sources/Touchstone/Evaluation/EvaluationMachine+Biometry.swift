@@ -82,13 +82,13 @@ extension EvaluationMachine {
                        : nil)
             scan.shown = (kind, fallbackButton)
         }
-        return waitForCapture(prompt(kind, fallbackButton: fallbackButton, biometryType: scan.box.biometryType, failuresSoFar: failures),
+        return requestCapture(prompt(kind, fallbackButton: fallbackButton, biometryType: scan.box.biometryType, failuresSoFar: failures),
                               scan: scan)
     }
 
     /// What the capture `reading` of `prompt` leads to: a match (after the lockout check), a
     /// counted failure and the attempt limits, a retry, a lost sensor, or the person's action.
-    mutating func handle(_ reading: CaptureResult, on prompt: Prompt, in scan: inout BiometricScan) throws -> ScanStep {
+    mutating func handleCapture(_ reading: CaptureResult, on prompt: Prompt, in scan: inout BiometricScan) throws -> ScanStep {
         try checkInterrupted()
         let rules = scan.rules
         let scanning = scan.failures < rules.failuresPerEvaluation

@@ -1,44 +1,48 @@
-/// One evaluation as a state machine that never waits: the attempt, lockout and passcode
+/// One evaluation as a state machine that never suspends: the attempt, lockout and passcode
 /// rules, the prompts they lead to, and the trace.
 ///
 /// ```
-///              start()
-///                 │ preflight (the errors that come before any prompt)
-///                 ▼
-///         ┌── next policy step ◄──────────────────────────────┐
-///         │       │                                           │ step done
-///         │       ├─ biometry ─► show prompt ─► .capture ─────┤◄─ .captured(reading)
-///         │       │                 ▲ again        (driver awaits the sensor)
-///         │       │                 └──────────┘              │
-///         │       ├─ passcode / companion ─► .ask ────────────┤◄─ .acted(action)
-///         │       │                 ▲ again        (driver awaits the person)
-///         │       │                 └──────────┘              │
-///         │       └─ unavailable on Linux ─► throws           │
-///         └─ no step left ─► .finish(result)                  │
-///                                                             │
-///   Any rule that ends the evaluation throws its AuthenticationError (traced first).
+///   start(): preflight (the errors that come before any prompt), then the policy's first step
+///
+///   a policy step:
+///     biometry ── unusable ──────────────────► passcode prompt, companion prompt, or throw
+///              ── reuse window ──────────────► step done
+///              ── prompt ─► .capture ◄─┐        step(.captured(reading, on: prompt)):
+///                             │        └─ again   failed match, retry, wait
+///                             ├─ match ──────► step done
+///                             ├─ fallback, limit ► passcode prompt
+///                             └─ approve ────► step done (biometry or companion)
+///     passcode / companion ─► .ask ◄─┐          step(.acted(action, on: prompt)):
+///                             │      └─ again     wrong passcode, wait
+///                             └─ accepted ───► step done
+///
+///   step done: the next policy step, or .finish(result) after the last
+///   a rule that ends the evaluation: traced, then thrown as its AuthenticationError
 /// ```
 ///
 /// The machine is driven by ``AuthenticationContext/evaluate(_:reason:)-(Policy,_)``: it
 /// calls ``start()``, performs each ``Action`` — awaits the sensor's capture or the person's
 /// next action — and hands what came back to ``step(_:)``, until the machine finishes or
-/// throws. All I/O (the sensor, the person) happens in that loop; everything the rules decide
-/// happens here, synchronously, and is written to the trace as it is decided. Every rule lives
-/// in one place and is named in the trace by a ``Rule``.
+/// throws; after a throw the driver seals the trace with ``trace(endingWith:)``. Every await
+/// is in that loop. The machine's own work is synchronous: the rules, the trace as they
+/// decide, and the calls they need on the way — storage reads and counter commits, the
+/// passcode check, the sensor's hardware state. Every rule lives in one place and is named in
+/// the trace by a ``Rule``.
 struct EvaluationMachine {
     /// What the driver does next.
     enum Action {
-        /// Awaits the sensor's capture for `prompt` (shown and traced), then calls
+        /// Awaits the sensor's capture for `prompt` (on screen; traced when it changed), then calls
         /// ``step(_:)`` with ``Event/captured(_:)``.
         case capture(Prompt, from: Device.SensorBox)
         /// Awaits the person's next action on `prompt` (the passcode keypad or the companion
-        /// request, shown and traced), then calls ``step(_:)`` with ``Event/acted(_:)``.
+        /// request, on screen and traced), then calls ``step(_:)`` with ``Event/acted(_:on:)``.
         case ask(Prompt)
         /// The evaluation succeeded.
         case finish(EvaluationResult)
     }
 
-    /// What the driver reports: the answer to the last action, with the prompt it answers.
+    /// What the driver reports: the answer to the last action, with that action's prompt
+    /// handed back (the machine does not keep a copy; its one driver is this module's).
     enum Event {
         /// The sensor's answer to the last ``Action/capture(_:from:)``.
         case captured(CaptureResult, on: Prompt)
@@ -130,7 +134,7 @@ struct EvaluationMachine {
         switch (current, event) {
         case let (.scanning, .captured(reading, prompt)):
             guard var scan = scan.take() else { preconditionFailure("scanning without a scan") }
-            switch try handle(reading, on: prompt, in: &scan) {
+            switch try handleCapture(reading, on: prompt, in: &scan) {
             case let .decided(method): return try stepSucceeded(method)
             case .passcode: return try enterPersonPrompt(.passcode)
             case .again: return try showPrompt(scan)
@@ -144,8 +148,10 @@ struct EvaluationMachine {
     }
 
     /// Enters the policy step ``stepIndex``; the first sees `snapshot`, the state the
-    /// preflight just checked.
+    /// preflight just checked. Past the last step (or for a policy of none, which a plugin
+    /// may define), the evaluation succeeds.
     private mutating func enterStep(snapshot: Device.Snapshot?) throws -> Action {
+        guard stepIndex < rule.steps.count else { return try finish() }
         switch rule.steps[stepIndex] {
         case let .biometry(passcodeFallback, orCompanion):
             switch try beginBiometry(passcodeFallback: passcodeFallback, orCompanion: orCompanion, snapshot: snapshot) {
@@ -168,7 +174,11 @@ struct EvaluationMachine {
         // A one-step policy (nearly all) shares a constant array instead of allocating one.
         methods = methods.isEmpty && rule.steps.count == 1 ? AuthenticationMethod.alone(method) : methods + [method]
         stepIndex += 1
-        guard stepIndex == rule.steps.count else { return try enterStep(snapshot: nil) }
+        return try enterStep(snapshot: nil)
+    }
+
+    /// The successful end: the device state for the domain state, the last trace step, the result.
+    private mutating func finish() throws -> Action {
         if capturedSnapshot == nil, methods.contains(where: { $0 == .biometry || $0 == .reuse }) {
             capturedSnapshot = try device.snapshot()
         }
@@ -178,7 +188,7 @@ struct EvaluationMachine {
     }
 
     /// Puts `prompt` on screen for the sensor (``Action/capture(_:from:)``).
-    mutating func waitForCapture(_ prompt: Prompt, scan: consuming BiometricScan) -> Action {
+    mutating func requestCapture(_ prompt: Prompt, scan: consuming BiometricScan) -> Action {
         let box = scan.box
         self.scan = consume scan
         state = .scanning

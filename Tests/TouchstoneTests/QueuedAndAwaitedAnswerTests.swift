@@ -8,7 +8,7 @@ import TouchstoneSimulation
 /// event to the evaluation machine: the traces must be indistinguishable.
 @Suite struct QueuedAndAwaitedAnswerTests {
     /// Runs `answers` under `biometrics` on a fresh device: queued before the evaluation (the
-    /// immediate path), or handed over one by one while the prompt waits (the awaited path).
+    /// queued path), or handed over one by one while the prompt waits (the awaited path).
     /// Returns the trace.
     func trace(_ answers: [UserAction], queued: Bool) async throws -> Trace {
         try await run(.biometrics, queued: queued ? answers : [], awaited: queued ? [] : answers).trace
@@ -23,10 +23,10 @@ import TouchstoneSimulation
         [.present("stranger"), .present("thumb")],
     ])
     func sameTraceBothWays(answers: [UserAction]) async throws {
-        let immediate = try await trace(answers, queued: true)
+        let queued = try await trace(answers, queued: true)
         let awaited = try await trace(answers, queued: false)
-        #expect(immediate.steps == awaited.steps)
-        #expect(immediate.result == awaited.result)
+        #expect(queued.steps == awaited.steps)
+        #expect(queued.result == awaited.result)
     }
 
     /// Runs `policy` with `queued` answered at once and then `awaited` handed over one by one

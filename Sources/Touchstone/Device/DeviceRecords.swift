@@ -137,26 +137,32 @@ public struct DeviceCounters: Codable, Equatable, Sendable {
     func storedJSON() -> Data {
         var json = JSONText.Writer(escapingSlash: true)
         json.beginObject()
-        func field(_ name: String, _ value: String) {
+        func integer(_ name: String, _ value: (some BinaryInteger)?) {
+            guard let value else { return }
             json.key(name)
-            json.raw(value)
+            json.integer(value)
         }
-        func time(_ instant: Timestamp) -> String { String(instant.nanosecondsSinceEpoch) }
-        // Keys in sorted order; optional values only when present (as `encodeIfPresent`).
-        field("consecutiveBiometricFailures", String(consecutiveBiometricFailures))
-        field("isDisabled", isDisabled ? "true" : "false")
-        if let lastBiometricUnlock { field("lastBiometricUnlock", time(lastBiometricUnlock)) }
-        if let lastPasscodeUnlock { field("lastPasscodeUnlock", time(lastPasscodeUnlock)) }
+        func bool(_ name: String, _ value: Bool?) {
+            guard let value else { return }
+            json.key(name)
+            json.bool(value)
+        }
+        // Keys in sorted order; optional values only when present (as `encodeIfPresent`);
+        // times as whole nanoseconds.
+        integer("consecutiveBiometricFailures", consecutiveBiometricFailures)
+        bool("isDisabled", isDisabled)
+        integer("lastBiometricUnlock", lastBiometricUnlock?.nanosecondsSinceEpoch)
+        integer("lastPasscodeUnlock", lastPasscodeUnlock?.nanosecondsSinceEpoch)
         if let lastWrongPasscodeDigest {
             json.key("lastWrongPasscodeDigest")
             json.data(lastWrongPasscodeDigest)
         }
-        if let lockedAt { field("lockedAt", time(lockedAt)) }
-        field("passcodeFailures", String(passcodeFailures))
-        if let passcodeRequiredToUnlock { field("passcodeRequiredToUnlock", passcodeRequiredToUnlock ? "true" : "false") }
-        if let passcodeRetryAt { field("passcodeRetryAt", time(passcodeRetryAt)) }
-        if let restartedAt { field("restartedAt", time(restartedAt)) }
-        if let schema { field("schema", String(schema)) }
+        integer("lockedAt", lockedAt?.nanosecondsSinceEpoch)
+        integer("passcodeFailures", passcodeFailures)
+        bool("passcodeRequiredToUnlock", passcodeRequiredToUnlock)
+        integer("passcodeRetryAt", passcodeRetryAt?.nanosecondsSinceEpoch)
+        integer("restartedAt", restartedAt?.nanosecondsSinceEpoch)
+        integer("schema", schema)
         json.endObject()
         return Data(json.bytes)
     }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What the person in front of the device does when a prompt is on screen.
 public enum UserAction: Sendable, Equatable, CustomStringConvertible {
     /// Presents the finger, face or iris enrolled (or not) under this name.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The clock a Touchstone device runs on: a standard `Clock` whose instants are storable
 /// ``Timestamp``s.

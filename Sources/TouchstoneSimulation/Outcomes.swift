@@ -47,3 +47,33 @@ public struct OutcomeError: Error, Sendable, Equatable, CustomStringConvertible 
         return "'\(word)' is not an outcome (\(Outcomes.spellings))"
     }
 }
+
+extension UserAction {
+    /// Parses the script spelling (`evaluate`'s outcomes, the REPL's `outcome>` prompt,
+    /// `TOUCHSTONE_OUTCOMES`): a name, `nomatch`, `cancel`, `fallback`, `passcode:<code>`,
+    /// `systemcancel`, `invalidate`, `wait:<duration>`, `companion`. ``UserAction/description``
+    /// writes it back (a passcode as `passcode:****`).
+    public init?(script text: String) {
+        switch text.lowercased() {
+        case "nomatch", "no-match", "mismatch": self = .noMatch
+        case "cancel": self = .cancel
+        case "fallback": self = .fallback
+        case "systemcancel", "system-cancel": self = .systemCancel
+        case "invalidate": self = .invalidate
+        case "companion", "approve": self = .approveOnCompanion
+        default:
+            if text.lowercased().hasPrefix("passcode:") {
+                // An empty entry is no entry (the keypad submits at least one character).
+                guard text.count > "passcode:".count else { return nil }
+                self = .passcode(String(text.dropFirst("passcode:".count)))
+            } else if text.lowercased().hasPrefix("wait:") {
+                guard let duration = Duration(compact: String(text.dropFirst("wait:".count))) else { return nil }
+                self = .wait(duration)
+            } else if !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == ":" }) {
+                self = .present(text)
+            } else {
+                return nil
+            }
+        }
+    }
+}

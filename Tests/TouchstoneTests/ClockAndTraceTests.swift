@@ -70,6 +70,22 @@ struct ClockAndTraceTests {
         #expect(clock.now == Timestamp.epoch.advanced(by: step * steps))
     }
 
+    @Test("a person's wait is the device clock's to let pass: a clock that moves by itself is asked, and the core never advances it")
+    func waitElapsesOnTheDeviceClock() async throws {
+        let clock = SelfMovingClock()
+        let user = ScriptedInteraction()
+        var composition = Composition()
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(clock: clock, interaction: user)
+        try authenticator.device.setPasscode("1234")
+        try authenticator.device.enroll("thumb")
+        user.enqueue([.wait(.seconds(90)), .noMatch, .wait(.milliseconds(5)), .present("thumb")])
+        let result = try await authenticator.makeContext().evaluate(.biometrics, reason: "Unlock")
+        #expect(clock.elapsed == [.seconds(90), .milliseconds(5)])
+        #expect(result.trace.steps.map(\.event).filter { if case .waited = $0 { true } else { false } }
+                    == [.waited(.seconds(90)), .waited(.milliseconds(5))])
+    }
+
     @Test("durations parse and print compactly")
     func durations() {
         #expect(Duration(compact: "90s") == .seconds(90))
@@ -180,5 +196,26 @@ struct ClockAndTraceTests {
         #expect(RandomSource(seed: 3).bytes(16) == RandomSource(seed: 3).bytes(16))
         #expect(RandomSource(seed: 3).bytes(16) != RandomSource(seed: 4).bytes(16))
         #expect(RandomSource.system.bytes(16) != RandomSource.system.bytes(16))
+    }
+}
+
+/// A clock that moves by itself, as ``WallClock`` does, whose `elapse` records each wait and
+/// moves its time at once instead of sleeping (so the test takes no real time).
+private final class SelfMovingClock: DeviceClock {
+    private let state = Locked<(now: Timestamp, elapsed: [Duration])>((.epoch, []))
+
+    var now: Timestamp { state.withLock { $0.now } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+    var elapsed: [Duration] { state.withLock { $0.elapsed } }
+
+    func sleep(until deadline: Timestamp, tolerance: Duration?) async throws {
+        state.withLock { $0.now = max($0.now, deadline) }
+    }
+
+    func elapse(_ duration: Duration) async throws {
+        state.withLock {
+            $0.elapsed.append(duration)
+            $0.now = $0.now.advanced(by: duration)
+        }
     }
 }

@@ -159,6 +159,31 @@ struct CompositionTests {
         #expect(none.sensor == nil)
     }
 
+    @Test("the core names no plugin: without defaults, a composition names its sensor, passcode, storage and detector")
+    func noDefaultsInTheCore() throws {
+        let complete = #"{"sensor": null, "passcode": "passcode.sim", "storage": "storage.memory", "detector": "detector.domain-state"}"#
+        let parsed = try Composition.parse(Data(complete.utf8), defaults: nil)
+        #expect(parsed.sensor == nil)
+        #expect(parsed.clock == .wall)
+        #expect(parsed == Composition(sensor: nil, passcode: PluginSelection("passcode.sim"), storage: PluginSelection("storage.memory"), detector: PluginSelection("detector.domain-state")))
+        #expect {
+            try Composition.parse(Data(#"{"sensor": "sim.touchid", "passcode": "passcode.sim", "storage": "storage.memory"}"#.utf8),
+                                  path: "x.json", defaults: nil)
+        } throws: { error in
+            "\(error)".contains("detector") && "\(error)".contains("x.json")
+        }
+        // The portable defaults: the simulated Touch ID device on a virtual clock, in memory.
+        let defaults = Composition()
+        #expect(defaults.sensor?.id == "sim.touchid" && defaults.clock == .virtual && defaults.storage.id == "storage.memory")
+        #expect(try Composition.parse(Data("{}".utf8)) == defaults)
+        // Given defaults, a file's missing keys take their values, whatever they are.
+        var own = Composition(sensor: PluginSelection("sim.faceid"), passcode: PluginSelection("passcode.sim"), storage: PluginSelection("storage.memory"), detector: PluginSelection("detector.domain-state"))
+        own.companion = PluginSelection("sim.companion")
+        own.policies = [PluginSelection("policy.biometrics")]
+        #expect(try Composition.parse(Data(#"{"app": "com.example.x"}"#.utf8), defaults: own).companion == own.companion)
+        #expect(try Composition.parse(Data(#"{"app": "com.example.x"}"#.utf8), defaults: own).policies == own.policies)
+    }
+
     @Test("swapping a plugin keeps the device (storage, enrollments, counters)")
     func swapKeepsDevice() throws {
         let rig = try TestDevice()

@@ -57,6 +57,28 @@ struct EvaluationMachineTests {
         #expect(machine.state == .over)
     }
 
+    @Test("a wait is an action for the driver: the machine neither sleeps nor moves the clock; the same prompt comes back after it")
+    func waitIsHandedToTheDriver() throws {
+        let rig = try TestDevice()
+        var machine = try machine(on: rig, .biometrics)
+        let prompt = try capturePrompt(try machine.start())
+        let before = rig.clock.now
+        let waiting = try machine.step(.captured(.action(.wait(.seconds(30))), on: prompt))
+        guard case let .wait(duration, on: shown) = waiting else {
+            throw Mismatch(expected: "a wait", got: "\(waiting)")
+        }
+        #expect(duration == .seconds(30))
+        #expect(shown == prompt)
+        #expect(machine.state == .waiting(then: .scanning))
+        #expect(rig.clock.now == before)
+        rig.clock.advance(by: duration)  // what the driver's elapse does on a manual clock
+        let again = try capturePrompt(try machine.step(.waited(duration, on: prompt)))
+        #expect(again == prompt)
+        let done = try result(try machine.step(.captured(.matched("thumb"), on: again)))
+        #expect(done.trace.steps.map(\.event).contains(.waited(.seconds(30))))
+        #expect(done.trace.steps.first { $0.event == .waited(.seconds(30)) }?.at == before.advanced(by: .seconds(30)))
+    }
+
     @Test("deviceOwner: fallback opens the passcode keypad, a wrong entry asks again, the right one finishes")
     func passcodeStepByStep() throws {
         let rig = try TestDevice()

@@ -20,8 +20,9 @@ public struct AuthenticatorBuilder: Sendable {
     /// discards everything: pass one to see why, say, a reader counts as absent.
     public var logger: Logger
 
-    /// A builder over `registry`, starting from `composition`.
-    public init(registry: PluginRegistry, composition: Composition = Composition(), logger: Logger = .touchstoneSilent) {
+    /// A builder over `registry`, starting from `composition`. (`TouchstonePortable` adds
+    /// `init(registry:)`, which starts from `Composition()`, the simulated Touch ID device.)
+    public init(registry: PluginRegistry, composition: Composition, logger: Logger = .touchstoneSilent) {
         self.registry = registry
         self.composition = composition
         self.logger = logger

@@ -3,6 +3,10 @@ import Foundation
 /// Which plugins, with which options, make up an authenticator: what a configuration file
 /// holds, what the REPL's `config` prints, and what ``AuthenticatorBuilder`` builds.
 ///
+/// The core names no plugin: ``init(sensor:passcode:storage:detector:clock:)`` takes every
+/// slot. `TouchstonePortable` adds `Composition()`, the simulated Touch ID device on a virtual
+/// clock, and the reading of configuration files (`Composition.load(from:)`).
+///
 /// ```json
 /// {
 ///   "app": "com.example.notes",
@@ -14,7 +18,9 @@ import Foundation
 ///   "detector": "detector.domain-state"
 /// }
 /// ```
-/// Every key is optional; missing keys take the defaults of ``Composition/init()``.
+/// Every key is optional when ``parse(_:path:defaults:)`` is given the defaults (the portable
+/// `parse` and `load` give `Composition()`'s); without defaults, `sensor` (or `null`),
+/// `passcode`, `storage` and `detector` are required.
 public struct Composition: Sendable, Equatable {
     /// Which clock the device runs on.
     public enum ClockKind: String, Sendable, Codable, CaseIterable {
@@ -30,17 +36,17 @@ public struct Composition: Sendable, Equatable {
     /// Seed for reproducible randomness; nil uses the system CSPRNG.
     public var seed: UInt64?
     /// The device clock.
-    public var clock: ClockKind = .virtual
+    public var clock: ClockKind
     /// The biometric sensor; nil for a device without one.
-    public var sensor: PluginSelection? = PluginSelection("sim.touchid")
+    public var sensor: PluginSelection?
     /// The companion device; nil for none.
     public var companion: PluginSelection?
     /// The passcode factor.
-    public var passcode = PluginSelection("passcode.sim")
+    public var passcode: PluginSelection
     /// The storage backend.
-    public var storage = PluginSelection("storage.memory")
+    public var storage: PluginSelection
     /// The change detector.
-    public var detector = PluginSelection("detector.domain-state")
+    public var detector: PluginSelection
     /// The policies offered; nil offers every registered policy.
     public var policies: [PluginSelection]?
     /// Whether ten wrong passcodes erase the device (REFERENCE §6).
@@ -51,8 +57,11 @@ public struct Composition: Sendable, Equatable {
     /// (the default) entitles the app to every group (our rule: no entitlements file to read).
     public var keychainAccessGroups: [String]?
     /// The app's team id (ten characters, `A`–`Z` and `0`–`9`): App Attest's App ID is
-    /// `<teamID>.<app>`. Default `TOUCHSTONE` (our choice: any fixed id serves a simulation).
-    public var teamID = "TOUCHSTONE"
+    /// `<teamID>.<app>`. Default ``defaultTeamID``.
+    public var teamID = Composition.defaultTeamID
+    /// `TOUCHSTONE`: the team id of a composition that names none (our choice: any fixed id
+    /// serves a simulation).
+    public static let defaultTeamID = "TOUCHSTONE"
     /// The App Attest environment the app is signed for (its
     /// `com.apple.developer.devicecheck.appattest-environment` entitlement): it picks the aaguid
     /// of attestations. Default ``AppAttestEnvironment/development``, as a development build has.
@@ -71,8 +80,17 @@ public struct Composition: Sendable, Equatable {
         text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// The default composition: a simulated Touch ID device on a virtual clock, in memory.
-    public init() {}
+    /// A composition of these plugins, on `clock` (by default the wall clock), for the app
+    /// `com.example.app`, with no companion, every registered policy and the system's
+    /// randomness.
+    public init(sensor: PluginSelection?, passcode: PluginSelection, storage: PluginSelection,
+                detector: PluginSelection, clock: ClockKind = .wall) {
+        self.sensor = sensor
+        self.passcode = passcode
+        self.storage = storage
+        self.detector = detector
+        self.clock = clock
+    }
 
     /// Replaces the plugin in the slot of `kind` (for `policy`, adds or replaces by id).
     public mutating func use(_ kind: PluginKind, _ selection: PluginSelection) {
@@ -90,52 +108,17 @@ public struct Composition: Sendable, Equatable {
         }
     }
 
-    /// Reads a JSON configuration file. Unknown keys are rejected by name.
-    public static func load(from url: URL) throws -> Composition {
-        // A device or FIFO would be read without end (or block): only plain files, of a size a
-        // configuration can have.
-        // Symbolic links are followed (dotfile setups, mounted configuration maps use them).
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
-           let type = attributes[.type] as? FileAttributeType, type != .typeDirectory {
-            guard type == .typeRegular else {
-                throw ConfigurationError.unreadableConfiguration(
-                    path: url.path, reason: "it is not a regular file; give the path of a JSON file (as `config` prints)")
-            }
-            if let size = attributes[.size] as? Int, size > maximumFileBytes {
-                throw ConfigurationError.unreadableConfiguration(
-                    path: url.path, reason: "it holds \(size) bytes; a configuration file is at most \(maximumFileBytes)")
-            }
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ConfigurationError.unreadableConfiguration(path: url.path, reason: readFailure(url.path, error))
-        }
-        return try parse(data, path: url.path)
-    }
-
-    /// The largest configuration file ``load(from:)`` reads: 1 MiB (one is a few hundred bytes).
-    public static let maximumFileBytes = 1 << 20
-
-    /// Why a configuration file could not be read, in words (Foundation's own message on Linux
-    /// can be a bare "NSCocoaErrorDomain error 256").
-    private static func readFailure(_ path: String, _ error: any Error) -> String {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return "there is no such file" }
-        if isDirectory.boolValue { return "it is a directory; give the path of a JSON file (as `config` prints)" }
-        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
-        return error.localizedDescription
-    }
-
-    /// Parses JSON configuration text; `path` names it in errors.
-    public static func parse(_ data: Data, path: String = "<configuration>") throws -> Composition {
+    /// Parses JSON configuration text; `path` names it in errors. Keys the text leaves out
+    /// take their values from `defaults`; with nil, the plugin slots are required.
+    public static func parse(_ data: Data, path: String = "<configuration>", defaults: Composition?) throws -> Composition {
         // A key given twice would be taken once, silently (JSONDecoder keeps one of them).
         if let text = String(validating: data, as: UTF8.self), let value = JSONText.parse(text), let key = duplicateKey(in: value) {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: "\(key) is given twice; give each setting once")
         }
         do {
-            return try JSONDecoder().decode(Composition.self, from: data)
+            let decoder = JSONDecoder()
+            if let defaults { decoder.userInfo[defaultsKey] = defaults }
+            return try decoder.decode(Composition.self, from: data)
         } catch let error as ConfigurationError {
             throw ConfigurationError.unreadableConfiguration(path: path, reason: error.description)
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
@@ -200,7 +183,11 @@ public struct Composition: Sendable, Equatable {
         }
     }
 
-    /// The composition as pretty JSON that ``load(from:)`` and `--config` accept.
+    /// The `userInfo` key of a decoder's defaults: a ``Composition`` whose values fill the
+    /// keys a configuration leaves out (``parse(_:path:defaults:)`` sets it).
+    public static let defaultsKey = CodingUserInfoKey(rawValue: "touchstone.composition.defaults")!
+
+    /// The composition as pretty JSON that `Composition.load(from:)` and `--config` accept.
     public func jsonString() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -230,7 +217,17 @@ extension Composition: Codable {
                 name: unknown, reason: "unknown key; known: \(known.sorted().joined(separator: ", "))")
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init()
+        if let defaults = decoder.userInfo[Self.defaultsKey] as? Composition {
+            self = defaults
+        } else {
+            // No defaults: every plugin slot is named.
+            for key in [CodingKeys.sensor, .passcode, .storage, .detector] where !container.contains(key) {
+                throw ConfigurationError.invalidSetting(
+                    name: key.rawValue, reason: "missing: without defaults, a composition names its sensor (or null), passcode, storage and detector")
+            }
+            func required(_ key: CodingKeys) throws -> PluginSelection { try container.decode(PluginSelection.self, forKey: key) }
+            self.init(sensor: nil, passcode: try required(.passcode), storage: try required(.storage), detector: try required(.detector))
+        }
         app = try container.decodeIfPresent(String.self, forKey: .app) ?? app
         if container.contains(.seed), !(try container.decodeNil(forKey: .seed)) {
             guard let value = try? container.decode(UInt64.self, forKey: .seed) else {
@@ -248,12 +245,12 @@ extension Composition: Codable {
         if container.contains(.sensor) {
             sensor = try container.decodeNil(forKey: .sensor) ? nil : try container.decode(PluginSelection.self, forKey: .sensor)
         }
-        companion = try container.decodeIfPresent(PluginSelection.self, forKey: .companion)
+        if container.contains(.companion) { companion = try container.decodeIfPresent(PluginSelection.self, forKey: .companion) }
         passcode = try container.decodeIfPresent(PluginSelection.self, forKey: .passcode) ?? passcode
         storage = try container.decodeIfPresent(PluginSelection.self, forKey: .storage) ?? storage
         detector = try container.decodeIfPresent(PluginSelection.self, forKey: .detector) ?? detector
-        policies = try container.decodeIfPresent([PluginSelection].self, forKey: .policies)
-        eraseDataAfterTenFailedPasscodes = try container.decodeIfPresent(Bool.self, forKey: .eraseDataAfterTenFailedPasscodes) ?? false
+        if container.contains(.policies) { policies = try container.decodeIfPresent([PluginSelection].self, forKey: .policies) }
+        eraseDataAfterTenFailedPasscodes = try container.decodeIfPresent(Bool.self, forKey: .eraseDataAfterTenFailedPasscodes) ?? eraseDataAfterTenFailedPasscodes
         if let groups = try container.decodeIfPresent([String].self, forKey: .keychainAccessGroups) {
             guard groups.allSatisfy({ UsageError.isPlainWord($0, maxBytes: 255) }) else {
                 throw ConfigurationError.invalidSetting(
@@ -291,7 +288,7 @@ extension Composition: Codable {
         if eraseDataAfterTenFailedPasscodes { try container.encode(true, forKey: .eraseDataAfterTenFailedPasscodes) }
         try container.encodeIfPresent(keychainAccessGroups, forKey: .keychainAccessGroups)
         // Written only when not the default, so configurations from before them read the same.
-        if teamID != Composition().teamID { try container.encode(teamID, forKey: .teamID) }
+        if teamID != Self.defaultTeamID { try container.encode(teamID, forKey: .teamID) }
         if appAttestEnvironment != .development { try container.encode(appAttestEnvironment, forKey: .appAttestEnvironment) }
     }
 }

@@ -237,8 +237,9 @@ public final class AuthenticationContext: Sendable {
         var machine = try begin(policy, reason: reason)
         do {
             // The driver of the state machine: it performs each action — the waits for the
-            // sensor and for the person, the only I/O of an evaluation — and reports what came
-            // back; the machine applies the rules and writes the trace.
+            // sensor, for the person and for the time the person lets pass, the only awaits
+            // of an evaluation — and reports what came back; the machine applies the rules
+            // and writes the trace.
             var action = try machine.start()
             while true {
                 switch action {
@@ -248,6 +249,9 @@ public final class AuthenticationContext: Sendable {
                 case let .ask(prompt):
                     let answer = try await authenticator.device.interaction.nextAction(for: prompt)
                     action = try machine.step(.acted(answer, on: prompt))
+                case let .wait(duration, prompt):
+                    try await authenticator.device.clock.elapse(duration)
+                    action = try machine.step(.waited(duration, on: prompt))
                 case let .finish(result):
                     conclude(machine, with: result)
                     return result

@@ -31,8 +31,10 @@ extension EvaluationMachine {
     /// What one capture led to.
     enum ScanStep {
         case decided(AuthenticationMethod)
-        /// Show the prompt again (after a failure, a retry or a `wait`).
+        /// Show the prompt again (after a failure or a retry).
         case again
+        /// The person waits this long, then the prompt is shown again.
+        case wait(Duration)
         /// Switched to the passcode prompt (traced).
         case passcode
     }
@@ -120,8 +122,7 @@ extension EvaluationMachine {
                 }
                 throw fail(.userFallback, rule: .fallbackEndsWithUserFallback)
             }
-            try handleCommon(action, on: prompt)
-            return .again
+            return .wait(try handleCommon(action, on: prompt))
         }
         // The records as stored now (another process may have counted failures while this
         // one scanned). The enrolled set recorded there is current for every change made

@@ -24,21 +24,29 @@ extension EvaluationMachine {
         return try ask(prompt(kind, fallbackButton: nil, biometryType: device.biometryType, failuresSoFar: 0))
     }
 
-    /// The person's `action` on the passcode or companion `prompt`: the method that satisfies
-    /// the step, or nil when the prompt stays (a wrong passcode, a `wait`).
-    mutating func answer(_ action: UserAction, on prompt: Prompt) throws -> AuthenticationMethod? {
+    /// What an action on the passcode or companion prompt leads to.
+    enum PersonStep {
+        /// The step is satisfied by this method.
+        case decided(AuthenticationMethod)
+        /// The prompt stays (a wrong passcode, a refused or repeated one).
+        case again
+        /// The person waits this long, then the prompt stays.
+        case wait(Duration)
+    }
+
+    /// The person's `action` on the passcode or companion `prompt`.
+    mutating func answer(_ action: UserAction, on prompt: Prompt) throws -> PersonStep {
         try checkInterrupted()
         // A passcode entry itself is not kept: a trace lives on in the context and the device.
         record(.action(action.withoutSecret))
         switch (prompt.kind, action) {
         case let (.passcode, .passcode(entry)):
-            return try submit(passcode: entry)
+            return try submit(passcode: entry).map(PersonStep.decided) ?? .again
         case (.companion, .approveOnCompanion):
             record(.companionApproved, rule: .companionApproval)
-            return .companion
+            return .decided(.companion)
         default:
-            try handleCommon(action, on: prompt)
-            return nil
+            return .wait(try handleCommon(action, on: prompt))
         }
     }
 

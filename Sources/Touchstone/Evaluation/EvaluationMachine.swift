@@ -11,9 +11,11 @@
 ///                             │        └─ again   failed match, retry, wait
 ///                             ├─ match ──────► step done
 ///                             ├─ fallback, limit ► passcode prompt
-///                             └─ approve ────► step done (biometry or companion)
+///                             ├─ approve ────► step done (biometry or companion)
+///                             └─ wait ─► .wait ─► step(.waited): the same prompt again
 ///     passcode / companion ─► .ask ◄─┐          step(.acted(action, on: prompt)):
-///                             │      └─ again     wrong passcode, wait
+///                             │      └─ again     wrong passcode
+///                             ├─ wait ─► .wait ─► step(.waited): the same prompt again
 ///                             └─ accepted ───► step done
 ///
 ///   step done: the next policy step, or .finish(result) after the last
@@ -21,8 +23,8 @@
 /// ```
 ///
 /// The machine is driven by ``AuthenticationContext/evaluate(_:reason:)-(Policy,_)``: it
-/// calls ``start()``, performs each ``Action`` — awaits the sensor's capture or the person's
-/// next action — and hands what came back to ``step(_:)``, until the machine finishes or
+/// calls ``start()``, performs each ``Action`` — awaits the sensor's capture, the person's
+/// next action or the time the person waits — and hands what came back to ``step(_:)``, until the machine finishes or
 /// throws; after a throw the driver seals the trace with ``trace(endingWith:)``. Every await
 /// is in that loop. The machine's own work is synchronous: the rules, the trace as they
 /// decide, and the calls they need on the way — storage reads and counter commits, the
@@ -37,6 +39,10 @@ struct EvaluationMachine {
         /// Awaits the person's next action on `prompt` (the passcode keypad or the companion
         /// request, on screen and traced), then calls ``step(_:)`` with ``Event/acted(_:on:)``.
         case ask(Prompt)
+        /// The person waits `duration` with `prompt` on screen: the driver lets that much of
+        /// the device's time pass (``DeviceClock/elapse(_:)``: a real clock sleeps, a manual
+        /// one moves at once), then calls ``step(_:)`` with ``Event/waited(_:on:)``.
+        case wait(Duration, on: Prompt)
         /// The evaluation succeeded.
         case finish(EvaluationResult)
     }
@@ -48,10 +54,12 @@ struct EvaluationMachine {
         case captured(CaptureResult, on: Prompt)
         /// The person's answer to the last ``Action/ask(_:)``.
         case acted(UserAction, on: Prompt)
+        /// The time of the last ``Action/wait(_:on:)`` has passed.
+        case waited(Duration, on: Prompt)
     }
 
     /// Where the evaluation stands between actions.
-    enum State {
+    enum State: Equatable {
         /// Before ``start()``.
         case idle
         /// A biometric prompt is on screen (the loop's state in ``scan``); its capture is
@@ -59,8 +67,18 @@ struct EvaluationMachine {
         case scanning
         /// The passcode or companion prompt is on screen; the person is awaited.
         case asking
+        /// The person waits with a prompt on screen; then the prompt of `then` is shown again.
+        case waiting(then: Resume)
         /// Finished, or thrown.
         case over
+    }
+
+    /// Which prompt a wait goes back to.
+    enum Resume {
+        /// The biometric prompt (the loop's state stays in ``scan``).
+        case scanning
+        /// The passcode or companion prompt.
+        case asking
     }
 
     let context: AuthenticationContext
@@ -84,7 +102,7 @@ struct EvaluationMachine {
     var counts = CounterSnapshot(evaluationFailures: 0, biometricFailures: 0, passcodeFailures: 0)
     /// The device time read for the steps since the last event: no virtual time passes
     /// between steps recorded without waiting (nothing advances the clock there), so one
-    /// reading serves them all. Cleared at every event and after a `wait` action.
+    /// reading serves them all. Cleared at every event (time passes while the driver awaits).
     var stamp: Timestamp?
     /// The device state at the moment of a biometric success, for the context's domain state.
     var capturedSnapshot: Device.Snapshot?
@@ -138,10 +156,25 @@ struct EvaluationMachine {
             case let .decided(method): return try stepSucceeded(method)
             case .passcode: return try enterPersonPrompt(.passcode)
             case .again: return try showPrompt(scan)
+            case let .wait(duration):
+                self.scan = consume scan
+                return wait(duration, on: prompt, then: .scanning)
             }
         case let (.asking, .acted(action, prompt)):
-            if let method = try answer(action, on: prompt) { return try stepSucceeded(method) }
-            return try ask(prompt)
+            switch try answer(action, on: prompt) {
+            case let .decided(method): return try stepSucceeded(method)
+            case .again: return try ask(prompt)
+            case let .wait(duration): return wait(duration, on: prompt, then: .asking)
+            }
+        case let (.waiting(then), .waited(duration, prompt)):
+            record(.waited(duration))
+            switch then {
+            case .scanning:
+                guard let scan = scan.take() else { preconditionFailure("waiting to scan without a scan") }
+                return try showPrompt(scan)
+            case .asking:
+                return try ask(prompt)
+            }
         default:
             preconditionFailure("\(event) does not answer the evaluation's last action")
         }
@@ -193,6 +226,12 @@ struct EvaluationMachine {
         self.scan = consume scan
         state = .scanning
         return .capture(prompt, from: box)
+    }
+
+    /// Lets the person wait `duration` on `prompt` (``Action/wait(_:on:)``), then resumes `then`.
+    private mutating func wait(_ duration: Duration, on prompt: Prompt, then: Resume) -> Action {
+        state = .waiting(then: then)
+        return .wait(duration, on: prompt)
     }
 
     /// Puts `prompt` on screen for the person (``Action/ask(_:)``), unless the evaluation was
@@ -264,8 +303,10 @@ struct EvaluationMachine {
         return title
     }
 
-    /// Cancel, system cancel, invalidate and wait; anything else does not fit `prompt`.
-    mutating func handleCommon(_ action: UserAction, on prompt: Prompt) throws {
+    /// The actions every prompt understands: cancel, system cancel and invalidate end the
+    /// evaluation; `wait` returns its duration, for the driver to let pass. Any other action
+    /// does not fit `prompt`.
+    mutating func handleCommon(_ action: UserAction, on prompt: Prompt) throws -> Duration {
         switch action {
         case .cancel:
             throw fail(.userCancel, rule: .userCancel)
@@ -275,15 +316,7 @@ struct EvaluationMachine {
             context.markInvalidated()
             throw fail(.appCancel, rule: .invalidateCancels)
         case let .wait(duration):
-            guard let clock = device.clock.manual else {
-                throw UsageError.notSimulated("wait:\(duration.compactDescription) (the device runs on the wall clock)")
-            }
-            guard clock.remaining >= duration else {
-                throw UsageError.clockLimit(requested: duration, now: clock.now)
-            }
-            clock.advance(by: duration)
-            stamp = nil
-            record(.waited(duration))
+            return duration
         default:
             throw device.interaction.misfit(action, on: prompt)
         }

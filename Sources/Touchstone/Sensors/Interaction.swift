@@ -14,36 +14,12 @@ public enum UserAction: Sendable, Equatable, CustomStringConvertible {
     case systemCancel
     /// The app calls `invalidate()` on the context while the prompt is up.
     case invalidate
-    /// The user waits this long before the next action (advances a virtual clock).
+    /// The user waits this long before the next action, the prompt on screen: the device's
+    /// clock lets the time pass (``DeviceClock/elapse(_:)``: a manual clock moves at once, the
+    /// wall clock sleeps, and an interruption is seen when the sleep ends).
     case wait(Duration)
     /// Approves the request on the paired companion device (watch / Mac).
     case approveOnCompanion
-
-    /// Parses the REPL / script spelling: a name, `nomatch`, `cancel`, `fallback`,
-    /// `passcode:<code>`, `systemcancel`, `invalidate`, `wait:<duration>`, `companion`.
-    public init?(script text: String) {
-        switch text.lowercased() {
-        case "nomatch", "no-match", "mismatch": self = .noMatch
-        case "cancel": self = .cancel
-        case "fallback": self = .fallback
-        case "systemcancel", "system-cancel": self = .systemCancel
-        case "invalidate": self = .invalidate
-        case "companion", "approve": self = .approveOnCompanion
-        default:
-            if text.lowercased().hasPrefix("passcode:") {
-                // An empty entry is no entry (the keypad submits at least one character).
-                guard text.count > "passcode:".count else { return nil }
-                self = .passcode(String(text.dropFirst("passcode:".count)))
-            } else if text.lowercased().hasPrefix("wait:") {
-                guard let duration = Duration(compact: String(text.dropFirst("wait:".count))) else { return nil }
-                self = .wait(duration)
-            } else if !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == ":" }) {
-                self = .present(text)
-            } else {
-                return nil
-            }
-        }
-    }
 
     /// This action with a passcode's entry removed (`.passcode("")`), as a trace keeps it.
     var withoutSecret: UserAction {

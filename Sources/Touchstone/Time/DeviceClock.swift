@@ -11,15 +11,25 @@ public protocol DeviceClock: Clock, Sendable where Instant == Timestamp, Duratio
     /// implements it; it answers what `clock as? any ManualClock` would, without the dynamic
     /// cast, whose first use looks the conformance up in every loaded library (~40 µs).
     var manual: (any ManualClock)? { get }
+
+    /// Lets `duration` of this clock's time pass, as when the person waits on a prompt
+    /// (`wait:<duration>`): a clock that moves by itself sleeps that long (by default), a
+    /// ``ManualClock`` moves forward at once.
+    func elapse(_ duration: Duration) async throws
 }
 
 extension DeviceClock {
     /// Nil: a clock that moves by itself.
     public var manual: (any ManualClock)? { nil }
+
+    /// Sleeps for `duration`: real time passes.
+    public func elapse(_ duration: Duration) async throws {
+        try await sleep(for: duration)
+    }
 }
 
-/// A device clock whose time moves only when told to. The engine advances it for a scripted
-/// `wait:<duration>` (the person waits on the prompt); nothing ever waits on real time.
+/// A device clock whose time moves only when told to: by ``advance(by:)``, or by
+/// ``elapse(_:)`` when the person waits on a prompt. Nothing on it ever waits on real time.
 public protocol ManualClock: DeviceClock {
     /// Moves time forward by `duration` (negative durations are ignored), never past
     /// ``Timestamp/latestReading``, and wakes every sleeper whose deadline has passed.
@@ -30,9 +40,17 @@ extension ManualClock {
     /// This clock.
     public var manual: (any ManualClock)? { self }
 
-    /// How far the clock can still advance: up to ``Timestamp/latestReading``. The engine's
+    /// How far the clock can still advance: up to ``Timestamp/latestReading``. A person's
     /// `wait:` and the REPL's `clock advance` refuse a longer step rather than stop short.
     public var remaining: Duration { now.untilLatestReading }
+
+    /// Moves the clock forward by `duration` at once, or throws
+    /// ``UsageError/clockLimit(requested:now:)`` when that would pass
+    /// ``Timestamp/latestReading`` (a wait is never cut short).
+    public func elapse(_ duration: Duration) async throws {
+        guard remaining >= duration else { throw UsageError.clockLimit(requested: duration, now: now) }
+        advance(by: duration)
+    }
 }
 
 /// The real time of day, as a ``DeviceClock``, for authenticators that guard real things.

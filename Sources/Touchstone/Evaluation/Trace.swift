@@ -162,27 +162,21 @@ public struct TraceStep: Sendable, Equatable, CustomStringConvertible {
 
 /// Everything an evaluation did, in order: what tests assert on and what the REPL shows.
 ///
-/// A trace is a value; its copies share one immutable buffer (a copy costs one reference
-/// count, whatever the number of steps). The evaluation writes the buffer while it runs and
-/// never after the trace is made, so every copy sees the same steps.
+/// A trace is a value: its steps are an array, so the copies the result, the context and the
+/// device keep share one buffer until one is changed (none is: a trace is never written after
+/// the evaluation ends).
 public struct Trace: Sendable, Equatable, CustomStringConvertible {
-    let storage: TraceStorage
-
-    init(_ storage: TraceStorage) {
-        self.storage = storage
-    }
-
     /// The policy's name.
-    public var policy: String { storage.header.policy }
+    public let policy: String
     /// The app that asked.
-    public var appID: String { storage.header.appID }
-    /// The steps, in order (a view of the trace's buffer; reading it copies nothing).
-    public var steps: TraceSteps { TraceSteps(storage: storage) }
+    public let appID: String
+    /// The steps, in order.
+    public let steps: TraceSteps
     /// How it ended: nil for success, else the LAError code (or nil with `failure` set for a
     /// non-LAError problem such as an exhausted script).
-    public var result: AuthenticationError.Code? { storage.header.result }
+    public let result: AuthenticationError.Code?
     /// A non-LAError failure (script, storage), as text.
-    public var failure: String? { storage.header.failure }
+    public let failure: String?
 
     /// The rules that fired, in order.
     public var rules: [Rule] { steps.compactMap(\.rule) }
@@ -193,155 +187,49 @@ public struct Trace: Sendable, Equatable, CustomStringConvertible {
         if let failure { lines.append("  error: \(failure)") }
         return lines.joined(separator: "\n")
     }
-
-    /// Whether both record the same policy, app, steps and ending.
-    public static func == (lhs: Trace, rhs: Trace) -> Bool {
-        lhs.storage === rhs.storage
-            || (lhs.policy == rhs.policy && lhs.appID == rhs.appID && lhs.result == rhs.result
-                && lhs.failure == rhs.failure && lhs.steps == rhs.steps)
-    }
 }
 
-/// The steps of a ``Trace``: a random-access collection over the trace's own buffer.
+/// The steps of a ``Trace``, in order.
 public struct TraceSteps: RandomAccessCollection, Sendable, Equatable, CustomStringConvertible {
-    let storage: TraceStorage
+    let elements: [TraceStep]
 
     /// Zero.
-    public var startIndex: Int { 0 }
+    public var startIndex: Int { elements.startIndex }
     /// The number of steps.
-    public var endIndex: Int { storage.count }
+    public var endIndex: Int { elements.endIndex }
 
     /// The step at `position` (`0..<count`).
-    public subscript(position: Int) -> TraceStep {
-        precondition(position >= 0 && position < endIndex, "TraceSteps index out of range")
-        return storage.withUnsafeMutablePointerToElements { $0[position] }
-    }
-
-    /// Whether both hold the same steps in the same order.
-    public static func == (lhs: TraceSteps, rhs: TraceSteps) -> Bool {
-        lhs.storage === rhs.storage || lhs.elementsEqual(rhs)
-    }
+    public subscript(position: Int) -> TraceStep { elements[position] }
 
     /// The steps as an array prints them.
-    public var description: String { Array(self).description }
+    public var description: String { elements.description }
 }
 
-/// What a trace's buffer holds besides its steps.
-struct TraceHeader {
-    let policy: String
-    let appID: String
-    /// Steps written.
-    var count = 0
-    /// Steps the buffer has room for.
-    let capacity: Int
-    var result: AuthenticationError.Code?
-    var failure: String?
-}
-
-/// The buffer of one trace: its header and steps in one allocation.
-final class TraceBuffer: ManagedBuffer<TraceHeader, TraceStep> {
-    static func make(policy: String, appID: String, capacity: Int) -> TraceBuffer {
-        let buffer = create(minimumCapacity: capacity) { _ in
-            TraceHeader(policy: policy, appID: appID, capacity: capacity)
-        }
-        return unsafeDowncast(buffer, to: TraceBuffer.self)
-    }
-
-    deinit {
-        // One step at a time: specialised, where `deinitialize(count:)` goes through the
-        // runtime's generic array destroy.
-        withUnsafeMutablePointers { header, steps in
-            for index in 0..<header.pointee.count { _ = (steps + index).move() }
-        }
-    }
-}
-
-/// A trace's buffer as its copies share it.
-///
-/// `@unchecked Sendable` (`ManagedBuffer` is not `Sendable`): ``TraceRecorder`` writes to a
-/// buffer only while it alone holds it; once a ``Trace`` (or another recorder) holds it too,
-/// the recorder writes to a copy. So a buffer that any trace can see is never written again.
-struct TraceStorage: @unchecked Sendable {
-    let buffer: TraceBuffer
-
-    var header: TraceHeader { buffer.header }
-    /// Steps written.
-    var count: Int { buffer.withUnsafeMutablePointerToHeader { $0.pointee.count } }
-
-    func withUnsafeMutablePointerToElements<R>(_ body: (UnsafeMutablePointer<TraceStep>) throws -> R) rethrows -> R {
-        try buffer.withUnsafeMutablePointerToElements(body)
-    }
-
-    static func === (lhs: TraceStorage, rhs: TraceStorage) -> Bool { lhs.buffer === rhs.buffer }
-}
-
-/// Writes one evaluation's trace: steps appended in place, then sealed into a ``Trace``.
+/// Writes one evaluation's trace: steps appended, then sealed into a ``Trace``.
 struct TraceRecorder {
-    /// Room for a successful evaluation's steps, and for most failures, before a copy.
+    /// Room for a successful evaluation's steps, and for most failures, before the array grows.
     static let initialCapacity = 8
 
-    /// Written in place only while this recorder alone holds it (see ``makeStorageUnique()``).
-    private var storage: TraceBuffer
+    let policy: String
+    let appID: String
+    private var steps: [TraceStep] = []
 
     init(policy: String, appID: String) {
-        storage = TraceBuffer.make(policy: policy, appID: appID, capacity: Self.initialCapacity)
+        self.policy = policy
+        self.appID = appID
+        steps.reserveCapacity(Self.initialCapacity)
     }
 
     /// The last step written.
-    var last: TraceStep? {
-        storage.withUnsafeMutablePointers { header, steps in
-            header.pointee.count == 0 ? nil : steps[header.pointee.count - 1]
-        }
-    }
+    var last: TraceStep? { steps.last }
 
-    @inline(__always)
     mutating func append(_ step: consuming TraceStep) {
-        let (count, capacity) = storage.withUnsafeMutablePointerToHeader { ($0.pointee.count, $0.pointee.capacity) }
-        if count == capacity {
-            copyStorage(capacity: capacity * 2)
-        } else {
-            makeStorageUnique()
-        }
-        // Moved into the buffer, not copied (a closure captures `step` by reference).
-        var pending = Optional(step)
-        storage.withUnsafeMutablePointers { header, steps in
-            guard let step = pending.take() else { return }
-            (steps + header.pointee.count).initialize(to: step)
-            header.pointee.count += 1
-        }
+        steps.append(step)
     }
 
     /// The trace as written so far, ending with `result` or `failure`.
-    mutating func seal(result: AuthenticationError.Code?, failure: String?) -> Trace {
-        makeStorageUnique()
-        storage.withUnsafeMutablePointerToHeader { header in
-            header.pointee.result = result
-            header.pointee.failure = failure
-        }
-        return Trace(TraceStorage(buffer: storage))
-    }
-
-    /// Copies ``storage`` when anything else holds it: a trace already sealed from it, or a
-    /// copy of this recorder (a copied run). No buffer another holder can see ever changes.
-    @inline(__always)
-    private mutating func makeStorageUnique() {
-        if !isKnownUniquelyReferenced(&storage) {
-            copyStorage(capacity: storage.withUnsafeMutablePointerToHeader { $0.pointee.capacity })
-        }
-    }
-
-    /// Moves to a fresh buffer of `capacity` holding copies of the steps so far.
-    private mutating func copyStorage(capacity: Int) {
-        let old = storage
-        let header = old.header
-        let fresh = TraceBuffer.make(policy: header.policy, appID: header.appID, capacity: capacity)
-        old.withUnsafeMutablePointerToElements { source in
-            fresh.withUnsafeMutablePointers { freshHeader, steps in
-                steps.initialize(from: source, count: header.count)
-                freshHeader.pointee.count = header.count
-            }
-        }
-        storage = fresh
+    func seal(result: AuthenticationError.Code?, failure: String?) -> Trace {
+        Trace(policy: policy, appID: appID, steps: TraceSteps(elements: steps), result: result, failure: failure)
     }
 }
 

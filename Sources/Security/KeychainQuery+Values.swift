@@ -46,7 +46,12 @@ extension KeychainQuery {
     /// A service or account as the key string it is stored under; a `Data` one is also kept
     /// in `attributes` so that it is returned as `Data`.
     static func keyPart(_ value: Any, _ key: String, into attributes: inout [String: KeychainAttributeValue]) throws -> String {
-        if let text = value as? String { return text }
+        if let text = value as? String {
+            // An empty string is kept as given, to come back as one (a missing part comes
+            // back as empty data, as on iOS).
+            if text.isEmpty { attributes[key] = .string("") }
+            return text
+        }
         if let bytes = data(value) {
             attributes[key] = .data(bytes)
             if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes { return text }

@@ -17,8 +17,9 @@ package protocol KeychainAuthenticationContext: AnyObject, Sendable {
 /// Items are keyed by class, service (`kSecAttrService`, or `kSecAttrServer` for internet
 /// passwords) and account. Service and account may be `String` or `Data` and match bytewise
 /// (a `Data` value that is UTF-8 names the same item as that string). An item added without a
-/// service or account is stored under a placeholder that is never returned as an attribute, so
-/// it behaves as Apple's item with an empty service or account. Every other attribute of
+/// service or account is stored under a placeholder and returned as empty `Data` (an empty
+/// string given as such comes back as one), so it behaves as Apple's item with an empty service
+/// or account. Every other attribute of
 /// ``storedKeys`` is stored with the item, matched when a query names it, and returned with
 /// `kSecReturnAttributes`.
 struct KeychainQuery {
@@ -389,9 +390,19 @@ struct KeychainQuery {
             }
         }
         let serviceKey = (item.itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
-        if item.service != placeholder, item.attributes[serviceKey] == nil { attributes[serviceKey] = item.service }
-        if item.account != placeholder, item.attributes[kSecAttrAccount as String] == nil {
-            attributes[kSecAttrAccount as String] = item.account
+        if item.attributes[serviceKey] == nil { attributes[serviceKey] = item.service == placeholder ? Data() : item.service }
+        if item.attributes[kSecAttrAccount as String] == nil {
+            attributes[kSecAttrAccount as String] = item.account == placeholder ? Data() : item.account
+        }
+        // The rest of the item's primary key, which iOS stores with a default when the add
+        // left it out (Apple's keychain schema: a blob attribute empty data, a number zero).
+        if item.itemClass == .internetPassword {
+            for key in [kSecAttrSecurityDomain, kSecAttrAuthenticationType, kSecAttrPath] as [CFString] where attributes[key as String] == nil {
+                attributes[key as String] = Data()
+            }
+            for key in [kSecAttrProtocol, kSecAttrPort] as [CFString] where attributes[key as String] == nil {
+                attributes[key as String] = 0
+            }
         }
         if let date = item.creationDate { attributes[kSecAttrCreationDate as String] = date.foundationDate }
         if let date = item.modificationDate { attributes[kSecAttrModificationDate as String] = date.foundationDate }

@@ -142,7 +142,7 @@ let package = Package(
             name: "TouchstonePortable",
             dependencies: [
                 "Touchstone", "TouchstoneSimulation", "StandardPolicies", "MemoryStorage",
-                "SimulatedPasscode", "ChangeDetectors", "EncryptedFileStorage",
+                "SimulatedPasscode", "ChangeDetectors", "EncryptedFileStorage", logging,
             ],
             swiftSettings: strictSettings
         ),

@@ -61,7 +61,8 @@ import TouchstoneSimulation
 /// ``withAuthenticator(_:operation:)-(_,()->R)`` (the test kit's `.touchstoneDevice()` trait)
 /// instead.
 public enum LocalAuthenticationSystem {
-    /// `TOUCHSTONE_CONFIG`: path of a composition JSON file (``Composition/load(from:)``).
+    /// `TOUCHSTONE_CONFIG`: path of a composition JSON file (`Composition.load(from:defaults:)`
+    /// from `TouchstonePortable`).
     public static let configurationVariable = "TOUCHSTONE_CONFIG"
     /// `TOUCHSTONE_SETUP`: `touchstone` REPL commands run on the device before the program's
     /// first context. Needs ``EnvironmentSupport/setup`` (`bootstrap(.builtIn)` from
@@ -247,8 +248,8 @@ public enum LocalAuthenticationSystem {
 
     /// Builds a device the way the environment describes it, with what `support` allows
     /// (by default what ``bootstrap(_:)`` chose, else ``EnvironmentSupport/portable``):
-    /// - `TOUCHSTONE_CONFIG`: the composition file; without it, ``Composition/init()`` (an
-    ///   in-memory Touch ID device on a virtual clock). A plugin only `.builtIn` has
+    /// - `TOUCHSTONE_CONFIG`: the composition file; without it, `Composition()` from
+    ///   `TouchstonePortable` (an in-memory Touch ID device on a virtual clock). A plugin only `.builtIn` has
     ///   (`storage.sqlite`, `linux.fprintd`, `linux.pam`) is refused with how to opt in.
     /// - The virtual clock continues from the time saved in the device's storage
     ///   (``Device/restoreVirtualTime()``), so time advanced by one step is still advanced in

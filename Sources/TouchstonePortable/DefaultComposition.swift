@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension Composition {
     /// The default composition: a simulated Touch ID device (`sim.touchid`, `passcode.sim`)
@@ -60,8 +61,8 @@ extension Composition {
 
 extension AuthenticatorBuilder {
     /// A builder over `registry`, starting from `Composition()`: a simulated Touch ID device
-    /// on a virtual clock, in memory.
-    public init(registry: PluginRegistry) {
-        self.init(registry: registry, composition: Composition())
+    /// on a virtual clock, in memory, logging through `logger`.
+    public init(registry: PluginRegistry, logger: Logger = .touchstoneSilent) {
+        self.init(registry: registry, composition: Composition(), logger: logger)
     }
 }

@@ -86,6 +86,27 @@ struct ClockAndTraceTests {
                     == [.waited(.seconds(90)), .waited(.milliseconds(5))])
     }
 
+    @Test("a wait on a clock that moves by itself ends as soon as the app invalidates the context, and the trace shows the time that passed")
+    func wallClockWaitIsInterruptible() async throws {
+        let contextBox = Locked<AuthenticationContext?>(nil)
+        let clock = SteppingClock(mark: Timestamp(sinceEpoch: .seconds(1))) { contextBox.withLock { $0 }?.invalidate() }
+        let user = ScriptedInteraction()
+        var composition = Composition()
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(clock: clock, interaction: user)
+        try authenticator.device.setPasscode("1234")
+        try authenticator.device.enroll("thumb")
+        let context = authenticator.makeContext()
+        contextBox.withLock { $0 = context }
+        user.enqueue([.wait(.seconds(3_600))])
+        await #expect {
+            try await context.evaluate(.biometrics, reason: "Unlock")
+        } throws: { ($0 as? AuthenticationError)?.code == .appCancel }
+        let trace = try #require(context.lastTrace)
+        #expect(trace.steps.map(\.event).contains(.waited(.seconds(1))), "\(trace)")
+        #expect(clock.now == Timestamp(sinceEpoch: .seconds(1)))
+    }
+
     @Test("durations parse and print compactly")
     func durations() {
         #expect(Duration(compact: "90s") == .seconds(90))
@@ -212,10 +233,38 @@ private final class SelfMovingClock: DeviceClock {
         state.withLock { $0.now = max($0.now, deadline) }
     }
 
-    func elapse(_ duration: Duration) async throws {
+    func elapse(_ duration: Duration, unlessInterrupted isInterrupted: @Sendable () -> Bool) async throws -> Duration {
         state.withLock {
             $0.elapsed.append(duration)
             $0.now = $0.now.advanced(by: duration)
         }
+        return duration
+    }
+}
+
+/// A clock that moves by itself whose sleeps take no real time (each moves its time to the
+/// deadline at once), and which runs `onPassing` once when its time passes `mark`; it keeps the
+/// default, sleeping `elapse`.
+private final class SteppingClock: DeviceClock {
+    private let state = Locked<(now: Timestamp, fired: Bool)>((.epoch, false))
+    private let mark: Timestamp
+    private let onPassing: @Sendable () -> Void
+
+    init(mark: Timestamp, onPassing: @escaping @Sendable () -> Void) {
+        self.mark = mark
+        self.onPassing = onPassing
+    }
+
+    var now: Timestamp { state.withLock { $0.now } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    func sleep(until deadline: Timestamp, tolerance: Duration?) async throws {
+        let fire = state.withLock { state -> Bool in
+            state.now = max(state.now, deadline)
+            guard !state.fired, state.now >= mark else { return false }
+            state.fired = true
+            return true
+        }
+        if fire { onPassing() }
     }
 }

@@ -20,7 +20,8 @@ import Foundation
 /// ```
 /// Every key is optional when ``parse(_:path:defaults:)`` is given the defaults (the portable
 /// `parse` and `load` give `Composition()`'s); without defaults, `sensor` (or `null`),
-/// `passcode`, `storage` and `detector` are required.
+/// `passcode`, `storage` and `detector` are required. `null` clears an optional setting
+/// (`seed`, `sensor`, `companion`, `policies`, `keychainAccessGroups`).
 public struct Composition: Sendable, Equatable {
     /// Which clock the device runs on.
     public enum ClockKind: String, Sendable, Codable, CaseIterable {
@@ -188,6 +189,8 @@ public struct Composition: Sendable, Equatable {
     public static let defaultsKey = CodingUserInfoKey(rawValue: "touchstone.composition.defaults")!
 
     /// The composition as pretty JSON that `Composition.load(from:)` and `--config` accept.
+    /// Unset optional settings (no seed, companion, policy list or group list) are left out,
+    /// so it reads back the same with `Composition()`'s defaults.
     public func jsonString() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -229,11 +232,15 @@ extension Composition: Codable {
             self.init(sensor: nil, passcode: try required(.passcode), storage: try required(.storage), detector: try required(.detector))
         }
         app = try container.decodeIfPresent(String.self, forKey: .app) ?? app
-        if container.contains(.seed), !(try container.decodeNil(forKey: .seed)) {
-            guard let value = try? container.decode(UInt64.self, forKey: .seed) else {
-                throw ConfigurationError.invalidSetting(name: "seed", reason: "must be a whole number from 0 to \(UInt64.max)")
+        if container.contains(.seed) {
+            if try container.decodeNil(forKey: .seed) {
+                seed = nil
+            } else {
+                guard let value = try? container.decode(UInt64.self, forKey: .seed) else {
+                    throw ConfigurationError.invalidSetting(name: "seed", reason: "must be a whole number from 0 to \(UInt64.max)")
+                }
+                seed = value
             }
-            seed = value
         }
         if let name = try container.decodeIfPresent(String.self, forKey: .clock) {
             guard let kind = ClockKind(rawValue: name) else {
@@ -251,7 +258,9 @@ extension Composition: Codable {
         detector = try container.decodeIfPresent(PluginSelection.self, forKey: .detector) ?? detector
         if container.contains(.policies) { policies = try container.decodeIfPresent([PluginSelection].self, forKey: .policies) }
         eraseDataAfterTenFailedPasscodes = try container.decodeIfPresent(Bool.self, forKey: .eraseDataAfterTenFailedPasscodes) ?? eraseDataAfterTenFailedPasscodes
-        if let groups = try container.decodeIfPresent([String].self, forKey: .keychainAccessGroups) {
+        if container.contains(.keychainAccessGroups), try container.decodeNil(forKey: .keychainAccessGroups) {
+            keychainAccessGroups = nil
+        } else if let groups = try container.decodeIfPresent([String].self, forKey: .keychainAccessGroups) {
             guard groups.allSatisfy({ UsageError.isPlainWord($0, maxBytes: 255) }) else {
                 throw ConfigurationError.invalidSetting(
                     name: "keychainAccessGroups", reason: "each group is 1 to 255 bytes, without whitespace or control characters")

@@ -250,8 +250,8 @@ public final class AuthenticationContext: Sendable {
                     let answer = try await authenticator.device.interaction.nextAction(for: prompt)
                     action = try machine.step(.acted(answer, on: prompt))
                 case let .wait(duration, prompt):
-                    try await authenticator.device.clock.elapse(duration)
-                    action = try machine.step(.waited(duration, on: prompt))
+                    let waited = try await authenticator.device.clock.elapse(duration, unlessInterrupted: prompt.isInterrupted)
+                    action = try machine.step(.waited(waited, on: prompt))
                 case let .finish(result):
                     conclude(machine, with: result)
                     return result

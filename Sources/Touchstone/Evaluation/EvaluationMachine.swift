@@ -40,8 +40,9 @@ struct EvaluationMachine {
         /// request, on screen and traced), then calls ``step(_:)`` with ``Event/acted(_:on:)``.
         case ask(Prompt)
         /// The person waits `duration` with `prompt` on screen: the driver lets that much of
-        /// the device's time pass (``DeviceClock/elapse(_:)``: a real clock sleeps, a manual
-        /// one moves at once), then calls ``step(_:)`` with ``Event/waited(_:on:)``.
+        /// the device's time pass (``DeviceClock/elapse(_:unlessInterrupted:)``: a real clock
+        /// sleeps, until an interruption at the latest; a manual one moves at once), then
+        /// calls ``step(_:)`` with ``Event/waited(_:on:)`` and the time that passed.
         case wait(Duration, on: Prompt)
         /// The evaluation succeeded.
         case finish(EvaluationResult)
@@ -54,7 +55,8 @@ struct EvaluationMachine {
         case captured(CaptureResult, on: Prompt)
         /// The person's answer to the last ``Action/ask(_:)``.
         case acted(UserAction, on: Prompt)
-        /// The time of the last ``Action/wait(_:on:)`` has passed.
+        /// This much of the last ``Action/wait(_:on:)`` has passed (all of it, unless the
+        /// evaluation was interrupted meanwhile).
         case waited(Duration, on: Prompt)
     }
 

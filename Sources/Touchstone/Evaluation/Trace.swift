@@ -109,7 +109,7 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
     case companionApproved
     /// The evaluation moved to the passcode prompt.
     case switchedToPasscode
-    /// The virtual clock was advanced.
+    /// The person waited this long on the prompt (the device clock let the time pass).
     case waited(Duration)
     /// The evaluation was interrupted.
     case interrupted(AuthenticationError.Code)

@@ -15,8 +15,8 @@ public enum UserAction: Sendable, Equatable, CustomStringConvertible {
     /// The app calls `invalidate()` on the context while the prompt is up.
     case invalidate
     /// The user waits this long before the next action, the prompt on screen: the device's
-    /// clock lets the time pass (``DeviceClock/elapse(_:)``: a manual clock moves at once, the
-    /// wall clock sleeps, and an interruption is seen when the sleep ends).
+    /// clock lets the time pass (``DeviceClock/elapse(_:unlessInterrupted:)``: a manual clock
+    /// moves at once; the wall clock sleeps, and an interruption ends the wait at once).
     case wait(Duration)
     /// Approves the request on the paired companion device (watch / Mac).
     case approveOnCompanion

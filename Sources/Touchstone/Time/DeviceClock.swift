@@ -12,24 +12,37 @@ public protocol DeviceClock: Clock, Sendable where Instant == Timestamp, Duratio
     /// cast, whose first use looks the conformance up in every loaded library (~40 µs).
     var manual: (any ManualClock)? { get }
 
-    /// Lets `duration` of this clock's time pass, as when the person waits on a prompt
-    /// (`wait:<duration>`): a clock that moves by itself sleeps that long (by default), a
+    /// Lets up to `duration` of this clock's time pass while the person waits on a prompt
+    /// (`wait:<duration>`), and returns how much passed. A clock that moves by itself sleeps
+    /// (by default in steps of at most `elapseStep`, 50 ms, stopping early once `isInterrupted`
+    /// says the evaluation was interrupted, as a prompt is dismissed at once); a
     /// ``ManualClock`` moves forward at once.
-    func elapse(_ duration: Duration) async throws
+    func elapse(_ duration: Duration, unlessInterrupted isInterrupted: @Sendable () -> Bool) async throws -> Duration
 }
 
 extension DeviceClock {
+    /// The longest a clock that moves by itself sleeps in ``elapse(_:unlessInterrupted:)``
+    /// before it looks for an interruption again: 50 ms.
+    public static var elapseStep: Duration { .milliseconds(50) }
+
     /// Nil: a clock that moves by itself.
     public var manual: (any ManualClock)? { nil }
 
-    /// Sleeps for `duration`: real time passes.
-    public func elapse(_ duration: Duration) async throws {
-        try await sleep(for: duration)
+    /// Sleeps until `duration` has passed or `isInterrupted` says so, looking every
+    /// ``elapseStep``: real time passes.
+    public func elapse(_ duration: Duration, unlessInterrupted isInterrupted: @Sendable () -> Bool) async throws -> Duration {
+        let start = now
+        let deadline = start.advanced(by: duration)
+        while now < deadline, !isInterrupted() {
+            try await sleep(until: min(deadline, now.advanced(by: Self.elapseStep)), tolerance: nil)
+        }
+        return min(start.duration(to: now), duration)
     }
 }
 
 /// A device clock whose time moves only when told to: by ``advance(by:)``, or by
-/// ``elapse(_:)`` when the person waits on a prompt. Nothing on it ever waits on real time.
+/// ``DeviceClock/elapse(_:unlessInterrupted:)`` when the person waits on a prompt. Nothing on
+/// it ever waits on real time.
 public protocol ManualClock: DeviceClock {
     /// Moves time forward by `duration` (negative durations are ignored), never past
     /// ``Timestamp/latestReading``, and wakes every sleeper whose deadline has passed.
@@ -44,12 +57,13 @@ extension ManualClock {
     /// `wait:` and the REPL's `clock advance` refuse a longer step rather than stop short.
     public var remaining: Duration { now.untilLatestReading }
 
-    /// Moves the clock forward by `duration` at once, or throws
-    /// ``UsageError/clockLimit(requested:now:)`` when that would pass
+    /// Moves the clock forward by `duration` at once (nothing can interrupt a wait that takes
+    /// no time), or throws ``UsageError/clockLimit(requested:now:)`` when that would pass
     /// ``Timestamp/latestReading`` (a wait is never cut short).
-    public func elapse(_ duration: Duration) async throws {
+    public func elapse(_ duration: Duration, unlessInterrupted isInterrupted: @Sendable () -> Bool) async throws -> Duration {
         guard remaining >= duration else { throw UsageError.clockLimit(requested: duration, now: now) }
         advance(by: duration)
+        return duration
     }
 }
 

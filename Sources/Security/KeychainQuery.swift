@@ -123,7 +123,7 @@ struct KeychainQuery {
     static let storedKeys: [String: AttributeType] = [
         kSecAttrLabel as String: .text, kSecAttrDescription as String: .text, kSecAttrComment as String: .text,
         kSecAttrGeneric as String: .text, kSecAttrAccessGroup as String: .text, kSecAttrSecurityDomain as String: .text,
-        kSecAttrPath as String: .text, kSecAttrProtocol as String: .text, kSecAttrAuthenticationType as String: .text,
+        kSecAttrPath as String: .text, kSecAttrProtocol as String: .integer, kSecAttrAuthenticationType as String: .text,
         kSecAttrPort as String: .integer, kSecAttrType as String: .integer, kSecAttrCreator as String: .integer,
         kSecAttrIsInvisible as String: .bool, kSecAttrIsNegative as String: .bool,
         kSecAttrSynchronizable as String: .bool,
@@ -293,8 +293,11 @@ struct KeychainQuery {
 
     /// The service an added item is stored under.
     var storedService: String { Self.stored(service) }
-    /// The account an added item is stored under.
-    var storedAccount: String { Self.stored(account) }
+    /// The account an added item is stored under: its account, then the rest of its primary
+    /// key when that is not the default (see `KeychainQuery+Identity.swift`).
+    func storedAccount(defaultGroup: String) -> String {
+        Self.storedAccount(Self.stored(account), identity: Self.identity(itemClass, storedAttributes, defaultGroup: defaultGroup))
+    }
 
     /// The attributes an added item keeps: the descriptive ones and `kSecAttrSynchronizable`.
     var storedAttributes: [String: KeychainAttributeValue] {
@@ -318,13 +321,17 @@ struct KeychainQuery {
         let reference = persistentRef ?? nil
         let service = reference?.service ?? service.map(Self.stored)
         let items: [KeychainItemInfo]
-        if let service, let account = reference?.account ?? account.map(Self.stored) {
-            // A service and an account name one item: its record is read alone.
+        if let reference {
+            // A persistent reference names one item: its record is read alone.
             do {
-                items = [try keychain.info(service: service, account: account, itemClass: itemClass)]
+                items = [try keychain.info(service: reference.service, account: reference.account, itemClass: itemClass)]
             } catch let error as KeychainError where error.kind == .itemNotFound {
                 items = []
             }
+        } else if let service, let account = account.map(Self.stored) {
+            // A service and an account: that account's records alone (one per access group and
+            // synchronizability, and per port, path... for an internet password).
+            items = try keychain.items(service: service, account: account, itemClass: itemClass)
         } else {
             // In the order the items were added, as iOS returns them (items from before the
             // order was kept first, by name).
@@ -332,7 +339,7 @@ struct KeychainQuery {
                 .sorted { ($0.insertionOrder ?? 0, $0.service, $0.account) < ($1.insertionOrder ?? 0, $1.service, $1.account) }
         }
         return items.compactMap { info in
-            guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == info.account }) ?? true,
+            guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == Self.baseAccount(info.account) }) ?? true,
                   reference.map({ $0.service == info.service && $0.account == info.account }) ?? true,
                   includingInvalidated || !info.isInvalidated,
                   accessibility.map({ $0 == info.accessControl.accessibility }) ?? true
@@ -345,7 +352,7 @@ struct KeychainQuery {
             for (key, wanted) in attributes where key != kSecAttrAccount as String && key != kSecAttrService as String
                 && key != kSecAttrServer as String {
                 let have = key == kSecAttrAccessGroup as String
-                    ? info.attributes[key] ?? .string(defaultGroup) : info.attributes[key]
+                    ? info.attributes[key] ?? .string(defaultGroup) : info.attributes[key] ?? Self.schemaDefault(key, itemClass)
                 guard Self.sameBytes(have, wanted) else { return nil }
             }
             return Found(info)
@@ -392,16 +399,16 @@ struct KeychainQuery {
         let serviceKey = (item.itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
         if item.attributes[serviceKey] == nil { attributes[serviceKey] = item.service == placeholder ? Data() : item.service }
         if item.attributes[kSecAttrAccount as String] == nil {
-            attributes[kSecAttrAccount as String] = item.account == placeholder ? Data() : item.account
+            let account = baseAccount(item.account)
+            attributes[kSecAttrAccount as String] = account == placeholder ? Data() : account
         }
         // The rest of the item's primary key, which iOS stores with a default when the add
-        // left it out (Apple's keychain schema: a blob attribute empty data, a number zero).
-        if item.itemClass == .internetPassword {
-            for key in [kSecAttrSecurityDomain, kSecAttrAuthenticationType, kSecAttrPath] as [CFString] where attributes[key as String] == nil {
-                attributes[key as String] = Data()
-            }
-            for key in [kSecAttrProtocol, kSecAttrPort] as [CFString] where attributes[key as String] == nil {
-                attributes[key as String] = 0
+        // left it out.
+        for key in identityKeys(item.itemClass) where attributes[key] == nil {
+            switch schemaDefault(key, item.itemClass) {
+            case let .data(bytes)?: attributes[key] = bytes
+            case let .integer(number)?: attributes[key] = Int(truncatingIfNeeded: number)
+            default: break
             }
         }
         if let date = item.creationDate { attributes[kSecAttrCreationDate as String] = date.foundationDate }

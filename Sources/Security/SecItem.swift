@@ -26,16 +26,20 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         if query.persistentRef != nil {
             throw KeychainQuery.Invalid(reason: "SecItemAdd does not take kSecValuePersistentRef")
         }
+        try KeychainQuery.requireAccountWithoutSeparator(query.account)
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
-        try keychain.add(query.value, service: query.storedService, account: query.storedAccount,
+        let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
+        let account = query.storedAccount(defaultGroup: defaultGroup)
+        try KeychainQuery.refuseDuplicateOfEarlierRecord(query, storedAccount: account, in: keychain, defaultGroup: defaultGroup)
+        try keychain.add(query.value, service: query.storedService, account: account,
                          itemClass: query.itemClass, accessControl: access, attributes: query.storedAttributes,
                          context: context)
         if let result, query.returnsSomething {
-            let info = try keychain.info(service: query.storedService, account: query.storedAccount, itemClass: query.itemClass)
+            let info = try keychain.info(service: query.storedService, account: account, itemClass: query.itemClass)
             result.pointee = query.shape([(KeychainQuery.Found(info), query.value ?? Data())], limitAll: false,
-                                         defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator))
+                                         defaultGroup: defaultGroup)
         }
         return errSecSuccess
     }
@@ -109,11 +113,16 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         try KeychainQuery.requireEntitlement(changes.attributes, of: keychain.authenticator)
         let matches = try query.matches(in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator))
         guard !matches.isEmpty else { return errSecItemNotFound }
+        try KeychainQuery.requireAccountWithoutSeparator(changes.account)
         if matches.count > 1, changes.service != nil || changes.account != nil { return errSecDuplicateItem }
         let engineContext = try call.readingContext(for: query)
         let reason = query.reason
+        let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
         for match in matches {
             let (service, account, itemClass) = (match.service, match.account, match.itemClass)
+            // A change to the rest of the primary key (group, synchronizability...) moves the
+            // item as a change of account does.
+            let changes = KeychainQuery.changes(changes, of: match, defaultGroup: defaultGroup)
             try runBlocking {
                 try await keychain.update(service: service, account: account, itemClass: itemClass,
                                           changes: changes, context: engineContext, reason: reason)

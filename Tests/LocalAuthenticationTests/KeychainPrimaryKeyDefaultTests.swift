@@ -39,6 +39,13 @@ struct KeychainPrimaryKeyDefaultTests {
         for key in [kSecAttrProtocol, kSecAttrPort] as [CFString] {
             #expect(found[key as String] == "0", "\(key)")
         }
+        // The defaults find the item, as the values iOS stored for it.
+        let byDefaults = await sim.blocking { () -> Bool in
+            Self.attributes([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                             kSecAttrPort as String: 0, kSecAttrProtocol as String: 0, kSecAttrPath as String: Data(),
+                             kSecAttrSecurityDomain as String: "", kSecAttrAuthenticationType as String: Data()]) != nil
+        }
+        #expect(byDefaults)
     }
 
     @Test("an internet password's own protocol, port, path and security domain come back as given, not as defaults")

@@ -146,6 +146,20 @@ extension Keychain {
     /// next item added takes the next number (``KeychainItemInfo/insertionOrder``).
     public static let orderNamespace: RecordNamespace = "keychain-order"
 
+    /// Separates an account from its qualifier: an item may be named `account`, this
+    /// character, then anything (see ``items(service:account:itemClass:)``).
+    public static let qualifierSeparator: Character = "\u{2400}"
+
+    /// Present once this app has stored an item under a qualified account: until then a
+    /// lookup of an account reads its one record.
+    var qualifiedMarkerKey: RecordKey { RecordKey(Self.orderNamespace, Self.escape(authenticator.appID) + "/qualified") }
+
+    /// Records in `transaction` that this app holds a qualified account, when `account` is one.
+    func markQualified(_ account: String, in transaction: inout StorageTransaction) throws {
+        guard account.dropFirst().contains(Self.qualifierSeparator), try transaction.read(qualifiedMarkerKey) == nil else { return }
+        transaction.put(Record(key: qualifiedMarkerKey, value: Data("1".utf8)))
+    }
+
     /// The place of the last item added, as the count of adds `record` holds (0 when there is
     /// none); ``DamagedOrderCount`` when it holds something else. The next item takes the place
     /// after it (the last one again at `UInt64.max`).

@@ -99,6 +99,7 @@ public struct Keychain: Sendable {
                     item.order = order
                     transaction.put(item.record(key: key, appID: authenticator.appID))
                     transaction.put(Record(key: orderKey, value: Data(String(order).utf8)))
+                    try markQualified(account, in: &transaction)
                 }
             }
             do {
@@ -271,6 +272,7 @@ public struct Keychain: Sendable {
                         throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(newService)' / '\(newAccount)' already exists")
                     }
                     transaction.delete(key)
+                    try markQualified(newAccount, in: &transaction)
                 }
                 transaction.put(record)
             }
@@ -305,12 +307,38 @@ public struct Keychain: Sendable {
     /// Only the named service's and class's records are read: a record's name is its app,
     /// class, service and account, so the others are never decoded.
     public func items(service: String? = nil, itemClass: KeychainItemClass? = nil) throws -> [KeychainItemInfo] {
+        try items(service: service, accountPrefix: nil, itemClass: itemClass)
+    }
+
+    /// The item of `service` named `account` and those named `account` qualified
+    /// (`account`, ``qualifierSeparator``, then anything: the `SecItem*` layer keeps the rest
+    /// of an item's primary key there), in the order they were added. While this app has never
+    /// stored a qualified account, that is the one record named `account`, read alone.
+    public func items(service: String, account: String, itemClass: KeychainItemClass) throws -> [KeychainItemInfo] {
+        guard try device.storage.read(qualifiedMarkerKey) != nil else {
+            do {
+                return [try info(service: service, account: account, itemClass: itemClass)]
+            } catch let error as KeychainError where error.kind == .itemNotFound {
+                return []
+            }
+        }
+        let qualified = account + String(Self.qualifierSeparator)
+        return try items(service: service, accountPrefix: account, itemClass: itemClass)
+            .filter { $0.account == account || $0.account.hasPrefix(qualified) }
+            .sorted { ($0.insertionOrder ?? 0, $0.account) < ($1.insertionOrder ?? 0, $1.account) }
+    }
+
+    /// ``items(service:itemClass:)`` limited to accounts that start with `accountPrefix` (only
+    /// with a service: the prefix narrows the records read).
+    private func items(service: String?, accountPrefix: String?, itemClass: KeychainItemClass?) throws -> [KeychainItemInfo] {
         try translatingErrors {
             let snapshot = try device.snapshot()
             let app = Self.escape(authenticator.appID) + "/"
             let prefixes: [String] = switch (service, itemClass) {
             case let (service?, itemClass):
-                (itemClass.map { [$0] } ?? KeychainItemClass.allCases).map { app + $0.rawValue + "/" + Self.escape(service) + "/" }
+                (itemClass.map { [$0] } ?? KeychainItemClass.allCases).map {
+                    app + $0.rawValue + "/" + Self.escape(service) + "/" + (accountPrefix.map(Self.escape) ?? "")
+                }
             case let (nil, itemClass?):
                 [app + itemClass.rawValue + "/"]
             case (nil, nil):
@@ -320,6 +348,7 @@ public struct Keychain: Sendable {
             return try records.compactMap { record -> KeychainItemInfo? in
                 let item = try StoredItem.decode(record)
                 if let service, item.service != service { return nil }
+                if let accountPrefix, !item.account.hasPrefix(accountPrefix) { return nil }
                 if let itemClass, item.itemClass != itemClass { return nil }
                 return info(of: item, snapshot: snapshot)
             }

@@ -1,0 +1,142 @@
+#if !canImport(Darwin)
+import Foundation
+import Touchstone
+
+/// What makes two items the same item, as iOS decides it: the primary key of Apple's keychain
+/// schema (`SecItemSchema.c`). A generic password is its service, account, access group and
+/// `kSecAttrSynchronizable`; an internet password its server, account, security domain,
+/// protocol, authentication type, port, path, access group and `kSecAttrSynchronizable`. So
+/// the same service and account may be stored once per access group, and once synchronizable
+/// and once not.
+///
+/// Touchstone's keychain names an item by service and account. The rest of the primary key,
+/// when it is not the default (no group or the default group, not synchronizable, no security
+/// domain, protocol, authentication type, port or path), is appended to the stored account
+/// after ``identitySeparator`` in one canonical spelling (`ann␀agrp=s:TEAM.shared;sync=1`), so
+/// that two items differing only there are two records and an add of the same item again is
+/// `errSecDuplicateItem`. Returned attributes and matching see the account without it.
+extension KeychainQuery {
+    /// Separates an account from the rest of its item's primary key: the keychain's qualifier
+    /// separator (the placeholder's character, which no account given to `SecItem*` may hold).
+    static let identitySeparator: Character = Keychain.qualifierSeparator
+
+    /// The primary-key attributes besides service and account, by class.
+    static func identityKeys(_ itemClass: KeychainItemClass) -> [String] {
+        switch itemClass {
+        case .genericPassword:
+            [kSecAttrAccessGroup as String, kSecAttrSynchronizable as String]
+        case .internetPassword:
+            [kSecAttrAccessGroup as String, kSecAttrAuthenticationType as String, kSecAttrPath as String,
+             kSecAttrPort as String, kSecAttrProtocol as String, kSecAttrSecurityDomain as String,
+             kSecAttrSynchronizable as String]
+        }
+    }
+
+    /// The value iOS gives a primary-key attribute that an add left out (Apple's keychain
+    /// schema: a blob attribute empty data, a number zero): an internet password's security
+    /// domain, authentication type and path, protocol and port; nil for any other attribute.
+    static func schemaDefault(_ key: String, _ itemClass: KeychainItemClass) -> KeychainAttributeValue? {
+        guard itemClass == .internetPassword else { return nil }
+        switch key {
+        case kSecAttrSecurityDomain.swiftString, kSecAttrAuthenticationType.swiftString, kSecAttrPath.swiftString: return .data(Data())
+        case kSecAttrProtocol.swiftString, kSecAttrPort.swiftString: return .integer(0)
+        default: return nil
+        }
+    }
+
+    /// The canonical spelling of the non-default primary-key attributes in `attributes` (as an
+    /// item stores them), sorted by name; empty when every one is the default. An access group
+    /// equal to `defaultGroup` is the default.
+    static func identity(_ itemClass: KeychainItemClass, _ attributes: [String: KeychainAttributeValue],
+                         defaultGroup: String) -> String {
+        var parts: [String] = []
+        for key in identityKeys(itemClass) {
+            guard let value = attributes[key] else { continue }
+            let spelled: String
+            switch value {
+            case let .string(text):
+                if text.isEmpty || (key == kSecAttrAccessGroup as String && text == defaultGroup) { continue }
+                spelled = "s:" + escapedIdentityValue(text)
+            case let .data(bytes):
+                if bytes.isEmpty || (key == kSecAttrAccessGroup as String && bytes == Data(defaultGroup.utf8)) { continue }
+                // A UTF-8 group or path given as Data is the same attribute value as the string.
+                if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes {
+                    spelled = "s:" + escapedIdentityValue(text)
+                } else {
+                    spelled = "d:" + bytes.map { String(format: "%02x", $0) }.joined()
+                }
+            case let .integer(number):
+                if number == 0 { continue }
+                spelled = "n:\(number)"
+            case let .bool(flag):
+                if !flag { continue }
+                spelled = "1"
+            }
+            parts.append(key + "=" + spelled)
+        }
+        return parts.joined(separator: ";")
+    }
+
+    /// `text` with `%`, `;` and `=` escaped, so that the parts of an identity never run together.
+    private static func escapedIdentityValue(_ text: String) -> String {
+        guard text.contains(where: { $0 == "%" || $0 == ";" || $0 == "=" }) else { return text }
+        return text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: ";", with: "%3B")
+            .replacingOccurrences(of: "=", with: "%3D")
+    }
+
+    /// The stored account of an item whose account is stored as `account` (``stored(_:)``)
+    /// and whose primary key's other attributes spell `identity`.
+    static func storedAccount(_ account: String, identity: String) -> String {
+        guard !identity.isEmpty else { return account }
+        return account + String(identitySeparator) + identity
+    }
+
+    /// The account part of a stored account: without the identity an item's other
+    /// primary-key attributes add (the placeholder for an item added without an account).
+    static func baseAccount(_ stored: String) -> String {
+        guard stored != placeholder, let cut = stored.firstIndex(of: identitySeparator) else { return stored }
+        let base = String(stored[..<cut])
+        return base.isEmpty ? placeholder : base
+    }
+
+    /// Refuses an account that holds ``identitySeparator`` (our limit: the character marks
+    /// where the rest of an item's primary key begins; the placeholder alone stands for no
+    /// account, as it always did).
+    static func requireAccountWithoutSeparator(_ account: String?) throws {
+        guard let account, account != placeholder, account.contains(identitySeparator) else { return }
+        throw Invalid(reason: "kSecAttrAccount holds U+2400, which Touchstone keeps for itself (our limit)")
+    }
+
+    /// Refuses to add the item of `query` (stored under `storedAccount`) when a record from
+    /// before item identities holds the same item under its bare account.
+    static func refuseDuplicateOfEarlierRecord(_ query: KeychainQuery, storedAccount: String, in keychain: Keychain,
+                                               defaultGroup: String) throws {
+        let bare = stored(query.account)
+        guard storedAccount != bare else { return }  // the same record: the add itself refuses
+        let earlier: KeychainItemInfo
+        do {
+            earlier = try keychain.info(service: query.storedService, account: bare, itemClass: query.itemClass)
+        } catch let error as KeychainError where error.kind == .itemNotFound {
+            return
+        }
+        if identity(query.itemClass, earlier.attributes, defaultGroup: defaultGroup)
+            == identity(query.itemClass, query.storedAttributes, defaultGroup: defaultGroup) {
+            throw KeychainError(.duplicateItem, message: "an item \(query.itemClass) '\(query.storedService)' / '\(bare)' already exists")
+        }
+    }
+
+    /// `changes` as they apply to `match`: when they change the rest of its primary key (its
+    /// group, synchronizability, or an internet password's port, path...), or its account,
+    /// the item moves to the stored account they make; otherwise it stays where it is.
+    static func changes(_ changes: KeychainItemChanges, of match: Found, defaultGroup: String) -> KeychainItemChanges {
+        var attributes = match.attributes
+        for name in changes.removedAttributes { attributes.removeValue(forKey: name) }
+        attributes.merge(changes.attributes ?? [:]) { _, new in new }
+        let moved = storedAccount(changes.account ?? baseAccount(match.account),
+                                  identity: identity(match.itemClass, attributes, defaultGroup: defaultGroup))
+        var result = changes
+        result.account = moved == match.account ? nil : moved
+        return result
+    }
+}
+#endif

@@ -70,15 +70,22 @@ struct ClockAndTraceTests {
         #expect(clock.now == Timestamp.epoch.advanced(by: step * steps))
     }
 
-    @Test("a person's wait is the device clock's to let pass: a clock that moves by itself is asked, and the core never advances it")
-    func waitElapsesOnTheDeviceClock() async throws {
-        let clock = SelfMovingClock()
+    /// A simulated Touch ID device with a passcode and `thumb` enrolled, on `clock`, and the
+    /// scripted person at it.
+    static func enrolledDevice(on clock: any DeviceClock) throws -> (Authenticator, ScriptedInteraction) {
         let user = ScriptedInteraction()
         var composition = Composition()
         composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
         let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(clock: clock, interaction: user)
         try authenticator.device.setPasscode("1234")
         try authenticator.device.enroll("thumb")
+        return (authenticator, user)
+    }
+
+    @Test("a person's wait is the device clock's to let pass: a clock that moves by itself is asked, and the core never advances it")
+    func waitElapsesOnTheDeviceClock() async throws {
+        let clock = SelfMovingClock()
+        let (authenticator, user) = try Self.enrolledDevice(on: clock)
         user.enqueue([.wait(.seconds(90)), .noMatch, .wait(.milliseconds(5)), .present("thumb")])
         let result = try await authenticator.makeContext().evaluate(.biometrics, reason: "Unlock")
         #expect(clock.elapsed == [.seconds(90), .milliseconds(5)])
@@ -90,12 +97,7 @@ struct ClockAndTraceTests {
     func wallClockWaitIsInterruptible() async throws {
         let contextBox = Locked<AuthenticationContext?>(nil)
         let clock = SteppingClock(mark: Timestamp(sinceEpoch: .seconds(1))) { contextBox.withLock { $0 }?.invalidate() }
-        let user = ScriptedInteraction()
-        var composition = Composition()
-        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
-        let authenticator = try AuthenticatorBuilder(registry: .builtIn, composition: composition).build(clock: clock, interaction: user)
-        try authenticator.device.setPasscode("1234")
-        try authenticator.device.enroll("thumb")
+        let (authenticator, user) = try Self.enrolledDevice(on: clock)
         let context = authenticator.makeContext()
         contextBox.withLock { $0 = context }
         user.enqueue([.wait(.seconds(3_600))])

@@ -44,21 +44,24 @@ extension KeychainQuery {
         }
     }
 
-    /// The canonical spelling of the non-default primary-key attributes in `attributes` (as an
-    /// item stores them), sorted by name; empty when every one is the default. An access group
-    /// equal to `defaultGroup` is the default.
+    /// The canonical spelling of the non-default primary-key attributes of an item with
+    /// `attributes` (as stored), sorted by name; empty when every one is the default. An item
+    /// without an access group is in `defaultGroup` (the group iOS gives it); the app's own
+    /// id, `appID`, is the default group of the spelling, so that an item keeps its spelling
+    /// whatever group a later composition makes the default.
     static func identity(_ itemClass: KeychainItemClass, _ attributes: [String: KeychainAttributeValue],
-                         defaultGroup: String) -> String {
+                         defaultGroup: String, appID: String) -> String {
         var parts: [String] = []
         for key in identityKeys(itemClass) {
-            guard let value = attributes[key] else { continue }
+            let isGroup = key == kSecAttrAccessGroup as String
+            guard let value = attributes[key] ?? (isGroup ? .string(defaultGroup) : nil) else { continue }
             let spelled: String
             switch value {
             case let .string(text):
-                if text.isEmpty || (key == kSecAttrAccessGroup as String && text == defaultGroup) { continue }
+                if text.isEmpty || (isGroup && text == appID) { continue }
                 spelled = "s:" + escapedIdentityValue(text)
             case let .data(bytes):
-                if bytes.isEmpty || (key == kSecAttrAccessGroup as String && bytes == Data(defaultGroup.utf8)) { continue }
+                if bytes.isEmpty || (isGroup && bytes == Data(appID.utf8)) { continue }
                 // A UTF-8 group or path given as Data is the same attribute value as the string.
                 if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes {
                     spelled = "s:" + escapedIdentityValue(text)
@@ -107,36 +110,62 @@ extension KeychainQuery {
         throw Invalid(reason: "kSecAttrAccount holds U+2400, which Touchstone keeps for itself (our limit)")
     }
 
-    /// Refuses to add the item of `query` (stored under `storedAccount`) when a record from
-    /// before item identities holds the same item under its bare account.
-    static func refuseDuplicateOfEarlierRecord(_ query: KeychainQuery, storedAccount: String, in keychain: Keychain,
+    /// Refuses to add (or move to) the item stored under `storedAccount` — `bare` with the
+    /// rest of the key spelled `identity` — when a record from before item identities holds
+    /// the same item under the bare account. `except` is the item being moved, if any.
+    static func refuseDuplicateOfEarlierRecord(service: String, bare: String, identity: String, storedAccount: String,
+                                               except: String? = nil, itemClass: KeychainItemClass, in keychain: Keychain,
                                                defaultGroup: String) throws {
-        let bare = stored(query.account)
-        guard storedAccount != bare else { return }  // the same record: the add itself refuses
+        guard storedAccount != bare, bare != except else { return }  // the bare record itself: the keychain refuses
         let earlier: KeychainItemInfo
         do {
-            earlier = try keychain.info(service: query.storedService, account: bare, itemClass: query.itemClass)
+            earlier = try keychain.info(service: service, account: bare, itemClass: itemClass)
         } catch let error as KeychainError where error.kind == .itemNotFound {
             return
         }
-        if identity(query.itemClass, earlier.attributes, defaultGroup: defaultGroup)
-            == identity(query.itemClass, query.storedAttributes, defaultGroup: defaultGroup) {
-            throw KeychainError(.duplicateItem, message: "an item \(query.itemClass) '\(query.storedService)' / '\(bare)' already exists")
+        let appID = keychain.authenticator.appID
+        if Self.identity(itemClass, earlier.attributes, defaultGroup: defaultGroup, appID: appID) == identity {
+            throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(baseAccount(bare))' already exists")
         }
     }
 
-    /// `changes` as they apply to `match`: when they change the rest of its primary key (its
-    /// group, synchronizability, or an internet password's port, path...), or its account,
-    /// the item moves to the stored account they make; otherwise it stays where it is.
-    static func changes(_ changes: KeychainItemChanges, of match: Found, defaultGroup: String) -> KeychainItemChanges {
-        var attributes = match.attributes
-        for name in changes.removedAttributes { attributes.removeValue(forKey: name) }
-        attributes.merge(changes.attributes ?? [:]) { _, new in new }
-        let moved = storedAccount(changes.account ?? baseAccount(match.account),
-                                  identity: identity(match.itemClass, attributes, defaultGroup: defaultGroup))
-        var result = changes
-        result.account = moved == match.account ? nil : moved
-        return result
+    /// Where each of `matches` goes under `changes`: its new stored account when the changes
+    /// move it — a new account, or a change to the rest of its primary key (its group,
+    /// synchronizability, or an internet password's port, path...) —, else nil (it stays
+    /// where it is, and keeps its persistent reference). Throws errSecDuplicateItem, before
+    /// anything is changed, when two items would become one or an item is there already.
+    static func destinations(of matches: [Found], under changes: KeychainItemChanges, in keychain: Keychain,
+                             defaultGroup: String) throws -> [String?] {
+        let appID = keychain.authenticator.appID
+        let newService = changes.service
+        var taken = Set(matches.map { [$0.service, $0.account] })
+        var destinations: [String?] = []
+        for match in matches {
+            var attributes = match.attributes
+            for name in changes.removedAttributes { attributes.removeValue(forKey: name) }
+            attributes.merge(changes.attributes ?? [:]) { _, new in new }
+            let base = baseAccount(match.account)
+            let newBase = changes.account ?? base
+            let before = identity(match.itemClass, match.attributes, defaultGroup: defaultGroup, appID: appID)
+            let after = identity(match.itemClass, attributes, defaultGroup: defaultGroup, appID: appID)
+            let service = newService ?? match.service
+            let destination = newBase != base || after != before ? storedAccount(newBase, identity: after) : match.account
+            guard destination != match.account || service != match.service else {
+                destinations.append(nil)
+                continue
+            }
+            guard taken.insert([service, destination]).inserted else {
+                throw KeychainError(.duplicateItem, message: "the update would make two items one, or move one onto another")
+            }
+            if (try? keychain.info(service: service, account: destination, itemClass: match.itemClass)) != nil {
+                throw KeychainError(.duplicateItem, message: "an item \(match.itemClass) '\(service)' / '\(baseAccount(newBase))' already exists")
+            }
+            try refuseDuplicateOfEarlierRecord(service: service, bare: newBase, identity: after, storedAccount: destination,
+                                               except: service == match.service ? match.account : nil,
+                                               itemClass: match.itemClass, in: keychain, defaultGroup: defaultGroup)
+            destinations.append(destination == match.account ? nil : destination)
+        }
+        return destinations
     }
 }
 #endif

@@ -67,6 +67,9 @@ extension KeychainQuery {
             return .bool(try bool(value, key))
         case .integer:
             if let number = integer(value) { return .integer(Int64(number)) }
+            // A string that is a whole number is that number (iOS's copyNumber); any other
+            // (a four-character protocol such as "htps") is kept as given.
+            if let text = value as? String, let number = Int64(text), String(number) == text { return .integer(number) }
             if let text = value as? String { return .string(text) }
             throw Invalid(reason: "\(key) must be a number")
         case .text:

@@ -293,16 +293,15 @@ struct KeychainQuery {
 
     /// The service an added item is stored under.
     var storedService: String { Self.stored(service) }
-    /// The account an added item is stored under: its account, then the rest of its primary
-    /// key when that is not the default (see `KeychainQuery+Identity.swift`).
-    func storedAccount(defaultGroup: String) -> String {
-        Self.storedAccount(Self.stored(account), identity: Self.identity(itemClass, storedAttributes, defaultGroup: defaultGroup))
-    }
-
-    /// The attributes an added item keeps: the descriptive ones and `kSecAttrSynchronizable`.
-    var storedAttributes: [String: KeychainAttributeValue] {
+    /// The attributes an added item keeps: the descriptive ones, `kSecAttrSynchronizable`, and
+    /// the access group iOS gives an item added without one when that is not the app's own
+    /// id (so the item stays in it whatever group a later composition makes the default).
+    func storedAttributes(defaultGroup: String, appID: String) -> [String: KeychainAttributeValue] {
         var stored = attributes
         if synchronizable == .yes { stored[kSecAttrSynchronizable as String] = .bool(true) }
+        if stored[kSecAttrAccessGroup as String] == nil, defaultGroup != appID {
+            stored[kSecAttrAccessGroup as String] = .string(defaultGroup)
+        }
         return stored
     }
 

@@ -31,10 +31,15 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
         let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
-        let account = query.storedAccount(defaultGroup: defaultGroup)
-        try KeychainQuery.refuseDuplicateOfEarlierRecord(query, storedAccount: account, in: keychain, defaultGroup: defaultGroup)
+        let appID = keychain.authenticator.appID
+        let attributes = query.storedAttributes(defaultGroup: defaultGroup, appID: appID)
+        let bare = KeychainQuery.stored(query.account)
+        let identity = KeychainQuery.identity(query.itemClass, attributes, defaultGroup: defaultGroup, appID: appID)
+        let account = KeychainQuery.storedAccount(bare, identity: identity)
+        try KeychainQuery.refuseDuplicateOfEarlierRecord(service: query.storedService, bare: bare, identity: identity, storedAccount: account,
+                                                         itemClass: query.itemClass, in: keychain, defaultGroup: defaultGroup)
         try keychain.add(query.value, service: query.storedService, account: account,
-                         itemClass: query.itemClass, accessControl: access, attributes: query.storedAttributes,
+                         itemClass: query.itemClass, accessControl: access, attributes: attributes,
                          context: context)
         if let result, query.returnsSomething {
             let info = try keychain.info(service: query.storedService, account: account, itemClass: query.itemClass)
@@ -114,15 +119,17 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let matches = try query.matches(in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator))
         guard !matches.isEmpty else { return errSecItemNotFound }
         try KeychainQuery.requireAccountWithoutSeparator(changes.account)
-        if matches.count > 1, changes.service != nil || changes.account != nil { return errSecDuplicateItem }
         let engineContext = try call.readingContext(for: query)
         let reason = query.reason
-        let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
-        for match in matches {
+        // A change to the rest of the primary key (group, synchronizability...) moves an item
+        // as a change of account does; where each goes is settled before any is changed.
+        let destinations = try KeychainQuery.destinations(
+            of: matches, under: changes, in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator))
+        for (match, destination) in zip(matches, destinations) {
             let (service, account, itemClass) = (match.service, match.account, match.itemClass)
-            // A change to the rest of the primary key (group, synchronizability...) moves the
-            // item as a change of account does.
-            let changes = KeychainQuery.changes(changes, of: match, defaultGroup: defaultGroup)
+            var moved = changes
+            moved.account = destination
+            let changes = moved
             try runBlocking {
                 try await keychain.update(service: service, account: account, itemClass: itemClass,
                                           changes: changes, context: engineContext, reason: reason)

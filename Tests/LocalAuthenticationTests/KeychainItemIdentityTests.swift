@@ -153,23 +153,68 @@ struct KeychainItemIdentityTests {
         #expect(outcome == ["0", "0", "two", "0", "one"])
     }
 
-    @Test("an item stored before identities, in a group under its bare account, is found, refuses its duplicate, and moves on its first update")
+    @Test("an item stored before identities, in a group under its bare account, is found, refuses its duplicate, stays put on a value update and moves when its group changes")
     func recordFromBeforeIdentities() async throws {
         let sim = try TestDevice()
         // What an earlier version wrote: a group item under the bare account.
         try sim.authenticator.keychain.add(Data("old".utf8), service: "svc", account: "ann",
                                            attributes: [kSecAttrAccessGroup as String: .string("TEAM.shared")])
         let outcome = await sim.blocking { () -> [String] in
+            let group = kSecAttrAccessGroup as String
             let shared: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
-                                         kSecAttrAccount as String: "ann", kSecAttrAccessGroup as String: "TEAM.shared"]
-            let duplicate = SecItemAdd(Self.generic("ann", [kSecAttrAccessGroup as String: "TEAM.shared"]) as CFDictionary, nil)
+                                         kSecAttrAccount as String: "ann", group: "TEAM.shared"]
+            var other = shared
+            other[group] = "TEAM.other"
+            let duplicate = SecItemAdd(Self.generic("ann", [group: "TEAM.shared"]) as CFDictionary, nil)
             let found = Self.values(shared).joined()
             let updated = SecItemUpdate(shared as CFDictionary, [kSecValueData as String: Data("new".utf8)] as CFDictionary)
-            return ["\(duplicate)", found, "\(updated)", Self.values(shared).joined()]
+            let afterUpdate = Self.values(shared).joined()
+            // A qualified item moved onto the earlier record's key is a duplicate too.
+            let elsewhere = SecItemAdd(Self.generic("ann", [group: "TEAM.other"], value: "other") as CFDictionary, nil)
+            let onto = SecItemUpdate(other as CFDictionary, [group: "TEAM.shared"] as CFDictionary)
+            let moved = SecItemUpdate(shared as CFDictionary, [group: "TEAM.third"] as CFDictionary)
+            return ["\(duplicate)", found, "\(updated)", afterUpdate, "\(elsewhere)", "\(onto)", "\(moved)"]
         }
-        #expect(outcome == ["-25299", "old", "0", "new"])
-        let accounts = try sim.authenticator.keychain.items(service: "svc").map(\.account)
-        #expect(accounts.count == 1 && accounts[0].hasPrefix("ann\u{2400}"), "\(accounts)")
+        #expect(outcome == ["-25299", "old", "0", "new", "0", "-25299", "0"])
+        let accounts = try sim.authenticator.keychain.items(service: "svc").map(\.account).sorted()
+        #expect(accounts == ["ann\u{2400}agrp=s:TEAM.other", "ann\u{2400}agrp=s:TEAM.third"], "\(accounts)")
+    }
+
+    @Test("renaming an account held in two groups renames both; the default group of an app with entitlements is a group like any other; a port given as text is that number")
+    func renamesDefaultGroupsAndNumbers() async throws {
+        let sim = try TestDevice()
+        let renamed = await sim.blocking { () -> [String] in
+            let group = kSecAttrAccessGroup as String
+            _ = SecItemAdd(Self.generic("ann", value: "one") as CFDictionary, nil)
+            _ = SecItemAdd(Self.generic("ann", [group: "TEAM.shared"], value: "two") as CFDictionary, nil)
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                        kSecAttrAccount as String: "ann"]
+            var renamed = query
+            renamed[kSecAttrAccount as String] = "bob"
+            let internet: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                                           kSecAttrAccount as String: "ann", kSecAttrPort as String: 443, kSecValueData as String: Data("pw".utf8)]
+            var asText = internet
+            asText[kSecAttrPort as String] = "443"
+            return ["\(SecItemUpdate(query as CFDictionary, [kSecAttrAccount as String: "bob"] as CFDictionary))",
+                    Self.values(renamed).joined(separator: ","), Self.values(query).joined(separator: ","),
+                    "\(SecItemAdd(internet as CFDictionary, nil))", "\(SecItemAdd(asText as CFDictionary, nil))"]
+        }
+        #expect(renamed == ["0", "one,two", "", "0", "-25299"])
+
+        // With entitlements, an item added without a group is in the first one: the same item as
+        // one added there by name, whatever a later composition makes the default.
+        var composition = Composition()
+        composition.keychainAccessGroups = ["TEAM.shared", "TEAM.other"]
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        let entitled = try TestDevice(composition: composition)
+        let statuses = await entitled.blocking { () -> [OSStatus] in
+            [SecItemAdd(Self.generic("ann") as CFDictionary, nil),
+             SecItemAdd(Self.generic("ann", [kSecAttrAccessGroup as String: "TEAM.shared"]) as CFDictionary, nil),
+             SecItemAdd(Self.generic("ann", [kSecAttrAccessGroup as String: "TEAM.other"]) as CFDictionary, nil)]
+        }
+        #expect(statuses == [errSecSuccess, errSecDuplicateItem, errSecSuccess])
+        let stored = try entitled.authenticator.keychain.items(service: "svc").map(\.account).sorted()
+        #expect(stored == ["ann\u{2400}agrp=s:TEAM.other", "ann\u{2400}agrp=s:TEAM.shared"])
     }
 
     @Test("an account holding U+2400 (kept by Touchstone to mark the rest of the key) is errSecParam")

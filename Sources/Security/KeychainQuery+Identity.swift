@@ -66,7 +66,7 @@ extension KeychainQuery {
                 if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes {
                     spelled = "s:" + escapedIdentityValue(text)
                 } else {
-                    spelled = "d:" + bytes.map { String(format: "%02x", $0) }.joined()
+                    spelled = "d:" + bytes.hexString
                 }
             case let .integer(number):
                 if number == 0 { continue }
@@ -110,13 +110,12 @@ extension KeychainQuery {
         throw Invalid(reason: "kSecAttrAccount holds U+2400, which Touchstone keeps for itself (our limit)")
     }
 
-    /// Refuses to add (or move to) the item stored under `storedAccount` — `bare` with the
-    /// rest of the key spelled `identity` — when a record from before item identities holds
-    /// the same item under the bare account. `except` is the item being moved, if any.
-    static func refuseDuplicateOfEarlierRecord(service: String, bare: String, identity: String, storedAccount: String,
-                                               except: String? = nil, itemClass: KeychainItemClass, in keychain: Keychain,
-                                               defaultGroup: String) throws {
-        guard storedAccount != bare, bare != except else { return }  // the bare record itself: the keychain refuses
+    /// Refuses to add (or move to) the item of account `bare` whose other primary-key
+    /// attributes spell `identity`, when a record from before item identities holds the same
+    /// item under the bare account. `except` is the item being moved, if any.
+    static func refuseDuplicateOfEarlierRecord(service: String, bare: String, identity: String, except: String? = nil,
+                                               itemClass: KeychainItemClass, in keychain: Keychain, defaultGroup: String) throws {
+        guard !identity.isEmpty, bare != except else { return }  // the bare record itself: the keychain refuses
         let earlier: KeychainItemInfo
         do {
             earlier = try keychain.info(service: service, account: bare, itemClass: itemClass)
@@ -137,18 +136,15 @@ extension KeychainQuery {
     static func destinations(of matches: [Found], under changes: KeychainItemChanges, in keychain: Keychain,
                              defaultGroup: String) throws -> [String?] {
         let appID = keychain.authenticator.appID
-        let newService = changes.service
         var taken = Set(matches.map { [$0.service, $0.account] })
         var destinations: [String?] = []
         for match in matches {
-            var attributes = match.attributes
-            for name in changes.removedAttributes { attributes.removeValue(forKey: name) }
-            attributes.merge(changes.attributes ?? [:]) { _, new in new }
+            let attributes = changes.applied(to: match.attributes)
             let base = baseAccount(match.account)
             let newBase = changes.account ?? base
             let before = identity(match.itemClass, match.attributes, defaultGroup: defaultGroup, appID: appID)
             let after = identity(match.itemClass, attributes, defaultGroup: defaultGroup, appID: appID)
-            let service = newService ?? match.service
+            let service = changes.service ?? match.service
             let destination = newBase != base || after != before ? storedAccount(newBase, identity: after) : match.account
             guard destination != match.account || service != match.service else {
                 destinations.append(nil)
@@ -160,7 +156,7 @@ extension KeychainQuery {
             if (try? keychain.info(service: service, account: destination, itemClass: match.itemClass)) != nil {
                 throw KeychainError(.duplicateItem, message: "an item \(match.itemClass) '\(service)' / '\(baseAccount(newBase))' already exists")
             }
-            try refuseDuplicateOfEarlierRecord(service: service, bare: newBase, identity: after, storedAccount: destination,
+            try refuseDuplicateOfEarlierRecord(service: service, bare: newBase, identity: after,
                                                except: service == match.service ? match.account : nil,
                                                itemClass: match.itemClass, in: keychain, defaultGroup: defaultGroup)
             destinations.append(destination == match.account ? nil : destination)

@@ -55,7 +55,7 @@ extension KeychainQuery {
         if let bytes = data(value) {
             attributes[key] = .data(bytes)
             if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes { return text }
-            return binaryPrefix + bytes.map { String(format: "%02x", $0) }.joined()
+            return binaryPrefix + bytes.hexString
         }
         if let number = value as? NSNumber { return number.stringValue }
         throw Invalid(reason: "\(key) must be a string or data")

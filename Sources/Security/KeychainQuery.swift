@@ -387,7 +387,13 @@ struct KeychainQuery {
             kSecAttrAccessGroup as String: defaultGroup,
             kSecAttrSynchronizable as String: false,
         ]
-        for (key, value) in item.attributes {
+        // The rest of the item's primary key, which iOS stores with a default when the add
+        // left it out, beside what it was given.
+        var stored = item.attributes
+        for key in identityKeys(item.itemClass) where stored[key] == nil {
+            stored[key] = schemaDefault(key, item.itemClass)
+        }
+        for (key, value) in stored {
             switch value {
             case let .string(text): attributes[key] = text
             case let .data(data): attributes[key] = data
@@ -400,15 +406,6 @@ struct KeychainQuery {
         if item.attributes[kSecAttrAccount as String] == nil {
             let account = baseAccount(item.account)
             attributes[kSecAttrAccount as String] = account == placeholder ? Data() : account
-        }
-        // The rest of the item's primary key, which iOS stores with a default when the add
-        // left it out.
-        for key in identityKeys(item.itemClass) where attributes[key] == nil {
-            switch schemaDefault(key, item.itemClass) {
-            case let .data(bytes)?: attributes[key] = bytes
-            case let .integer(number)?: attributes[key] = Int(truncatingIfNeeded: number)
-            default: break
-            }
         }
         if let date = item.creationDate { attributes[kSecAttrCreationDate as String] = date.foundationDate }
         if let date = item.modificationDate { attributes[kSecAttrModificationDate as String] = date.foundationDate }

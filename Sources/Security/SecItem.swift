@@ -36,7 +36,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let bare = KeychainQuery.stored(query.account)
         let identity = KeychainQuery.identity(query.itemClass, attributes, defaultGroup: defaultGroup, appID: appID)
         let account = KeychainQuery.storedAccount(bare, identity: identity)
-        try KeychainQuery.refuseDuplicateOfEarlierRecord(service: query.storedService, bare: bare, identity: identity, storedAccount: account,
+        try KeychainQuery.refuseDuplicateOfEarlierRecord(service: query.storedService, bare: bare, identity: identity,
                                                          itemClass: query.itemClass, in: keychain, defaultGroup: defaultGroup)
         try keychain.add(query.value, service: query.storedService, account: account,
                          itemClass: query.itemClass, accessControl: access, attributes: attributes,

@@ -247,9 +247,7 @@ public struct Keychain: Sendable {
                 item.enrollmentSequence = binding.sequence
             }
             if changes.attributes != nil || !changes.removedAttributes.isEmpty {
-                var merged = current.attributes ?? [:]
-                for name in changes.removedAttributes { merged.removeValue(forKey: name) }
-                merged.merge(changes.attributes ?? [:]) { _, new in new }
+                let merged = changes.applied(to: current.attributes ?? [:])
                 item.attributes = merged.isEmpty ? nil : merged
             }
             item.salt = nil

@@ -86,6 +86,15 @@ public struct KeychainItemChanges: Sendable, Equatable {
     /// The new account.
     public var account: String?
 
+    /// `attributes` as these changes leave them: ``removedAttributes`` taken out, then
+    /// ``attributes`` merged over.
+    public func applied(to attributes: [String: KeychainAttributeValue]) -> [String: KeychainAttributeValue] {
+        var merged = attributes
+        for name in removedAttributes { merged.removeValue(forKey: name) }
+        merged.merge(self.attributes ?? [:]) { _, new in new }
+        return merged
+    }
+
     /// Changes to make; nothing by default.
     public init(value: Data? = nil, accessControl: AccessControl? = nil, attributes: [String: KeychainAttributeValue]? = nil,
                 service: String? = nil, account: String? = nil) {

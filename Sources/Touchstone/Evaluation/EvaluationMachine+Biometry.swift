@@ -88,6 +88,14 @@ extension EvaluationMachine {
                               scan: scan)
     }
 
+    /// Biometry just locked out (traced): the passcode prompt when the step falls back to it,
+    /// else the evaluation ends with `biometryLockout`.
+    private mutating func lockedOut(_ scan: BiometricScan) throws -> ScanStep {
+        guard scan.passcodeFallback else { throw fail(.biometryLockout, rule: .fiveFailuresLockOut) }
+        record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
+        return .passcode
+    }
+
     /// What the capture `reading` of `prompt` leads to: a match (after the lockout check), a
     /// counted failure and the attempt limits, a retry, a lost sensor, or the person's action.
     mutating func handleCapture(_ reading: CaptureResult, on prompt: Prompt, in scan: inout BiometricScan) throws -> ScanStep {
@@ -159,11 +167,7 @@ extension EvaluationMachine {
             var after = counts
             after.biometricFailures = lockedAt
             record(.matched(name), rule: .fiveFailuresLockOut, after: after)
-            if scan.passcodeFallback {
-                record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
-                return .passcode
-            }
-            throw fail(.biometryLockout, rule: .fiveFailuresLockOut)
+            return try lockedOut(scan)
         }
         // A failed match.
         scan.failures += 1
@@ -180,11 +184,7 @@ extension EvaluationMachine {
         after.biometricFailures = consecutive
         if rules.isLockedOut(after: consecutive) {
             record(.notMatched, rule: .fiveFailuresLockOut, after: after)
-            if scan.passcodeFallback {
-                record(.switchedToPasscode, rule: .passcodeAfterBiometricLimit)
-                return .passcode
-            }
-            throw fail(.biometryLockout, rule: .fiveFailuresLockOut)
+            return try lockedOut(scan)
         }
         if failures >= rules.failuresPerEvaluation {
             if scan.passcodeFallback {

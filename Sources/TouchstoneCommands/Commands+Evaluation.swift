@@ -83,6 +83,7 @@ extension CommandTable {
                                "evaluate biometrics \"Sign in\" cancel"],
                 details: ["outcomes: <enrolled name> (that identity matches), nomatch, cancel, fallback, passcode:<code>,",
                           "systemcancel, invalidate, wait:<duration>, companion.",
+                          "wait: lets the time pass on the device clock: the virtual clock moves at once; a wall clock sleeps (an interruption ends it).",
                           "The reason is the quoted word after the policy; without one the prompt says \"\(CommandSession.defaultReason)\".",
                           "On a terminal with no outcomes left the REPL asks for each one; in a script it is an error."],
                 completer: { session, previous in

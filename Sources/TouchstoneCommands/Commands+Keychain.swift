@@ -34,6 +34,8 @@ extension CommandTable {
                     "add and delete never prompt. list never prints values. Errors show the OSStatus, e.g.",
                     "errSecItemNotFound (-25300) [invalidated] after an enrollment change for biometryCurrentSet.",
                     "Items print as service/account, quoted (\"a/b\" \"c\") when a name holds a '/', a quote or a space.",
+                    "An item SecItem* stored in another access group, synchronizable, or (internet passwords) with a port, path...",
+                    "has the rest of its key in its account after U+2400 (ann\u{2400}agrp=s:TEAM.shared): list shows it, and get/update/delete name it so.",
                 ],
                 completer: { session, previous in
                     switch previous.count {

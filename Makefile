@@ -30,6 +30,7 @@ run: deps
 # test fails the run instead of holding CI: TERM after 15 minutes, KILL 10 s later.
 test: deps
 	python3 scripts/api-coverage.py --check
+	python3 scripts/secbase-error-codes.py --check
 	scripts/pyattest-env.sh
 	$(SWIFT) build --build-tests
 	timeout -k 10 900 $(SWIFT) test --skip-build

@@ -339,7 +339,7 @@ public let errSecNoTrustSettings: OSStatus = -25263
 public let errSecPkcs12VerifyFailure: OSStatus = -25264
 /// Unable to decode the provided data.
 public let errSecDecode: OSStatus = -26275
-/// The trust policy was not trusted.
+/// The certificate was not trusted.
 public let errSecNotTrusted: OSStatus = -67843
 /// A cryptographic verification failure has occurred.
 public let errSecVerifyFailed: OSStatus = -67808
@@ -348,69 +348,4 @@ public let errSecInvalidRecord: OSStatus = -67701
 /// A required entitlement isn't present.
 public let errSecMissingEntitlement: OSStatus = -34018
 
-/// Apple's `SecCopyErrorMessageString` texts, by status.
-let securityErrorMessages: [OSStatus: String] = [
-    0: "No error.",
-    -4: "Function or operation not implemented.",
-    -34: "The disk is full.",
-    -36: "I/O error.",
-    -49: "File already open with write permission.",
-    -50: "One or more parameters passed to a function were not valid.",
-    -61: "Write permissions error.",
-    -108: "Failed to allocate memory.",
-    -128: "User canceled the operation.",
-    -909: "Bad parameter or invalid state for operation.",
-    -2070: "An internal component failed.",
-    -4960: "An unknown Core Foundation error occurred.",
-    -25291: "No keychain is available. You may need to restart your computer.",
-    -25292: "This keychain cannot be modified.",
-    -25293: "The user name or passphrase you entered is not correct.",
-    -25294: "The specified keychain could not be found.",
-    -25295: "The specified keychain is not a valid keychain file.",
-    -25296: "A keychain with the same name already exists.",
-    -25297: "The specified callback function is already installed.",
-    -25298: "The specified callback function is not valid.",
-    -25299: "The specified item already exists in the keychain.",
-    -25300: "The specified item could not be found in the keychain.",
-    -25301: "There is not enough memory available to use the specified item.",
-    -25302: "This item contains information which is too large or in a format that cannot be displayed.",
-    -25303: "The specified attribute does not exist.",
-    -25304: "The specified item is no longer valid. It may have been deleted from the keychain.",
-    -25305: "Unable to search the current keychain.",
-    -25306: "The specified item does not appear to be a valid keychain item.",
-    -25307: "A default keychain could not be found.",
-    -25308: "User interaction is not allowed.",
-    -25309: "The specified attribute could not be modified.",
-    -25310: "This keychain was created by a different version of the system software and cannot be opened.",
-    -25311: "This item specifies a key size which is too large or too small.",
-    -25312: "A required component (data storage module) could not be loaded. You may need to restart your computer.",
-    -25313: "A required component (certificate module) could not be loaded. You may need to restart your computer.",
-    -25314: "A required component (policy module) could not be loaded. You may need to restart your computer.",
-    -25315: "User interaction is required, but is currently not allowed.",
-    -25316: "The contents of this item cannot be retrieved.",
-    -25317: "The contents of this item cannot be modified.",
-    -25318: "One or more certificates required to validate this certificate cannot be found.",
-    -25319: "The specified preferences domain is not valid.",
-    -25320: "In dark wake, no UI possible",
-    -25240: "The specified access control list is not in standard (simple) form.",
-    -25241: "The specified policy cannot be found.",
-    -25242: "The specified trust setting is invalid.",
-    -25243: "The specified item has no access control.",
-    -25244: "Invalid attempt to change the owner of this item.",
-    -25245: "No trust results are available.",
-    -25256: "Import/Export format unsupported.",
-    -25257: "Unknown format in import.",
-    -25258: "Key material must be wrapped for export.",
-    -25259: "An attempt was made to import multiple private keys.",
-    -25260: "Passphrase is required for import/export.",
-    -25261: "The password reference was invalid.",
-    -25262: "The Trust Settings Record was corrupted.",
-    -25263: "No Trust Settings were found.",
-    -25264: "MAC verification failed during PKCS12 import (wrong password?)",
-    -26275: "Unable to decode the provided data.",
-    -67843: "The trust policy was not trusted.",
-    -67808: "A cryptographic verification failure has occurred.",
-    -67701: "An invalid record was encountered.",
-    -34018: "A required entitlement isn't present.",
-]
 #endif

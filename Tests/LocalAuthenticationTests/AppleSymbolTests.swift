@@ -66,6 +66,28 @@ struct AppleSymbolTests {
         #expect(SecCopyErrorMessageString(-12_345, nil) as String? == "OSStatus -12345")
     }
 
+    @Test("SecCopyErrorMessageString gives SecBase.h's text for every errSec code, returned here or not")
+    func everyStatusHasApplesText() throws {
+        #expect(SecCopyErrorMessageString(errSecRestrictedAPI, nil) as String?
+                == "Client is restricted and is not permitted to perform this operation.")
+        #expect(SecCopyErrorMessageString(errSecHostNameMismatch, nil) as String? == "A host name mismatch has occurred.")
+        #expect(SecCopyErrorMessageString(errSecNotTrusted, nil) as String? == "The certificate was not trusted.")
+        // SecBase.h has had no text for the MobileMe codes since the iOS 11 SDK.
+        #expect(SecCopyErrorMessageString(errSecMobileMeRequestQueued, nil) as String? == "OSStatus -67657")
+
+        let table = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/api-coverage/error-messages.tsv")
+        let rows = try String(contentsOf: table, encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        #expect(rows.count > 360)
+        for row in rows {
+            let status = try #require(OSStatus(String(row[0])))
+            #expect(SecCopyErrorMessageString(status, nil) as String? == String(row[3]), "\(row[1])")
+        }
+    }
+
     @Test("kSecAttrProtocol has all 31 values and kSecAttrAuthenticationType its 8, with Apple's strings")
     func protocolAndAuthenticationTypes() {
         let protocols: [CFString] = [

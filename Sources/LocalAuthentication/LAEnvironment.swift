@@ -3,29 +3,46 @@ import Foundation
 import Security
 import Touchstone
 
-/// Gets told when an ``LAEnvironment``'s state changes (iOS 18). Apple's protocol is an
-/// Objective-C one with an optional method; here the method has an empty default, so a class
-/// implements only what it needs:
-///
-/// ```swift
-/// final class BiometrySettings: NSObject, LAEnvironmentObserver {
-///     func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState) {
-///         if environment.state.biometry?.isEnrolled != oldState.biometry?.isEnrolled { reload() }
-///     }
-///     func reload() { /* show the new state */ }
-/// }
-/// let settings = BiometrySettings()
-/// LAEnvironment.currentUser.addObserver(settings)
-/// ```
-public protocol LAEnvironmentObserver: AnyObject {
-    /// The environment's state changed; `oldState` is the state before, `environment.state` now.
-    func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState)
+extension LAEnvironment {
+    /// Gets told when an ``LAEnvironment``'s state changes (iOS 18). Apple's protocol is an
+    /// Objective-C one with an optional method; here the method has an empty default, so a class
+    /// implements only what it needs:
+    ///
+    /// ```swift
+    /// final class BiometrySettings: NSObject, LAEnvironment.Observer {
+    ///     func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironment.State) {
+    ///         if environment.state.biometry?.isEnrolled != oldState.biometry?.isEnrolled { reload() }
+    ///     }
+    ///     func reload() { /* show the new state */ }
+    /// }
+    /// let settings = BiometrySettings()
+    /// LAEnvironment.currentUser.addObserver(settings)
+    /// ```
+    public protocol Observer: AnyObject {
+        /// The environment's state changed; `oldState` is the state before, `environment.state` now.
+        func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironment.State)
+    }
 }
 
-extension LAEnvironmentObserver {
+extension LAEnvironment.Observer {
     /// Does nothing (Apple's method is optional).
-    public func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState) {}
+    public func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironment.State) {}
 }
+
+/// The Objective-C names of ``LAEnvironment``'s nested types. iOS Swift code spells them
+/// `LAEnvironment.Observer`, `LAEnvironment.State` and so on; these exist for code written
+/// against the Objective-C names.
+public typealias LAEnvironmentObserver = LAEnvironment.Observer
+/// The Objective-C name of ``LAEnvironment/State``.
+public typealias LAEnvironmentState = LAEnvironment.State
+/// The Objective-C name of ``LAEnvironment/Mechanism``.
+public typealias LAEnvironmentMechanism = LAEnvironment.Mechanism
+/// The Objective-C name of ``LAEnvironment/MechanismBiometry``.
+public typealias LAEnvironmentMechanismBiometry = LAEnvironment.MechanismBiometry
+/// The Objective-C name of ``LAEnvironment/MechanismUserPassword``.
+public typealias LAEnvironmentMechanismUserPassword = LAEnvironment.MechanismUserPassword
+/// The Objective-C name of ``LAEnvironment/MechanismCompanion``.
+public typealias LAEnvironmentMechanismCompanion = LAEnvironment.MechanismCompanion
 
 /// The authentication environment of the current user (iOS 18): which mechanisms exist and
 /// whether they can be used — biometry, the device passcode ("user password"), companions —
@@ -48,7 +65,7 @@ public final class LAEnvironment: NSObject, @unchecked Sendable {
     private struct Watch: @unchecked Sendable {
         // @unchecked: observers are only called, never mutated, from the watching task.
         struct Box {
-            weak var observer: (any LAEnvironmentObserver)?
+            weak var observer: (any Observer)?
         }
         var observers: [Box] = []
         var task: Task<Void, Never>?
@@ -86,8 +103,8 @@ public final class LAEnvironment: NSObject, @unchecked Sendable {
     }
 
     /// The state now.
-    public var state: LAEnvironmentState {
-        LAEnvironmentState(currentState())
+    public var state: State {
+        State(currentState())
     }
 
     private func currentState() -> EnvironmentState {
@@ -99,7 +116,7 @@ public final class LAEnvironment: NSObject, @unchecked Sendable {
     }
 
     /// Starts telling `observer` about state changes (held weakly; adding it twice is harmless).
-    public func addObserver(_ observer: any LAEnvironmentObserver) {
+    public func addObserver(_ observer: any Observer) {
         // Subscribe before reading the state, so no change falls between the two.
         let changes = authenticator?.device.recordChanges()
         let initial = currentState()
@@ -119,7 +136,7 @@ public final class LAEnvironment: NSObject, @unchecked Sendable {
     }
 
     /// Stops telling `observer`.
-    public func removeObserver(_ observer: any LAEnvironmentObserver) {
+    public func removeObserver(_ observer: any Observer) {
         watch.withLock { watch in
             watch.observers.removeAll { $0.observer == nil || $0.observer === observer }
             if watch.observers.isEmpty {
@@ -137,42 +154,43 @@ public final class LAEnvironment: NSObject, @unchecked Sendable {
             return (old, watch)
         }
         guard let old, old != now else { return }
-        let oldState = LAEnvironmentState(old)
+        let oldState = State(old)
         for box in observers.observers {
             box.observer?.environment(self, stateDidChangeFromOldState: oldState)
         }
     }
 }
 
-/// A snapshot of an ``LAEnvironment``'s mechanisms.
-public final class LAEnvironmentState: NSObject, NSCopying, @unchecked Sendable {
-    // @unchecked: immutable after init.
+extension LAEnvironment {
+    /// A snapshot of an ``LAEnvironment``'s mechanisms.
+    public final class State: NSObject, NSCopying, @unchecked Sendable {
+        // @unchecked: immutable after init.
 
-    /// Biometry; nil when the device has no biometric sensor.
-    public let biometry: LAEnvironmentMechanismBiometry?
-    /// The device passcode.
-    public let userPassword: LAEnvironmentMechanismUserPassword?
-    /// The paired companions (watch, Mac).
-    public let companions: [LAEnvironmentMechanismCompanion]
+        /// Biometry; nil when the device has no biometric sensor.
+        public let biometry: MechanismBiometry?
+        /// The device passcode.
+        public let userPassword: MechanismUserPassword?
+        /// The paired companions (watch, Mac).
+        public let companions: [MechanismCompanion]
 
-    /// Every mechanism: biometry, the user password, then the companions.
-    public var allMechanisms: [LAEnvironmentMechanism] {
-        [biometry as LAEnvironmentMechanism?, userPassword].compactMap { $0 } + companions
-    }
+        /// Every mechanism: biometry, the user password, then the companions.
+        public var allMechanisms: [Mechanism] {
+            [biometry as Mechanism?, userPassword].compactMap { $0 } + companions
+        }
 
-    init(_ state: EnvironmentState) {
-        biometry = state.biometry.map(LAEnvironmentMechanismBiometry.init)
-        userPassword = LAEnvironmentMechanismUserPassword(isSet: state.passcodeIsSet)
-        companions = state.companions.map(LAEnvironmentMechanismCompanion.init)
-        super.init()
-    }
+        init(_ state: EnvironmentState) {
+            biometry = state.biometry.map(MechanismBiometry.init)
+            userPassword = MechanismUserPassword(isSet: state.passcodeIsSet)
+            companions = state.companions.map(MechanismCompanion.init)
+            super.init()
+        }
 
-    /// The state is immutable: a copy is the same object.
-    public func copy(with zone: NSZone? = nil) -> Any { self }
+        /// The state is immutable: a copy is the same object.
+        public func copy(with zone: NSZone? = nil) -> Any { self }
 }
 
-/// One authentication mechanism of an ``LAEnvironmentState``.
-public class LAEnvironmentMechanism: NSObject, @unchecked Sendable {
+/// One authentication mechanism of an ``LAEnvironment/State``.
+public class Mechanism: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init.
 
     /// Whether the mechanism can be used for authentication now.
@@ -190,8 +208,8 @@ public class LAEnvironmentMechanism: NSObject, @unchecked Sendable {
     }
 }
 
-/// Biometry in an ``LAEnvironmentState``.
-public final class LAEnvironmentMechanismBiometry: LAEnvironmentMechanism, @unchecked Sendable {
+/// Biometry in an ``LAEnvironment/State``.
+public final class MechanismBiometry: Mechanism, @unchecked Sendable {
     /// The sensor's type.
     public let biometryType: LABiometryType
     /// Whether an identity is enrolled.
@@ -220,8 +238,8 @@ public final class LAEnvironmentMechanismBiometry: LAEnvironmentMechanism, @unch
     }
 }
 
-/// The device passcode in an ``LAEnvironmentState``.
-public final class LAEnvironmentMechanismUserPassword: LAEnvironmentMechanism, @unchecked Sendable {
+/// The device passcode in an ``LAEnvironment/State``.
+public final class MechanismUserPassword: Mechanism, @unchecked Sendable {
     /// Whether a passcode is set.
     public let isSet: Bool
 
@@ -231,8 +249,8 @@ public final class LAEnvironmentMechanismUserPassword: LAEnvironmentMechanism, @
     }
 }
 
-/// A paired companion in an ``LAEnvironmentState``.
-public final class LAEnvironmentMechanismCompanion: LAEnvironmentMechanism, @unchecked Sendable {
+/// A paired companion in an ``LAEnvironment/State``.
+public final class MechanismCompanion: Mechanism, @unchecked Sendable {
     /// Watch or Mac.
     public let type: LACompanionType
     /// Its domain-state hash for this app.
@@ -244,5 +262,6 @@ public final class LAEnvironmentMechanismCompanion: LAEnvironmentMechanism, @unc
         let (name, icon) = type == .watch ? ("Apple Watch", "applewatch") : ("Mac", "macbook")
         super.init(isUsable: companion.isUsable, localizedName: name, iconSystemName: icon)
     }
+}
 }
 #endif

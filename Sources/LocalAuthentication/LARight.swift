@@ -156,14 +156,7 @@ open class LARight: NSObject, @unchecked Sendable {
 
     /// ``authorize(localizedReason:)`` with a completion handler (called on a background queue).
     open func authorize(localizedReason: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        Task.detached {
-            do {
-                try await self.authorize(localizedReason: localizedReason)
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
+        complete(completion) { try await self.authorize(localizedReason: localizedReason) }
     }
 
     /// Whether the right could be authorized now, without prompting: throws the ``LAError`` an
@@ -183,14 +176,7 @@ open class LARight: NSObject, @unchecked Sendable {
 
     /// ``checkCanAuthorize()`` with a completion handler.
     open func checkCanAuthorize(completion: @escaping @Sendable ((any Error)?) -> Void) {
-        Task.detached {
-            do {
-                try await self.checkCanAuthorize()
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
+        complete(completion) { try await self.checkCanAuthorize() }
     }
 
     /// Ends the authorization: the key and secret of a persisted right need a new one.

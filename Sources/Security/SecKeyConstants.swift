@@ -55,6 +55,24 @@ nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFStrin
 /// `SecKeyCopyKeyExchangeResult` parameter: the KDF's shared info (`Data`).
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
 
+/// A key of `SecKeyCopyKeyExchangeResult`'s parameters, as iOS Swift spells them:
+/// `[SecKeyKeyExchangeParameter.requestedSize.rawValue: 32] as CFDictionary`.
+public struct SecKeyKeyExchangeParameter: RawRepresentable, Hashable, Sendable {
+    /// Apple's key string, e.g. `"requestedSize"`.
+    public let identifier: String
+
+    /// The parameter named `rawValue`.
+    public init(rawValue: CFString) { identifier = rawValue as String }
+
+    /// The key as a `CFString`, for the parameters dictionary.
+    public var rawValue: CFString { NSString(string: identifier) }
+
+    /// The number of bytes to derive (`Int`): `kSecKeyKeyExchangeParameterRequestedSize`.
+    public static let requestedSize = SecKeyKeyExchangeParameter(rawValue: kSecKeyKeyExchangeParameterRequestedSize)
+    /// The KDF's shared info (`Data`): `kSecKeyKeyExchangeParameterSharedInfo`.
+    public static let sharedInfo = SecKeyKeyExchangeParameter(rawValue: kSecKeyKeyExchangeParameterSharedInfo)
+}
+
 /// What a key is used for, in `SecKeyIsAlgorithmSupported`.
 public enum SecKeyOperationType: Int, Sendable {
     /// Making a signature (private key).

@@ -77,8 +77,8 @@ enum DocCommentExamples {
 
     // Sources/LocalAuthentication/LAEnvironment.swift
     static func environmentObserver() {
-        final class BiometrySettings: NSObject, LAEnvironmentObserver {
-            func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState) {
+        final class BiometrySettings: NSObject, LAEnvironment.Observer {
+            func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironment.State) {
                 if environment.state.biometry?.isEnrolled != oldState.biometry?.isEnrolled { reload() }
             }
             func reload() { /* show the new state */ }

@@ -1,4 +1,5 @@
 #if !canImport(Darwin)
+import CryptoKit
 import Foundation
 import LocalAuthentication
 import Testing
@@ -149,6 +150,61 @@ struct LARightTests {
         for name in ["a", "b", "c"] {
             #expect(await code { _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: name) } } == .authenticationFailed)
         }
+        #expect(try sim.authenticator.keys.keys().isEmpty)
+    }
+
+    /// Waits for a completion handler's value and error.
+    func callback<T: Sendable>(_ start: (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void) async -> (T?, LAError.Code?) {
+        await withCheckedContinuation { continuation in
+            start { value, error in continuation.resume(returning: (value, (error as? LAError)?.code)) }
+        }
+    }
+
+    /// Waits for a completion handler's error.
+    func callback(_ start: (@escaping @Sendable ((any Error)?) -> Void) -> Void) async -> (any Error)? {
+        await withCheckedContinuation { continuation in
+            start { error in continuation.resume(returning: error.map { $0 as any Error }) }
+        }
+    }
+
+    @Test("Apple's completion-handler forms of the store and keys do what their async forms do, on withAuthenticator's device")
+    func completionHandlerForms() async throws {
+        let sim = try TestDevice()
+        let token = Data("device-token-abc".utf8)
+        let (saved, _) = try await on(sim) {
+            await callback { LARightStore.shared.saveRight(LARight(), identifier: "token", secret: token, completion: $0) }
+        }
+        let persisted = try #require(saved)
+        #expect(try sim.authenticator.keys.keys().count == 1)  // on the test's device, not the process default
+        let locked = await callback { persisted.key.sign(challenge, algorithm: .ecdsaSignatureMessageX962SHA256, completion: $0) }
+        #expect(locked.0 == nil && locked.1 == .notInteractive)
+        sim.user.enqueue([.present("thumb")])
+        try await persisted.authorize(localizedReason: "Unlock")
+
+        let signature = try #require(await callback { persisted.key.sign(challenge, algorithm: .ecdsaSignatureMessageX962SHA256, completion: $0) }.0)
+        let publicKey = persisted.key.publicKey
+        #expect(await callback { publicKey.verify(challenge, signature: signature, algorithm: .ecdsaSignatureMessageX962SHA256, completion: $0) } == nil)
+        #expect(await callback { publicKey.verify(Data("other".utf8), signature: signature, algorithm: .ecdsaSignatureMessageX962SHA256, completion: $0) } != nil)
+
+        let (sealed, _) = await callback { publicKey.encrypt(token, algorithm: .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, completion: $0) }
+        let (opened, _) = await callback { persisted.key.decrypt(sealed ?? Data(), algorithm: .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, completion: $0) }
+        #expect(opened == token)
+
+        let other = P256.KeyAgreement.PrivateKey()
+        let parameters: [AnyHashable: Any] = [SecKeyKeyExchangeParameter.requestedSize.rawValue as String: 16,
+                                              SecKeyKeyExchangeParameter.sharedInfo.rawValue as String: Data("info".utf8)]
+        let (derived, _) = await callback {
+            persisted.key.exchangeKeys(publicKey: other.publicKey.x963Representation, algorithm: .ecdhKeyExchangeStandardX963SHA256,
+                                       parameters: parameters, completion: $0)
+        }
+        let expected = try await persisted.key.exchangeKeys(publicKey: other.publicKey.x963Representation,
+                                                            algorithm: .ecdhKeyExchangeStandardX963SHA256, parameters: parameters)
+        #expect(derived?.count == 16 && derived == expected)
+
+        #expect(try await on(sim) { await callback { LARightStore.shared.removeRight(persisted, completion: $0) } } == nil)
+        #expect(try await on(sim) { await callback { LARightStore.shared.removeRight(persisted, completion: $0) } } is LAError)
+        _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "a") }
+        #expect(try await on(sim) { await callback { LARightStore.shared.removeAllRights(completion: $0) } } == nil)
         #expect(try sim.authenticator.keys.keys().isEmpty)
     }
 

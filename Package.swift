@@ -77,7 +77,8 @@ let package = Package(
         .executable(name: "touchstone-bench", targets: ["TouchstoneBench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // 4.x: CryptoKit's ML-DSA and ML-KEM, and RSA PKCS#1 v1.5 encryption.
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         // Logging: the core, the plugins and the REPL log through swift-log's `Logger`; the

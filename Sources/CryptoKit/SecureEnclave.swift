@@ -36,9 +36,7 @@ public enum SecureEnclave {
         public enum Signing {
             /// A P-256 signing key generated inside the Secure Enclave; its
             /// ``dataRepresentation`` is an opaque blob only this device can use.
-            public struct PrivateKey: @unchecked Sendable {
-                // @unchecked: every field is immutable; swift-crypto 3 does not mark its
-                // public key type Sendable.
+            public struct PrivateKey: Sendable {
                 let key: EnclaveKey
                 let authenticator: Authenticator
                 let context: LAContext?
@@ -164,9 +162,7 @@ extension SecureEnclave.P256 {
         /// A P-256 key-agreement key generated inside the Secure Enclave; its
         /// ``dataRepresentation`` is an opaque blob only this device (and app) can use. Its
         /// ``sharedSecretFromKeyAgreement(with:)`` prompts as its access control says.
-        public struct PrivateKey: @unchecked Sendable {
-            // @unchecked: every field is immutable; swift-crypto 3 does not mark its public key
-            // type Sendable.
+        public struct PrivateKey: Sendable {
             let key: EnclaveKey
             let authenticator: Authenticator
             let context: LAContext?
@@ -202,81 +198,13 @@ extension SecureEnclave.P256 {
                 let peer = publicKeyShare.x963Representation
                 return try Signing.PrivateKey.use(key, on: authenticator, context: context) { keys, key, engine, reason in
                     try await keys.withKeyAgreementKey(key, context: engine, reason: reason) { agreement in
-                        SharedSecretBox(try agreement.sharedSecretFromKeyAgreement(
-                            with: Crypto.P256.KeyAgreement.PublicKey(x963Representation: peer)))
+                        try agreement.sharedSecretFromKeyAgreement(with: Crypto.P256.KeyAgreement.PublicKey(x963Representation: peer))
                     }
-                }.secret
+                }
             }
         }
     }
 }
 
 extension SecureEnclave.P256.KeyAgreement.PrivateKey: DiffieHellmanKeyAgreement, HPKEDiffieHellmanPrivateKey {}
-
-/// Carries swift-crypto's `SharedSecret` (immutable bytes, not marked `Sendable` in swift-crypto 3)
-/// out of the blocking call that computed it.
-private struct SharedSecretBox: @unchecked Sendable {
-    let secret: SharedSecret
-    init(_ secret: SharedSecret) { self.secret = secret }
-}
-
-extension SecureEnclave {
-    /// ML-DSA-65 (FIPS 204) keys of the Secure Enclave (iOS 26, macOS 26). **Not simulated**:
-    /// swift-crypto 3 has no ML-DSA, so creating or opening a key throws
-    /// `CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)` (-4). The names
-    /// exist so code that offers these keys behind `#available(iOS 26, *)` — always true on
-    /// Linux — compiles unchanged and takes its error path.
-    public enum MLDSA65 {
-        /// A Secure Enclave ML-DSA-65 private key; none can be made here (see ``MLDSA65``).
-        public typealias PrivateKey = UnsimulatedMLDSAPrivateKey<MLDSA65>
-        /// An ML-DSA-65 public key; none can be made here (see ``MLDSA65``).
-        public typealias PublicKey = UnsimulatedMLDSAPublicKey<MLDSA65>
-    }
-
-    /// ML-DSA-87 keys of the Secure Enclave: not simulated, as ``MLDSA65``.
-    public enum MLDSA87 {
-        /// A Secure Enclave ML-DSA-87 private key; none can be made here (see ``MLDSA65``).
-        public typealias PrivateKey = UnsimulatedMLDSAPrivateKey<MLDSA87>
-        /// An ML-DSA-87 public key; none can be made here (see ``MLDSA65``).
-        public typealias PublicKey = UnsimulatedMLDSAPublicKey<MLDSA87>
-    }
-}
-
-/// `SecureEnclave.MLDSA65.PrivateKey` and `…MLDSA87.PrivateKey`: every initializer throws
-/// `CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)`, so no value of this
-/// type exists and its members are never reached.
-public struct UnsimulatedMLDSAPrivateKey<Parameters>: Sendable {
-    private let impossible: Never
-
-    /// Would generate a key; throws (ML-DSA is not simulated).
-    public init(accessControl: SecAccessControl = SecureEnclave.P256.Signing.PrivateKey.defaultAccessControl,
-                authenticationContext: LAContext? = nil) throws {
-        throw CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)
-    }
-
-    /// Would open a key's `dataRepresentation`; throws (ML-DSA is not simulated).
-    public init(dataRepresentation: Data, authenticationContext: LAContext? = nil) throws {
-        throw CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)
-    }
-
-    /// The key's opaque blob.
-    public var dataRepresentation: Data { switch impossible {} }
-
-    /// The public key.
-    public var publicKey: UnsimulatedMLDSAPublicKey<Parameters> { switch impossible {} }
-
-    /// An ML-DSA signature of `data`.
-    public func signature<D: DataProtocol>(for data: D) throws -> Data { switch impossible {} }
-}
-
-/// The public half of ``UnsimulatedMLDSAPrivateKey``; no value of it exists either.
-public struct UnsimulatedMLDSAPublicKey<Parameters>: Sendable {
-    private let impossible: Never
-
-    /// The encoded public key.
-    public var rawRepresentation: Data { switch impossible {} }
-
-    /// Whether `signature` signs `data`.
-    public func isValidSignature<S: DataProtocol, D: DataProtocol>(_ signature: S, for data: D) -> Bool { switch impossible {} }
-}
 #endif

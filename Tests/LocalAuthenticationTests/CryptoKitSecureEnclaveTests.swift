@@ -86,15 +86,77 @@ struct CryptoKitSecureEnclaveTests {
         #expect(!blob.isEmpty && !opened)
     }
 
-    @Test("ML-DSA Secure Enclave keys (iOS 26) are not simulated: creating or opening one throws errSecUnimplemented")
-    func postQuantumKeysThrowUnimplemented() throws {
-        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage], nil)!
-        #expect(throws: CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)) {
-            _ = try SecureEnclave.MLDSA65.PrivateKey(accessControl: access)
+    @Test("SecureEnclave.MLDSA65/87 (iOS 26): each signature runs the key's evaluation; the public key verifies, with and without a context string; dataRepresentation restores the key on its device only")
+    func mldsaSignsAfterEvaluation() async throws {
+        let sim = try TestDevice()
+        let challenge = challenge
+        sim.user.enqueue([.present("thumb"), .present("thumb"), .present("thumb"), .cancel])
+        let results = await sim.blocking { () -> [Bool] in
+            do {
+                let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                             [.privateKeyUsage, .biometryCurrentSet], nil)!
+                let key = try SecureEnclave.MLDSA65.PrivateKey(accessControl: access)
+                let signature = try key.signature(for: challenge)
+                let restored = try SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: key.dataRepresentation)
+                let labelled = try restored.signature(for: challenge, context: Data("login".utf8))
+                let large = try SecureEnclave.MLDSA87.PrivateKey(accessControl: access)
+                let large87 = try large.signature(for: challenge)
+                var cancelled = false
+                do { _ = try key.signature(for: challenge) } catch let error as LAError { cancelled = error.code == .userCancel }
+                return [key.publicKey.isValidSignature(signature, for: challenge),
+                        !key.publicKey.isValidSignature(signature, for: Data("other".utf8)),
+                        restored.publicKey.isValidSignature(labelled, for: challenge, context: Data("login".utf8)),
+                        !restored.publicKey.isValidSignature(labelled, for: challenge),
+                        large.publicKey.isValidSignature(large87, for: challenge),
+                        cancelled]
+            } catch {
+                Issue.record("\(error)")
+                return []
+            }
         }
-        #expect(throws: CryptoKitError.underlyingCoreCryptoError(error: errSecUnimplemented)) {
-            _ = try SecureEnclave.MLDSA87.PrivateKey(dataRepresentation: Data([1, 2, 3]))
+        #expect(results == [true, true, true, true, true, true])
+        #expect(sim.user.pending.isEmpty)
+        let blob = await sim.blocking { (try? SecureEnclave.MLDSA65.PrivateKey().dataRepresentation) ?? Data() }
+        let other = try TestDevice(seed: 8)
+        let opened = await other.blocking { () -> Bool in
+            (try? SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: blob).signature(for: Data("x".utf8))) != nil
         }
+        #expect(!blob.isEmpty && !opened)
+        #expect(throws: CryptoKitError.incorrectParameterSize) {
+            try LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+                _ = try SecureEnclave.MLDSA87.PrivateKey(dataRepresentation: blob)  // an ML-DSA-65 key's blob
+            }
+        }
+    }
+
+    @Test("SecureEnclave.MLKEM768/1024 (iOS 26): decapsulation runs the key's evaluation and opens what the public key encapsulated")
+    func mlkemDecapsulatesAfterEvaluation() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.present("thumb"), .present("thumb"), .cancel])
+        let results = await sim.blocking { () -> [Bool] in
+            do {
+                let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                             [.privateKeyUsage, .biometryAny], nil)!
+                let key = try SecureEnclave.MLKEM768.PrivateKey(accessControl: access)
+                let sent = try key.publicKey.encapsulate()
+                let opened = try key.decapsulate(sent.encapsulated)
+                let large = try SecureEnclave.MLKEM1024.PrivateKey(accessControl: access)
+                let sentLarge = try large.publicKey.encapsulate()
+                let restored = try SecureEnclave.MLKEM1024.PrivateKey(dataRepresentation: large.dataRepresentation)
+                let openedLarge = try restored.decapsulate(sentLarge.encapsulated)
+                var cancelled = false
+                do { _ = try key.decapsulate(sent.encapsulated) } catch let error as LAError { cancelled = error.code == .userCancel }
+                let plain = try SecureEnclave.MLKEM768.PrivateKey.generate()  // privateKeyUsage only: no prompt
+                let sentPlain = try plain.publicKey.encapsulate()
+                return [opened == sent.sharedSecret, openedLarge == sentLarge.sharedSecret, cancelled,
+                        try plain.decapsulate(sentPlain.encapsulated) == sentPlain.sharedSecret]
+            } catch {
+                Issue.record("\(error)")
+                return []
+            }
+        }
+        #expect(results == [true, true, true, true])
+        #expect(sim.user.pending.isEmpty)
     }
 
     @Test("SecureEnclave.P256.KeyAgreement: after Touch ID, its shared secret equals the other party's (ECDH); the key restores from its dataRepresentation; a cancelled prompt throws LAError.userCancel")

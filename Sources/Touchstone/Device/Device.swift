@@ -48,9 +48,7 @@ public final class Device: Sendable {
 
     /// The device records at one moment, decoded. A class so that passing it around the
     /// evaluation hot path costs one reference count, not one per field.
-    /// `@unchecked`: every field is immutable; `SymmetricKey` is an immutable value that
-    /// swift-crypto 3 does not mark `Sendable`.
-    final class Snapshot: @unchecked Sendable {
+    final class Snapshot: Sendable {
         let state: DeviceState
         let counters: DeviceCounters
         let secretKey: SymmetricKey

@@ -147,7 +147,7 @@ extension Crypto.MLDSA87: SecureEnclaveMLDSAParameters {
 /// ```swift
 /// let key = try SecureEnclave.MLDSA65.PrivateKey(accessControl: access)
 /// let signature = try key.signature(for: challenge)      // the prompt happens here
-/// key.publicKey.isValidSignature(signature, for: challenge)   // true
+/// let valid = key.publicKey.isValidSignature(signature, for: challenge)   // true
 /// ```
 public struct SecureEnclaveMLDSAPrivateKey<Parameters: SecureEnclaveMLDSAParameters>: Sendable {
     let sealed: SealedSeed

@@ -54,6 +54,21 @@ enum DocCommentExamples {
         print(key.publicKey.isValidSignature(signature, for: challenge))     // true
     }
 
+    // Sources/CryptoKit/SecureEnclave+PostQuantum.swift
+    static func secureEnclaveMLDSA(access: SecAccessControl, challenge: Data) throws -> Bool {
+        let key = try SecureEnclave.MLDSA65.PrivateKey(accessControl: access)
+        let signature = try key.signature(for: challenge)      // the prompt happens here
+        let valid = key.publicKey.isValidSignature(signature, for: challenge)   // true
+        return valid
+    }
+
+    static func secureEnclaveMLKEM() throws -> Bool {
+        let key = try SecureEnclave.MLKEM768.PrivateKey.generate()
+        let sent = try key.publicKey.encapsulate()                   // the other party
+        let secret = try key.decapsulate(sent.encapsulated)         // == sent.sharedSecret
+        return secret == sent.sharedSecret
+    }
+
     // Sources/LocalAuthentication/LAContext.swift
     static func laContext() {
         let context = LAContext()

@@ -164,7 +164,9 @@ let package = Package(
             name: "Security",
             dependencies: [
                 "Touchstone", "TouchstonePortable", "TouchstoneSimulation",
-                .product(name: "Crypto", package: "swift-crypto"), logging,
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),  // RSA keys
+                logging,
             ],
             swiftSettings: strictSettings
         ),

@@ -5,7 +5,8 @@ import Touchstone
 import TouchstoneSimulation
 
 /// A key (`SecKey`): a P-256 private key of a Touchstone device — in its Secure Enclave, or a
-/// software key — or a P-256 public key.
+/// software key — or a P-256 public key; or an RSA key, private or public, held in memory
+/// (``RSAKey``'s limits).
 ///
 /// Private keys come from `SecKeyCreateRandomKey` (with `kSecAttrTokenIDSecureEnclave`, or
 /// without it for a software key), `SecKeyCreateWithData` (a software key from its bytes) or
@@ -37,6 +38,8 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
         case enclave(EnclaveKey, Authenticator)
         /// A P-256 public key (X9.63, 65 bytes).
         case publicKey(Data)
+        /// An RSA key, private or public (in memory only).
+        case rsa(RSAKey)
     }
 
     let material: Material
@@ -61,15 +64,22 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// The public key's X9.63 bytes.
+    /// The public key's bytes: X9.63 for P-256, PKCS#1 `RSAPublicKey` for RSA.
     var publicKeyData: Data {
         switch material {
         case let .enclave(key, _): key.publicKeyData
         case let .publicKey(data): data
+        case let .rsa(key): key.publicKeyData
         }
     }
 
-    var isPrivate: Bool { touchstoneKey != nil }
+    /// The RSA key behind this key; nil for a P-256 key.
+    var rsaKey: RSAKey? {
+        if case let .rsa(key) = material { return key }
+        return nil
+    }
+
+    var isPrivate: Bool { touchstoneKey != nil || rsaKey?.privateKey != nil }
 
     /// Equal when both are the same half of the same key.
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
@@ -86,6 +96,7 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
     /// a software key.
     public var description: String {
         let id = Data(Insecure.SHA1.hash(data: publicKeyData)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        if let rsa = rsaKey { return "<SecKey \(isPrivate ? "private" : "public") RSA \(rsa.bits) \(id)>" }
         guard let key = touchstoneKey else { return "<SecKey public EC 256 \(id)>" }
         return key.isSoftware ? "<SecKey private EC 256 \(id)>" : "<SecKey private EC 256 Secure Enclave \(id)>"
     }
@@ -99,8 +110,12 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
 /// `kSecAttrIsPermanent`, `kSecAttrApplicationTag`, `kSecAttrLabel`, `kSecAttrAccessControl`).
 /// A permanent key is stored in the device's keychain. Never prompts.
 ///
+/// With `kSecAttrKeyTypeRSA` (1024 to 8192 bits, a multiple of 128): an RSA key pair in
+/// memory, no token (``RSAKey``'s limits: permanent or access-controlled RSA keys are
+/// `errSecUnimplemented`).
+///
 /// Returns nil with an `NSOSStatusErrorDomain` error: `errSecParam` for another key type or
-/// size (RSA and the other curves are not simulated: our rule) or another token,
+/// size (the other curves are not simulated: our rule) or another token,
 /// `errSecNotAvailable` / `errSecAuthFailed` when the access control cannot be bound now
 /// (no passcode for whenPasscodeSet…, nothing enrolled for biometry).
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
@@ -111,8 +126,9 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             // iOS answers a dictionary without a key type errSecUnimplemented (-4).
             throw SecKeyCall.Failure(errSecUnimplemented, "kSecAttrKeyType is required (kSecAttrKeyTypeECSECPrimeRandom)")
         }
+        if type == kSecAttrKeyTypeRSA as String { return try SecKey(.rsa(RSAKey.generate(dictionary))) }
         guard type == kSecAttrKeyTypeECSECPrimeRandom as String else {
-            throw SecKeyCall.Failure(errSecParam, "only EC keys (kSecAttrKeyTypeECSECPrimeRandom) are supported")
+            throw SecKeyCall.Failure(errSecParam, "only EC (kSecAttrKeyTypeECSECPrimeRandom) and RSA (kSecAttrKeyTypeRSA) keys are supported")
         }
         guard let size = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer), size == 256 else {
             throw SecKeyCall.Failure(errSecParam, "only P-256 keys are simulated (kSecAttrKeySizeInBits 256)")
@@ -156,14 +172,18 @@ public func SecKeyGetTypeID() -> CFTypeID { CFTypeKind.secKey.rawValue }
 
 /// The public key of a key pair (the key itself for a public key).
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
-    key.isPrivate ? SecKey(.publicKey(key.publicKeyData)) : key
+    guard key.isPrivate else { return key }
+    if let rsa = key.rsaKey { return SecKey(.rsa(rsa.publicOnly)) }
+    return SecKey(.publicKey(key.publicKeyData))
 }
 
 /// A key's bytes: for a public key X9.63 uncompressed, 65 bytes (`04 || X || Y`); for a
 /// software private key `04 || X || Y || K`, 97 bytes, after the evaluation its access control
 /// requires (errors as ``SecKeyCreateSignature(_:_:_:_:)``). A Secure Enclave private key
 /// refuses (`errSecUnimplemented`, NSOSStatusErrorDomain): its bytes never leave the device.
+/// An RSA key's bytes are PKCS#1 (`RSAPublicKey` or `RSAPrivateKey` DER).
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    if let rsa = key.rsaKey { return rsa.externalRepresentation as NSData }
     guard let stored = key.touchstoneKey else { return key.publicKeyData as NSData }
     guard stored.isSoftware else {
         error?.pointee = Unmanaged.passRetained(osStatusError(errSecUnimplemented, "a Secure Enclave private key cannot be exported"))
@@ -175,16 +195,24 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// A key from its bytes (`kSecAttrKeyType` EC): with `kSecAttrKeyClassPublic` (the default) a
 /// public key from its 65 X9.63 bytes; with `kSecAttrKeyClassPrivate` a software private key
 /// of the default device from `04 || X || Y || K` (97 bytes, as CryptoKit's
-/// `x963Representation`), not stored until `SecItemAdd` with `kSecValueRef`. A malformed key
-/// or another type is errSecParam.
+/// `x963Representation`), not stored until `SecItemAdd` with `kSecValueRef`. With
+/// `kSecAttrKeyTypeRSA`: an RSA key from its PKCS#1 DER (`RSAPublicKey`, or `RSAPrivateKey`
+/// with `kSecAttrKeyClassPrivate`), in memory. A malformed key or another type is errSecParam.
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     SecKeyCall.run(error) { call in
         let dictionary = try KeyQuery.normalize(attributes)
-        if let type = dictionary[kSecAttrKeyType as String] as? String, type != kSecAttrKeyTypeECSECPrimeRandom as String {
-            throw SecKeyCall.Failure(errSecParam, "only EC P-256 keys are supported")
-        }
+        let type = dictionary[kSecAttrKeyType as String].flatMap(KeyQuery.code)
         let keyClass = dictionary[kSecAttrKeyClass as String].flatMap(KeyQuery.code)
         let bytes = Data(referencing: keyData)
+        if type == kSecAttrKeyTypeRSA as String {
+            guard keyClass == nil || keyClass == kSecAttrKeyClassPublic as String || keyClass == kSecAttrKeyClassPrivate as String else {
+                throw SecKeyCall.Failure(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
+            }
+            return SecKey(.rsa(try RSAKey(pkcs1: bytes, isPrivate: keyClass == kSecAttrKeyClassPrivate as String)))
+        }
+        if let type, type != kSecAttrKeyTypeECSECPrimeRandom as String {
+            throw SecKeyCall.Failure(errSecParam, "only EC P-256 and RSA keys are supported")
+        }
         if keyClass == kSecAttrKeyClassPrivate as String {
             return try KeyQuery.softwareKey(bytes, on: call.authenticator(nil))
         }
@@ -204,14 +232,15 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     KeyQuery.attributes(of: key) as NSDictionary
 }
 
-/// The key's block size in bytes (32 for a P-256 key).
-public func SecKeyGetBlockSize(_ key: SecKey) -> Int { 32 }
+/// The key's block size in bytes: 32 for a P-256 key, the modulus size for an RSA key.
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.rsaKey?.blockSize ?? 32 }
 
 /// Whether `key` can do `operation` with `algorithm`: sign / decrypt / key exchange with a
 /// private key, verify / encrypt with a public key, for the algorithms ``SecKeyAlgorithm`` lists
 /// as supported.
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
-    switch operation {
+    if let rsa = key.rsaKey { return rsa.supports(operation, algorithm) }
+    return switch operation {
     case .sign: key.isPrivate && algorithm.ecdsaInput != nil
     case .verify: algorithm.ecdsaInput != nil
     case .encrypt: algorithm.eciesVariant != nil
@@ -237,6 +266,7 @@ public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperati
 public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in
+        if let rsa = key.rsaKey { return try rsa.signature(of: Data(referencing: dataToSign), algorithm) as NSData }
         let (enclave, authenticator) = try call.privateKey(key)
         let data = Data(referencing: dataToSign)
         let context = try call.engineContext(key)
@@ -255,6 +285,12 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
     let verified: Bool? = SecKeyCall.run(error) { _ in
+        if let rsa = key.rsaKey {
+            guard try rsa.isValidSignature(Data(referencing: signature), for: Data(referencing: signedData), algorithm) else {
+                throw SecKeyCall.Failure(errSecVerifyFailed, "RSA signature verification failed")
+            }
+            return true
+        }
         let publicKey = try P256.Signing.PublicKey(x963Representation: key.publicKeyData)
         let bytes = Data(referencing: signature)
         let parsed: P256.Signing.ECDSASignature
@@ -282,6 +318,7 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { _ in
+        if let rsa = key.rsaKey { return try rsa.encrypt(Data(referencing: plaintext), algorithm) as NSData }
         let variant = try eciesVariant(algorithm)
         return try ECIES.seal(Data(referencing: plaintext), to: key.publicKeyData, variant: variant) as NSData
     }
@@ -293,6 +330,7 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
 public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in
+        if let rsa = key.rsaKey { return try rsa.decrypt(Data(referencing: ciphertext), algorithm) as NSData }
         let variant = try eciesVariant(algorithm)
         let (enclave, authenticator) = try call.privateKey(key)
         let data = Data(referencing: ciphertext)
@@ -449,7 +487,7 @@ struct SecKeyCall {
     /// The Secure Enclave key of a private `SecKey`; errSecParam for a public key.
     mutating func privateKey(_ key: SecKey) throws -> (EnclaveKey, Authenticator) {
         guard case let .enclave(enclave, authenticator) = key.material else {
-            throw Failure(errSecParam, "the operation needs a private key")
+            throw Failure(errSecParam, key.rsaKey != nil ? "RSA keys do not support this operation" : "the operation needs a private key")
         }
         used = authenticator
         return (enclave, authenticator)

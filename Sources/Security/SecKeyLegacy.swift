@@ -51,6 +51,16 @@ public struct SecPadding: OptionSet, Sendable, Hashable {
         }
         return .ecdsaSignatureDigestX962
     }
+
+    /// The encryption algorithm Apple's Security picks for an RSA key: `.PKCS1` is PKCS#1 v1.5,
+    /// `.OAEP` OAEP with SHA-1; nil for the others (raw RSA is not simulated).
+    var rsaEncryptionAlgorithm: SecKeyAlgorithm? {
+        switch self {
+        case .PKCS1: .rsaEncryptionPKCS1
+        case .OAEP: .rsaEncryptionOAEPSHA1
+        default: nil
+        }
+    }
 }
 
 /// The status a legacy TLS-era call returns where the modern one fails with
@@ -70,11 +80,7 @@ public func SecKeyRawSign(_ key: SecKey, _ padding: SecPadding, _ dataToSign: Un
     guard let signature = SecKeyCreateSignature(key, algorithm, Data(bytes: dataToSign, count: dataToSignLen) as CFData, &error) else {
         return legacyStatus(error)
     }
-    let bytes = Data(referencing: signature)
-    guard bytes.count <= sigLen.pointee else { return errSecParam }
-    bytes.copyBytes(to: sig, count: bytes.count)
-    sigLen.pointee = bytes.count
-    return errSecSuccess
+    return copyLegacyOutput(Data(referencing: signature), to: sig, length: sigLen)
 }
 
 /// Checks a signature made by ``SecKeyRawSign(_:_:_:_:_:_:)`` over the digest `signedData`
@@ -93,19 +99,42 @@ public func SecKeyRawVerify(_ key: SecKey, _ padding: SecPadding, _ signedData: 
     return status == errSecVerifyFailed ? errSSLCrypto : status
 }
 
-/// Encrypts with an RSA public key (deprecated by Apple). Touchstone's keys are EC, for which
-/// Apple's call has no padding to offer: always `errSecParam`; use
-/// ``SecKeyCreateEncryptedData(_:_:_:_:)`` with an ECIES algorithm.
+/// Encrypts with an RSA public key (deprecated by Apple: use
+/// ``SecKeyCreateEncryptedData(_:_:_:_:)``, which this runs): `.PKCS1` is
+/// `.rsaEncryptionPKCS1`, `.OAEP` is `.rsaEncryptionOAEPSHA1`; other paddings (`[]` is raw RSA,
+/// not simulated) and EC keys, for which Apple's call has no padding to offer, are
+/// `errSecParam`. The ciphertext is written to `cipherText` and its length to `cipherTextLen`,
+/// which holds the buffer's size on entry: a buffer too small is `errSecParam`.
 public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: UnsafePointer<UInt8>, _ plainTextLen: Int,
                           _ cipherText: UnsafeMutablePointer<UInt8>, _ cipherTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
-    errSecParam
+    guard key.rsaKey != nil, plainTextLen >= 0, let algorithm = padding.rsaEncryptionAlgorithm else { return errSecParam }
+    var error: Unmanaged<CFError>?
+    guard let result = SecKeyCreateEncryptedData(key, algorithm, Data(bytes: plainText, count: plainTextLen) as CFData, &error) else {
+        return legacyStatus(error)
+    }
+    return copyLegacyOutput(Data(referencing: result), to: cipherText, length: cipherTextLen)
 }
 
-/// Decrypts with an RSA private key (deprecated by Apple). As ``SecKeyEncrypt(_:_:_:_:_:_:)``:
-/// always `errSecParam` for Touchstone's EC keys; use ``SecKeyCreateDecryptedData(_:_:_:_:)``.
+/// Decrypts with an RSA private key (deprecated by Apple: use
+/// ``SecKeyCreateDecryptedData(_:_:_:_:)``, which this runs); paddings and buffers as
+/// ``SecKeyEncrypt(_:_:_:_:_:_:)``.
 public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: UnsafePointer<UInt8>, _ cipherTextLen: Int,
                           _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
-    errSecParam
+    guard key.rsaKey != nil, cipherTextLen >= 0, let algorithm = padding.rsaEncryptionAlgorithm else { return errSecParam }
+    var error: Unmanaged<CFError>?
+    guard let result = SecKeyCreateDecryptedData(key, algorithm, Data(bytes: cipherText, count: cipherTextLen) as CFData, &error) else {
+        return legacyStatus(error)
+    }
+    return copyLegacyOutput(Data(referencing: result), to: plainText, length: plainTextLen)
+}
+
+/// Copies a legacy call's result into the caller's buffer, whose size `length` holds on entry
+/// (`errSecParam` when it does not fit), and writes the result's length back.
+private func copyLegacyOutput(_ bytes: Data, to buffer: UnsafeMutablePointer<UInt8>, length: UnsafeMutablePointer<Int>) -> OSStatus {
+    guard bytes.count <= length.pointee else { return errSecParam }
+    bytes.copyBytes(to: buffer, count: bytes.count)
+    length.pointee = bytes.count
+    return errSecSuccess
 }
 
 /// The `OSStatus` of a failed modern key call, as Apple's `SecErrorGetOSStatus` gives it: its

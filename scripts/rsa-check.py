@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Checks Touchstone's RSA SecKeys with pyca/cryptography (an implementation we did not write),
+from the virtual environment scripts/pyattest-env.sh makes. RSAKeyTests run it.
+
+  rsa-check.py make    prints JSON: a new 2048-bit key pair (PKCS#1 DER, base64), and for one
+                       message its signatures under every scheme and its ciphertexts under
+                       every padding Touchstone supports
+  rsa-check.py verify  reads JSON {publicKey, message, signatures: {scheme: b64}} and prints
+                       JSON {scheme: true|false}: whether each signature verifies
+
+Schemes: pkcs1v15-<hash>, pss-<hash> (salt as long as the hash, as Apple's); paddings: pkcs1,
+oaep-SHA1, oaep-SHA256. Hashes: SHA1, SHA256, SHA384, SHA512."""
+import base64
+import json
+import sys
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+HASHES = {"SHA1": hashes.SHA1, "SHA256": hashes.SHA256, "SHA384": hashes.SHA384, "SHA512": hashes.SHA512}
+MESSAGE = b"touchstone rsa check"
+
+
+def signature_padding(scheme):
+    kind, name = scheme.split("-")
+    digest = HASHES[name]()
+    if kind == "pkcs1v15":
+        return padding.PKCS1v15(), digest
+    return padding.PSS(mgf=padding.MGF1(HASHES[name]()), salt_length=digest.digest_size), digest
+
+
+def encryption_padding(name):
+    if name == "pkcs1":
+        return padding.PKCS1v15()
+    digest = HASHES[name.split("-")[1]]
+    return padding.OAEP(mgf=padding.MGF1(digest()), algorithm=digest(), label=None)
+
+
+def b64(data):
+    return base64.b64encode(data).decode()
+
+
+def make():
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    schemes = [kind + "-" + name for kind in ("pkcs1v15", "pss") for name in HASHES]
+    out = {
+        "privateKey": b64(key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.TraditionalOpenSSL,
+                                            serialization.NoEncryption())),
+        "publicKey": b64(key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.PKCS1)),
+        "spki": b64(key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)),
+        "message": b64(MESSAGE),
+        "signatures": {s: b64(key.sign(MESSAGE, *signature_padding(s))) for s in schemes},
+        "ciphertexts": {p: b64(key.public_key().encrypt(MESSAGE, encryption_padding(p))) for p in ("pkcs1", "oaep-SHA1", "oaep-SHA256")},
+    }
+    print(json.dumps(out))
+
+
+def verify():
+    request = json.load(sys.stdin)
+    # PKCS#1 RSAPublicKey DER, read through its PEM form ("RSA PUBLIC KEY").
+    der = base64.b64decode(request["publicKey"])
+    key = serialization.load_pem_public_key(
+        b"-----BEGIN RSA PUBLIC KEY-----\n" + base64.encodebytes(der) + b"-----END RSA PUBLIC KEY-----\n")
+    message = base64.b64decode(request["message"])
+    results = {}
+    for scheme, signature in request["signatures"].items():
+        try:
+            key.verify(base64.b64decode(signature), message, *signature_padding(scheme))
+            results[scheme] = True
+        except Exception:
+            results[scheme] = False
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    {"make": make, "verify": verify}[sys.argv[1]]()

@@ -18,25 +18,25 @@ extension SecureEnclave {
     /// ML-DSA-65 (FIPS 204) signing keys of the Secure Enclave.
     public enum MLDSA65 {
         /// A Secure Enclave ML-DSA-65 private key.
-        public typealias PrivateKey = SecureEnclaveMLDSAPrivateKey<Crypto.MLDSA65>
+        public typealias PrivateKey = SecureEnclavePostQuantumKey<Crypto.MLDSA65.PrivateKey>
     }
 
     /// ML-DSA-87 (FIPS 204) signing keys of the Secure Enclave.
     public enum MLDSA87 {
         /// A Secure Enclave ML-DSA-87 private key.
-        public typealias PrivateKey = SecureEnclaveMLDSAPrivateKey<Crypto.MLDSA87>
+        public typealias PrivateKey = SecureEnclavePostQuantumKey<Crypto.MLDSA87.PrivateKey>
     }
 
     /// ML-KEM-768 (FIPS 203) key-encapsulation keys of the Secure Enclave.
     public enum MLKEM768 {
         /// A Secure Enclave ML-KEM-768 private key.
-        public typealias PrivateKey = SecureEnclaveMLKEMPrivateKey<Crypto.MLKEM768>
+        public typealias PrivateKey = SecureEnclavePostQuantumKey<Crypto.MLKEM768.PrivateKey>
     }
 
     /// ML-KEM-1024 (FIPS 203) key-encapsulation keys of the Secure Enclave.
     public enum MLKEM1024 {
         /// A Secure Enclave ML-KEM-1024 private key.
-        public typealias PrivateKey = SecureEnclaveMLKEMPrivateKey<Crypto.MLKEM1024>
+        public typealias PrivateKey = SecureEnclavePostQuantumKey<Crypto.MLKEM1024.PrivateKey>
     }
 }
 
@@ -86,217 +86,155 @@ struct SealedSeed: Codable, Sendable {
     }
 }
 
-/// What ``SecureEnclaveMLDSAPrivateKey`` needs of one of swift-crypto's ML-DSA parameter sets.
-public protocol SecureEnclaveMLDSAParameters: Sendable {
-    /// The parameter set's public key.
-    associatedtype PublicKey: Sendable
-    /// "ML-DSA-65", "ML-DSA-87".
-    static var name: String { get }
-    /// A new key: its seed and its public key's raw representation.
-    static func newSeed() throws -> (seed: Data, publicKey: Data)
-    /// The public key of a raw representation.
-    static func publicKey(rawRepresentation: Data) throws -> PublicKey
-    /// The signature of `data` (with `context`, when given) by the key of `seed`.
-    static func signature(seed: Data, for data: Data, context: Data?) throws -> Data
+/// One of swift-crypto's ML-DSA or ML-KEM private keys, as a ``SecureEnclavePostQuantumKey``
+/// uses it: made from a seed, with a public key in its raw representation.
+public protocol SeededPrivateKey: Sendable {
+    /// The public key's type: swift-crypto's (CryptoKit's) `MLDSA65.PublicKey`...
+    associatedtype PublicKey: RawRepresentedPublicKey
+    /// The parameter set's name ("ML-DSA-65"...), which a `dataRepresentation` carries.
+    static var parameterSetName: String { get }
+    /// A new random key.
+    init() throws
+    /// The key of a seed (checked against `publicKey` when given).
+    init<D: DataProtocol>(seedRepresentation: D, publicKey: PublicKey?) throws
+    /// The seed.
+    var seedRepresentation: Data { get }
+    /// The public key.
+    var publicKey: PublicKey { get }
 }
 
-extension Crypto.MLDSA65: SecureEnclaveMLDSAParameters {
+/// A public key of ``SeededPrivateKey``: its raw representation and back.
+public protocol RawRepresentedPublicKey: Sendable {
+    /// The key of a raw representation.
+    init<D: DataProtocol>(rawRepresentation: D) throws
+    /// The raw representation.
+    var rawRepresentation: Data { get }
+}
+
+extension Crypto.MLDSA65.PrivateKey: SeededPrivateKey {
     /// "ML-DSA-65".
-    public static var name: String { "ML-DSA-65" }
-
-    /// A new key: its seed and its public key's raw representation.
-    public static func newSeed() throws -> (seed: Data, publicKey: Data) {
-        let key = try PrivateKey()
-        return (key.seedRepresentation, key.publicKey.rawRepresentation)
-    }
-
-    /// The public key of a raw representation.
-    public static func publicKey(rawRepresentation: Data) throws -> PublicKey { try PublicKey(rawRepresentation: rawRepresentation) }
-
-    /// The signature of `data` (with `context`, when given) by the key of `seed`.
-    public static func signature(seed: Data, for data: Data, context: Data?) throws -> Data {
-        let key = try PrivateKey(seedRepresentation: seed, publicKey: nil)
-        return try context.map { try key.signature(for: data, context: $0) } ?? key.signature(for: data)
-    }
+    public static var parameterSetName: String { "ML-DSA-65" }
 }
 
-extension Crypto.MLDSA87: SecureEnclaveMLDSAParameters {
+extension Crypto.MLDSA87.PrivateKey: SeededPrivateKey {
     /// "ML-DSA-87".
-    public static var name: String { "ML-DSA-87" }
-
-    /// A new key: its seed and its public key's raw representation.
-    public static func newSeed() throws -> (seed: Data, publicKey: Data) {
-        let key = try PrivateKey()
-        return (key.seedRepresentation, key.publicKey.rawRepresentation)
-    }
-
-    /// The public key of a raw representation.
-    public static func publicKey(rawRepresentation: Data) throws -> PublicKey { try PublicKey(rawRepresentation: rawRepresentation) }
-
-    /// The signature of `data` (with `context`, when given) by the key of `seed`.
-    public static func signature(seed: Data, for data: Data, context: Data?) throws -> Data {
-        let key = try PrivateKey(seedRepresentation: seed, publicKey: nil)
-        return try context.map { try key.signature(for: data, context: $0) } ?? key.signature(for: data)
-    }
+    public static var parameterSetName: String { "ML-DSA-87" }
 }
 
-/// `SecureEnclave.MLDSA65.PrivateKey` and `SecureEnclave.MLDSA87.PrivateKey`: an ML-DSA key
-/// whose seed only the simulated Secure Enclave opens; each signature runs the key's
-/// evaluation first.
+extension Crypto.MLKEM768.PrivateKey: SeededPrivateKey {
+    /// "ML-KEM-768".
+    public static var parameterSetName: String { "ML-KEM-768" }
+}
+
+extension Crypto.MLKEM1024.PrivateKey: SeededPrivateKey {
+    /// "ML-KEM-1024".
+    public static var parameterSetName: String { "ML-KEM-1024" }
+}
+
+extension Crypto.MLDSA65.PublicKey: RawRepresentedPublicKey {}
+extension Crypto.MLDSA87.PublicKey: RawRepresentedPublicKey {}
+extension Crypto.MLKEM768.PublicKey: RawRepresentedPublicKey {}
+extension Crypto.MLKEM1024.PublicKey: RawRepresentedPublicKey {}
+
+/// ML-DSA signing, as swift-crypto's ML-DSA private keys offer it.
+public protocol MLDSASigningKey: SeededPrivateKey {
+    /// The signature of `data`.
+    func signature<D: DataProtocol>(for data: D) throws -> Data
+    /// The signature of `data` under a FIPS 204 context string.
+    func signature<D: DataProtocol, C: DataProtocol>(for data: D, context: C) throws -> Data
+}
+
+extension Crypto.MLDSA65.PrivateKey: MLDSASigningKey {}
+extension Crypto.MLDSA87.PrivateKey: MLDSASigningKey {}
+
+/// ML-KEM decapsulation, as swift-crypto's ML-KEM private keys offer it.
+public protocol MLKEMDecapsulationKey: SeededPrivateKey {
+    /// The shared secret in `encapsulated`.
+    func decapsulate<D: DataProtocol>(_ encapsulated: D) throws -> SymmetricKey
+}
+
+extension Crypto.MLKEM768.PrivateKey: MLKEMDecapsulationKey {}
+extension Crypto.MLKEM1024.PrivateKey: MLKEMDecapsulationKey {}
+
+/// `SecureEnclave.MLDSA65.PrivateKey`, `…MLDSA87…`, `…MLKEM768…` and `…MLKEM1024…`: a
+/// post-quantum key whose seed only the simulated Secure Enclave opens; each signature or
+/// decapsulation runs the key's evaluation first.
 ///
 /// ```swift
 /// let key = try SecureEnclave.MLDSA65.PrivateKey(accessControl: access)
 /// let signature = try key.signature(for: challenge)      // the prompt happens here
 /// let valid = key.publicKey.isValidSignature(signature, for: challenge)   // true
 /// ```
-public struct SecureEnclaveMLDSAPrivateKey<Parameters: SecureEnclaveMLDSAParameters>: Sendable {
-    let sealed: SealedSeed
-    let authenticator: Authenticator
-    let context: LAContext?
-
-    /// The public key, swift-crypto's (CryptoKit's) `MLDSA65.PublicKey` or `MLDSA87.PublicKey`.
-    public let publicKey: Parameters.PublicKey
-
-    /// Generates a key with `accessControl` (default: `privateKeyUsage` only); its signatures
-    /// prompt through `authenticationContext` when given. Never prompts itself.
-    public init(accessControl: SecAccessControl = SecureEnclave.P256.Signing.PrivateKey.defaultAccessControl,
-                authenticationContext: LAContext? = nil) throws {
-        let (seed, publicKeyData) = try Parameters.newSeed()
-        (sealed, authenticator) = try SealedSeed.seal(seed, publicKey: publicKeyData, algorithm: Parameters.name,
-                                                      accessControl: accessControl, context: authenticationContext)
-        context = authenticationContext
-        publicKey = try Parameters.publicKey(rawRepresentation: publicKeyData)
-    }
-
-    /// Restores a key from its ``dataRepresentation`` on the device (and app) that made it;
-    /// `CryptoKitError.incorrectParameterSize` otherwise.
-    public init<D: DataProtocol>(dataRepresentation: D, authenticationContext: LAContext? = nil) throws {
-        (sealed, authenticator) = try SealedSeed.restore(Data(dataRepresentation), algorithm: Parameters.name, context: authenticationContext)
-        context = authenticationContext
-        publicKey = try Parameters.publicKey(rawRepresentation: sealed.publicKey)
-    }
-
-    /// The key as an opaque blob: the sealed seed, which only this device and app can open.
-    public var dataRepresentation: Data { sealed.dataRepresentation }
-
-    /// The ML-DSA signature of `data` (the prompt happens here).
-    public func signature<D: DataProtocol>(for data: D) throws -> Data {
-        let message = Data(data)
-        return try sealed.withSeed(on: authenticator, context: context) { seed in
-            try Parameters.signature(seed: seed, for: message, context: nil)
-        }
-    }
-
-    /// The ML-DSA signature of `data` under the FIPS 204 `context` string (at most 255 bytes;
-    /// the prompt happens here).
-    public func signature<D: DataProtocol, C: DataProtocol>(for data: D, context: C) throws -> Data {
-        let (message, label) = (Data(data), Data(context))
-        return try sealed.withSeed(on: authenticator, context: self.context) { seed in
-            try Parameters.signature(seed: seed, for: message, context: label)
-        }
-    }
-}
-
-/// What ``SecureEnclaveMLKEMPrivateKey`` needs of one of swift-crypto's ML-KEM parameter sets.
-public protocol SecureEnclaveMLKEMParameters: Sendable {
-    /// The parameter set's public key.
-    associatedtype PublicKey: Sendable
-    /// "ML-KEM-768", "ML-KEM-1024".
-    static var name: String { get }
-    /// A new key: its seed and its public key's raw representation.
-    static func newSeed() throws -> (seed: Data, publicKey: Data)
-    /// The public key of a raw representation.
-    static func publicKey(rawRepresentation: Data) throws -> PublicKey
-    /// The shared secret in `encapsulated`, opened by the key of `seed`.
-    static func decapsulate(_ encapsulated: Data, seed: Data) throws -> SymmetricKey
-}
-
-extension Crypto.MLKEM768: SecureEnclaveMLKEMParameters {
-    /// "ML-KEM-768".
-    public static var name: String { "ML-KEM-768" }
-
-    /// A new key: its seed and its public key's raw representation.
-    public static func newSeed() throws -> (seed: Data, publicKey: Data) {
-        let key = try PrivateKey()
-        return (key.seedRepresentation, key.publicKey.rawRepresentation)
-    }
-
-    /// The public key of a raw representation.
-    public static func publicKey(rawRepresentation: Data) throws -> PublicKey { try PublicKey(rawRepresentation: rawRepresentation) }
-
-    /// The shared secret in `encapsulated`, opened by the key of `seed`.
-    public static func decapsulate(_ encapsulated: Data, seed: Data) throws -> SymmetricKey {
-        try PrivateKey(seedRepresentation: seed, publicKey: nil).decapsulate(encapsulated)
-    }
-}
-
-extension Crypto.MLKEM1024: SecureEnclaveMLKEMParameters {
-    /// "ML-KEM-1024".
-    public static var name: String { "ML-KEM-1024" }
-
-    /// A new key: its seed and its public key's raw representation.
-    public static func newSeed() throws -> (seed: Data, publicKey: Data) {
-        let key = try PrivateKey()
-        return (key.seedRepresentation, key.publicKey.rawRepresentation)
-    }
-
-    /// The public key of a raw representation.
-    public static func publicKey(rawRepresentation: Data) throws -> PublicKey { try PublicKey(rawRepresentation: rawRepresentation) }
-
-    /// The shared secret in `encapsulated`, opened by the key of `seed`.
-    public static func decapsulate(_ encapsulated: Data, seed: Data) throws -> SymmetricKey {
-        try PrivateKey(seedRepresentation: seed, publicKey: nil).decapsulate(encapsulated)
-    }
-}
-
-/// `SecureEnclave.MLKEM768.PrivateKey` and `SecureEnclave.MLKEM1024.PrivateKey`: an ML-KEM key
-/// whose seed only the simulated Secure Enclave opens; each decapsulation runs the key's
-/// evaluation first.
 ///
 /// ```swift
 /// let key = try SecureEnclave.MLKEM768.PrivateKey.generate()
 /// let sent = try key.publicKey.encapsulate()                   // the other party
 /// let secret = try key.decapsulate(sent.encapsulated)         // == sent.sharedSecret
 /// ```
-public struct SecureEnclaveMLKEMPrivateKey<Parameters: SecureEnclaveMLKEMParameters>: Sendable {
+public struct SecureEnclavePostQuantumKey<Key: SeededPrivateKey>: Sendable {
     let sealed: SealedSeed
     let authenticator: Authenticator
     let context: LAContext?
 
-    /// The public key, swift-crypto's (CryptoKit's) `MLKEM768.PublicKey` or `MLKEM1024.PublicKey`.
-    public let publicKey: Parameters.PublicKey
+    /// The public key, swift-crypto's (CryptoKit's) `MLDSA65.PublicKey`, `MLKEM768.PublicKey`...
+    public let publicKey: Key.PublicKey
 
-    /// A new key with the default access control (`privateKeyUsage` only), on the default device.
-    public static func generate() throws -> Self { try Self() }
-
-    /// Generates a key with `accessControl` (default: `privateKeyUsage` only); its
-    /// decapsulations prompt through `authenticationContext` when given. Never prompts itself.
+    /// Generates a key with `accessControl` (default: `privateKeyUsage` only); its uses prompt
+    /// through `authenticationContext` when given. Never prompts itself.
     public init(accessControl: SecAccessControl = SecureEnclave.P256.Signing.PrivateKey.defaultAccessControl,
                 authenticationContext: LAContext? = nil) throws {
-        let (seed, publicKeyData) = try Parameters.newSeed()
-        (sealed, authenticator) = try SealedSeed.seal(seed, publicKey: publicKeyData, algorithm: Parameters.name,
+        let key = try Key()
+        let publicKeyData = key.publicKey.rawRepresentation
+        (sealed, authenticator) = try SealedSeed.seal(key.seedRepresentation, publicKey: publicKeyData, algorithm: Key.parameterSetName,
                                                       accessControl: accessControl, context: authenticationContext)
         context = authenticationContext
-        publicKey = try Parameters.publicKey(rawRepresentation: publicKeyData)
+        publicKey = key.publicKey
     }
 
-    /// Restores a key from its ``dataRepresentation`` on the device (and app) that made it;
-    /// `CryptoKitError.incorrectParameterSize` otherwise.
+    /// Restores a key from its ``dataRepresentation`` on the device (and app) that made it, as
+    /// the same parameter set; `CryptoKitError.incorrectParameterSize` otherwise.
     public init<D: DataProtocol>(dataRepresentation: D, authenticationContext: LAContext? = nil) throws {
-        (sealed, authenticator) = try SealedSeed.restore(Data(dataRepresentation), algorithm: Parameters.name, context: authenticationContext)
+        (sealed, authenticator) = try SealedSeed.restore(Data(dataRepresentation), algorithm: Key.parameterSetName,
+                                                         context: authenticationContext)
         context = authenticationContext
-        publicKey = try Parameters.publicKey(rawRepresentation: sealed.publicKey)
+        publicKey = try Key.PublicKey(rawRepresentation: sealed.publicKey)
     }
 
     /// The key as an opaque blob: the sealed seed, which only this device and app can open.
     public var dataRepresentation: Data { sealed.dataRepresentation }
 
+    /// Runs `operation` with the key, after its evaluation (the prompt).
+    private func withKey<T: Sendable>(_ operation: @escaping @Sendable (Key) throws -> T) throws -> T {
+        let publicKey = self.publicKey
+        return try sealed.withSeed(on: authenticator, context: context) { seed in
+            try operation(Key(seedRepresentation: seed, publicKey: publicKey))
+        }
+    }
+}
+
+extension SecureEnclavePostQuantumKey where Key: MLDSASigningKey {
+    /// The ML-DSA signature of `data` (the prompt happens here).
+    public func signature<D: DataProtocol>(for data: D) throws -> Data {
+        let message = Data(data)
+        return try withKey { key in try key.signature(for: message) }
+    }
+
+    /// The ML-DSA signature of `data` under the FIPS 204 `context` string (at most 255 bytes;
+    /// the prompt happens here).
+    public func signature<D: DataProtocol, C: DataProtocol>(for data: D, context: C) throws -> Data {
+        let (message, label) = (Data(data), Data(context))
+        return try withKey { key in try key.signature(for: message, context: label) }
+    }
+}
+
+extension SecureEnclavePostQuantumKey where Key: MLKEMDecapsulationKey {
+    /// A new key with the default access control (`privateKeyUsage` only), on the default device.
+    public static func generate() throws -> Self { try Self() }
+
     /// The shared secret the other party encapsulated to ``publicKey`` (the prompt happens here).
     public func decapsulate<D: DataProtocol>(_ encapsulated: D) throws -> SymmetricKey {
         let ciphertext = Data(encapsulated)
-        return try sealed.withSeed(on: authenticator, context: context) { seed in
-            try Parameters.decapsulate(ciphertext, seed: seed)
-        }
+        return try withKey { key in try key.decapsulate(ciphertext) }
     }
 }
 #endif

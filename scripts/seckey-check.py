@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""Checks Touchstone's RSA SecKeys with pyca/cryptography (an implementation we did not write),
-from the virtual environment scripts/pyattest-env.sh makes. RSAKeyTests run it.
+"""Checks Touchstone's RSA, P-384 and P-521 SecKeys with pyca/cryptography (an implementation we
+did not write), from the virtual environment scripts/pyattest-env.sh makes. RSAKeyTests and
+CurveKeyTests run it.
 
-  rsa-check.py make    prints JSON: a new 2048-bit key pair (PKCS#1 DER, base64), and for one
-                       message its signatures under every scheme and its ciphertexts under
-                       every padding Touchstone supports
-  rsa-check.py verify  reads JSON {publicKey, message, signatures: {scheme: b64}} and prints
-                       JSON {scheme: true|false}: whether each signature verifies
+  seckey-check.py make          prints JSON: a new 2048-bit RSA key pair (PKCS#1 DER, base64),
+                                and for one message its signatures under every scheme and its
+                                ciphertexts under every padding Touchstone supports
+  seckey-check.py verify        reads JSON {publicKey, message, signatures: {scheme: b64}} and
+                                prints {scheme: true|false}: whether each RSA signature verifies
+  seckey-check.py ec-make CURVE prints JSON: a new P-384 or P-521 key pair (X9.63: public
+                                04||X||Y, private 04||X||Y||K), and for one message its DER
+                                ECDSA signature with each hash
+  seckey-check.py ec-verify     reads JSON {publicKey (X9.63), message, signatures: {hash: b64
+                                DER}} and prints {hash: true|false}: whether each ECDSA
+                                signature of the message's hash verifies
 
 Schemes: pkcs1v15-<hash>, pss-<hash> (salt as long as the hash, as Apple's); paddings: pkcs1,
 oaep-SHA1, oaep-SHA256. Hashes: SHA1, SHA256, SHA384, SHA512."""
@@ -15,7 +22,7 @@ import json
 import sys
 
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 
 HASHES = {"SHA1": hashes.SHA1, "SHA256": hashes.SHA256, "SHA384": hashes.SHA384, "SHA512": hashes.SHA512}
 MESSAGE = b"touchstone rsa check"
@@ -72,5 +79,35 @@ def verify():
     print(json.dumps(results))
 
 
+CURVES = {"P-384": ec.SECP384R1, "P-521": ec.SECP521R1}
+
+
+def ec_make():
+    key = ec.generate_private_key(CURVES[sys.argv[2]]())
+    public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    size = (key.curve.key_size + 7) // 8
+    scalar = key.private_numbers().private_value.to_bytes(size, "big")
+    print(json.dumps({
+        "publicKey": b64(public), "privateKey": b64(public + scalar), "message": b64(MESSAGE),
+        "signatures": {name: b64(key.sign(MESSAGE, ec.ECDSA(HASHES[name]()))) for name in HASHES},
+    }))
+
+
+def ec_verify():
+    request = json.load(sys.stdin)
+    der = base64.b64decode(request["publicKey"])
+    curve = {97: ec.SECP384R1, 133: ec.SECP521R1, 65: ec.SECP256R1}[len(der)]()
+    key = ec.EllipticCurvePublicKey.from_encoded_point(curve, der)
+    message = base64.b64decode(request["message"])
+    results = {}
+    for name, signature in request["signatures"].items():
+        try:
+            key.verify(base64.b64decode(signature), message, ec.ECDSA(HASHES[name]()))
+            results[name] = True
+        except Exception:
+            results[name] = False
+    print(json.dumps(results))
+
+
 if __name__ == "__main__":
-    {"make": make, "verify": verify}[sys.argv[1]]()
+    {"make": make, "verify": verify, "ec-make": ec_make, "ec-verify": ec_verify}[sys.argv[1]]()

@@ -145,23 +145,23 @@ struct KeyQuery {
 
     /// The attributes of a key as `SecKeyCopyAttributes` and `kSecReturnAttributes` give them.
     static func attributes(of key: SecKey) -> [String: Any] {
-        let bits = key.rsaKey?.bits ?? 256
+        let bits = key.inMemoryKey?.bits ?? 256
         var attributes: [String: Any] = [
             kSecClass as String: kSecClassKey as String,
-            kSecAttrKeyType as String: (key.rsaKey == nil ? kSecAttrKeyTypeECSECPrimeRandom : kSecAttrKeyTypeRSA) as String,
+            kSecAttrKeyType as String: (key.inMemoryKey?.keyType ?? kSecAttrKeyTypeECSECPrimeRandom) as String,
             kSecAttrKeySizeInBits as String: bits,
             kSecAttrEffectiveKeySize as String: bits,
             kSecAttrApplicationLabel as String: Data(key.applicationLabel),
         ]
-        if key.rsaKey != nil {
-            // An RSA key in memory (RSAKey): sign and decrypt, or verify and encrypt; Apple's
-            // RSA public keys also say kSecAttrCanDecrypt (SecRSAKey.c).
-            let isPrivate = key.isPrivate
+        if let inMemory = key.inMemoryKey {
+            // An in-memory key (RSA, P-384, P-521): sign and decrypt or derive, or verify and
+            // encrypt; Apple's RSA public keys also say kSecAttrCanDecrypt (SecRSAKey.c).
+            let isPrivate = key.isPrivate, isRSA = inMemory is RSAKey
             attributes[kSecAttrKeyClass as String] = (isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic) as String
             attributes[kSecAttrIsPermanent as String] = false
             attributes[kSecAttrCanSign as String] = isPrivate
-            attributes[kSecAttrCanDecrypt as String] = true
-            attributes[kSecAttrCanDerive as String] = false
+            attributes[kSecAttrCanDecrypt as String] = isRSA || isPrivate
+            attributes[kSecAttrCanDerive as String] = !isRSA && isPrivate
             attributes[kSecAttrCanVerify as String] = !isPrivate
             attributes[kSecAttrCanEncrypt as String] = !isPrivate
             attributes[kSecAttrIsExtractable as String] = true
@@ -239,8 +239,8 @@ enum KeyItems {
         KeychainCall.run { call in
             let dictionary = try KeyQuery.normalize(attributes)
             let query = try KeyQuery(dictionary)
-            if query.valueRef?.rsaKey != nil || query.keyType == kSecAttrKeyTypeRSA as String {
-                throw KeychainQuery.Unsimulated()  // RSA keys are not stored in the keychain here: they live in memory
+            if query.valueRef?.inMemoryKey != nil || query.keyType == kSecAttrKeyTypeRSA as String {
+                throw KeychainQuery.Unsimulated()  // RSA, P-384 and P-521 keys are not stored here: they live in memory
             }
             var publicKeyData: Data?
             if let ref = query.valueRef, case let .publicKey(data) = ref.material {

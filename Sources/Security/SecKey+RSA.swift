@@ -8,12 +8,11 @@ import Touchstone
 /// (BoringSSL). Its bytes are PKCS#1, as on iOS: `RSAPublicKey` for a public key and
 /// `RSAPrivateKey` for a private one.
 ///
-/// Our limits: an RSA key lives in memory only (a permanent RSA key, one with an access
-/// control, or `SecItemAdd` of one is `errSecUnimplemented`), and of Apple's RSA algorithms it
+/// Our limits: an RSA key lives in memory only (``InMemoryKey``), and of Apple's RSA algorithms it
 /// supports the message signatures (PKCS#1 v1.5 and PSS with SHA-1, SHA-256, SHA-384, SHA-512)
 /// and PKCS#1 v1.5, OAEP-SHA-1 and OAEP-SHA-256 encryption: swift-crypto has neither SHA-224
 /// nor a raw RSA operation, which the digest, raw, other OAEP and AES-GCM forms need.
-struct RSAKey: Sendable {
+struct RSAKey: InMemoryKey {
     /// The private half; nil for a public key.
     let privateKey: _RSA.Signing.PrivateKey?
     /// The public half.
@@ -24,24 +23,12 @@ struct RSAKey: Sendable {
     static let bitSizes = 1024...8192
 
     /// `SecKeyCreateRandomKey`'s RSA key pair, from its parameters: `kSecAttrKeySizeInBits`
-    /// (required); no `kSecAttrTokenID` (the Secure Enclave holds only P-256 keys: errSecParam);
-    /// `kSecAttrIsPermanent` true or an access control, at the top or under
-    /// `kSecPrivateKeyAttrs`, is errSecUnimplemented (our limit: RSA keys are not stored).
+    /// (required), and nothing ``InMemoryKey/checkUnstored(_:kind:)`` refuses.
     static func generate(_ parameters: [String: Any]) throws -> RSAKey {
         guard let bits = parameters[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) else {
             throw SecKeyCall.Failure(errSecParam, "kSecAttrKeySizeInBits is required for an RSA key (2048 is usual)")
         }
-        guard parameters[kSecAttrTokenID as String] == nil else {
-            throw SecKeyCall.Failure(errSecParam, "the Secure Enclave holds only P-256 EC keys, not RSA keys")
-        }
-        var scopes = [parameters]
-        if let nested = parameters[kSecPrivateKeyAttrs as String] as? NSDictionary { scopes.append(try KeyQuery.normalize(nested)) }
-        for scope in scopes {
-            let permanent = try scope[kSecAttrIsPermanent as String].map { try KeychainQuery.bool($0, kSecAttrIsPermanent as String) }
-            if permanent == true || scope[kSecAttrAccessControl as String] != nil {
-                throw SecKeyCall.Failure(errSecUnimplemented, "RSA keys are not stored in the keychain here, nor access-controlled: make them without kSecAttrIsPermanent and kSecAttrAccessControl")
-            }
-        }
+        try checkUnstored(parameters, kind: "RSA")
         return try generate(bits: bits)
     }
 
@@ -93,8 +80,11 @@ struct RSAKey: Sendable {
         return bytes[2 + lengthBytes] == 0x02
     }
 
+    var keyType: CFString { kSecAttrKeyTypeRSA }
+    var isPrivate: Bool { privateKey != nil }
+
     /// The public half alone.
-    var publicOnly: RSAKey { RSAKey(privateKey: nil, publicKey: publicKey) }
+    var publicOnly: any InMemoryKey { RSAKey(privateKey: nil, publicKey: publicKey) }
 
     /// The public key's PKCS#1 `RSAPublicKey` DER, what `SecKeyCopyExternalRepresentation`
     /// gives for it (and what `kSecAttrApplicationLabel` hashes).
@@ -163,8 +153,13 @@ struct RSAKey: Sendable {
         }
     }
 
+    /// RSA keys exchange no keys (errSecParam).
+    func sharedSecret(with peer: Data) throws -> Data {
+        throw SecKeyCall.Failure(errSecParam, "RSA keys do not exchange keys")
+    }
+
     private static func unsupported(_ algorithm: SecKeyAlgorithm) -> SecKeyCall.Failure {
-        SecKeyCall.Failure(errSecParam, "algorithm \(algorithm.identifier) is not supported for RSA keys here")
+        unsupported(algorithm, kind: "RSA")
     }
 }
 

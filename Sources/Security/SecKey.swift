@@ -5,8 +5,8 @@ import Touchstone
 import TouchstoneSimulation
 
 /// A key (`SecKey`): a P-256 private key of a Touchstone device — in its Secure Enclave, or a
-/// software key — or a P-256 public key; or an RSA key, private or public, held in memory
-/// (``RSAKey``'s limits).
+/// software key — or a P-256 public key; or an RSA, P-384 or P-521 key, private or public,
+/// held in memory (``InMemoryKey``'s limits).
 ///
 /// Private keys come from `SecKeyCreateRandomKey` (with `kSecAttrTokenIDSecureEnclave`, or
 /// without it for a software key), `SecKeyCreateWithData` (a software key from its bytes) or
@@ -38,8 +38,8 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
         case enclave(EnclaveKey, Authenticator)
         /// A P-256 public key (X9.63, 65 bytes).
         case publicKey(Data)
-        /// An RSA key, private or public (in memory only).
-        case rsa(RSAKey)
+        /// An RSA, P-384 or P-521 key, private or public (in memory only).
+        case inMemory(any InMemoryKey)
     }
 
     let material: Material
@@ -69,17 +69,17 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
         switch material {
         case let .enclave(key, _): key.publicKeyData
         case let .publicKey(data): data
-        case let .rsa(key): key.publicKeyData
+        case let .inMemory(key): key.publicKeyData
         }
     }
 
-    /// The RSA key behind this key; nil for a P-256 key.
-    var rsaKey: RSAKey? {
-        if case let .rsa(key) = material { return key }
+    /// The in-memory key behind this key (RSA, P-384, P-521); nil for a P-256 key.
+    var inMemoryKey: (any InMemoryKey)? {
+        if case let .inMemory(key) = material { return key }
         return nil
     }
 
-    var isPrivate: Bool { touchstoneKey != nil || rsaKey?.privateKey != nil }
+    var isPrivate: Bool { touchstoneKey != nil || inMemoryKey?.isPrivate == true }
 
     /// Equal when both are the same half of the same key.
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
@@ -96,7 +96,9 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
     /// a software key.
     public var description: String {
         let id = Data(Insecure.SHA1.hash(data: publicKeyData)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        if let rsa = rsaKey { return "<SecKey \(isPrivate ? "private" : "public") RSA \(rsa.bits) \(id)>" }
+        if let key = inMemoryKey {
+            return "<SecKey \(isPrivate ? "private" : "public") \(key is RSAKey ? "RSA" : "EC") \(key.bits) \(id)>"
+        }
         guard let key = touchstoneKey else { return "<SecKey public EC 256 \(id)>" }
         return key.isSoftware ? "<SecKey private EC 256 \(id)>" : "<SecKey private EC 256 Secure Enclave \(id)>"
     }
@@ -126,12 +128,14 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             // iOS answers a dictionary without a key type errSecUnimplemented (-4).
             throw SecKeyCall.Failure(errSecUnimplemented, "kSecAttrKeyType is required (kSecAttrKeyTypeECSECPrimeRandom)")
         }
-        if type == kSecAttrKeyTypeRSA as String { return try SecKey(.rsa(RSAKey.generate(dictionary))) }
+        if type == kSecAttrKeyTypeRSA as String { return try SecKey(.inMemory(RSAKey.generate(dictionary))) }
         guard type == kSecAttrKeyTypeECSECPrimeRandom as String else {
             throw SecKeyCall.Failure(errSecParam, "only EC (kSecAttrKeyTypeECSECPrimeRandom) and RSA (kSecAttrKeyTypeRSA) keys are supported")
         }
-        guard let size = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer), size == 256 else {
-            throw SecKeyCall.Failure(errSecParam, "only P-256 keys are simulated (kSecAttrKeySizeInBits 256)")
+        let size = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer)
+        if let size, CurveKey.bitSizes.contains(size) { return try SecKey(.inMemory(CurveKey.generate(bits: size, dictionary))) }
+        guard size == 256 else {
+            throw SecKeyCall.Failure(errSecParam, "EC keys are 256, 384 or 521 bits here (kSecAttrKeySizeInBits)")
         }
         let software: Bool
         switch dictionary[kSecAttrTokenID as String] {
@@ -173,7 +177,7 @@ public func SecKeyGetTypeID() -> CFTypeID { CFTypeKind.secKey.rawValue }
 /// The public key of a key pair (the key itself for a public key).
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     guard key.isPrivate else { return key }
-    if let rsa = key.rsaKey { return SecKey(.rsa(rsa.publicOnly)) }
+    if let inMemory = key.inMemoryKey { return SecKey(.inMemory(inMemory.publicOnly)) }
     return SecKey(.publicKey(key.publicKeyData))
 }
 
@@ -183,7 +187,7 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 /// refuses (`errSecUnimplemented`, NSOSStatusErrorDomain): its bytes never leave the device.
 /// An RSA key's bytes are PKCS#1 (`RSAPublicKey` or `RSAPrivateKey` DER).
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    if let rsa = key.rsaKey { return rsa.externalRepresentation as NSData }
+    if let inMemory = key.inMemoryKey { return inMemory.externalRepresentation as NSData }
     guard let stored = key.touchstoneKey else { return key.publicKeyData as NSData }
     guard stored.isSoftware else {
         error?.pointee = Unmanaged.passRetained(osStatusError(errSecUnimplemented, "a Secure Enclave private key cannot be exported"))
@@ -204,21 +208,20 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
         let type = dictionary[kSecAttrKeyType as String].flatMap(KeyQuery.code)
         let keyClass = dictionary[kSecAttrKeyClass as String].flatMap(KeyQuery.code)
         let bytes = Data(referencing: keyData)
-        if type == kSecAttrKeyTypeRSA as String {
-            guard keyClass == nil || keyClass == kSecAttrKeyClassPublic as String || keyClass == kSecAttrKeyClassPrivate as String else {
-                throw SecKeyCall.Failure(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
-            }
-            return SecKey(.rsa(try RSAKey(pkcs1: bytes, isPrivate: keyClass == kSecAttrKeyClassPrivate as String)))
-        }
-        if let type, type != kSecAttrKeyTypeECSECPrimeRandom as String {
-            throw SecKeyCall.Failure(errSecParam, "only EC P-256 and RSA keys are supported")
-        }
-        if keyClass == kSecAttrKeyClassPrivate as String {
-            return try KeyQuery.softwareKey(bytes, on: call.authenticator(nil))
-        }
-        guard keyClass == nil || keyClass == kSecAttrKeyClassPublic as String else {
+        guard keyClass == nil || keyClass == kSecAttrKeyClassPublic as String || keyClass == kSecAttrKeyClassPrivate as String else {
             throw SecKeyCall.Failure(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
         }
+        let isPrivate = keyClass == kSecAttrKeyClassPrivate as String
+        if type == kSecAttrKeyTypeRSA as String { return SecKey(.inMemory(try RSAKey(pkcs1: bytes, isPrivate: isPrivate))) }
+        if let type, type != kSecAttrKeyTypeECSECPrimeRandom as String {
+            throw SecKeyCall.Failure(errSecParam, "only EC and RSA keys are supported")
+        }
+        // X9.63 lengths name the curve: 65/97 bytes public/private for P-256, 97/145 for
+        // P-384, 133/199 for P-521.
+        if isPrivate ? bytes.count != 97 : bytes.count != 65 {
+            return SecKey(.inMemory(try CurveKey(x963: bytes, isPrivate: isPrivate)))
+        }
+        if isPrivate { return try KeyQuery.softwareKey(bytes, on: call.authenticator(nil)) }
         guard (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
             throw SecKeyCall.Failure(errSecParam, "not a P-256 public key in X9.63 form (65 bytes)")
         }
@@ -233,13 +236,13 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
 }
 
 /// The key's block size in bytes: 32 for a P-256 key, the modulus size for an RSA key.
-public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.rsaKey?.blockSize ?? 32 }
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.inMemoryKey?.blockSize ?? 32 }
 
 /// Whether `key` can do `operation` with `algorithm`: sign / decrypt / key exchange with a
 /// private key, verify / encrypt with a public key, for the algorithms ``SecKeyAlgorithm`` lists
 /// as supported.
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
-    if let rsa = key.rsaKey { return rsa.supports(operation, algorithm) }
+    if let inMemory = key.inMemoryKey { return inMemory.supports(operation, algorithm) }
     return switch operation {
     case .sign: key.isPrivate && algorithm.ecdsaInput != nil
     case .verify: algorithm.ecdsaInput != nil
@@ -266,7 +269,7 @@ public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperati
 public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in
-        if let rsa = key.rsaKey { return try rsa.signature(of: Data(referencing: dataToSign), algorithm) as NSData }
+        if let inMemory = key.inMemoryKey { return try inMemory.signature(of: Data(referencing: dataToSign), algorithm) as NSData }
         let (enclave, authenticator) = try call.privateKey(key)
         let data = Data(referencing: dataToSign)
         let context = try call.engineContext(key)
@@ -285,9 +288,9 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
     let verified: Bool? = SecKeyCall.run(error) { _ in
-        if let rsa = key.rsaKey {
-            guard try rsa.isValidSignature(Data(referencing: signature), for: Data(referencing: signedData), algorithm) else {
-                throw SecKeyCall.Failure(errSecVerifyFailed, "RSA signature verification failed")
+        if let inMemory = key.inMemoryKey {
+            guard try inMemory.isValidSignature(Data(referencing: signature), for: Data(referencing: signedData), algorithm) else {
+                throw SecKeyCall.Failure(errSecVerifyFailed, "signature verification failed")
             }
             return true
         }
@@ -318,7 +321,7 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { _ in
-        if let rsa = key.rsaKey { return try rsa.encrypt(Data(referencing: plaintext), algorithm) as NSData }
+        if let inMemory = key.inMemoryKey { return try inMemory.encrypt(Data(referencing: plaintext), algorithm) as NSData }
         let variant = try eciesVariant(algorithm)
         return try ECIES.seal(Data(referencing: plaintext), to: key.publicKeyData, variant: variant) as NSData
     }
@@ -330,7 +333,7 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
 public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in
-        if let rsa = key.rsaKey { return try rsa.decrypt(Data(referencing: ciphertext), algorithm) as NSData }
+        if let inMemory = key.inMemoryKey { return try inMemory.decrypt(Data(referencing: ciphertext), algorithm) as NSData }
         let variant = try eciesVariant(algorithm)
         let (enclave, authenticator) = try call.privateKey(key)
         let data = Data(referencing: ciphertext)
@@ -350,7 +353,6 @@ public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
 public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey,
                                         _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in
-        let (enclave, authenticator) = try call.privateKey(privateKey)
         let options = try KeyQuery.normalize(parameters)
         var kdf: (size: Int, info: Data, hash: ECIES.Hash)?
         switch algorithm.keyExchange {
@@ -364,9 +366,16 @@ public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKe
             throw SecKeyCall.Failure(errSecParam, "unsupported key-exchange algorithm \(algorithm.identifier)")
         }
         let peer = publicKey.publicKeyData
-        let context = try call.engineContext(privateKey)
-        let reason = privateKey.reason
-        let secret = try runBlocking { try await authenticator.keys.sharedSecret(with: peer, using: enclave, context: context, reason: reason) }
+        let secret: Data
+        if let inMemory = privateKey.inMemoryKey {
+            guard inMemory.supports(.keyExchange, algorithm) else { throw SecKeyCall.Failure(errSecParam, "this key cannot exchange keys") }
+            secret = try inMemory.sharedSecret(with: peer)
+        } else {
+            let (enclave, authenticator) = try call.privateKey(privateKey)
+            let context = try call.engineContext(privateKey)
+            let reason = privateKey.reason
+            secret = try runBlocking { try await authenticator.keys.sharedSecret(with: peer, using: enclave, context: context, reason: reason) }
+        }
         guard let kdf else { return secret as NSData }
         return ECIES.x963KDF(secret, sharedInfo: kdf.info, count: kdf.size, hash: kdf.hash) as NSData
     }
@@ -374,7 +383,7 @@ public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKe
 
 /// The bytes ECDSA signs for `algorithm` (see ``SecKeyAlgorithm/signedBytes(of:)``); errSecParam
 /// for an algorithm that is not a supported ECDSA one or a digest of the wrong length.
-private func signedDigest(of data: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
+func signedDigest(of data: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
     do {
         return try algorithm.signedBytes(of: data)
     } catch {
@@ -400,7 +409,7 @@ private func eciesVariant(_ algorithm: SecKeyAlgorithm) throws -> ECIES.Variant 
 }
 
 /// A digest given as bytes, for verifying: swift-crypto's ECDSA reads only the bytes.
-private struct DigestBytes: Digest {
+struct DigestBytes: Digest {
     static var byteCount: Int { 32 }
     let bytes: Data
     init(_ bytes: Data) { self.bytes = bytes }
@@ -487,7 +496,7 @@ struct SecKeyCall {
     /// The Secure Enclave key of a private `SecKey`; errSecParam for a public key.
     mutating func privateKey(_ key: SecKey) throws -> (EnclaveKey, Authenticator) {
         guard case let .enclave(enclave, authenticator) = key.material else {
-            throw Failure(errSecParam, key.rsaKey != nil ? "RSA keys do not support this operation" : "the operation needs a private key")
+            throw Failure(errSecParam, "the operation needs a private key")
         }
         used = authenticator
         return (enclave, authenticator)

@@ -107,7 +107,7 @@ public func SecKeyRawVerify(_ key: SecKey, _ padding: SecPadding, _ signedData: 
 /// which holds the buffer's size on entry: a buffer too small is `errSecParam`.
 public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: UnsafePointer<UInt8>, _ plainTextLen: Int,
                           _ cipherText: UnsafeMutablePointer<UInt8>, _ cipherTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
-    guard key.rsaKey != nil, plainTextLen >= 0, let algorithm = padding.rsaEncryptionAlgorithm else { return errSecParam }
+    guard key.inMemoryKey is RSAKey, plainTextLen >= 0, let algorithm = padding.rsaEncryptionAlgorithm else { return errSecParam }
     var error: Unmanaged<CFError>?
     guard let result = SecKeyCreateEncryptedData(key, algorithm, Data(bytes: plainText, count: plainTextLen) as CFData, &error) else {
         return legacyStatus(error)
@@ -120,7 +120,7 @@ public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: Uns
 /// ``SecKeyEncrypt(_:_:_:_:_:_:)``.
 public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: UnsafePointer<UInt8>, _ cipherTextLen: Int,
                           _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
-    guard key.rsaKey != nil, cipherTextLen >= 0, let algorithm = padding.rsaEncryptionAlgorithm else { return errSecParam }
+    guard key.inMemoryKey is RSAKey, cipherTextLen >= 0, let algorithm = padding.rsaEncryptionAlgorithm else { return errSecParam }
     var error: Unmanaged<CFError>?
     guard let result = SecKeyCreateDecryptedData(key, algorithm, Data(bytes: cipherText, count: cipherTextLen) as CFData, &error) else {
         return legacyStatus(error)

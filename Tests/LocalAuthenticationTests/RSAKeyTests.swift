@@ -8,14 +8,9 @@ import TouchstoneTesting
 
 /// RSA `SecKey`s (issue 34): PKCS#1 keys, message signatures and PKCS#1 / OAEP encryption,
 /// each checked against pyca/cryptography — an implementation we did not write — through
-/// scripts/rsa-check.py in the virtual environment scripts/pyattest-env.sh makes (`make test`
-/// runs it first; without it these tests fail, naming the script).
+/// ``IndependentKeyCheck``.
 @Suite("RSA SecKeys, checked against pyca/cryptography")
 struct RSAKeyTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let python = root.appendingPathComponent(".build/pyattest-venv/bin/python")
-    static let script = root.appendingPathComponent("scripts/rsa-check.py")
-
     static let signatureAlgorithms: [String: SecKeyAlgorithm] = [
         "pkcs1v15-SHA1": .rsaSignatureMessagePKCS1v15SHA1, "pkcs1v15-SHA256": .rsaSignatureMessagePKCS1v15SHA256,
         "pkcs1v15-SHA384": .rsaSignatureMessagePKCS1v15SHA384, "pkcs1v15-SHA512": .rsaSignatureMessagePKCS1v15SHA512,
@@ -26,28 +21,11 @@ struct RSAKeyTests {
         "pkcs1": .rsaEncryptionPKCS1, "oaep-SHA1": .rsaEncryptionOAEPSHA1, "oaep-SHA256": .rsaEncryptionOAEPSHA256,
     ]
 
-    /// Runs rsa-check.py `command` with `input` on standard input; its JSON output.
     func check(_ command: String, input: [String: Any] = [:]) throws -> [String: Any] {
-        guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
-            Issue.record("pyca/cryptography is not installed: run scripts/pyattest-env.sh (make test does)")
-            return [:]
-        }
-        let process = SpawnedProcess()
-        process.executableURL = Self.python
-        process.arguments = [Self.script.path, command]
-        let (stdin, stdout) = (Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: input))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+        try IndependentKeyCheck.run([command], input: input)
     }
 
-    func bytes(_ value: Any?) throws -> Data { try #require((value as? String).flatMap { Data(base64Encoded: $0) }) }
+    func bytes(_ value: Any?) throws -> Data { try IndependentKeyCheck.bytes(value) }
 
     func key(_ data: Data, isPrivate: Bool) -> (SecKey?, CFError?) {
         var error: Unmanaged<CFError>?

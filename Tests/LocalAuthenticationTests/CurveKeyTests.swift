@@ -1,0 +1,108 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import LocalAuthentication
+import Testing
+import TouchstoneTesting
+
+/// P-384 and P-521 `SecKey`s (issue 34: SecKey.h's EC sizes beyond P-256), in memory, each
+/// checked against pyca/cryptography through ``IndependentKeyCheck``.
+@Suite("P-384 and P-521 SecKeys, checked against pyca/cryptography")
+struct CurveKeyTests {
+    static let messageAlgorithms: [String: SecKeyAlgorithm] = [
+        "SHA1": .ecdsaSignatureMessageX962SHA1, "SHA256": .ecdsaSignatureMessageX962SHA256,
+        "SHA384": .ecdsaSignatureMessageX962SHA384, "SHA512": .ecdsaSignatureMessageX962SHA512,
+    ]
+
+    func key(_ data: Data, isPrivate: Bool) -> SecKey? {
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                         kSecAttrKeyClass as String: isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic]
+        return SecKeyCreateWithData(data as CFData, attributes as CFDictionary, nil)
+    }
+
+    @Test("a P-384 or P-521 key made by pyca imports from X9.63, exports the same bytes and verifies pyca's ECDSA signatures; pyca verifies ours", arguments: ["P-384", "P-521"])
+    func signaturesBothWays(curve: String) throws {
+        let made = try IndependentKeyCheck.run(["ec-make", curve])
+        let (privateBytes, publicBytes) = (try IndependentKeyCheck.bytes(made["privateKey"]), try IndependentKeyCheck.bytes(made["publicKey"]))
+        let message = try IndependentKeyCheck.bytes(made["message"])
+        let privateKey = try #require(key(privateBytes, isPrivate: true))
+        let publicKey = try #require(key(publicBytes, isPrivate: false))
+        #expect(SecKeyCopyExternalRepresentation(privateKey, nil) as Data? == privateBytes)
+        #expect(SecKeyCopyPublicKey(privateKey) == publicKey)
+        let bits = curve == "P-384" ? 384 : 521
+        #expect(SecKeyGetBlockSize(publicKey) == (bits + 7) / 8)
+        let attributes = try #require(SecKeyCopyAttributes(privateKey) as? [String: Any])
+        #expect(attributes[kSecAttrKeySizeInBits as String] as? Int == bits && attributes[kSecAttrKeyType as String] as? String == "73")
+
+        let theirs = try #require(made["signatures"] as? [String: String])
+        var ours: [String: String] = [:]
+        for (hash, algorithm) in Self.messageAlgorithms {
+            #expect(SecKeyVerifySignature(publicKey, algorithm, message as CFData, try IndependentKeyCheck.bytes(theirs[hash]) as CFData, nil), "\(hash)")
+            ours[hash] = try #require(SecKeyCreateSignature(privateKey, algorithm, message as CFData, nil) as Data?).base64EncodedString()
+        }
+        let verified = try IndependentKeyCheck.run(["ec-verify"], input: ["publicKey": publicBytes.base64EncodedString(),
+                                                                           "message": message.base64EncodedString(), "signatures": ours])
+        #expect(verified.count == ours.count && verified.values.allSatisfy { $0 as? Bool == true }, "\(verified)")
+    }
+
+    @Test("SecKeyCreateRandomKey makes P-384 and P-521 keys without a token: digest and RFC 4754 signatures verify, ECDH agrees with swift-crypto's")
+    func randomKeys() throws {
+        for bits in [384, 521] {
+            let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: bits]
+            let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+            let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+            #expect("\(privateKey)".hasPrefix("<SecKey private EC \(bits) "))
+            let digest = Data(SHA384.hash(data: Data("payload".utf8)))
+            let signature = try #require(SecKeyCreateSignature(privateKey, .ecdsaSignatureDigestX962SHA384, digest as CFData, nil))
+            #expect(SecKeyVerifySignature(publicKey, .ecdsaSignatureDigestX962SHA384, digest as CFData, signature, nil))
+            let raw = try #require(SecKeyCreateSignature(privateKey, .ecdsaSignatureMessageRFC4754SHA256, Data("m".utf8) as CFData, nil) as Data?)
+            #expect(raw.count == 2 * ((bits + 7) / 8))
+            #expect(SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageRFC4754SHA256, Data("m".utf8) as CFData, raw as CFData, nil))
+
+            let publicBytes = try #require(SecKeyCopyExternalRepresentation(publicKey, nil) as Data?)
+            let parameters32: [String: Any] = [kSecKeyKeyExchangeParameterRequestedSize as String: 32]
+            if bits == 384 {
+                let other = P384.KeyAgreement.PrivateKey()
+                let otherKey = try #require(self.key(other.publicKey.x963Representation, isPrivate: false))
+                let ours = try #require(SecKeyCopyKeyExchangeResult(privateKey, .ecdhKeyExchangeStandard, otherKey, [:] as CFDictionary, nil) as Data?)
+                let theirs = try other.sharedSecretFromKeyAgreement(with: P384.KeyAgreement.PublicKey(x963Representation: publicBytes))
+                #expect(ours == theirs.withUnsafeBytes { Data($0) })
+                let derived = try #require(SecKeyCopyKeyExchangeResult(privateKey, .ecdhKeyExchangeStandardX963SHA256, otherKey,
+                                                                       parameters32 as CFDictionary, nil) as Data?)
+                #expect(derived == theirs.x963DerivedSymmetricKey(using: SHA256.self, sharedInfo: Data(), outputByteCount: 32)
+                    .withUnsafeBytes { Data($0) })
+            } else {
+                let other = P521.KeyAgreement.PrivateKey()
+                let otherKey = try #require(self.key(other.publicKey.x963Representation, isPrivate: false))
+                let ours = try #require(SecKeyCopyKeyExchangeResult(privateKey, .ecdhKeyExchangeStandard, otherKey, [:] as CFDictionary, nil) as Data?)
+                let theirs = try other.sharedSecretFromKeyAgreement(with: P521.KeyAgreement.PublicKey(x963Representation: publicBytes))
+                #expect(ours == theirs.withUnsafeBytes { Data($0) })
+            }
+        }
+    }
+
+    @Test("our P-384/P-521 limits: ECIES, storage and access control are refused; P-192 and other sizes are errSecParam; bad bytes are errSecParam")
+    func limits() throws {
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384]
+        let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        #expect(!SecKeyIsAlgorithmSupported(publicKey, .encrypt, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM))
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCreateEncryptedData(publicKey, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, Data("x".utf8) as CFData, &error) == nil)
+        #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecParam))
+
+        func status(_ extra: [String: Any]) -> Int? {
+            var error: Unmanaged<CFError>?
+            _ = SecKeyCreateRandomKey(parameters.merging(extra) { $1 } as CFDictionary, &error)
+            return (error?.takeRetainedValue() as NSError?)?.code
+        }
+        #expect(status([kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true]]) == Int(errSecUnimplemented))
+        #expect(status([kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]) == Int(errSecParam))
+        #expect(status([kSecAttrKeySizeInBits as String: 192]) == Int(errSecParam))
+        #expect(status([kSecAttrKeySizeInBits as String: 512]) == Int(errSecParam))
+        #expect(SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: privateKey] as CFDictionary, nil) == errSecUnimplemented)
+        #expect(key(Data(count: 97), isPrivate: false) == nil)  // the right length, not a point
+        #expect(key(Data(count: 49), isPrivate: false) == nil)  // P-192's length
+    }
+}
+#endif

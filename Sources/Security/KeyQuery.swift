@@ -239,8 +239,16 @@ enum KeyItems {
         KeychainCall.run { call in
             let dictionary = try KeyQuery.normalize(attributes)
             let query = try KeyQuery(dictionary)
-            if query.valueRef?.inMemoryKey != nil || query.keyType == kSecAttrKeyTypeRSA as String {
-                throw KeychainQuery.Unsimulated()  // RSA, P-384 and P-521 keys are not stored here: they live in memory
+            if let inMemory = try StoredInMemoryKeys.keyToAdd(query, dictionary) {
+                let authenticator = try call.authenticator(context: query.context)
+                try query.requireEntitlement(of: authenticator)
+                let attributes = try StoredInMemoryKeys.store(
+                    inMemory, tag: query.tag, label: query.label, applicationLabel: query.applicationLabel,
+                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
+                if query.returnRef { result?.pointee = SecKey(.inMemory(inMemory)) } else if query.returnAttributes {
+                    result?.pointee = attributes as NSDictionary
+                }
+                return errSecSuccess
             }
             var publicKeyData: Data?
             if let ref = query.valueRef, case let .publicKey(data) = ref.material {
@@ -298,20 +306,34 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            var found: [(SecKey, StoredPublicKey?)] = keys.map { key in
-                (SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI), nil)
+            // Each found key with how to make its attributes (only made when asked for).
+            var found: [(SecKey, () -> [String: Any])] = keys.map { key in
+                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
+                return (secKey, { KeyQuery.attributes(of: secKey) })
             }
-            found += publicKeys.map { (SecKey(.publicKey($0.publicKeyData)), $0) }
+            found += try StoredInMemoryKeys.matching(query, on: authenticator).map { stored in
+                let secKey = SecKey(.inMemory(stored.key))
+                return (secKey, { StoredInMemoryKeys.attributes(of: stored, secKey: secKey) })
+            }
+            found += publicKeys.map { stored in
+                let secKey = SecKey(.publicKey(stored.publicKeyData))
+                return (secKey, { KeyQuery.attributes(of: stored, secKey: secKey) })
+            }
             guard !found.isEmpty else { return errSecItemNotFound }
             let onlyData = query.returnData && !query.returnRef && !query.returnAttributes
             if !query.limitAll { found = [found[0]] }
-            if onlyData, found.contains(where: { $0.0.isPrivate }) { return errSecParam }
-            let shaped: [Any] = found.map { secKey, stored in
-                if onlyData { return secKey.publicKeyData as NSData }
+            // A Secure Enclave key has no bytes to give; an in-memory key gives its external
+            // representation (PKCS#1, X9.63), as iOS gives an extractable key's.
+            func bytes(_ secKey: SecKey) -> Data? {
+                secKey.inMemoryKey?.externalRepresentation ?? (secKey.isPrivate ? nil : secKey.publicKeyData)
+            }
+            if onlyData, found.contains(where: { bytes($0.0) == nil }) { return errSecParam }
+            let shaped: [Any] = found.map { secKey, attributesOf in
+                if onlyData { return (bytes(secKey) ?? Data()) as NSData }
                 if query.returnAttributes {
-                    var attributes = stored.map { KeyQuery.attributes(of: $0, secKey: secKey) } ?? KeyQuery.attributes(of: secKey)
+                    var attributes = attributesOf()
                     if query.returnRef { attributes[kSecValueRef as String] = secKey }
-                    if query.returnData, !secKey.isPrivate { attributes[kSecValueData as String] = secKey.publicKeyData }
+                    if query.returnData, let data = bytes(secKey) { attributes[kSecValueData as String] = data }
                     return attributes as NSDictionary
                 }
                 return secKey
@@ -331,8 +353,10 @@ enum KeyItems {
             let authenticator = try call.authenticator(context: query.context)
             try query.requireEntitlement(of: authenticator)
             let (found, publicKeys) = try query.selected(authenticator.keys.keys(includingInvalidated: true), authenticator.keys.publicKeys())
-            guard !found.isEmpty || !publicKeys.isEmpty else { return errSecItemNotFound }
+            let stored = try StoredInMemoryKeys.matchingItems(query, on: authenticator)
+            guard !found.isEmpty || !publicKeys.isEmpty || !stored.isEmpty else { return errSecItemNotFound }
             for key in found { try authenticator.keys.delete(key) }
+            for key in stored { try StoredInMemoryKeys.delete(key, on: authenticator) }
             for key in publicKeys { try authenticator.keys.deletePublicKey(key) }
             return errSecSuccess
         }

@@ -29,6 +29,8 @@ extension KeychainQuery {
             [kSecAttrAccessGroup as String, kSecAttrAuthenticationType as String, kSecAttrPath as String,
              kSecAttrPort as String, kSecAttrProtocol as String, kSecAttrSecurityDomain as String,
              kSecAttrSynchronizable as String]
+        case .key:
+            []
         }
     }
 

@@ -188,6 +188,8 @@ struct KeychainCall {
         switch error {
         case let error as KeychainError:
             return error.osStatus
+        case let failure as SecKeyCall.Failure:
+            return failure.status
         case is KeychainQuery.Invalid:
             return errSecParam
         case is KeychainQuery.Unsimulated:

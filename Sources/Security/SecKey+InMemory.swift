@@ -3,10 +3,10 @@ import Crypto
 import Foundation
 import Touchstone
 
-/// A `SecKey` that lives in memory only, outside the device's key store: an RSA key
-/// (``RSAKey``) or a P-384 / P-521 key (``CurveKey``). It has no access control, is never
-/// stored (a permanent one, one with an access control, and `SecItemAdd` of one are
-/// `errSecUnimplemented`: our limit) and never prompts.
+/// A `SecKey` outside the device's key store: an RSA key (``RSAKey``) or a P-384 / P-521 key
+/// (``CurveKey``), held in memory by the `SecKey`. Made permanent or added with `SecItemAdd`,
+/// it is kept as a keychain item (``StoredInMemoryKeys``). It has no access-control flags (one
+/// with them is `errSecUnimplemented`: our limit) and never prompts.
 protocol InMemoryKey: Sendable {
     /// `kSecAttrKeyType`: `kSecAttrKeyTypeRSA` or `kSecAttrKeyTypeECSECPrimeRandom`.
     var keyType: CFString { get }
@@ -38,24 +38,6 @@ protocol InMemoryKey: Sendable {
 }
 
 extension InMemoryKey {
-    /// The parameters of `SecKeyCreateRandomKey` an in-memory key refuses: a
-    /// `kSecAttrTokenID` (the Secure Enclave holds only P-256 keys: errSecParam), and
-    /// `kSecAttrIsPermanent` true or an access control at the top or under
-    /// `kSecPrivateKeyAttrs` (errSecUnimplemented: such keys are not stored here).
-    static func checkUnstored(_ parameters: [String: Any], kind: String) throws {
-        guard parameters[kSecAttrTokenID as String] == nil else {
-            throw SecKeyCall.Failure(errSecParam, "the Secure Enclave holds only P-256 EC keys, not \(kind) keys")
-        }
-        var scopes = [parameters]
-        if let nested = parameters[kSecPrivateKeyAttrs as String] as? NSDictionary { scopes.append(try KeyQuery.normalize(nested)) }
-        for scope in scopes {
-            let permanent = try scope[kSecAttrIsPermanent as String].map { try KeychainQuery.bool($0, kSecAttrIsPermanent as String) }
-            if permanent == true || scope[kSecAttrAccessControl as String] != nil {
-                throw SecKeyCall.Failure(errSecUnimplemented, "\(kind) keys are not stored in the keychain here, nor access-controlled: make them without kSecAttrIsPermanent and kSecAttrAccessControl")
-            }
-        }
-    }
-
     static func unsupported(_ algorithm: SecKeyAlgorithm, kind: String) -> SecKeyCall.Failure {
         SecKeyCall.Failure(errSecParam, "algorithm \(algorithm.identifier) is not supported for \(kind) keys here")
     }
@@ -81,8 +63,7 @@ struct CurveKey: InMemoryKey {
     static let bitSizes = [384, 521]
 
     /// A new key pair of `bits` (384 or 521).
-    static func generate(bits: Int, _ parameters: [String: Any]) throws -> CurveKey {
-        try checkUnstored(parameters, kind: "P-\(bits)")
+    static func generate(bits: Int) throws -> CurveKey {
         switch bits {
         case 384: return CurveKey(halves: .pair(P384.Signing.PrivateKey()))
         case 521: return CurveKey(halves: .pair(P521.Signing.PrivateKey()))

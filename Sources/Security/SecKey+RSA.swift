@@ -8,7 +8,7 @@ import Touchstone
 /// (BoringSSL). Its bytes are PKCS#1, as on iOS: `RSAPublicKey` for a public key and
 /// `RSAPrivateKey` for a private one.
 ///
-/// Our limits: an RSA key lives in memory only (``InMemoryKey``), and of Apple's RSA algorithms it
+/// Our limits: an RSA key is an ``InMemoryKey``, and of Apple's RSA algorithms it
 /// supports the message signatures (PKCS#1 v1.5 and PSS with SHA-1, SHA-256, SHA-384, SHA-512)
 /// and PKCS#1 v1.5, OAEP-SHA-1 and OAEP-SHA-256 encryption: swift-crypto has neither SHA-224
 /// nor a raw RSA operation, which the digest, raw, other OAEP and AES-GCM forms need.
@@ -22,13 +22,12 @@ struct RSAKey: InMemoryKey {
     /// here as BoringSSL refuses it.
     static let bitSizes = 1024...8192
 
-    /// `SecKeyCreateRandomKey`'s RSA key pair, from its parameters: `kSecAttrKeySizeInBits`
-    /// (required), and nothing ``InMemoryKey/checkUnstored(_:kind:)`` refuses.
+    /// `SecKeyCreateRandomKey`'s RSA key pair, of the parameters' `kSecAttrKeySizeInBits`
+    /// (required).
     static func generate(_ parameters: [String: Any]) throws -> RSAKey {
         guard let bits = parameters[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) else {
             throw SecKeyCall.Failure(errSecParam, "kSecAttrKeySizeInBits is required for an RSA key (2048 is usual)")
         }
-        try checkUnstored(parameters, kind: "RSA")
         return try generate(bits: bits)
     }
 

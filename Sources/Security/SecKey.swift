@@ -38,7 +38,7 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
         case enclave(EnclaveKey, Authenticator)
         /// A P-256 public key (X9.63, 65 bytes).
         case publicKey(Data)
-        /// An RSA, P-384 or P-521 key, private or public (in memory only).
+        /// An RSA, P-384 or P-521 key, private or public (held in memory; see ``InMemoryKey``).
         case inMemory(any InMemoryKey)
     }
 
@@ -128,12 +128,16 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             // iOS answers a dictionary without a key type errSecUnimplemented (-4).
             throw SecKeyCall.Failure(errSecUnimplemented, "kSecAttrKeyType is required (kSecAttrKeyTypeECSECPrimeRandom)")
         }
-        if type == kSecAttrKeyTypeRSA as String { return try SecKey(.inMemory(RSAKey.generate(dictionary))) }
+        if type == kSecAttrKeyTypeRSA as String {
+            return try StoredInMemoryKeys.created(RSAKey.generate(dictionary), parameters: dictionary, call: &call)
+        }
         guard type == kSecAttrKeyTypeECSECPrimeRandom as String else {
             throw SecKeyCall.Failure(errSecParam, "only EC (kSecAttrKeyTypeECSECPrimeRandom) and RSA (kSecAttrKeyTypeRSA) keys are supported")
         }
         let size = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer)
-        if let size, CurveKey.bitSizes.contains(size) { return try SecKey(.inMemory(CurveKey.generate(bits: size, dictionary))) }
+        if let size, CurveKey.bitSizes.contains(size) {
+            return try StoredInMemoryKeys.created(CurveKey.generate(bits: size), parameters: dictionary, call: &call)
+        }
         guard size == 256 else {
             throw SecKeyCall.Failure(errSecParam, "EC keys are 256, 384 or 521 bits here (kSecAttrKeySizeInBits)")
         }

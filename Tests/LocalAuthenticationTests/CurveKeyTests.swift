@@ -81,7 +81,7 @@ struct CurveKeyTests {
         }
     }
 
-    @Test("our P-384/P-521 limits: ECIES, storage and access control are refused; P-192 and other sizes are errSecParam; bad bytes are errSecParam")
+    @Test("our P-384/P-521 limits: ECIES and access-control flags are refused; P-192 and other sizes are errSecParam; bad bytes are errSecParam")
     func limits() throws {
         let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384]
         let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
@@ -96,11 +96,11 @@ struct CurveKeyTests {
             _ = SecKeyCreateRandomKey(parameters.merging(extra) { $1 } as CFDictionary, &error)
             return (error?.takeRetainedValue() as NSError?)?.code
         }
-        #expect(status([kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true]]) == Int(errSecUnimplemented))
+        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage], nil)!
+        #expect(status([kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: access]]) == Int(errSecUnimplemented))
         #expect(status([kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]) == Int(errSecParam))
         #expect(status([kSecAttrKeySizeInBits as String: 192]) == Int(errSecParam))
         #expect(status([kSecAttrKeySizeInBits as String: 512]) == Int(errSecParam))
-        #expect(SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: privateKey] as CFDictionary, nil) == errSecUnimplemented)
         #expect(key(Data(count: 97), isPrivate: false) == nil)  // the right length, not a point
         #expect(key(Data(count: 49), isPrivate: false) == nil)  // P-192's length
     }

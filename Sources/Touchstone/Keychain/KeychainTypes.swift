@@ -7,12 +7,16 @@ public enum KeychainItemClass: String, Sendable, Codable, CaseIterable, CustomSt
     case genericPassword
     /// `kSecClassInternetPassword` (the service is the server).
     case internetPassword
+    /// `kSecClassKey` items the `Security` module keeps here: RSA, P-384 and P-521 keys (P-256
+    /// keys are in the ``KeyStore``).
+    case key
 
     /// Looks a class up by name (`genericPassword`, `generic`, `internetPassword`, `internet`).
     public init?(name: String) {
         switch name.lowercased() {
         case "genericpassword", "generic", "generic-password": self = .genericPassword
         case "internetpassword", "internet", "internet-password": self = .internetPassword
+        case "key": self = .key
         default: return nil
         }
     }

@@ -1,0 +1,174 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import Touchstone
+
+/// RSA, P-384 and P-521 keys kept in the keychain (``InMemoryKey``s made with
+/// `kSecAttrIsPermanent`, or added with `SecItemAdd`): keychain items of class `.key` under one
+/// service, whose value is the key's external representation (sealed at rest like every item)
+/// and whose attributes are its tag, label, application label, type, class and size. Finding
+/// one reads its value, so its data protection applies to the lookup, as iOS applies it to key
+/// lookups. Our limit: such a key has an accessibility (`kSecAttrAccessible`, default
+/// whenUnlocked) but no access-control flags (errSecUnimplemented), so using it never prompts.
+enum StoredInMemoryKeys {
+    /// The service every stored in-memory key is an item of.
+    static let service = "touchstone.keys"
+
+    /// A stored key and its keychain item.
+    struct Found {
+        let key: any InMemoryKey
+        let item: KeychainItemInfo
+        var tag: Data? { item.attributes[kSecAttrApplicationTag as String]?.dataValue }
+        var label: String? { item.attributes[kSecAttrLabel as String]?.stringValue }
+        var applicationLabel: Data { item.attributes[kSecAttrApplicationLabel as String]?.dataValue ?? Data() }
+    }
+
+    /// The accessibility a stored in-memory key takes from `access` (`kSecAttrAccessible`, or an
+    /// access control without flags); errSecUnimplemented for access-control flags.
+    static func accessibility(_ access: AccessControl?) throws -> Accessibility {
+        guard let access else { return .whenUnlocked }
+        guard access.flags.isEmpty else {
+            throw SecKeyCall.Failure(errSecUnimplemented, "RSA, P-384 and P-521 keys are stored without access-control flags here (kSecAttrAccessible alone)")
+        }
+        return access.accessibility
+    }
+
+    /// `SecKeyCreateRandomKey`'s end for an in-memory key pair: stores each half its parameters
+    /// make permanent (`kSecAttrIsPermanent` at the top, or under `kSecPrivateKeyAttrs` /
+    /// `kSecPublicKeyAttrs`, with the tag and label given there). A `kSecAttrTokenID` is
+    /// errSecParam (the Secure Enclave holds only P-256 keys), access-control flags
+    /// errSecUnimplemented (``accessibility(_:)``).
+    static func created(_ key: any InMemoryKey, parameters: [String: Any], call: inout SecKeyCall) throws -> SecKey {
+        guard parameters[kSecAttrTokenID as String] == nil else {
+            throw SecKeyCall.Failure(errSecParam, "the Secure Enclave holds only P-256 EC keys")
+        }
+        for (half, nestedName) in [(key, kSecPrivateKeyAttrs as String), (key.publicOnly, kSecPublicKeyAttrs as String)] {
+            var scope = parameters
+            if let raw = parameters[nestedName] {
+                guard let nested = raw as? NSDictionary else { throw SecKeyCall.Failure(errSecParam, "\(nestedName) must be a dictionary") }
+                scope.merge(try KeyQuery.normalize(nested)) { _, new in new }
+            }
+            let query = try KeyQuery(scope)
+            let accessibility = try accessibility(query.accessControl)
+            guard query.isPermanent == true else { continue }
+            let authenticator = try call.authenticator(query.context)
+            try query.requireEntitlement(of: authenticator)
+            try store(half, tag: query.tag, label: query.label, applicationLabel: nil, accessibility: accessibility, on: authenticator)
+        }
+        return SecKey(.inMemory(key))
+    }
+
+    /// The in-memory key a `SecItemAdd` of `kSecClassKey` adds: a `kSecValueRef` RSA, P-384 or
+    /// P-521 key, or `kSecValueData` with `kSecAttrKeyTypeRSA` (PKCS#1) or an EC key of a
+    /// P-384 / P-521 length (X9.63); nil for the rest (P-256 keys, which the key store keeps).
+    static func keyToAdd(_ query: KeyQuery, _ dictionary: [String: Any]) throws -> (any InMemoryKey)? {
+        if let ref = query.valueRef { return ref.inMemoryKey }
+        guard let raw = dictionary[kSecValueData as String] else { return nil }
+        guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
+        let isPrivate = query.keyClass == kSecAttrKeyClassPrivate as String
+        if query.keyType == kSecAttrKeyTypeRSA as String { return try RSAKey(pkcs1: data, isPrivate: isPrivate) }
+        guard data.count != (isPrivate ? 97 : 65) else { return nil }  // P-256
+        return try CurveKey(x963: data, isPrivate: isPrivate)
+    }
+
+    /// Stores `key`; errSecDuplicateItem when this app stored the same half of it already.
+    @discardableResult
+    static func store(_ key: any InMemoryKey, tag: Data?, label: String?, applicationLabel: Data?,
+                      accessibility: Accessibility, on authenticator: Authenticator) throws -> [String: Any] {
+        let label = label ?? ""
+        let applicationLabel = applicationLabel ?? Data(Insecure.SHA1.hash(data: key.publicKeyData))
+        var attributes: [String: KeychainAttributeValue] = [
+            kSecAttrApplicationLabel as String: .data(applicationLabel),
+            kSecAttrKeyType as String: .string(key.keyType as String),
+            kSecAttrKeyClass as String: .string((key.isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic) as String),
+            kSecAttrKeySizeInBits as String: .integer(Int64(key.bits)),
+        ]
+        if let tag { attributes[kSecAttrApplicationTag as String] = .data(tag) }
+        if !label.isEmpty { attributes[kSecAttrLabel as String] = .string(label) }
+        try authenticator.keychain.add(key.externalRepresentation, service: service, account: account(of: key), itemClass: .key,
+                                       accessControl: try AccessControl(accessibility), attributes: attributes)
+        return Self.attributes(of: SecKey(.inMemory(key)), tag: tag, label: label.isEmpty ? nil : label,
+                               applicationLabel: applicationLabel, accessibility: accessibility)
+    }
+
+    /// One item per key half: the SHA-1 of the public key, and which half.
+    private static func account(of key: any InMemoryKey) -> String {
+        Data(Insecure.SHA1.hash(data: key.publicKeyData)).hexString + (key.isPrivate ? ".private" : ".public")
+    }
+
+    /// The items of the stored keys `query` selects (with `kSecValueRef`, only that key's),
+    /// without reading their values.
+    static func matchingItems(_ query: KeyQuery, on authenticator: Authenticator) throws -> [KeychainItemInfo] {
+        let only = query.valueRef.flatMap { ref in ref.inMemoryKey.map(account(of:)) }
+        return try authenticator.keychain.items(service: service, itemClass: .key).filter { item in
+            query.matches(item) && (query.valueRef == nil || item.account == only)
+        }
+    }
+
+    /// The stored keys `query` selects (with `kSecValueRef`, only that key), private ones
+    /// first; their values are read, so a locked device refuses (errSecInteractionNotAllowed).
+    static func matching(_ query: KeyQuery, on authenticator: Authenticator) throws -> [Found] {
+        var found: [Found] = []
+        for item in try matchingItems(query, on: authenticator) {
+            guard let data = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key,
+                                                                              context: nil) else { continue }
+            let isPrivate = item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String
+            let key: any InMemoryKey = item.attributes[kSecAttrKeyType as String]?.stringValue == kSecAttrKeyTypeRSA as String
+                ? try RSAKey(pkcs1: data, isPrivate: isPrivate) : try CurveKey(x963: data, isPrivate: isPrivate)
+            found.append(Found(key: key, item: item))
+        }
+        return found.filter(\.key.isPrivate) + found.filter { !$0.key.isPrivate }
+    }
+
+    /// Deletes a stored key's item (never reading it, so deleting needs no unlocked device).
+    static func delete(_ item: KeychainItemInfo, on authenticator: Authenticator) throws {
+        try authenticator.keychain.delete(service: service, account: item.account, itemClass: .key)
+    }
+
+    /// The attributes of a stored key: an in-memory key's, with its tag, label, application
+    /// label, accessibility, group and permanence.
+    static func attributes(of found: Found, secKey: SecKey) -> [String: Any] {
+        attributes(of: secKey, tag: found.tag, label: found.label, applicationLabel: found.applicationLabel,
+                   accessibility: found.item.accessControl.accessibility)
+    }
+
+    /// The attributes of `secKey` stored with these.
+    static func attributes(of secKey: SecKey, tag: Data?, label: String?, applicationLabel: Data,
+                           accessibility: Accessibility) -> [String: Any] {
+        var attributes = KeyQuery.attributes(of: secKey)
+        attributes[kSecAttrIsPermanent as String] = true
+        attributes[kSecAttrApplicationLabel as String] = applicationLabel
+        attributes[kSecAttrAccessible as String] = accessibleValue(accessibility)
+        if let tag { attributes[kSecAttrApplicationTag as String] = tag }
+        if let label { attributes[kSecAttrLabel as String] = label }
+        return attributes
+    }
+}
+
+extension KeychainAttributeValue {
+    /// The bytes of a data attribute.
+    fileprivate var dataValue: Data? {
+        if case let .data(bytes) = self { return bytes }
+        return nil
+    }
+
+    /// The text of a string attribute.
+    fileprivate var stringValue: String? {
+        if case let .string(text) = self { return text }
+        return nil
+    }
+}
+
+extension KeyQuery {
+    /// Whether a stored in-memory key's item matches the query's tag, label, application
+    /// label, class and type.
+    func matches(_ item: KeychainItemInfo) -> Bool {
+        let attributes = item.attributes
+        return (tag.map { $0 == attributes[kSecAttrApplicationTag as String]?.dataValue } ?? true)
+            && (label.map { $0 == attributes[kSecAttrLabel as String]?.stringValue } ?? true)
+            && (applicationLabel.map { $0 == attributes[kSecAttrApplicationLabel as String]?.dataValue } ?? true)
+            && (keyClass.map { $0 == attributes[kSecAttrKeyClass as String]?.stringValue } ?? true)
+            && (keyType.map { $0 == attributes[kSecAttrKeyType as String]?.stringValue } ?? true)
+    }
+}
+#endif

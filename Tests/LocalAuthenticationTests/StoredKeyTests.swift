@@ -1,0 +1,105 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+import TouchstoneTesting
+
+/// RSA, P-384 and P-521 keys kept in the keychain: Apple's "Generating New Cryptographic Keys",
+/// "Storing Keys in the Keychain" and "Getting an Existing Key" flows, with an RSA key.
+@Suite("RSA, P-384 and P-521 keys in the keychain")
+struct StoredKeyTests {
+    static let tag = Data("com.example.keys.mykey".utf8)
+
+    @Test("Apple's flow: an RSA key made with kSecAttrIsPermanent under kSecPrivateKeyAttrs is found again by tag and type, signs, and its public key verifies")
+    func permanentRSAKeyIsFoundAgain() async throws {
+        let sim = try TestDevice()
+        let results = await sim.blocking { () -> [Bool] in
+            let attributes: [String: Any] = [
+                kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
+                kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Self.tag],
+            ]
+            var error: Unmanaged<CFError>?
+            guard let made = SecKeyCreateRandomKey(attributes as CFDictionary, &error), let publicKey = SecKeyCopyPublicKey(made) else { return [] }
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                        kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecReturnRef as String: true]
+            var item: CFTypeRef?
+            let status = SecItemCopyMatching(query as CFDictionary, &item)
+            guard status == errSecSuccess, let found = item as? SecKey else { return [false] }
+            let message = Data("hello".utf8) as CFData
+            guard let signature = SecKeyCreateSignature(found, .rsaSignatureMessagePKCS1v15SHA256, message, nil) else { return [false, false] }
+            var attributesOut: CFTypeRef?
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                     kSecReturnAttributes as String: true] as CFDictionary, &attributesOut)
+            let stored = attributesOut as? [String: Any]
+            var publicItem: CFTypeRef?
+            let publicStatus = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                                    kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary, &publicItem)
+            return [found == made,
+                    SecKeyVerifySignature(publicKey, .rsaSignatureMessagePKCS1v15SHA256, message, signature, nil),
+                    stored?[kSecAttrIsPermanent as String] as? Bool == true, stored?[kSecAttrKeySizeInBits as String] as? Int == 2048,
+                    stored?[kSecAttrApplicationTag as String] as? Data == Self.tag,
+                    publicStatus == errSecItemNotFound]  // only the private half was made permanent
+        }
+        #expect(results == [true, true, true, true, true, true])
+    }
+
+    @Test("SecItemAdd of a server's RSA public key (kSecValueData, PKCS#1) or a P-384 key (kSecValueRef): found as a SecKey and as bytes, a second add is errSecDuplicateItem, SecItemDelete removes it")
+    func addFindDelete() async throws {
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            let rsa = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048] as CFDictionary, nil)
+            let ec = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 384] as CFDictionary, nil)
+            guard let rsa, let ec, let rsaPublic = SecKeyCopyPublicKey(rsa),
+                  let bytes = SecKeyCopyExternalRepresentation(rsaPublic, nil) as Data? else { return [] }
+            let server: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
+                                         kSecAttrKeyClass as String: kSecAttrKeyClassPublic, kSecAttrApplicationTag as String: Data("server".utf8)]
+            var statuses = [SecItemAdd(server.merging([kSecValueData as String: bytes]) { $1 } as CFDictionary, nil),
+                            SecItemAdd(server.merging([kSecValueData as String: bytes]) { $1 } as CFDictionary, nil)]
+            var out: CFTypeRef?
+            statuses.append(SecItemCopyMatching(server.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, &out))
+            statuses.append((out as? Data) == bytes ? 0 : -1)
+            statuses.append(SecItemCopyMatching(server.merging([kSecReturnRef as String: true]) { $1 } as CFDictionary, &out))
+            statuses.append((out as? SecKey) == rsaPublic ? 0 : -1)
+            statuses.append(SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: ec,
+                                        kSecAttrLabel as String: "p384"] as CFDictionary, nil))
+            statuses.append(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrLabel as String: "p384",
+                                                 kSecReturnRef as String: true] as CFDictionary, &out))
+            statuses.append((out as? SecKey) == ec ? 0 : -1)
+            // Key items are not passwords.
+            statuses.append(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword,
+                                                 kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary, nil))
+            statuses.append(SecItemDelete(server as CFDictionary))
+            statuses.append(SecItemCopyMatching(server as CFDictionary, nil))
+            statuses.append(SecItemDelete([kSecClass as String: kSecClassKey, kSecValueRef as String: ec] as CFDictionary))
+            return statuses
+        }
+        #expect(statuses == [errSecSuccess, errSecDuplicateItem, errSecSuccess, 0, errSecSuccess, 0, errSecSuccess, errSecSuccess, 0,
+                             errSecItemNotFound, errSecSuccess, errSecItemNotFound, errSecSuccess])
+    }
+
+    @Test("stored RSA keys follow data protection (errSecInteractionNotAllowed while locked) and take no access-control flags (errSecUnimplemented)")
+    func dataProtectionAndLimits() async throws {
+        let sim = try TestDevice()
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .biometryAny], nil)!
+            var error: Unmanaged<CFError>?
+            _ = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
+                                       kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                       kSecAttrAccessControl as String: access]] as CFDictionary, &error)
+            var statuses = [OSStatus((error?.takeRetainedValue() as NSError?)?.code ?? 0)]
+            _ = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
+                                       kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Self.tag,
+                                       kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked] as CFDictionary, nil)
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                        kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecReturnRef as String: true]
+            statuses.append(SecItemCopyMatching(query as CFDictionary, nil))
+            try? sim.device.lock()
+            statuses.append(SecItemCopyMatching(query as CFDictionary, nil))
+            statuses.append(SecItemDelete([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag] as CFDictionary))
+            return statuses
+        }
+        // Both halves were permanent (kSecAttrIsPermanent at the top); the delete removes both, locked or not.
+        #expect(statuses == [errSecUnimplemented, errSecSuccess, errSecInteractionNotAllowed, errSecSuccess])
+    }
+}
+#endif

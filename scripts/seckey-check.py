@@ -55,6 +55,7 @@ def make():
                                             serialization.NoEncryption())),
         "publicKey": b64(key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.PKCS1)),
         "spki": b64(key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)),
+        "pkcs8": b64(key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())),
         "message": b64(MESSAGE),
         "signatures": {s: b64(key.sign(MESSAGE, *signature_padding(s))) for s in schemes},
         "ciphertexts": {p: b64(key.public_key().encrypt(MESSAGE, encryption_padding(p))) for p in ("pkcs1", "oaep-SHA1", "oaep-SHA256")},

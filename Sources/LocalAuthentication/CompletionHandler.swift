@@ -1,13 +1,21 @@
 #if !canImport(Darwin)
 /// Runs `operation` on a new task and hands its value or error to an Objective-C style
-/// completion handler: the value and `nil`, or `nil` and the error. Apple's completion-handler
-/// forms call back on a queue of their own; these call back on the task, which runs on the
-/// global executor (this function is not isolated to an actor) and keeps the caller's task-local
-/// values, so a call inside `LocalAuthenticationSystem.withAuthenticator` uses that device.
+/// completion handler: the value and `nil`, or `nil` and the error. The task keeps the caller's
+/// task-local values, so a call inside `LocalAuthenticationSystem.withAuthenticator` uses that
+/// device; the handler is called on a GCD queue, as Apple's are (so it may block), with that
+/// device as its default too.
 func complete<Value: Sendable>(_ completion: @escaping @Sendable (Value?, (any Error)?) -> Void,
                                with operation: @escaping @Sendable () async throws -> Value) {
+    let device = LocalAuthenticationSystem.taskAuthenticator
     Task {
-        do { completion(try await operation(), nil) } catch { completion(nil, error) }
+        let result: Result<Value, any Error>
+        do { result = .success(try await operation()) } catch { result = .failure(error) }
+        LocalAuthenticationSystem.dispatch(with: device) {
+            switch result {
+            case let .success(value): completion(value, nil)
+            case let .failure(error): completion(nil, error)
+            }
+        }
     }
 }
 
@@ -15,8 +23,6 @@ func complete<Value: Sendable>(_ completion: @escaping @Sendable (Value?, (any E
 /// it succeeded, to an Objective-C style completion handler.
 func complete(_ completion: @escaping @Sendable ((any Error)?) -> Void,
               with operation: @escaping @Sendable () async throws -> Void) {
-    Task {
-        do { try await operation(); completion(nil) } catch { completion(error) }
-    }
+    complete({ (_: Bool?, error) in completion(error) }, with: { try await operation(); return true })
 }
 #endif

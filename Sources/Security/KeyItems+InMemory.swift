@@ -33,15 +33,19 @@ enum StoredInMemoryKeys {
         return access.accessibility
     }
 
-    /// `SecKeyCreateRandomKey`'s end for an in-memory key pair: stores each half its parameters
-    /// make permanent (`kSecAttrIsPermanent` at the top, or under `kSecPrivateKeyAttrs` /
-    /// `kSecPublicKeyAttrs`, with the tag and label given there). A `kSecAttrTokenID` is
-    /// errSecParam (the Secure Enclave holds only P-256 keys), access-control flags
-    /// errSecUnimplemented (``accessibility(_:)``).
-    static func created(_ key: any InMemoryKey, parameters: [String: Any], call: inout SecKeyCall) throws -> SecKey {
+    /// errSecParam for a `kSecAttrTokenID` in `SecKeyCreateRandomKey`'s parameters for an
+    /// in-memory key: the Secure Enclave holds only P-256 keys (checked before the size).
+    static func refuseToken(_ parameters: [String: Any]) throws {
         guard parameters[kSecAttrTokenID as String] == nil else {
             throw SecKeyCall.Failure(errSecParam, "the Secure Enclave holds only P-256 EC keys")
         }
+    }
+
+    /// `SecKeyCreateRandomKey`'s end for an in-memory key pair: stores each half its parameters
+    /// make permanent (`kSecAttrIsPermanent` at the top, or under `kSecPrivateKeyAttrs` /
+    /// `kSecPublicKeyAttrs`, with the tag and label given there); access-control flags are
+    /// errSecUnimplemented (``accessibility(_:)``).
+    static func created(_ key: any InMemoryKey, parameters: [String: Any], call: inout SecKeyCall) throws -> SecKey {
         for (half, nestedName) in [(key, kSecPrivateKeyAttrs as String), (key.publicOnly, kSecPublicKeyAttrs as String)] {
             var scope = parameters
             if let raw = parameters[nestedName] {

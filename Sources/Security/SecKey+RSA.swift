@@ -18,15 +18,16 @@ struct RSAKey: InMemoryKey {
     /// The public half.
     let publicKey: _RSA.Signing.PublicKey
 
-    /// The sizes iOS makes and reads (SecRSAKey.c: at most 8192 bits); below 1024 is refused
-    /// here as BoringSSL refuses it.
+    /// The sizes made and read here: iOS takes 512 to 8192 bits (SecRSAKey.c); below 1024,
+    /// which BoringSSL refuses, is our limit.
     static let bitSizes = 1024...8192
 
     /// `SecKeyCreateRandomKey`'s RSA key pair, of the parameters' `kSecAttrKeySizeInBits`
     /// (required).
     static func generate(_ parameters: [String: Any]) throws -> RSAKey {
-        guard let bits = parameters[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) else {
-            throw SecKeyCall.Failure(errSecParam, "kSecAttrKeySizeInBits is required for an RSA key (2048 is usual)")
+        // As iOS (SecRSAKey.c): a missing size, or one outside 512...8192, is errSecKeySizeNotAllowed.
+        guard let bits = parameters[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer), (512...8192).contains(bits) else {
+            throw SecKeyCall.Failure(errSecKeySizeNotAllowed, "an RSA key's kSecAttrKeySizeInBits is 512 to 8192 (2048 is usual)")
         }
         return try generate(bits: bits)
     }
@@ -34,19 +35,22 @@ struct RSAKey: InMemoryKey {
     /// A new key pair of `bits` (a multiple of 128 here: BoringSSL's rule).
     static func generate(bits: Int) throws -> RSAKey {
         guard bitSizes.contains(bits), bits % 128 == 0 else {
-            throw SecKeyCall.Failure(errSecParam, "an RSA key is 1024 to 8192 bits, a multiple of 128 (2048 is usual), not \(bits)")
+            throw SecKeyCall.Failure(errSecParam, "RSA keys are made here with 1024 to 8192 bits, a multiple of 128 (2048 is usual), not \(bits)")
         }
-        let key = try _RSA.Signing.PrivateKey(unsafeKeySize: _RSA.Signing.KeySize(bitCount: bits))
-        return RSAKey(privateKey: key, publicKey: key.publicKey)
+        do {
+            let key = try _RSA.Signing.PrivateKey(unsafeKeySize: _RSA.Signing.KeySize(bitCount: bits))
+            return RSAKey(privateKey: key, publicKey: key.publicKey)
+        } catch {
+            throw SecKeyCall.Failure(errSecParam, "no RSA key of \(bits) bits could be made")
+        }
     }
 
     /// A public key from its PKCS#1 `RSAPublicKey` DER; a private key from its PKCS#1
     /// `RSAPrivateKey` DER. As on iOS (SecRSAKey.c), other encodings — X.509
     /// `SubjectPublicKeyInfo`, PKCS#8 — are errSecParam: strip the header as iOS code does.
+    /// A key whose modulus is not a whole number of bytes is refused too (swift-crypto's
+    /// encryption keys need one).
     init(pkcs1 data: Data, isPrivate: Bool) throws {
-        guard Self.isPKCS1(data) else {
-            throw SecKeyCall.Failure(errSecParam, "an RSA key is PKCS#1 DER (RSAPublicKey or RSAPrivateKey), not X.509 SubjectPublicKeyInfo or PKCS#8")
-        }
         do {
             if isPrivate {
                 let key = try _RSA.Signing.PrivateKey(unsafeDERRepresentation: data)
@@ -57,26 +61,19 @@ struct RSAKey: InMemoryKey {
         } catch {
             throw SecKeyCall.Failure(errSecParam, "not an RSA \(isPrivate ? "private" : "public") key in PKCS#1 DER")
         }
-        guard Self.bitSizes.contains(bits) else {
-            throw SecKeyCall.Failure(errSecParam, "an RSA key is 1024 to 8192 bits, not \(bits)")
+        // swift-crypto's parsers also take PKCS#8 and SubjectPublicKeyInfo: only bytes that are
+        // the key's own PKCS#1 encoding are PKCS#1.
+        guard (privateKey?.derRepresentation ?? publicKey.pkcs1DERRepresentation) == data else {
+            throw SecKeyCall.Failure(errSecParam, "an RSA key is PKCS#1 DER (RSAPublicKey or RSAPrivateKey), not X.509 SubjectPublicKeyInfo or PKCS#8")
+        }
+        guard Self.bitSizes.contains(bits), bits % 8 == 0 else {
+            throw SecKeyCall.Failure(errSecParam, "RSA keys are read here with 1024 to 8192 bits, a whole number of bytes, not \(bits)")
         }
     }
 
     private init(privateKey: _RSA.Signing.PrivateKey?, publicKey: _RSA.Signing.PublicKey) {
         self.privateKey = privateKey
         self.publicKey = publicKey
-    }
-
-    /// Whether `data` is a DER SEQUENCE whose first element is an INTEGER: PKCS#1's shape
-    /// (`SubjectPublicKeyInfo` and PKCS#8 start with a SEQUENCE or carry an algorithm
-    /// identifier).
-    private static func isPKCS1(_ data: Data) -> Bool {
-        let bytes = [UInt8](data.prefix(6))
-        guard bytes.count >= 4, bytes[0] == 0x30 else { return false }
-        // The length is one byte (short form) or 0x81/0x82 and that many bytes.
-        let lengthBytes = bytes[1] < 0x80 ? 0 : Int(bytes[1] & 0x7F)
-        guard lengthBytes <= 2, 2 + lengthBytes < bytes.count else { return false }
-        return bytes[2 + lengthBytes] == 0x02
     }
 
     var keyType: CFString { kSecAttrKeyTypeRSA }
@@ -114,8 +111,13 @@ struct RSAKey: InMemoryKey {
     func signature(of message: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
         guard let privateKey else { throw SecKeyCall.Failure(errSecParam, "a public key cannot sign") }
         guard let form = algorithm.rsaSignature else { throw Self.unsupported(algorithm) }
-        return try form.hash.withDigest(of: message) { digest in
-            try privateKey.signature(for: digest, padding: form.padding).rawRepresentation
+        do {
+            return try form.hash.withDigest(of: message) { digest in
+                try privateKey.signature(for: digest, padding: form.padding).rawRepresentation
+            }
+        } catch {
+            // e.g. PSS with SHA-512 needs a modulus of at least 130 bytes.
+            throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature")
         }
     }
 
@@ -132,15 +134,21 @@ struct RSAKey: InMemoryKey {
     /// it is longer than the padding allows.
     func encrypt(_ plaintext: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
         guard let padding = algorithm.rsaEncryption?.padding else { throw Self.unsupported(algorithm) }
-        let key = try _RSA.Encryption.PublicKey(unsafeDERRepresentation: publicKeyData)
+        guard let key = try? _RSA.Encryption.PublicKey(unsafeDERRepresentation: publicKeyData) else {
+            throw SecKeyCall.Failure(errSecParam, "this key cannot encrypt")
+        }
         guard plaintext.count <= key.maximumEncryptSize(with: padding) else {
             throw SecKeyCall.Failure(errSecParam, "\(plaintext.count) bytes are more than \(key.maximumEncryptSize(with: padding)) this key and padding can encrypt")
         }
-        return try key.encrypt(plaintext, padding: padding)
+        do {
+            return try key.encrypt(plaintext, padding: padding)
+        } catch {
+            throw SecKeyCall.Failure(errSecParam, "RSA encryption failed")
+        }
     }
 
-    /// `SecKeyCreateDecryptedData`: the plaintext of `ciphertext`; errSecDecode when it does
-    /// not open.
+    /// `SecKeyCreateDecryptedData`: the plaintext of `ciphertext`; errSecParam "RSAdecrypt wrong
+    /// input" when it does not open, as iOS reports it.
     func decrypt(_ ciphertext: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
         guard let privateKey else { throw SecKeyCall.Failure(errSecParam, "a public key cannot decrypt") }
         guard let padding = algorithm.rsaEncryption?.padding else { throw Self.unsupported(algorithm) }
@@ -148,7 +156,7 @@ struct RSAKey: InMemoryKey {
             return try _RSA.Encryption.PrivateKey(unsafeDERRepresentation: privateKey.derRepresentation)
                 .decrypt(ciphertext, padding: padding)
         } catch {
-            throw SecKeyCall.Failure(errSecDecode, "the ciphertext does not decrypt with this key and padding")
+            throw SecKeyCall.Failure(errSecParam, "RSAdecrypt wrong input (err -27)")
         }
     }
 

@@ -112,12 +112,13 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
 /// `kSecAttrIsPermanent`, `kSecAttrApplicationTag`, `kSecAttrLabel`, `kSecAttrAccessControl`).
 /// A permanent key is stored in the device's keychain. Never prompts.
 ///
-/// With `kSecAttrKeyTypeRSA` (1024 to 8192 bits, a multiple of 128): an RSA key pair in
-/// memory, no token (``RSAKey``'s limits: permanent or access-controlled RSA keys are
-/// `errSecUnimplemented`).
+/// With `kSecAttrKeyTypeRSA` (1024 to 8192 bits, a multiple of 128), or EC with 384 or 521
+/// bits: a key pair held in memory, no token, kept in the keychain as `kSecAttrIsPermanent`
+/// says (``InMemoryKey``'s limits: no access-control flags).
 ///
 /// Returns nil with an `NSOSStatusErrorDomain` error: `errSecParam` for another key type or
-/// size (the other curves are not simulated: our rule) or another token,
+/// size (P-192 is not simulated: our rule) or another token, `errSecKeySizeNotAllowed` for an
+/// RSA size iOS refuses (missing, or outside 512...8192),
 /// `errSecNotAvailable` / `errSecAuthFailed` when the access control cannot be bound now
 /// (no passcode for whenPasscodeSet…, nothing enrolled for biometry).
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
@@ -129,6 +130,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             throw SecKeyCall.Failure(errSecUnimplemented, "kSecAttrKeyType is required (kSecAttrKeyTypeECSECPrimeRandom)")
         }
         if type == kSecAttrKeyTypeRSA as String {
+            try StoredInMemoryKeys.refuseToken(dictionary)
             return try StoredInMemoryKeys.created(RSAKey.generate(dictionary), parameters: dictionary, call: &call)
         }
         guard type == kSecAttrKeyTypeECSECPrimeRandom as String else {
@@ -136,6 +138,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         }
         let size = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer)
         if let size, CurveKey.bitSizes.contains(size) {
+            try StoredInMemoryKeys.refuseToken(dictionary)
             return try StoredInMemoryKeys.created(CurveKey.generate(bits: size), parameters: dictionary, call: &call)
         }
         guard size == 256 else {
@@ -203,9 +206,11 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// A key from its bytes (`kSecAttrKeyType` EC): with `kSecAttrKeyClassPublic` (the default) a
 /// public key from its 65 X9.63 bytes; with `kSecAttrKeyClassPrivate` a software private key
 /// of the default device from `04 || X || Y || K` (97 bytes, as CryptoKit's
-/// `x963Representation`), not stored until `SecItemAdd` with `kSecValueRef`. With
-/// `kSecAttrKeyTypeRSA`: an RSA key from its PKCS#1 DER (`RSAPublicKey`, or `RSAPrivateKey`
-/// with `kSecAttrKeyClassPrivate`), in memory. A malformed key or another type is errSecParam.
+/// `x963Representation`), not stored until `SecItemAdd` with `kSecValueRef`. An EC key of 97
+/// or 145 bytes (public, private) is P-384, of 133 or 199 P-521. With `kSecAttrKeyTypeRSA`: an
+/// RSA key from its PKCS#1 DER (`RSAPublicKey`, or `RSAPrivateKey` with
+/// `kSecAttrKeyClassPrivate`). Those are held in memory (``InMemoryKey``). A malformed key or
+/// another type is errSecParam.
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     SecKeyCall.run(error) { call in
         let dictionary = try KeyQuery.normalize(attributes)
@@ -239,7 +244,8 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     KeyQuery.attributes(of: key) as NSDictionary
 }
 
-/// The key's block size in bytes: 32 for a P-256 key, the modulus size for an RSA key.
+/// The key's block size in bytes: 32, 48 or 66 for a P-256, P-384 or P-521 key, the modulus
+/// size for an RSA key.
 public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.inMemoryKey?.blockSize ?? 32 }
 
 /// Whether `key` can do `operation` with `algorithm`: sign / decrypt / key exchange with a

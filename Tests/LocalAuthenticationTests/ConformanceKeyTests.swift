@@ -105,7 +105,7 @@ struct ConformanceKeyTests {
         #expect(refused && roundTrip)
     }
 
-    @Test("§10 only 256-bit EC keys: RSA or 384 bits is errSecParam; without a token the key is a software key (our rule)")
+    @Test("§10 the Secure Enclave takes only 256-bit EC keys: RSA or 384 bits with its token is errSecParam; without a token the key is a software key (our rule)")
     func creationParameters() async throws {
         let sim = try TestDevice()
         let codes = await sim.blocking { () -> [Int] in

@@ -56,6 +56,7 @@ struct RSAKeyTests {
             #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecVerifyFailed))
         }
         let ciphertexts = try #require(made["ciphertexts"] as? [String: String])
+        #expect(ciphertexts.count == Self.encryptionAlgorithms.count)
         for (padding, ciphertext) in ciphertexts {
             let algorithm = try #require(Self.encryptionAlgorithms[padding])
             #expect(SecKeyCreateDecryptedData(privateKey, algorithm, try bytes(ciphertext) as CFData, nil) as Data? == message, "\(padding)")
@@ -102,15 +103,27 @@ struct RSAKeyTests {
         #expect("\(publicKey)".hasPrefix("<SecKey public RSA 2048 "))
     }
 
-    @Test("SecKeyCreateWithData takes PKCS#1 only, as iOS (SecRSAKey.c): an X.509 SubjectPublicKeyInfo or damaged bytes are errSecParam")
+    @Test("SecKeyCreateWithData takes PKCS#1 only, as iOS (SecRSAKey.c): an X.509 SubjectPublicKeyInfo, a PKCS#8 private key or damaged bytes are errSecParam")
     func pkcs1Only() throws {
         let made = try check("make")
-        let (key, error) = key(try bytes(made["spki"]), isPrivate: false)
-        #expect(key == nil && (error as NSError?)?.code == Int(errSecParam))
         var damaged = try bytes(made["publicKey"])
         damaged.removeLast(20)
-        #expect(self.key(damaged, isPrivate: false).0 == nil)
-        #expect(self.key(Data([0x30, 0x03, 0x02, 0x01, 0x00]), isPrivate: true).0 == nil)
+        for (bytes, isPrivate) in [(try bytes(made["spki"]), false), (try bytes(made["pkcs8"]), true), (damaged, false),
+                                   (Data([0x30, 0x03, 0x02, 0x01, 0x00]), true)] {
+            let (key, error) = key(bytes, isPrivate: isPrivate)
+            #expect(key == nil && (error as NSError?)?.code == Int(errSecParam))
+        }
+    }
+
+    @Test("a ciphertext that does not decrypt is errSecParam \"RSAdecrypt wrong input\", as iOS reports it")
+    func decryptFailure() throws {
+        let made = try check("make")
+        let privateKey = try #require(key(try bytes(made["privateKey"]), isPrivate: true).0)
+        let ciphertext = try bytes((made["ciphertexts"] as? [String: String])?["oaep-SHA256"])
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCreateDecryptedData(privateKey, .rsaEncryptionOAEPSHA1, ciphertext as CFData, &error) == nil)  // the wrong padding
+        let failure = error?.takeRetainedValue() as NSError?
+        #expect(failure?.code == Int(errSecParam) && failure?.domain == NSOSStatusErrorDomain)
     }
 
     @Test("the deprecated SecKeyEncrypt / SecKeyDecrypt (the way older apps encrypt a password to a server's key) work with RSA keys: .PKCS1 and .OAEP; raw padding and a small buffer are errSecParam")
@@ -167,7 +180,9 @@ struct RSAKeyTests {
         let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage], nil)!
         #expect(status([kSecAttrAccessControl as String: access]) == Int(errSecUnimplemented))
         #expect(status([kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]) == Int(errSecParam))
-        #expect(status([kSecAttrKeySizeInBits as String: 1000]) == Int(errSecParam))
+        #expect(status([kSecAttrKeySizeInBits as String: 1000]) == Int(errSecParam))  // iOS makes it; BoringSSL does not
+        #expect(status([kSecAttrKeySizeInBits as String: 16384]) == Int(errSecKeySizeNotAllowed))
+        #expect(status([kSecAttrKeySizeInBits as String: 256]) == Int(errSecKeySizeNotAllowed))
     }
 }
 #endif

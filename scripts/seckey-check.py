@@ -8,6 +8,8 @@ CurveKeyTests run it.
                                 ciphertexts under every padding Touchstone supports
   seckey-check.py verify        reads JSON {publicKey, message, signatures: {scheme: b64}} and
                                 prints {scheme: true|false}: whether each RSA signature verifies
+  seckey-check.py decrypt       reads JSON {privateKey (PKCS#1), ciphertexts: {padding: b64}} and
+                                prints {padding: b64 plaintext, or null when it does not decrypt}
   seckey-check.py ec-make CURVE prints JSON: a new P-384 or P-521 key pair (X9.63: public
                                 04||X||Y, private 04||X||Y||K), and for one message its DER
                                 ECDSA signature with each hash
@@ -80,6 +82,20 @@ def verify():
     print(json.dumps(results))
 
 
+def decrypt():
+    request = json.load(sys.stdin)
+    der = base64.b64decode(request["privateKey"])
+    key = serialization.load_pem_private_key(
+        b"-----BEGIN RSA PRIVATE KEY-----\n" + base64.encodebytes(der) + b"-----END RSA PRIVATE KEY-----\n", password=None)
+    results = {}
+    for name, ciphertext in request["ciphertexts"].items():
+        try:
+            results[name] = b64(key.decrypt(base64.b64decode(ciphertext), encryption_padding(name)))
+        except Exception:
+            results[name] = None
+    print(json.dumps(results))
+
+
 CURVES = {"P-384": ec.SECP384R1, "P-521": ec.SECP521R1}
 
 
@@ -111,4 +127,4 @@ def ec_verify():
 
 
 if __name__ == "__main__":
-    {"make": make, "verify": verify, "ec-make": ec_make, "ec-verify": ec_verify}[sys.argv[1]]()
+    {"make": make, "verify": verify, "decrypt": decrypt, "ec-make": ec_make, "ec-verify": ec_verify}[sys.argv[1]]()

@@ -28,6 +28,7 @@ struct CurveKeyTests {
         let privateKey = try #require(key(privateBytes, isPrivate: true))
         let publicKey = try #require(key(publicBytes, isPrivate: false))
         #expect(SecKeyCopyExternalRepresentation(privateKey, nil) as Data? == privateBytes)
+        #expect(SecKeyCopyExternalRepresentation(publicKey, nil) as Data? == publicBytes)
         #expect(SecKeyCopyPublicKey(privateKey) == publicKey)
         let bits = curve == "P-384" ? 384 : 521
         #expect(SecKeyGetBlockSize(publicKey) == (bits + 7) / 8)

@@ -63,7 +63,7 @@ struct RSAKeyTests {
         }
     }
 
-    @Test("signatures of an RSA key from SecKeyCreateRandomKey verify in pyca, under every supported scheme; what it encrypts, its private key decrypts")
+    @Test("signatures of an RSA key from SecKeyCreateRandomKey verify in pyca, under every supported scheme; what it encrypts, pyca and its private key decrypt")
     func pycaVerifiesOurSignatures() throws {
         let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
         let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
@@ -79,10 +79,16 @@ struct RSAKeyTests {
                                                    "message": message.base64EncodedString(), "signatures": signatures])
         #expect(verified.count == signatures.count && verified.values.allSatisfy { $0 as? Bool == true }, "\(verified)")
 
-        for algorithm in Self.encryptionAlgorithms.values {
+        var ciphertexts: [String: String] = [:]
+        for (padding, algorithm) in Self.encryptionAlgorithms {
             let sealed = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, message as CFData, nil))
             #expect(SecKeyCreateDecryptedData(privateKey, algorithm, sealed, nil) as Data? == message)
+            ciphertexts[padding] = (sealed as Data).base64EncodedString()
         }
+        let privateBytes = try #require(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        let opened = try check("decrypt", input: ["privateKey": privateBytes.base64EncodedString(), "ciphertexts": ciphertexts])
+        #expect(opened.count == ciphertexts.count)
+        for (padding, plaintext) in opened { #expect(try bytes(plaintext) == message, "\(padding)") }
     }
 
     @Test("RSA key attributes are Apple's: type 42, the modulus size, PKCS#1 bytes, the application label the SHA-1 of the public key")

@@ -28,6 +28,16 @@ open class LARightStore: NSObject, @unchecked Sendable {
 
     /// The keychain service the store's records live under.
     static let service = "touchstone.LARightStore"
+    /// Their item class: framework records, which the app's `SecItem*` calls never see (a
+    /// "delete every generic password" on sign-out must not delete the rights).
+    static let recordClass = KeychainItemClass.system
+    /// Where versions before `.system` kept them: still read and removed, never written.
+    static let legacyRecordClass = KeychainItemClass.genericPassword
+
+    /// The accounts (identifiers) of this app's saved rights, in either class.
+    private static func identifiers(on authenticator: Authenticator) throws -> [String] {
+        try [recordClass, legacyRecordClass].flatMap { try authenticator.keychain.items(service: service, itemClass: $0).map(\.account) }
+    }
 
     private let fixedDevice: Authenticator?
 
@@ -96,8 +106,8 @@ open class LARightStore: NSObject, @unchecked Sendable {
     open func removeAllRights() async throws {
         let authenticator = try device()
         try await Self.run(on: authenticator) {
-            for item in try authenticator.keychain.items(service: Self.service) {
-                try Self.remove(item.account, on: authenticator)
+            for identifier in Set(try Self.identifiers(on: authenticator)) {
+                try Self.remove(identifier, on: authenticator)
             }
         }
     }
@@ -158,7 +168,7 @@ open class LARightStore: NSObject, @unchecked Sendable {
             // Replaces what is saved under the identifier, readable or not: a record this version
             // cannot read was taken for none, and the save then failed as a duplicate item and
             // left a second key under the identifier's tag.
-            if try authenticator.keychain.items(service: Self.service).contains(where: { $0.account == identifier }) {
+            if try Self.identifiers(on: authenticator).contains(identifier) {
                 try Self.remove(identifier, on: authenticator)
             }
             let key = try authenticator.keys.create(accessControl: right.accessControl, tag: Self.tag(identifier), label: identifier)
@@ -166,7 +176,7 @@ open class LARightStore: NSObject, @unchecked Sendable {
             let record = StoredRight(requirementFlags: right.requirement.flags.rawValue, requirementName: right.requirement.name, secret: sealed)
             do {
                 try authenticator.keychain.add(try JSONEncoder().encode(record), service: Self.service, account: identifier,
-                                               accessControl: AccessControl(.afterFirstUnlockThisDeviceOnly))
+                                               itemClass: Self.recordClass, accessControl: AccessControl(.afterFirstUnlockThisDeviceOnly))
             } catch {
                 try? authenticator.keys.delete(key)
                 throw error
@@ -181,10 +191,15 @@ open class LARightStore: NSObject, @unchecked Sendable {
     }
 
     private static func load(_ identifier: String, on authenticator: Authenticator) async throws -> StoredRight {
-        let data: Data
-        do {
-            data = try await authenticator.keychain.read(service: service, account: identifier)
-        } catch let error as KeychainError where error.kind == .itemNotFound {
+        var found: Data?
+        for itemClass in [recordClass, legacyRecordClass] where found == nil {
+            do {
+                found = try await authenticator.keychain.read(service: service, account: identifier, itemClass: itemClass)
+            } catch let error as KeychainError where error.kind == .itemNotFound {
+                continue
+            }
+        }
+        guard let data = found else {
             throw LAError(.authenticationFailed, userInfo: [NSLocalizedDescriptionKey: "No right is saved under '\(identifier)'."])
         }
         do {
@@ -198,10 +213,12 @@ open class LARightStore: NSObject, @unchecked Sendable {
         for key in try authenticator.keys.keys(tag: tag(identifier), includingInvalidated: true) {
             try authenticator.keys.delete(key)
         }
-        do {
-            try authenticator.keychain.delete(service: service, account: identifier)
-        } catch let error as KeychainError where error.kind == .itemNotFound {
-            // Only its key was left (a save that failed half-way): nothing more to remove.
+        for itemClass in [recordClass, legacyRecordClass] {
+            do {
+                try authenticator.keychain.delete(service: service, account: identifier, itemClass: itemClass)
+            } catch let error as KeychainError where error.kind == .itemNotFound {
+                // Not in this class, or only its key was left (a save that failed half-way).
+            }
         }
     }
 

@@ -113,11 +113,40 @@ struct LARightTests {
         let sim = try TestDevice()
         _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "login") }
         // A sound keychain item whose contents are not a stored right.
-        try await sim.authenticator.keychain.update(Data("{}".utf8), service: "touchstone.LARightStore", account: "login")
+        try await sim.authenticator.keychain.update(Data("{}".utf8), service: "touchstone.LARightStore", account: "login", itemClass: .system)
         #expect(await code { _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") } } == .authenticationFailed)
         _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "login", secret: Data("s".utf8)) }
         _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") }
         #expect(try sim.authenticator.keys.keys().count == 1)  // the old key went with the old right
+    }
+
+    @Test("the store's records are not the app's keychain items: no generic-password query sees them, and deleting every generic password on sign-out leaves the rights")
+    func recordsAreNotTheAppsItems() async throws {
+        let sim = try TestDevice()
+        _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "login", secret: Data("s".utf8)) }
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            let all: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll]
+            return [SecItemCopyMatching(all as CFDictionary, nil), SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary)]
+        }
+        #expect(statuses == [errSecItemNotFound, errSecItemNotFound])
+        _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") }
+    }
+
+    @Test("a right saved by an earlier version (a generic-password record) still loads, is replaced by a new save, and is removed")
+    func earlierVersionsRecordsStillWork() async throws {
+        let sim = try TestDevice()
+        _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "old") }
+        // Move the record where versions before the .system class kept it.
+        let keychain = sim.authenticator.keychain
+        let record = try await keychain.read(service: "touchstone.LARightStore", account: "old", itemClass: .system)
+        try keychain.delete(service: "touchstone.LARightStore", account: "old", itemClass: .system)
+        try keychain.add(record, service: "touchstone.LARightStore", account: "old")
+        _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "old") }
+        _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "old") }
+        #expect(try keychain.items(service: "touchstone.LARightStore", itemClass: .genericPassword).isEmpty)
+        try keychain.add(record, service: "touchstone.LARightStore", account: "older")
+        try await on(sim) { try await LARightStore.shared.removeAllRights() }
+        #expect(try keychain.items(service: "touchstone.LARightStore").isEmpty)
     }
 
     @Test("a biometryCurrentSet right dies with an enrollment change")

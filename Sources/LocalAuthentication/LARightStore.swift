@@ -159,7 +159,8 @@ open class LARightStore: NSObject, @unchecked Sendable {
         }
     }
 
-    static func tag(_ identifier: String) -> Data { Data("touchstone.LARight:\(identifier)".utf8) }
+    /// The tag of a right's key: under the prefix the app's key queries never see.
+    static func tag(_ identifier: String) -> Data { frameworkKeyTagPrefix + Data(identifier.utf8) }
 
     private func save(_ right: LARight, identifier: String, secret: Data?) async throws -> LAPersistedRight {
         let authenticator = try device()

@@ -3,6 +3,10 @@ import Crypto
 import Foundation
 import Touchstone
 
+/// The tag prefix of the keys a framework keeps for itself (`LARightStore`'s rights): no
+/// `SecItem*` call of the app finds them (nor deletes them), as on iOS.
+package let frameworkKeyTagPrefix = Data("touchstone.LARight:".utf8)
+
 /// A `kSecClassKey` dictionary (`SecKeyCreateRandomKey` attributes, `SecItem*` queries), read
 /// into the terms of Touchstone's ``KeyStore``: keys are found by `kSecAttrApplicationTag` and
 /// `kSecAttrApplicationLabel` (each `Data`, or a `String` taken as UTF-8) and `kSecAttrLabel`.
@@ -109,9 +113,10 @@ struct KeyQuery {
     }
 
     /// The stored keys the query selects: those that match it, and with `kSecValueRef` only
-    /// that key (a private key, or a stored public key with its bytes).
+    /// that key (a private key, or a stored public key with its bytes); never a framework's key.
     func selected(_ keys: [EnclaveKey], _ publicKeys: [StoredPublicKey]) -> ([EnclaveKey], [StoredPublicKey]) {
-        let keys = keys.filter(matches), publicKeys = publicKeys.filter(matches)
+        let keys = keys.filter { matches($0) && !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) }
+        let publicKeys = publicKeys.filter(matches)
         guard let ref = valueRef else { return (keys, publicKeys) }
         return (keys.filter { $0 == ref.touchstoneKey },
                 ref.isPrivate ? [] : publicKeys.filter { $0.publicKeyData == ref.publicKeyData })

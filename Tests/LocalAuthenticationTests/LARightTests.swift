@@ -120,15 +120,17 @@ struct LARightTests {
         #expect(try sim.authenticator.keys.keys().count == 1)  // the old key went with the old right
     }
 
-    @Test("the store's records are not the app's keychain items: no generic-password query sees them, and deleting every generic password on sign-out leaves the rights")
+    @Test("the store's records and keys are not the app's keychain items: no generic-password or key query sees them, and deleting every generic password and key on sign-out leaves the rights")
     func recordsAreNotTheAppsItems() async throws {
         let sim = try TestDevice()
         _ = try await on(sim) { try await LARightStore.shared.saveRight(LARight(), identifier: "login", secret: Data("s".utf8)) }
         let statuses = await sim.blocking { () -> [OSStatus] in
             let all: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll]
-            return [SecItemCopyMatching(all as CFDictionary, nil), SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary)]
+            let keys: [String: Any] = [kSecClass as String: kSecClassKey, kSecMatchLimit as String: kSecMatchLimitAll]
+            return [SecItemCopyMatching(all as CFDictionary, nil), SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary),
+                    SecItemCopyMatching(keys as CFDictionary, nil), SecItemDelete([kSecClass as String: kSecClassKey] as CFDictionary)]
         }
-        #expect(statuses == [errSecItemNotFound, errSecItemNotFound])
+        #expect(statuses == [errSecItemNotFound, errSecItemNotFound, errSecItemNotFound, errSecItemNotFound])
         _ = try await on(sim) { try await LARightStore.shared.right(forIdentifier: "login") }
     }
 

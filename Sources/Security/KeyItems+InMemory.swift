@@ -117,8 +117,15 @@ enum StoredInMemoryKeys {
             guard let data = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key,
                                                                               context: nil) else { continue }
             let isPrivate = item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String
-            let key: any InMemoryKey = item.attributes[kSecAttrKeyType as String]?.stringValue == kSecAttrKeyTypeRSA as String
-                ? try RSAKey(pkcs1: data, isPrivate: isPrivate) : try CurveKey(x963: data, isPrivate: isPrivate)
+            let key: any InMemoryKey
+            do {
+                key = item.attributes[kSecAttrKeyType as String]?.stringValue == kSecAttrKeyTypeRSA as String
+                    ? try RSAKey(pkcs1: data, isPrivate: isPrivate) : try CurveKey(x963: data, isPrivate: isPrivate)
+            } catch {
+                // Reported, never skipped: the lookup fails until the damaged item is deleted
+                // (SecItemDelete does not read it).
+                throw SecKeyCall.Failure(errSecDecode, "the stored key item \(item.account) is damaged (its value is not a key): delete it with SecItemDelete")
+            }
             found.append(Found(key: key, item: item))
         }
         return found.filter(\.key.isPrivate) + found.filter { !$0.key.isPrivate }

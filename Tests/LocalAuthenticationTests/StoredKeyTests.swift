@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthentication
 import Testing
+import Touchstone
 import TouchstoneTesting
 
 /// RSA, P-384 and P-521 keys kept in the keychain: Apple's "Generating New Cryptographic Keys",
@@ -75,6 +76,19 @@ struct StoredKeyTests {
         }
         #expect(statuses == [errSecSuccess, errSecDuplicateItem, errSecSuccess, 0, errSecSuccess, 0, errSecSuccess, errSecSuccess, 0,
                              errSecItemNotFound, errSecSuccess, errSecItemNotFound, errSecSuccess])
+    }
+
+    @Test("a damaged stored key item is reported (errSecDecode) by every lookup that reaches it, not skipped, and SecItemDelete still removes it")
+    func damagedItemIsReported() async throws {
+        let sim = try TestDevice()
+        try sim.authenticator.keychain.add(Data("not a key".utf8), service: "touchstone.keys", account: "00.private", itemClass: .key,
+                                           attributes: [kSecAttrKeyType as String: .string("42"), kSecAttrKeyClass as String: .string("1")])
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            let all: [String: Any] = [kSecClass as String: kSecClassKey, kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnRef as String: true]
+            return [SecItemCopyMatching(all as CFDictionary, nil), SecItemDelete([kSecClass as String: kSecClassKey] as CFDictionary),
+                    SecItemCopyMatching(all as CFDictionary, nil)]
+        }
+        #expect(statuses == [errSecDecode, errSecSuccess, errSecItemNotFound])
     }
 
     @Test("stored RSA keys follow data protection (errSecInteractionNotAllowed while locked) and take no access-control flags (errSecUnimplemented)")

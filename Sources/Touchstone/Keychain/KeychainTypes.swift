@@ -14,12 +14,12 @@ public enum KeychainItemClass: String, Sendable, Codable, CaseIterable, CustomSt
     /// matches them, as an app's keychain queries never see them on iOS.
     case system
 
-    /// Looks a class up by name (`genericPassword`, `generic`, `internetPassword`, `internet`).
+    /// Looks a class up by name (`genericPassword`, `generic`, `internetPassword`, `internet`);
+    /// the two classes the frameworks keep for themselves have no name here.
     public init?(name: String) {
         switch name.lowercased() {
         case "genericpassword", "generic", "generic-password": self = .genericPassword
         case "internetpassword", "internet", "internet-password": self = .internetPassword
-        case "key": self = .key
         default: return nil
         }
     }

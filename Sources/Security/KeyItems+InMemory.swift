@@ -47,12 +47,7 @@ enum StoredInMemoryKeys {
     /// errSecUnimplemented (``accessibility(_:)``).
     static func created(_ key: any InMemoryKey, parameters: [String: Any], call: inout SecKeyCall) throws -> SecKey {
         for (half, nestedName) in [(key, kSecPrivateKeyAttrs as String), (key.publicOnly, kSecPublicKeyAttrs as String)] {
-            var scope = parameters
-            if let raw = parameters[nestedName] {
-                guard let nested = raw as? NSDictionary else { throw SecKeyCall.Failure(errSecParam, "\(nestedName) must be a dictionary") }
-                scope.merge(try KeyQuery.normalize(nested)) { _, new in new }
-            }
-            let query = try KeyQuery(scope)
+            let query = try KeyQuery(KeyQuery.scope(parameters, nested: nestedName))
             let accessibility = try accessibility(query.accessControl)
             guard query.isPermanent == true else { continue }
             let authenticator = try call.authenticator(query.context)
@@ -69,10 +64,7 @@ enum StoredInMemoryKeys {
         if let ref = query.valueRef { return ref.inMemoryKey }
         guard let raw = dictionary[kSecValueData as String] else { return nil }
         guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
-        let isPrivate = query.keyClass == kSecAttrKeyClassPrivate as String
-        if query.keyType == kSecAttrKeyTypeRSA as String { return try RSAKey(pkcs1: data, isPrivate: isPrivate) }
-        guard data.count != (isPrivate ? 97 : 65) else { return nil }  // P-256
-        return try CurveKey(x963: data, isPrivate: isPrivate)
+        return try inMemoryKey(data, type: query.keyType, isPrivate: query.keyClass == kSecAttrKeyClassPrivate as String)
     }
 
     /// Stores `key`; errSecDuplicateItem when this app stored the same half of it already.
@@ -117,13 +109,9 @@ enum StoredInMemoryKeys {
             guard let data = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key,
                                                                               context: nil) else { continue }
             let isPrivate = item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String
-            let key: any InMemoryKey
-            do {
-                key = item.attributes[kSecAttrKeyType as String]?.stringValue == kSecAttrKeyTypeRSA as String
-                    ? try RSAKey(pkcs1: data, isPrivate: isPrivate) : try CurveKey(x963: data, isPrivate: isPrivate)
-            } catch {
-                // Reported, never skipped: the lookup fails until the damaged item is deleted
-                // (SecItemDelete does not read it).
+            // A damaged item is reported, never skipped: the lookup fails until it is deleted
+            // (SecItemDelete does not read it).
+            guard let key = try? inMemoryKey(data, type: item.attributes[kSecAttrKeyType as String]?.stringValue, isPrivate: isPrivate) else {
                 throw SecKeyCall.Failure(errSecDecode, "the stored key item \(item.account) is damaged (its value is not a key): delete it with SecItemDelete")
             }
             found.append(Found(key: key, item: item))
@@ -175,11 +163,9 @@ extension KeyQuery {
     /// label, class and type.
     func matches(_ item: KeychainItemInfo) -> Bool {
         let attributes = item.attributes
-        return (tag.map { $0 == attributes[kSecAttrApplicationTag as String]?.dataValue } ?? true)
-            && (label.map { $0 == attributes[kSecAttrLabel as String]?.stringValue } ?? true)
-            && (applicationLabel.map { $0 == attributes[kSecAttrApplicationLabel as String]?.dataValue } ?? true)
-            && (keyClass.map { $0 == attributes[kSecAttrKeyClass as String]?.stringValue } ?? true)
-            && (keyType.map { $0 == attributes[kSecAttrKeyType as String]?.stringValue } ?? true)
+        return matches(tag: attributes[kSecAttrApplicationTag as String]?.dataValue, label: attributes[kSecAttrLabel as String]?.stringValue,
+                       applicationLabel: attributes[kSecAttrApplicationLabel as String]?.dataValue,
+                       keyClass: attributes[kSecAttrKeyClass as String]?.stringValue, keyType: attributes[kSecAttrKeyType as String]?.stringValue)
     }
 }
 #endif

@@ -124,10 +124,16 @@ struct KeyQuery {
 
     /// Whether `key` (a stored public key) matches the query.
     func matches(_ key: StoredPublicKey) -> Bool {
-        (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)
-            && (applicationLabel.map { $0 == key.applicationLabel } ?? true)
-            && (keyClass.map { $0 == kSecAttrKeyClassPublic as String } ?? true)
-            && (keyType.map { $0 == kSecAttrKeyTypeECSECPrimeRandom as String } ?? true)
+        matches(tag: key.applicationTag, label: key.label, applicationLabel: key.applicationLabel,
+                keyClass: kSecAttrKeyClassPublic as String, keyType: kSecAttrKeyTypeECSECPrimeRandom as String)
+    }
+
+    /// Whether a stored key with these attributes matches the query: each attribute the query
+    /// names is equal (the one predicate for every kind of stored key).
+    func matches(tag: Data?, label: String?, applicationLabel: Data?, keyClass: String?, keyType: String?) -> Bool {
+        (self.tag.map { $0 == tag } ?? true) && (self.label.map { $0 == label } ?? true)
+            && (self.applicationLabel.map { $0 == applicationLabel } ?? true)
+            && (self.keyClass.map { $0 == keyClass } ?? true) && (self.keyType.map { $0 == keyType } ?? true)
     }
 
     /// The attributes of a stored public key: a public key's, with its tag, label and permanence.
@@ -142,10 +148,8 @@ struct KeyQuery {
 
     /// Whether `key` (a stored Secure Enclave private key) matches the query.
     func matches(_ key: EnclaveKey) -> Bool {
-        (tag.map { $0 == key.applicationTag } ?? true) && (label.map { $0 == key.label } ?? true)
-            && (applicationLabel.map { $0 == key.applicationLabel } ?? true)
-            && (keyClass.map { $0 == kSecAttrKeyClassPrivate as String } ?? true)
-            && (keyType.map { $0 == kSecAttrKeyTypeECSECPrimeRandom as String } ?? true)
+        matches(tag: key.applicationTag, label: key.label, applicationLabel: key.applicationLabel,
+                keyClass: kSecAttrKeyClassPrivate as String, keyType: kSecAttrKeyTypeECSECPrimeRandom as String)
     }
 
     /// The attributes of a key as `SecKeyCopyAttributes` and `kSecReturnAttributes` give them.
@@ -201,6 +205,15 @@ struct KeyQuery {
     }
 
     static func normalize(_ dictionary: CFDictionary) throws -> [String: Any] { try KeychainQuery.normalize(dictionary) }
+
+    /// `SecKeyCreateRandomKey`'s parameters for one half of the pair: the top level, overridden
+    /// by the half's nested dictionary (`kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs`);
+    /// errSecParam when that is not a dictionary.
+    static func scope(_ parameters: [String: Any], nested name: String) throws -> [String: Any] {
+        guard let raw = parameters[name] else { return parameters }
+        guard let nested = raw as? NSDictionary else { throw SecKeyCall.Failure(errSecParam, "\(name) must be a dictionary") }
+        return parameters.merging(try normalize(nested)) { _, new in new }
+    }
     /// A number given as `Int`, `NSNumber` or a decimal `String` (`kSecAttrKeySizeInBits: "256"` appears in real code).
     static func integer(_ value: Any) -> Int? {
         if let text = value as? String { return Int(text) }

@@ -37,6 +37,17 @@ protocol InMemoryKey: Sendable {
     func sharedSecret(with peer: Data) throws -> Data
 }
 
+/// The in-memory key of a key's external representation (``InMemoryKey/externalRepresentation``):
+/// RSA for `kSecAttrKeyTypeRSA` (PKCS#1), else an EC key of a P-384 / P-521 length (X9.63);
+/// nil for P-256's lengths (65 bytes public, 97 private), which the device's key store holds.
+func inMemoryKey(_ bytes: Data, type: String?, isPrivate: Bool) throws -> (any InMemoryKey)? {
+    if type == kSecAttrKeyTypeRSA as String { return try RSAKey(pkcs1: bytes, isPrivate: isPrivate) }
+    // X9.63 lengths name the curve: 65/97 bytes public/private for P-256, 97/145 for P-384,
+    // 133/199 for P-521.
+    guard bytes.count != (isPrivate ? 97 : 65) else { return nil }
+    return try CurveKey(x963: bytes, isPrivate: isPrivate)
+}
+
 extension InMemoryKey {
     static func unsupported(_ algorithm: SecKeyAlgorithm, kind: String) -> SecKeyCall.Failure {
         SecKeyCall.Failure(errSecParam, "algorithm \(algorithm.identifier) is not supported for \(kind) keys here")

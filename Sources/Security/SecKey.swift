@@ -150,11 +150,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         case let token as String where token == kSecAttrTokenIDSecureEnclave as String: software = false
         default: throw SecKeyCall.Failure(errSecParam, "the only token is kSecAttrTokenIDSecureEnclave")
         }
-        var attributes = dictionary
-        if let raw = dictionary[kSecPrivateKeyAttrs as String] {
-            guard let nested = raw as? NSDictionary else { throw SecKeyCall.Failure(errSecParam, "kSecPrivateKeyAttrs must be a dictionary") }
-            attributes.merge(try KeyQuery.normalize(nested)) { _, new in new }
-        }
+        let attributes = try KeyQuery.scope(dictionary, nested: kSecPrivateKeyAttrs as String)
         let query = try KeyQuery(attributes)
         let authenticator = try call.authenticator(query.context)
         try query.requireEntitlement(of: authenticator)
@@ -221,15 +217,10 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
             throw SecKeyCall.Failure(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
         }
         let isPrivate = keyClass == kSecAttrKeyClassPrivate as String
-        if type == kSecAttrKeyTypeRSA as String { return SecKey(.inMemory(try RSAKey(pkcs1: bytes, isPrivate: isPrivate))) }
-        if let type, type != kSecAttrKeyTypeECSECPrimeRandom as String {
+        if let type, type != kSecAttrKeyTypeECSECPrimeRandom as String, type != kSecAttrKeyTypeRSA as String {
             throw SecKeyCall.Failure(errSecParam, "only EC and RSA keys are supported")
         }
-        // X9.63 lengths name the curve: 65/97 bytes public/private for P-256, 97/145 for
-        // P-384, 133/199 for P-521.
-        if isPrivate ? bytes.count != 97 : bytes.count != 65 {
-            return SecKey(.inMemory(try CurveKey(x963: bytes, isPrivate: isPrivate)))
-        }
+        if let inMemory = try inMemoryKey(bytes, type: type, isPrivate: isPrivate) { return SecKey(.inMemory(inMemory)) }
         if isPrivate { return try KeyQuery.softwareKey(bytes, on: call.authenticator(nil)) }
         guard (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
             throw SecKeyCall.Failure(errSecParam, "not a P-256 public key in X9.63 form (65 bytes)")

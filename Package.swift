@@ -89,6 +89,10 @@ let package = Package(
         // `#if canImport(Security)`, which finds our own `Security` module
         // (TouchstoneAppAttestFormat/Certificate.swift).
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        // RSA's public operation on its own (m^e mod n), which swift-crypto does not offer: the
+        // raw and digest RSA forms of `SecKey` verify and encrypt with it. Pure Swift, no system
+        // library; the private operation stays BoringSSL's (`SecKey+RSARaw.swift`).
+        .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.0"),
         // `swift package generate-documentation` (DocC catalog in Sources/Touchstone/Touchstone.docc).
         // A command plugin: nothing of it is built by `swift build`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -166,6 +170,7 @@ let package = Package(
                 "Touchstone", "TouchstonePortable", "TouchstoneSimulation",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // RSA keys
+                .product(name: "BigInt", package: "BigInt"),  // RSA's raw public operation
                 logging,
             ],
             swiftSettings: strictSettings

@@ -17,21 +17,27 @@ CurveKeyTests run it.
                                 DER}} and prints {hash: true|false}: whether each ECDSA
                                 signature of the message's hash verifies
 
-Schemes: pkcs1v15-<hash>, pss-<hash> (salt as long as the hash, as Apple's); paddings: pkcs1,
-oaep-SHA1, oaep-SHA256. Hashes: SHA1, SHA256, SHA384, SHA512."""
+Schemes: pkcs1v15-<hash>, pss-<hash> (salt as long as the hash, as Apple's). A digest-form
+signature (Apple's ...Digest...) of the message's digest is the message-form signature of the
+message, so verify takes digest-pkcs1v15-<hash> and digest-pss-<hash> as those; raw is the
+private operation on a block (the message left-padded to the modulus size), checked here as
+pow(s, e, n). Paddings: pkcs1, oaep-<hash>, raw (the block, as above), aesgcm-<hash> (Apple's
+RSA-OAEP-then-AES-GCM: see aesgcm_open). Hashes: SHA1, SHA256, SHA384, SHA512."""
 import base64
 import json
+import os
 import sys
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 HASHES = {"SHA1": hashes.SHA1, "SHA256": hashes.SHA256, "SHA384": hashes.SHA384, "SHA512": hashes.SHA512}
 MESSAGE = b"touchstone rsa check"
 
 
 def signature_padding(scheme):
-    kind, name = scheme.split("-")
+    kind, name = scheme.removeprefix("digest-").split("-")
     digest = HASHES[name]()
     if kind == "pkcs1v15":
         return padding.PKCS1v15(), digest
@@ -39,6 +45,8 @@ def signature_padding(scheme):
 
 
 def encryption_padding(name):
+    if name.startswith("aesgcm-"):
+        name = "oaep-" + name.split("-")[1]
     if name == "pkcs1":
         return padding.PKCS1v15()
     digest = HASHES[name.split("-")[1]]
@@ -60,9 +68,50 @@ def make():
         "pkcs8": b64(key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())),
         "message": b64(MESSAGE),
         "signatures": {s: b64(key.sign(MESSAGE, *signature_padding(s))) for s in schemes},
-        "ciphertexts": {p: b64(key.public_key().encrypt(MESSAGE, encryption_padding(p))) for p in ("pkcs1", "oaep-SHA1", "oaep-SHA256")},
+        "ciphertexts": {p: b64(key.public_key().encrypt(MESSAGE, encryption_padding(p)))
+                        for p in ["pkcs1"] + ["oaep-" + name for name in HASHES]},
     }
+    numbers = key.private_numbers()
+    size = key.key_size // 8
+    out["ciphertexts"]["raw"] = b64(pow(int.from_bytes(block(MESSAGE, size), "big"), numbers.public_numbers.e,
+                                        numbers.public_numbers.n).to_bytes(size, "big"))
+    for name in HASHES:
+        out["ciphertexts"]["aesgcm-" + name] = b64(aesgcm_seal(key.public_key(), name, MESSAGE))
     print(json.dumps(out))
+
+
+# Apple's RSA AES-GCM layout, as SecKey.h describes it: a 256-bit AES key for a modulus of
+# 4096 bits or more, 128 below; an IV of 16 zero bytes; the PKCS#1 public key as associated data.
+def AESGCM_KEY_BYTES(modulus_bits):
+    return 32 if modulus_bits >= 4096 else 16
+
+
+AESGCM_IV = bytes(16)
+
+
+def block(message, size):
+    """A raw RSA block: the message left-padded with zeros to the modulus size."""
+    return bytes(size - len(message)) + message
+
+
+def aesgcm_seal(public_key, hash_name, message):
+    """Apple's ...OAEPSHA<hash>AESGCM: a fresh AES key wrapped with RSA-OAEP, then the message
+    sealed with it under AES-GCM; the layout is in aesgcm_open."""
+    session = os.urandom(AESGCM_KEY_BYTES(public_key.key_size))
+    wrapped = public_key.encrypt(session, encryption_padding("oaep-" + hash_name))
+    return wrapped + AESGCM(session).encrypt(AESGCM_IV, message, pkcs1(public_key))
+
+
+def aesgcm_open(private_key, hash_name, ciphertext):
+    """The reverse of aesgcm_seal: the wrapped key is the first modulus-size bytes, then the
+    AES-GCM ciphertext with its 16-byte tag after it."""
+    size = private_key.key_size // 8
+    session = private_key.decrypt(ciphertext[:size], encryption_padding("oaep-" + hash_name))
+    return AESGCM(session).decrypt(AESGCM_IV, ciphertext[size:], pkcs1(private_key.public_key()))
+
+
+def pkcs1(public_key):
+    return public_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.PKCS1)
 
 
 def verify():
@@ -73,8 +122,13 @@ def verify():
         b"-----BEGIN RSA PUBLIC KEY-----\n" + base64.encodebytes(der) + b"-----END RSA PUBLIC KEY-----\n")
     message = base64.b64decode(request["message"])
     results = {}
+    numbers = key.public_numbers()
     for scheme, signature in request["signatures"].items():
         try:
+            if scheme == "raw":
+                value = pow(int.from_bytes(base64.b64decode(signature), "big"), numbers.e, numbers.n)
+                results[scheme] = value == int.from_bytes(message, "big")
+                continue
             key.verify(base64.b64decode(signature), message, *signature_padding(scheme))
             results[scheme] = True
         except Exception:
@@ -88,9 +142,17 @@ def decrypt():
     key = serialization.load_pem_private_key(
         b"-----BEGIN RSA PRIVATE KEY-----\n" + base64.encodebytes(der) + b"-----END RSA PRIVATE KEY-----\n", password=None)
     results = {}
+    numbers = key.private_numbers()
+    size = key.key_size // 8
     for name, ciphertext in request["ciphertexts"].items():
         try:
-            results[name] = b64(key.decrypt(base64.b64decode(ciphertext), encryption_padding(name)))
+            data = base64.b64decode(ciphertext)
+            if name == "raw":
+                results[name] = b64(pow(int.from_bytes(data, "big"), numbers.d, numbers.public_numbers.n).to_bytes(size, "big"))
+            elif name.startswith("aesgcm-"):
+                results[name] = b64(aesgcm_open(key, name.split("-")[1], data))
+            else:
+                results[name] = b64(key.decrypt(data, encryption_padding(name)))
         except Exception:
             results[name] = None
     print(json.dumps(results))

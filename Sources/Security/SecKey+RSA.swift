@@ -8,10 +8,10 @@ import Touchstone
 /// (BoringSSL). Its bytes are PKCS#1, as on iOS: `RSAPublicKey` for a public key and
 /// `RSAPrivateKey` for a private one.
 ///
-/// Our limits: an RSA key is an ``InMemoryKey``, and of Apple's RSA algorithms it
-/// supports the message signatures (PKCS#1 v1.5 and PSS with SHA-1, SHA-256, SHA-384, SHA-512)
-/// and PKCS#1 v1.5, OAEP-SHA-1 and OAEP-SHA-256 encryption: swift-crypto has neither SHA-224
-/// nor a raw RSA operation, which the digest, raw, other OAEP and AES-GCM forms need.
+/// It does every RSA algorithm of Apple's but the SHA-224 ones (swift-crypto has no SHA-224):
+/// swift-crypto signs messages and encrypts with PKCS#1 v1.5, OAEP-SHA-1 and OAEP-SHA-256;
+/// the digest, raw, OAEP-SHA-384/512 and OAEP-then-AES-GCM forms are built in
+/// `SecKey+RSARaw.swift`. Our limit: an RSA key is an ``InMemoryKey`` (no access control).
 struct RSAKey: InMemoryKey {
     /// The private half; nil for a public key.
     let privateKey: _RSA.Signing.PrivateKey?
@@ -106,40 +106,136 @@ struct RSAKey: InMemoryKey {
         }
     }
 
-    /// `SecKeyCreateSignature`: the signature of `message` (errSecParam for a public key or an
-    /// unsupported algorithm).
+    /// `SecKeyCreateSignature`: the signature of `message` (a message, a digest or a block,
+    /// as the algorithm says); errSecParam for a public key, an unsupported algorithm or an
+    /// input of the wrong length.
     func signature(of message: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
         guard let privateKey else { throw SecKeyCall.Failure(errSecParam, "a public key cannot sign") }
         guard let form = algorithm.rsaSignature else { throw Self.unsupported(algorithm) }
-        do {
-            return try form.hash.withDigest(of: message) { digest in
-                try privateKey.signature(for: digest, padding: form.padding).rawRepresentation
+        if case let .message(hash, padding) = form {
+            do {
+                return try hash.withDigest(of: message) { digest in
+                    try privateKey.signature(for: digest, padding: padding).rawRepresentation
+                }
+            } catch {
+                // e.g. PSS with SHA-512 needs a modulus of at least 130 bytes.
+                throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature")
             }
-        } catch {
-            // e.g. PSS with SHA-512 needs a modulus of at least 130 bytes.
-            throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature")
         }
+        let block: Data?
+        switch form {
+        case .message: block = nil  // signed above
+        case let .digest(hash, pss: true):
+            block = try RSAEncoding.pssBlock(digest: checkedDigest(message, hash, algorithm), hash, modulusBits: bits)
+        case let .digest(hash, pss: false):
+            block = try RSAEncoding.pkcs1v15SignatureBlock(
+                RSAEncoding.digestInfoPrefix(hash) + checkedDigest(message, hash, algorithm), length: blockSize)
+        case .pkcs1v15Raw: block = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
+        case .raw: block = try signatureBlock(message)
+        }
+        guard let block else {
+            throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature of \(message.count) bytes")
+        }
+        return try privateOperation(block)
     }
 
-    /// `SecKeyVerifySignature`: whether `signature` signs `message`.
+    /// `SecKeyVerifySignature`: whether `signature` signs `message` (a message, a digest or a
+    /// block, as the algorithm says).
     func isValidSignature(_ signature: Data, for message: Data, _ algorithm: SecKeyAlgorithm) throws -> Bool {
         guard let form = algorithm.rsaSignature else { throw Self.unsupported(algorithm) }
-        let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
-        return form.hash.withDigest(of: message) { digest in
-            publicKey.isValidSignature(parsed, for: digest, padding: form.padding)
+        if case let .message(hash, padding) = form {
+            let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
+            return hash.withDigest(of: message) { digest in
+                publicKey.isValidSignature(parsed, for: digest, padding: padding)
+            }
         }
+        // The inputs are checked as for signing; a signature that is not a block below the
+        // modulus does not verify.
+        let expected: Data?
+        switch form {
+        case .message: expected = nil  // verified above
+        case let .digest(hash, pss: true):
+            let digest = try checkedDigest(message, hash, algorithm)
+            guard let block = try? publicOperation(signature) else { return false }
+            return RSAEncoding.pssVerifies(block, digest: digest, hash, modulusBits: bits)
+        case let .digest(hash, pss: false):
+            expected = try RSAEncoding.pkcs1v15SignatureBlock(
+                RSAEncoding.digestInfoPrefix(hash) + checkedDigest(message, hash, algorithm), length: blockSize)
+        case .pkcs1v15Raw: expected = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
+        case .raw: expected = try signatureBlock(message)
+        }
+        guard let expected, let block = try? publicOperation(signature) else { return false }
+        return block == expected
+    }
+
+    /// A digest given to a `…Digest…` algorithm: exactly the hash's length (errSecParam
+    /// otherwise).
+    private func checkedDigest(_ digest: Data, _ hash: ECIES.Hash, _ algorithm: SecKeyAlgorithm) throws -> Data {
+        guard digest.count == hash.byteCount else {
+            throw SecKeyCall.Failure(errSecParam, "\(algorithm.identifier) signs a \(hash.byteCount)-byte digest, not \(digest.count) bytes")
+        }
+        return digest
     }
 
     /// `SecKeyCreateEncryptedData`: `plaintext` encrypted to the public key; errSecParam when
     /// it is longer than the padding allows.
     func encrypt(_ plaintext: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
-        guard let padding = algorithm.rsaEncryption?.padding else { throw Self.unsupported(algorithm) }
+        switch algorithm.rsaEncryption {
+        case .pkcs1: try encrypt(plaintext, padding: ._WEAK_AND_INSECURE_PKCS_V1_5)
+        case let .oaep(hash): try encrypt(plaintext, oaep: hash)
+        case .raw: try publicOperation(rawBlock(plaintext))
+        case let .oaepAESGCM(hash): try sealAESGCM(plaintext, hash)
+        case nil: throw Self.unsupported(algorithm)
+        }
+    }
+
+    /// `SecKeyCreateDecryptedData`: the plaintext of `ciphertext`; errSecParam "RSAdecrypt wrong
+    /// input" when it does not open, as iOS reports it.
+    func decrypt(_ ciphertext: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
+        guard privateKey != nil else { throw SecKeyCall.Failure(errSecParam, "a public key cannot decrypt") }
+        switch algorithm.rsaEncryption {
+        case .pkcs1: return try decrypt(ciphertext, padding: ._WEAK_AND_INSECURE_PKCS_V1_5)
+        case let .oaep(hash): return try decrypt(ciphertext, oaep: hash)
+        case .raw: return try privateOperation(rawBlock(ciphertext))
+        case let .oaepAESGCM(hash): return try openAESGCM(ciphertext, hash)
+        case nil: throw Self.unsupported(algorithm)
+        }
+    }
+
+    /// OAEP with `hash` and MGF1 with the same hash, no label: swift-crypto's for SHA-1 and
+    /// SHA-256, encoded here (``RSAEncoding``) for SHA-384 and SHA-512, which it lacks.
+    func encrypt(_ plaintext: Data, oaep hash: ECIES.Hash) throws -> Data {
+        switch hash {
+        case .sha1: return try encrypt(plaintext, padding: .PKCS1_OAEP)
+        case .sha256: return try encrypt(plaintext, padding: .PKCS1_OAEP_SHA256)
+        case .sha384, .sha512:
+            try checkFits(plaintext, capacity: RSAEncoding.oaepCapacity(hash, length: blockSize))
+            return try publicOperation(RSAEncoding.oaepBlock(plaintext, hash, length: blockSize))
+        }
+    }
+
+    /// The reverse of ``encrypt(_:oaep:)``.
+    func decrypt(_ ciphertext: Data, oaep hash: ECIES.Hash) throws -> Data {
+        switch hash {
+        case .sha1: return try decrypt(ciphertext, padding: .PKCS1_OAEP)
+        case .sha256: return try decrypt(ciphertext, padding: .PKCS1_OAEP_SHA256)
+        case .sha384, .sha512:
+            guard let block = try? privateOperation(ciphertext), let plaintext = RSAEncoding.oaepMessage(block, hash) else {
+                throw Self.wrongInput
+            }
+            return plaintext
+        }
+    }
+
+    /// iOS's error for a ciphertext that does not decrypt.
+    private static let wrongInput = SecKeyCall.Failure(errSecParam, "RSAdecrypt wrong input (err -27)")
+
+    /// swift-crypto's encryption with `padding`.
+    private func encrypt(_ plaintext: Data, padding: _RSA.Encryption.Padding) throws -> Data {
         guard let key = try? _RSA.Encryption.PublicKey(unsafeDERRepresentation: publicKeyData) else {
             throw SecKeyCall.Failure(errSecParam, "this key cannot encrypt")
         }
-        guard plaintext.count <= key.maximumEncryptSize(with: padding) else {
-            throw SecKeyCall.Failure(errSecParam, "\(plaintext.count) bytes are more than \(key.maximumEncryptSize(with: padding)) this key and padding can encrypt")
-        }
+        try checkFits(plaintext, capacity: key.maximumEncryptSize(with: padding))
         do {
             return try key.encrypt(plaintext, padding: padding)
         } catch {
@@ -147,17 +243,39 @@ struct RSAKey: InMemoryKey {
         }
     }
 
-    /// `SecKeyCreateDecryptedData`: the plaintext of `ciphertext`; errSecParam "RSAdecrypt wrong
-    /// input" when it does not open, as iOS reports it.
-    func decrypt(_ ciphertext: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
+    /// swift-crypto's decryption with `padding`.
+    private func decrypt(_ ciphertext: Data, padding: _RSA.Encryption.Padding) throws -> Data {
         guard let privateKey else { throw SecKeyCall.Failure(errSecParam, "a public key cannot decrypt") }
-        guard let padding = algorithm.rsaEncryption?.padding else { throw Self.unsupported(algorithm) }
         do {
             return try _RSA.Encryption.PrivateKey(unsafeDERRepresentation: privateKey.derRepresentation)
                 .decrypt(ciphertext, padding: padding)
         } catch {
-            throw SecKeyCall.Failure(errSecParam, "RSAdecrypt wrong input (err -27)")
+            throw Self.wrongInput
         }
+    }
+
+    /// errSecParam when `plaintext` is longer than `capacity`.
+    private func checkFits(_ plaintext: Data, capacity: Int) throws {
+        guard plaintext.count <= capacity else {
+            throw SecKeyCall.Failure(errSecParam, "\(plaintext.count) bytes are more than \(capacity) this key and padding can encrypt")
+        }
+    }
+
+    /// The input of `…SignatureRaw`: exactly a block, as SecKey.h says (errSecParam otherwise).
+    private func signatureBlock(_ input: Data) throws -> Data {
+        guard input.count == blockSize else {
+            throw SecKeyCall.Failure(errSecParam, "a raw RSA signature of this \(bits)-bit key signs \(blockSize) bytes, not \(input.count)")
+        }
+        return input
+    }
+
+    /// The block of `…EncryptionRaw`: the input left-padded with zeros to the key's size, as
+    /// SecKey.h allows up to a block (errSecParam when it is longer).
+    private func rawBlock(_ input: Data) throws -> Data {
+        guard input.count <= blockSize else {
+            throw SecKeyCall.Failure(errSecParam, "a raw RSA input of this \(bits)-bit key is at most \(blockSize) bytes, not \(input.count)")
+        }
+        return Data(count: blockSize - input.count) + input
     }
 
     /// RSA keys exchange no keys (errSecParam).
@@ -171,46 +289,63 @@ struct RSAKey: InMemoryKey {
 }
 
 extension SecKeyAlgorithm {
-    /// A supported RSA signature: a message hashed with `hash`, padded as PKCS#1 v1.5 or PSS
-    /// (salt as long as the hash, as Apple's).
-    struct RSASignatureForm {
-        let hash: ECIES.Hash
-        let padding: _RSA.Signing.Padding
+    /// What a supported RSA signature algorithm signs, and how.
+    enum RSASignatureForm {
+        /// A message, hashed and padded by swift-crypto: PKCS#1 v1.5 or PSS (salt as long as
+        /// the hash, as Apple's).
+        case message(ECIES.Hash, _RSA.Signing.Padding)
+        /// A digest of this hash the caller made, in a PKCS#1 v1.5 `DigestInfo` block or PSS.
+        case digest(ECIES.Hash, pss: Bool)
+        /// `…DigestPKCS1v15Raw`: the caller's bytes in a PKCS#1 v1.5 block as they are.
+        case pkcs1v15Raw
+        /// `…SignatureRaw`: the caller's block, no padding.
+        case raw
     }
 
-    /// A supported RSA encryption padding.
-    struct RSAEncryptionForm {
-        let padding: _RSA.Encryption.Padding
+    /// How a supported RSA encryption algorithm pads.
+    enum RSAEncryptionForm {
+        /// PKCS#1 v1.5.
+        case pkcs1
+        /// OAEP with this hash (MGF1 with the same hash, no label).
+        case oaep(ECIES.Hash)
+        /// `…EncryptionRaw`: the caller's block, no padding.
+        case raw
+        /// `…OAEPSHA…AESGCM`: an AES key wrapped with OAEP, the data sealed with AES-GCM.
+        case oaepAESGCM(ECIES.Hash)
     }
 
     /// The form of a supported RSA signature algorithm (`algid:sign:RSA:message-PKCS1v15:SHA256`,
-    /// `algid:sign:RSA:message-PSS:SHA256:SHA256:32`...); nil for any other.
+    /// `algid:sign:RSA:digest-PSS:SHA256:SHA256:32`, `algid:sign:RSA:raw`...); nil for any
+    /// other, SHA-224 among them.
     var rsaSignature: RSASignatureForm? {
         let parts = identifier.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count >= 5, parts[0] == "algid", parts[1] == "sign", parts[2] == "RSA" else { return nil }
-        let hash: ECIES.Hash
-        switch parts[4] {
-        case "SHA1": hash = .sha1
-        case "SHA256": hash = .sha256
-        case "SHA384": hash = .sha384
-        case "SHA512": hash = .sha512
-        default: return nil
-        }
+        guard parts.count >= 4, parts[0] == "algid", parts[1] == "sign", parts[2] == "RSA" else { return nil }
         switch (parts[3], parts.count) {
-        case ("message-PKCS1v15", 5): return RSASignatureForm(hash: hash, padding: .insecurePKCS1v1_5)
-        case ("message-PSS", 7): return RSASignatureForm(hash: hash, padding: .PSS)
+        case ("raw", 4): return .raw
+        case ("digest-PKCS1v15", 4): return .pkcs1v15Raw
+        default: break
+        }
+        guard parts.count >= 5, let hash = ECIES.Hash(appleName: parts[4]) else { return nil }
+        switch (parts[3], parts.count) {
+        case ("message-PKCS1v15", 5): return .message(hash, .insecurePKCS1v1_5)
+        case ("message-PSS", 7): return .message(hash, .PSS)
+        case ("digest-PKCS1v15", 5): return .digest(hash, pss: false)
+        case ("digest-PSS", 7): return .digest(hash, pss: true)
         default: return nil
         }
     }
 
-    /// The padding of a supported RSA encryption algorithm (`algid:encrypt:RSA:PKCS1`,
-    /// `…:OAEP:SHA1`, `…:OAEP:SHA256`); nil for any other.
+    /// The form of a supported RSA encryption algorithm (`algid:encrypt:RSA:PKCS1`,
+    /// `…:OAEP:SHA512`, `…:OAEP:SHA256:AESGCM`, `…:raw`); nil for any other, SHA-224 among them.
     var rsaEncryption: RSAEncryptionForm? {
-        switch identifier {
-        case "algid:encrypt:RSA:PKCS1": RSAEncryptionForm(padding: ._WEAK_AND_INSECURE_PKCS_V1_5)
-        case "algid:encrypt:RSA:OAEP:SHA1": RSAEncryptionForm(padding: .PKCS1_OAEP)
-        case "algid:encrypt:RSA:OAEP:SHA256": RSAEncryptionForm(padding: .PKCS1_OAEP_SHA256)
-        default: nil
+        let parts = identifier.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0] == "algid", parts[1] == "encrypt", parts[2] == "RSA" else { return nil }
+        switch (parts[3], parts.count) {
+        case ("raw", 4): return .raw
+        case ("PKCS1", 4): return .pkcs1
+        case ("OAEP", 5): return ECIES.Hash(appleName: parts[4]).map { .oaep($0) }
+        case ("OAEP", 6) where parts[5] == "AESGCM": return ECIES.Hash(appleName: parts[4]).map { .oaepAESGCM($0) }
+        default: return nil
         }
     }
 }

@@ -26,17 +26,6 @@ extension SecKeyAlgorithm {
 
     private var parts: [Substring] { identifier.split(separator: ":", omittingEmptySubsequences: false) }
 
-    /// The hash named in an identifier; nil for SHA-224 (swift-crypto has none) and the rest.
-    private static func hash(named name: Substring) -> ECIES.Hash? {
-        switch name {
-        case "SHA1": .sha1
-        case "SHA256": .sha256
-        case "SHA384": .sha384
-        case "SHA512": .sha512
-        default: nil
-        }
-    }
-
     private static func digestLength(named name: Substring) -> Int? {
         switch name {
         case "SHA1": 20
@@ -55,7 +44,7 @@ extension SecKeyAlgorithm {
         switch (parts[3], parts.count) {
         case ("digest-X962", 4), ("digest-RFC4754", 4): return .digest(length: nil)
         case ("digest-X962", 5), ("digest-RFC4754", 5): return Self.digestLength(named: parts[4]).map { .digest(length: $0) }
-        case ("message-X962", 5), ("message-RFC4754", 5): return Self.hash(named: parts[4]).map { .message($0) }
+        case ("message-X962", 5), ("message-RFC4754", 5): return ECIES.Hash(appleName: parts[4]).map { .message($0) }
         default: return nil
         }
     }
@@ -73,7 +62,7 @@ extension SecKeyAlgorithm {
         let parts = parts
         guard parts.count == 7, parts[0] == "algid", parts[1] == "encrypt", parts[2] == "ECIES",
               parts[3] == "ECDH" || parts[3] == "ECDHC", parts[4] == "KDFX963",
-              let hash = Self.hash(named: parts[5]) else { return nil }
+              let hash = ECIES.Hash(appleName: parts[5]) else { return nil }
         switch parts[6] {
         case "AESGCM": return ECIES.Variant(hash: hash, variableIV: false)
         // Apple has no SHA-1 variable-IV form.
@@ -90,7 +79,7 @@ extension SecKeyAlgorithm {
         }
         switch parts.count {
         case 3: return .raw
-        case 5 where parts[3] == "KDFX963": return Self.hash(named: parts[4]).map { .x963($0) }
+        case 5 where parts[3] == "KDFX963": return ECIES.Hash(appleName: parts[4]).map { .x963($0) }
         default: return nil
         }
     }
@@ -116,6 +105,20 @@ extension SecKeyAlgorithm {
             return data
         case nil:
             throw InputError(message: "unsupported signature algorithm \(identifier)")
+        }
+    }
+}
+
+extension ECIES.Hash {
+    /// The hash an algorithm identifier names ("SHA1", "SHA256", "SHA384", "SHA512"); nil
+    /// for SHA-224 (swift-crypto has none) and anything else.
+    init?(appleName: Substring) {
+        switch appleName {
+        case "SHA1": self = .sha1
+        case "SHA256": self = .sha256
+        case "SHA384": self = .sha384
+        case "SHA512": self = .sha512
+        default: return nil
         }
     }
 }

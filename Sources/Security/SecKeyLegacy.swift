@@ -52,14 +52,40 @@ public struct SecPadding: OptionSet, Sendable, Hashable {
         return .ecdsaSignatureDigestX962
     }
 
-    /// The encryption algorithm Apple's Security picks for an RSA key: `.PKCS1` is PKCS#1 v1.5,
-    /// `.OAEP` OAEP with SHA-1; nil for the others (raw RSA is not simulated).
+    /// The signature algorithm Apple's Security picks for an RSA key (`SecKey.c`, iOS): no
+    /// padding is raw RSA, `.PKCS1` PKCS#1 v1.5 around the bytes given (a `DigestInfo`), and
+    /// `.PKCS1SHA1`…`.PKCS1SHA512` PKCS#1 v1.5 over a digest of that hash; nil (errSecParam)
+    /// for the others.
+    var rsaSignatureAlgorithm: SecKeyAlgorithm? {
+        switch self {
+        case []: .rsaSignatureRaw
+        case .PKCS1: .rsaSignatureDigestPKCS1v15Raw
+        case .PKCS1SHA1: .rsaSignatureDigestPKCS1v15SHA1
+        case .PKCS1SHA224: .rsaSignatureDigestPKCS1v15SHA224
+        case .PKCS1SHA256: .rsaSignatureDigestPKCS1v15SHA256
+        case .PKCS1SHA384: .rsaSignatureDigestPKCS1v15SHA384
+        case .PKCS1SHA512: .rsaSignatureDigestPKCS1v15SHA512
+        default: nil
+        }
+    }
+
+    /// The encryption algorithm Apple's Security picks for an RSA key (`SecKey.c`): no padding
+    /// is raw RSA, `.PKCS1` PKCS#1 v1.5, `.OAEP` OAEP with SHA-1; nil for the others.
     var rsaEncryptionAlgorithm: SecKeyAlgorithm? {
         switch self {
+        case []: .rsaEncryptionRaw
         case .PKCS1: .rsaEncryptionPKCS1
         case .OAEP: .rsaEncryptionOAEPSHA1
         default: nil
         }
+    }
+}
+
+extension SecKey {
+    /// The signature algorithm a legacy call with `padding` runs for this key, as Apple's
+    /// `SecKey.c` picks it; nil (errSecParam) when the padding has none for an RSA key.
+    func legacySignatureAlgorithm(_ padding: SecPadding, digestLength: Int) -> SecKeyAlgorithm? {
+        inMemoryKey is RSAKey ? padding.rsaSignatureAlgorithm : padding.ecSignatureAlgorithm(digestLength: digestLength)
     }
 }
 
@@ -68,14 +94,14 @@ public struct SecPadding: OptionSet, Sendable, Hashable {
 public let errSSLCrypto: OSStatus = -9809
 
 /// Signs the digest `dataToSign` with a private key (deprecated by Apple: use
-/// ``SecKeyCreateSignature(_:_:_:_:)``, which this runs, prompt and all). With `.PKCS1` (the
-/// usual choice) the signature is DER X9.62; `.sigRaw` asks for RFC 4754, which is not
-/// simulated (`errSecParam`). The signature is written to `sig` and its length to `sigLen`,
+/// ``SecKeyCreateSignature(_:_:_:_:)``, which this runs, prompt and all). For an EC key, with
+/// `.PKCS1` (the usual choice) the signature is DER X9.62; `.sigRaw` asks for RFC 4754, which
+/// is not simulated (`errSecParam`). For an RSA key, `.PKCS1SHA256` and its kin sign a digest
+/// of that hash, `.PKCS1` a `DigestInfo` given whole, no padding a raw block. The signature is written to `sig` and its length to `sigLen`,
 /// which holds the buffer's size on entry: a buffer too small is `errSecParam`.
 public func SecKeyRawSign(_ key: SecKey, _ padding: SecPadding, _ dataToSign: UnsafePointer<UInt8>, _ dataToSignLen: Int,
                           _ sig: UnsafeMutablePointer<UInt8>, _ sigLen: UnsafeMutablePointer<Int>) -> OSStatus {
-    guard dataToSignLen >= 0 else { return errSecParam }
-    let algorithm = padding.ecSignatureAlgorithm(digestLength: dataToSignLen)
+    guard dataToSignLen >= 0, let algorithm = key.legacySignatureAlgorithm(padding, digestLength: dataToSignLen) else { return errSecParam }
     var error: Unmanaged<CFError>?
     guard let signature = SecKeyCreateSignature(key, algorithm, Data(bytes: dataToSign, count: dataToSignLen) as CFData, &error) else {
         return legacyStatus(error)
@@ -89,8 +115,9 @@ public func SecKeyRawSign(_ key: SecKey, _ padding: SecPadding, _ dataToSign: Un
 /// published `SecKey.c` maps `errSecVerifyFailed` for the legacy calls.
 public func SecKeyRawVerify(_ key: SecKey, _ padding: SecPadding, _ signedData: UnsafePointer<UInt8>, _ signedDataLen: Int,
                             _ sig: UnsafePointer<UInt8>, _ sigLen: Int) -> OSStatus {
-    guard signedDataLen >= 0, sigLen >= 0 else { return errSecParam }
-    let algorithm = padding.ecSignatureAlgorithm(digestLength: signedDataLen)
+    guard signedDataLen >= 0, sigLen >= 0, let algorithm = key.legacySignatureAlgorithm(padding, digestLength: signedDataLen) else {
+        return errSecParam
+    }
     var error: Unmanaged<CFError>?
     let verified = SecKeyVerifySignature(key, algorithm, Data(bytes: signedData, count: signedDataLen) as CFData,
                                          Data(bytes: sig, count: sigLen) as CFData, &error)
@@ -101,9 +128,9 @@ public func SecKeyRawVerify(_ key: SecKey, _ padding: SecPadding, _ signedData: 
 
 /// Encrypts with an RSA public key (deprecated by Apple: use
 /// ``SecKeyCreateEncryptedData(_:_:_:_:)``, which this runs): `.PKCS1` is
-/// `.rsaEncryptionPKCS1`, `.OAEP` is `.rsaEncryptionOAEPSHA1`; other paddings (`[]` is raw RSA,
-/// not simulated) and EC keys, for which Apple's call has no padding to offer, are
-/// `errSecParam`. The ciphertext is written to `cipherText` and its length to `cipherTextLen`,
+/// `.rsaEncryptionPKCS1`, `.OAEP` is `.rsaEncryptionOAEPSHA1`, no padding (`[]`) is
+/// `.rsaEncryptionRaw`; other paddings and EC keys, for which Apple's call has no padding to
+/// offer, are `errSecParam`. The ciphertext is written to `cipherText` and its length to `cipherTextLen`,
 /// which holds the buffer's size on entry: a buffer too small is `errSecParam`.
 public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: UnsafePointer<UInt8>, _ plainTextLen: Int,
                           _ cipherText: UnsafeMutablePointer<UInt8>, _ cipherTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
@@ -117,7 +144,8 @@ public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: Uns
 
 /// Decrypts with an RSA private key (deprecated by Apple: use
 /// ``SecKeyCreateDecryptedData(_:_:_:_:)``, which this runs); paddings and buffers as
-/// ``SecKeyEncrypt(_:_:_:_:_:_:)``.
+/// ``SecKeyEncrypt(_:_:_:_:_:_:)``. With no padding the block's leading zeros are taken off,
+/// as Apple's call does.
 public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: UnsafePointer<UInt8>, _ cipherTextLen: Int,
                           _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
     guard key.inMemoryKey is RSAKey, cipherTextLen >= 0, let algorithm = padding.rsaEncryptionAlgorithm else { return errSecParam }
@@ -125,7 +153,10 @@ public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: Un
     guard let result = SecKeyCreateDecryptedData(key, algorithm, Data(bytes: cipherText, count: cipherTextLen) as CFData, &error) else {
         return legacyStatus(error)
     }
-    return copyLegacyOutput(Data(referencing: result), to: plainText, length: plainTextLen)
+    var plain = Data(referencing: result)
+    // Raw RSA gives a whole block: as Apple's call does, the leading zeros are taken off.
+    if algorithm == .rsaEncryptionRaw { plain = Data(plain.drop { $0 == 0 }) }
+    return copyLegacyOutput(plain, to: plainText, length: plainTextLen)
 }
 
 /// Copies a legacy call's result into the caller's buffer, whose size `length` holds on entry

@@ -6,20 +6,50 @@ import TestSupport
 import Testing
 import TouchstoneTesting
 
-/// RSA `SecKey`s (issue 34): PKCS#1 keys, message signatures and PKCS#1 / OAEP encryption,
-/// each checked against pyca/cryptography — an implementation we did not write — through
-/// ``IndependentKeyCheck``.
+/// RSA `SecKey`s (issue 34): PKCS#1 keys, every RSA signature and encryption form but SHA-224's
+/// (message and digest signatures, PKCS#1 v1.5 and PSS, raw; PKCS#1 v1.5, OAEP, OAEP-then-AES-GCM
+/// and raw encryption), each checked against pyca/cryptography — an implementation we did not
+/// write — through ``IndependentKeyCheck``.
 @Suite("RSA SecKeys, checked against pyca/cryptography")
 struct RSAKeyTests {
+    /// Apple's algorithm for each scheme of scripts/seckey-check.py. A `digest-` scheme signs
+    /// the message's digest (``signedInput(_:_:)``); `raw` signs the message as a block.
     static let signatureAlgorithms: [String: SecKeyAlgorithm] = [
         "pkcs1v15-SHA1": .rsaSignatureMessagePKCS1v15SHA1, "pkcs1v15-SHA256": .rsaSignatureMessagePKCS1v15SHA256,
         "pkcs1v15-SHA384": .rsaSignatureMessagePKCS1v15SHA384, "pkcs1v15-SHA512": .rsaSignatureMessagePKCS1v15SHA512,
         "pss-SHA1": .rsaSignatureMessagePSSSHA1, "pss-SHA256": .rsaSignatureMessagePSSSHA256,
         "pss-SHA384": .rsaSignatureMessagePSSSHA384, "pss-SHA512": .rsaSignatureMessagePSSSHA512,
+        "digest-pkcs1v15-SHA1": .rsaSignatureDigestPKCS1v15SHA1, "digest-pkcs1v15-SHA256": .rsaSignatureDigestPKCS1v15SHA256,
+        "digest-pkcs1v15-SHA384": .rsaSignatureDigestPKCS1v15SHA384, "digest-pkcs1v15-SHA512": .rsaSignatureDigestPKCS1v15SHA512,
+        "digest-pss-SHA1": .rsaSignatureDigestPSSSHA1, "digest-pss-SHA256": .rsaSignatureDigestPSSSHA256,
+        "digest-pss-SHA384": .rsaSignatureDigestPSSSHA384, "digest-pss-SHA512": .rsaSignatureDigestPSSSHA512,
+        "raw": .rsaSignatureRaw,
     ]
+    /// Apple's algorithm for each padding of scripts/seckey-check.py.
     static let encryptionAlgorithms: [String: SecKeyAlgorithm] = [
         "pkcs1": .rsaEncryptionPKCS1, "oaep-SHA1": .rsaEncryptionOAEPSHA1, "oaep-SHA256": .rsaEncryptionOAEPSHA256,
+        "oaep-SHA384": .rsaEncryptionOAEPSHA384, "oaep-SHA512": .rsaEncryptionOAEPSHA512, "raw": .rsaEncryptionRaw,
+        "aesgcm-SHA1": .rsaEncryptionOAEPSHA1AESGCM, "aesgcm-SHA256": .rsaEncryptionOAEPSHA256AESGCM,
+        "aesgcm-SHA384": .rsaEncryptionOAEPSHA384AESGCM, "aesgcm-SHA512": .rsaEncryptionOAEPSHA512AESGCM,
     ]
+
+    /// What a scheme's algorithm signs for `message`: its digest for a `digest-` scheme, a
+    /// 256-byte block for `raw` (SecKey.h: exactly the block size), the message otherwise.
+    static func signedInput(_ scheme: String, _ message: Data) -> Data {
+        if scheme == "raw" { return Data(count: 256 - message.count) + message }
+        guard scheme.hasPrefix("digest-") else { return message }
+        return switch scheme.split(separator: "-").last {
+        case "SHA1": Data(Insecure.SHA1.hash(data: message))
+        case "SHA256": Data(SHA256.hash(data: message))
+        case "SHA384": Data(SHA384.hash(data: message))
+        default: Data(SHA512.hash(data: message))
+        }
+    }
+
+    /// What a padding's decryption gives for `message`: the 256-byte block for raw RSA.
+    static func decrypted(_ padding: String, _ message: Data) -> Data {
+        padding == "raw" ? Data(count: 256 - message.count) + message : message
+    }
 
     func check(_ command: String, input: [String: Any] = [:]) throws -> [String: Any] {
         try IndependentKeyCheck.run([command], input: input)
@@ -35,7 +65,7 @@ struct RSAKeyTests {
         return (key, error?.takeRetainedValue())
     }
 
-    @Test("an RSA key made by pyca imports from PKCS#1, exports the same bytes, verifies pyca's signatures and decrypts its PKCS#1 and OAEP ciphertexts")
+    @Test("an RSA key made by pyca imports from PKCS#1, exports the same bytes, verifies pyca's signatures as message and digest signatures, and decrypts its PKCS#1, OAEP, OAEP-then-AES-GCM and raw ciphertexts")
     func importsAndReadsWhatPycaMade() throws {
         let made = try check("make")
         let (privateBytes, publicBytes, message) = (try bytes(made["privateKey"]), try bytes(made["publicKey"]), try bytes(made["message"]))
@@ -47,19 +77,26 @@ struct RSAKeyTests {
         #expect(SecKeyGetBlockSize(publicKey) == 256)
 
         let signatures = try #require(made["signatures"] as? [String: String])
-        #expect(signatures.count == Self.signatureAlgorithms.count)
+        #expect(signatures.count == 8)
+        // pyca's message signatures; each is also the digest-form signature of the message's digest.
         for (scheme, signature) in signatures {
-            let algorithm = try #require(Self.signatureAlgorithms[scheme])
-            #expect(SecKeyVerifySignature(publicKey, algorithm, message as CFData, try bytes(signature) as CFData, nil), "\(scheme)")
-            var error: Unmanaged<CFError>?
-            #expect(!SecKeyVerifySignature(publicKey, algorithm, Data("other".utf8) as CFData, try bytes(signature) as CFData, &error))
-            #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecVerifyFailed))
+            for form in [scheme, "digest-" + scheme] {
+                let algorithm = try #require(Self.signatureAlgorithms[form])
+                let input = Self.signedInput(form, message)
+                #expect(SecKeyVerifySignature(publicKey, algorithm, input as CFData, try bytes(signature) as CFData, nil), "\(form)")
+                var error: Unmanaged<CFError>?
+                var other = input
+                other[other.startIndex] ^= 1
+                #expect(!SecKeyVerifySignature(publicKey, algorithm, other as CFData, try bytes(signature) as CFData, &error))
+                #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecVerifyFailed))
+            }
         }
         let ciphertexts = try #require(made["ciphertexts"] as? [String: String])
         #expect(ciphertexts.count == Self.encryptionAlgorithms.count)
         for (padding, ciphertext) in ciphertexts {
             let algorithm = try #require(Self.encryptionAlgorithms[padding])
-            #expect(SecKeyCreateDecryptedData(privateKey, algorithm, try bytes(ciphertext) as CFData, nil) as Data? == message, "\(padding)")
+            #expect(SecKeyCreateDecryptedData(privateKey, algorithm, try bytes(ciphertext) as CFData, nil) as Data?
+                    == Self.decrypted(padding, message), "\(padding)")
         }
     }
 
@@ -72,7 +109,9 @@ struct RSAKeyTests {
         var signatures: [String: String] = [:]
         for (scheme, algorithm) in Self.signatureAlgorithms {
             #expect(SecKeyIsAlgorithmSupported(privateKey, .sign, algorithm) && SecKeyIsAlgorithmSupported(publicKey, .verify, algorithm))
-            signatures[scheme] = try #require(SecKeyCreateSignature(privateKey, algorithm, message as CFData, nil) as Data?).base64EncodedString()
+            let signature = try #require(SecKeyCreateSignature(privateKey, algorithm, Self.signedInput(scheme, message) as CFData, nil) as Data?)
+            #expect(signature.count == 256)
+            signatures[scheme] = signature.base64EncodedString()
         }
         let publicBytes = try #require(SecKeyCopyExternalRepresentation(publicKey, nil) as Data?)
         let verified = try check("verify", input: ["publicKey": publicBytes.base64EncodedString(),
@@ -81,14 +120,29 @@ struct RSAKeyTests {
 
         var ciphertexts: [String: String] = [:]
         for (padding, algorithm) in Self.encryptionAlgorithms {
+            #expect(SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm) && SecKeyIsAlgorithmSupported(privateKey, .decrypt, algorithm))
             let sealed = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, message as CFData, nil))
-            #expect(SecKeyCreateDecryptedData(privateKey, algorithm, sealed, nil) as Data? == message)
+            #expect(SecKeyCreateDecryptedData(privateKey, algorithm, sealed, nil) as Data? == Self.decrypted(padding, message))
             ciphertexts[padding] = (sealed as Data).base64EncodedString()
         }
         let privateBytes = try #require(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
         let opened = try check("decrypt", input: ["privateKey": privateBytes.base64EncodedString(), "ciphertexts": ciphertexts])
         #expect(opened.count == ciphertexts.count)
-        for (padding, plaintext) in opened { #expect(try bytes(plaintext) == message, "\(padding)") }
+        for (padding, plaintext) in opened { #expect(try bytes(plaintext) == Self.decrypted(padding, message), "\(padding)") }
+    }
+
+    @Test("OAEP-then-AES-GCM with a 4096-bit key wraps a 256-bit AES key (SecKey.h: 128 bits below 4096), and pyca opens it")
+    func aesGCMKeySize() throws {
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 4096]
+        let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        let message = Data("a long secret".utf8)
+        let sealed = try #require(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA256AESGCM, message as CFData, nil) as Data?)
+        #expect(sealed.count == 512 + message.count + 16)
+        let privateBytes = try #require(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        let opened = try check("decrypt", input: ["privateKey": privateBytes.base64EncodedString(),
+                                                  "ciphertexts": ["aesgcm-SHA256": sealed.base64EncodedString()]])
+        #expect(try bytes(opened["aesgcm-SHA256"]) == message)
     }
 
     @Test("RSA key attributes are Apple's: type 42, the modulus size, PKCS#1 bytes, the application label the SHA-1 of the public key")
@@ -132,13 +186,13 @@ struct RSAKeyTests {
         #expect(failure?.code == Int(errSecParam) && failure?.domain == NSOSStatusErrorDomain)
     }
 
-    @Test("the deprecated SecKeyEncrypt / SecKeyDecrypt (the way older apps encrypt a password to a server's key) work with RSA keys: .PKCS1 and .OAEP; raw padding and a small buffer are errSecParam")
+    @Test("the deprecated SecKeyEncrypt / SecKeyDecrypt (the way older apps encrypt a password to a server's key) work with RSA keys as Apple's SecKey.c maps them: .PKCS1, .OAEP and no padding (raw, leading zeros taken off); another padding and a small buffer are errSecParam")
     func legacyEncryption() throws {
         let made = try check("make")
         let privateKey = try #require(key(try bytes(made["privateKey"]), isPrivate: true).0)
         let publicKey = try #require(key(try bytes(made["publicKey"]), isPrivate: false).0)
         let password = Array("hunter2".utf8)
-        for padding in [SecPadding.PKCS1, .OAEP] {
+        for padding in [SecPadding.PKCS1, .OAEP, []] {
             var cipher = [UInt8](repeating: 0, count: 256)
             var cipherLength = cipher.count
             #expect(SecKeyEncrypt(publicKey, padding, password, password.count, &cipher, &cipherLength) == errSecSuccess)
@@ -146,7 +200,7 @@ struct RSAKeyTests {
             var plain = [UInt8](repeating: 0, count: 256)
             var plainLength = plain.count
             #expect(SecKeyDecrypt(privateKey, padding, cipher, cipherLength, &plain, &plainLength) == errSecSuccess)
-            #expect(Array(plain.prefix(plainLength)) == password)
+            #expect(Array(plain.prefix(plainLength)) == password, "\(padding)")
         }
         let pycaCiphertext = try bytes((made["ciphertexts"] as? [String: String])?["pkcs1"])
         var plain = [UInt8](repeating: 0, count: 256)
@@ -156,28 +210,86 @@ struct RSAKeyTests {
         var small = [UInt8](repeating: 0, count: 16)
         var smallLength = small.count
         #expect(SecKeyEncrypt(publicKey, .PKCS1, password, password.count, &small, &smallLength) == errSecParam)
-        #expect(SecKeyEncrypt(publicKey, [], password, password.count, &small, &smallLength) == errSecParam)
+        var cipher = [UInt8](repeating: 0, count: 256)
+        var cipherLength = cipher.count
+        #expect(SecKeyEncrypt(publicKey, .PKCS1SHA256, password, password.count, &cipher, &cipherLength) == errSecParam)
     }
 
-    @Test("our RSA limits: SHA-224, digest, raw and AES-GCM forms are unsupported (errSecParam); a too-long plaintext is errSecParam; access-controlled RSA keys are errSecUnimplemented; no RSA key in the Secure Enclave")
-    func limits() throws {
+    @Test("the deprecated SecKeyRawSign / SecKeyRawVerify with an RSA key, as Apple's SecKey.c maps them: .PKCS1SHA256 signs a SHA-256 digest (pyca verifies it as PKCS#1 v1.5 over the message), .PKCS1 a DigestInfo given whole; a bad signature is errSSLCrypto")
+    func legacySigning() throws {
+        let made = try check("make")
+        let privateKey = try #require(key(try bytes(made["privateKey"]), isPrivate: true).0)
+        let publicKey = try #require(key(try bytes(made["publicKey"]), isPrivate: false).0)
+        let message = try bytes(made["message"])
+        let digest = Array(SHA256.hash(data: message))
+        var signature = [UInt8](repeating: 0, count: 256)
+        var signatureLength = signature.count
+        #expect(SecKeyRawSign(privateKey, .PKCS1SHA256, digest, digest.count, &signature, &signatureLength) == errSecSuccess)
+        #expect(signatureLength == 256)
+        #expect(SecKeyRawVerify(publicKey, .PKCS1SHA256, digest, digest.count, signature, signatureLength) == errSecSuccess)
+        // The same bytes as pyca's own PKCS#1 v1.5 SHA-256 signature of the message (deterministic).
+        #expect(Data(signature) == (try bytes((made["signatures"] as? [String: String])?["pkcs1v15-SHA256"])))
+        // .PKCS1 takes the DigestInfo itself: the same signature again.
+        let digestInfo: [UInt8] = [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20] + digest
+        var again = [UInt8](repeating: 0, count: 256)
+        var againLength = again.count
+        #expect(SecKeyRawSign(privateKey, .PKCS1, digestInfo, digestInfo.count, &again, &againLength) == errSecSuccess)
+        #expect(again == signature)
+        signature[0] ^= 1
+        #expect(SecKeyRawVerify(publicKey, .PKCS1SHA256, digest, digest.count, signature, signatureLength) == errSSLCrypto)
+        #expect(SecKeyRawSign(privateKey, .OAEP, digest, digest.count, &again, &againLength) == errSecParam)
+    }
+
+    @Test("RSA input rules: a digest of the wrong length, a raw block above the modulus or longer than the key, a plaintext longer than the padding allows are errSecParam; SHA-224 forms are unsupported (our limit: swift-crypto has no SHA-224)")
+    func inputRules() throws {
         let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
         let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
         let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
-        for algorithm: SecKeyAlgorithm in [.rsaSignatureMessagePKCS1v15SHA224, .rsaSignatureDigestPKCS1v15SHA256, .rsaSignatureRaw,
-                                           .rsaSignatureDigestPSSSHA256, .ecdsaSignatureMessageX962SHA256] {
-            #expect(!SecKeyIsAlgorithmSupported(privateKey, .sign, algorithm))
+        func signingError(_ algorithm: SecKeyAlgorithm, _ input: Data) -> Int? {
             var error: Unmanaged<CFError>?
-            #expect(SecKeyCreateSignature(privateKey, algorithm, Data(count: 32) as CFData, &error) == nil)
-            #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecParam))
+            #expect(SecKeyCreateSignature(privateKey, algorithm, input as CFData, &error) == nil)
+            return (error?.takeRetainedValue() as NSError?)?.code
         }
-        #expect(!SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionOAEPSHA256AESGCM))
+        func encryptionError(_ algorithm: SecKeyAlgorithm, _ input: Data) -> Int? {
+            var error: Unmanaged<CFError>?
+            #expect(SecKeyCreateEncryptedData(publicKey, algorithm, input as CFData, &error) == nil)
+            return (error?.takeRetainedValue() as NSError?)?.code
+        }
+        for algorithm: SecKeyAlgorithm in [.rsaSignatureMessagePKCS1v15SHA224, .rsaSignatureDigestPSSSHA224, .ecdsaSignatureMessageX962SHA256] {
+            #expect(!SecKeyIsAlgorithmSupported(privateKey, .sign, algorithm))
+            #expect(signingError(algorithm, Data(count: 28)) == Int(errSecParam))
+        }
+        #expect(!SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionOAEPSHA224AESGCM))
         #expect(!SecKeyIsAlgorithmSupported(privateKey, .keyExchange, .ecdhKeyExchangeStandard))
-        var error: Unmanaged<CFError>?
-        #expect(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionPKCS1, Data(count: 246) as CFData, &error) == nil)  // 256 - 11 max
-        #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecParam))
+        #expect(signingError(.rsaSignatureDigestPKCS1v15SHA256, Data(count: 20)) == Int(errSecParam))
+        #expect(signingError(.rsaSignatureDigestPSSSHA512, Data(count: 32)) == Int(errSecParam))
+        #expect(signingError(.rsaSignatureRaw, Data(repeating: 0xFF, count: 256)) == Int(errSecParam))  // above the modulus
+        #expect(signingError(.rsaSignatureRaw, Data(count: 257)) == Int(errSecParam))
+        #expect(signingError(.rsaSignatureRaw, Data(count: 255)) == Int(errSecParam))  // SecKey.h: exactly the block size
+        #expect(signingError(.rsaSignatureDigestPKCS1v15Raw, Data(count: 246)) == Int(errSecParam))  // 256 - 11 at most
+        #expect(SecKeyCreateSignature(privateKey, .rsaSignatureDigestPKCS1v15Raw, Data(count: 245) as CFData, nil) != nil)
+        #expect(encryptionError(.rsaEncryptionPKCS1, Data(count: 246)) == Int(errSecParam))  // 256 - 11 at most
         #expect(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionPKCS1, Data(count: 245) as CFData, nil) != nil)
+        #expect(encryptionError(.rsaEncryptionOAEPSHA512, Data(count: 127)) == Int(errSecParam))  // 256 - 2 * 64 - 2 at most
+        #expect(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA512, Data(count: 126) as CFData, nil) != nil)
+        #expect(encryptionError(.rsaEncryptionRaw, Data(count: 257)) == Int(errSecParam))
 
+        // A digest signature verifies as the message signature of what was hashed.
+        let message = Data("header.payload".utf8)
+        let signature = try #require(SecKeyCreateSignature(privateKey, .rsaSignatureDigestPKCS1v15SHA256,
+                                                           Data(SHA256.hash(data: message)) as CFData, nil))
+        #expect(SecKeyVerifySignature(publicKey, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, signature, nil))
+        // A sealed AES-GCM ciphertext that is changed does not open.
+        var sealed = try #require(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA512AESGCM, message as CFData, nil) as Data?)
+        sealed[sealed.endIndex - 1] ^= 1
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCreateDecryptedData(privateKey, .rsaEncryptionOAEPSHA512AESGCM, sealed as CFData, &error) == nil)
+        #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecParam))
+    }
+
+    @Test("our RSA key limits: access-controlled RSA keys are errSecUnimplemented; no RSA key in the Secure Enclave; sizes as iOS and BoringSSL allow")
+    func limits() throws {
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
         func status(_ extra: [String: Any]) -> Int? {
             var error: Unmanaged<CFError>?
             _ = SecKeyCreateRandomKey(parameters.merging(extra) { $1 } as CFDictionary, &error)

@@ -128,10 +128,9 @@ struct RSAKey: InMemoryKey {
         case let .digest(hash, pss: true):
             block = try RSAEncoding.pssBlock(digest: checkedDigest(message, hash, algorithm), hash, modulusBits: bits)
         case let .digest(hash, pss: false):
-            block = try RSAEncoding.pkcs1v15SignatureBlock(
-                RSAEncoding.digestInfoPrefix(hash) + checkedDigest(message, hash, algorithm), length: blockSize)
+            block = RSAEncoding.digestInfo(message, hash).flatMap { RSAEncoding.pkcs1v15SignatureBlock($0, length: blockSize) }
         case .pkcs1v15Raw: block = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
-        case .raw: block = try signatureBlock(message)
+        case .raw: block = try rawBlock(message)
         }
         guard let block else {
             throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature of \(message.count) bytes")
@@ -159,17 +158,21 @@ struct RSAKey: InMemoryKey {
             guard let block = try? publicOperation(signature) else { return false }
             return RSAEncoding.pssVerifies(block, digest: digest, hash, modulusBits: bits)
         case let .digest(hash, pss: false):
-            expected = try RSAEncoding.pkcs1v15SignatureBlock(
-                RSAEncoding.digestInfoPrefix(hash) + checkedDigest(message, hash, algorithm), length: blockSize)
+            expected = RSAEncoding.digestInfo(message, hash).flatMap { RSAEncoding.pkcs1v15SignatureBlock($0, length: blockSize) }
         case .pkcs1v15Raw: expected = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
-        case .raw: expected = try signatureBlock(message)
+        case .raw:
+            // As Apple's: the block loses all its leading zeros, then equals the input exactly
+            // (so an input starting with a zero byte never verifies).
+            guard let block = try? publicOperation(signature) else { return false }
+            return Data(block.drop { $0 == 0 }) == message
         }
         guard let expected, let block = try? publicOperation(signature) else { return false }
         return block == expected
     }
 
-    /// A digest given to a `…Digest…` algorithm: exactly the hash's length (errSecParam
-    /// otherwise).
+    /// A digest given to a `…DigestPSS…` algorithm: exactly the hash's length (errSecParam
+    /// otherwise: Apple's PSS encoding has no defined result for another length). The
+    /// PKCS#1 v1.5 digest forms take any length, as Apple's do.
     private func checkedDigest(_ digest: Data, _ hash: ECIES.Hash, _ algorithm: SecKeyAlgorithm) throws -> Data {
         guard digest.count == hash.byteCount else {
             throw SecKeyCall.Failure(errSecParam, "\(algorithm.identifier) signs a \(hash.byteCount)-byte digest, not \(digest.count) bytes")
@@ -261,16 +264,9 @@ struct RSAKey: InMemoryKey {
         }
     }
 
-    /// The input of `…SignatureRaw`: exactly a block, as SecKey.h says (errSecParam otherwise).
-    private func signatureBlock(_ input: Data) throws -> Data {
-        guard input.count == blockSize else {
-            throw SecKeyCall.Failure(errSecParam, "a raw RSA signature of this \(bits)-bit key signs \(blockSize) bytes, not \(input.count)")
-        }
-        return input
-    }
-
-    /// The block of `…EncryptionRaw`: the input left-padded with zeros to the key's size, as
-    /// SecKey.h allows up to a block (errSecParam when it is longer).
+    /// The block of `…SignatureRaw` and `…EncryptionRaw`: the input left-padded with zeros to
+    /// the key's size, as Apple's code reads it as a number (errSecParam when it is longer;
+    /// SecKey.h asks for a whole block when signing, and the code takes shorter input too).
     private func rawBlock(_ input: Data) throws -> Data {
         guard input.count <= blockSize else {
             throw SecKeyCall.Failure(errSecParam, "a raw RSA input of this \(bits)-bit key is at most \(blockSize) bytes, not \(input.count)")

@@ -33,10 +33,9 @@ struct RSAKeyTests {
         "aesgcm-SHA384": .rsaEncryptionOAEPSHA384AESGCM, "aesgcm-SHA512": .rsaEncryptionOAEPSHA512AESGCM,
     ]
 
-    /// What a scheme's algorithm signs for `message`: its digest for a `digest-` scheme, a
-    /// 256-byte block for `raw` (SecKey.h: exactly the block size), the message otherwise.
+    /// What a scheme's algorithm signs for `message`: its digest for a `digest-` scheme, the
+    /// message itself otherwise (`raw` reads it as a number, left-padded to a block).
     static func signedInput(_ scheme: String, _ message: Data) -> Data {
-        if scheme == "raw" { return Data(count: 256 - message.count) + message }
         guard scheme.hasPrefix("digest-") else { return message }
         return switch scheme.split(separator: "-").last {
         case "SHA1": Data(Insecure.SHA1.hash(data: message))
@@ -240,7 +239,7 @@ struct RSAKeyTests {
         #expect(SecKeyRawSign(privateKey, .OAEP, digest, digest.count, &again, &againLength) == errSecParam)
     }
 
-    @Test("RSA input rules: a digest of the wrong length, a raw block above the modulus or longer than the key, a plaintext longer than the padding allows are errSecParam; SHA-224 forms are unsupported (our limit: swift-crypto has no SHA-224)")
+    @Test("RSA input rules as Apple's code has them: a PSS digest of the wrong length, a raw input above the modulus or longer than the key, a plaintext longer than the padding allows are errSecParam; a PKCS#1 v1.5 digest of any length is signed as given; raw verification drops the block's leading zeros; SHA-224 forms are unsupported (our limit: swift-crypto has no SHA-224)")
     func inputRules() throws {
         let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
         let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
@@ -261,11 +260,20 @@ struct RSAKeyTests {
         }
         #expect(!SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionOAEPSHA224AESGCM))
         #expect(!SecKeyIsAlgorithmSupported(privateKey, .keyExchange, .ecdhKeyExchangeStandard))
-        #expect(signingError(.rsaSignatureDigestPKCS1v15SHA256, Data(count: 20)) == Int(errSecParam))
         #expect(signingError(.rsaSignatureDigestPSSSHA512, Data(count: 32)) == Int(errSecParam))
         #expect(signingError(.rsaSignatureRaw, Data(repeating: 0xFF, count: 256)) == Int(errSecParam))  // above the modulus
         #expect(signingError(.rsaSignatureRaw, Data(count: 257)) == Int(errSecParam))
-        #expect(signingError(.rsaSignatureRaw, Data(count: 255)) == Int(errSecParam))  // SecKey.h: exactly the block size
+        // Apple's PKCS#1 v1.5 digest forms do not check the length: 20 bytes under SHA-256's OID.
+        let short = Data(repeating: 7, count: 20)
+        let odd = try #require(SecKeyCreateSignature(privateKey, .rsaSignatureDigestPKCS1v15SHA256, short as CFData, nil))
+        #expect(SecKeyVerifySignature(publicKey, .rsaSignatureDigestPKCS1v15SHA256, short as CFData, odd, nil))
+        // Raw: a shorter input is a number, left-padded; verification drops the leading zeros,
+        // so an input that starts with a zero byte never verifies (Apple's quirk).
+        for (input, verifies) in [(Data([1, 2, 3]), true), (Data([0, 1, 2, 3]), false)] {
+            let raw = try #require(SecKeyCreateSignature(privateKey, .rsaSignatureRaw, input as CFData, nil) as Data?)
+            #expect(raw.count == 256)
+            #expect(SecKeyVerifySignature(publicKey, .rsaSignatureRaw, input as CFData, raw as CFData, nil) == verifies)
+        }
         #expect(signingError(.rsaSignatureDigestPKCS1v15Raw, Data(count: 246)) == Int(errSecParam))  // 256 - 11 at most
         #expect(SecKeyCreateSignature(privateKey, .rsaSignatureDigestPKCS1v15Raw, Data(count: 245) as CFData, nil) != nil)
         #expect(encryptionError(.rsaEncryptionPKCS1, Data(count: 246)) == Int(errSecParam))  // 256 - 11 at most

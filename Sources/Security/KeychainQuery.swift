@@ -43,15 +43,34 @@ struct KeychainQuery {
         var description: String { "attribute \(key) is not an attribute of passwords" }
     }
 
-    /// Refuses the keys of ``UnsimulatedKeys`` a password query cannot honour: an attribute of
-    /// certificates or keys (``NoSuchAttribute``), a search restricted to an item list or to a
-    /// host and its subdomains (``Unsimulated``). The other unsimulated search keys
-    /// (certificate searches, `kSecMatchCaseInsensitive`, `kSecMatchSearchList`) are ignored.
+    /// Refuses the attributes of certificates and keys in a password query
+    /// (``NoSuchAttribute``). The search keys iOS's securityd reads no rule from —
+    /// `kSecMatchCaseInsensitive`, `kSecMatchItemList` of persistent references, and the
+    /// certificate searches in a password query — are ignored, as there.
     static func refuseUnsimulatedKeys(_ dictionary: [String: Any]) throws {
         if let key = dictionary.keys.first(where: UnsimulatedKeys.notPasswordAttributes.contains) {
             throw NoSuchAttribute(key: key)
         }
-        if dictionary.keys.contains(where: UnsimulatedKeys.unsimulatedSearches.contains) { throw Unsimulated() }
+    }
+
+    /// `kSecMatchItemList`, which iOS does not implement (SecItem.h: macOS only): a list of
+    /// persistent references (`Data`) reaches securityd and is ignored, while a list of
+    /// `SecKey`s or certificates cannot be sent there (errSecParam).
+    static func checkItemList(_ dictionary: [String: Any]) throws {
+        guard let raw = dictionary[kSecMatchItemList as String] else { return }
+        guard let list = raw as? [Any], list.allSatisfy({ $0 is Data || $0 is NSData }) else {
+            throw Invalid(reason: "kSecMatchItemList is macOS-only: iOS sends only Data (persistent references) to securityd, which ignores them")
+        }
+    }
+
+    /// `SecItemDelete` and `SecItemUpdate` refuse the search keys iOS's securityd counts as
+    /// match rules it cannot apply to a change: `kSecMatchCaseInsensitive` and
+    /// `kSecMatchItemList` (errSecParam, "match not supported").
+    static func refuseMatchKeysInChange(_ cfDictionary: CFDictionary) throws {
+        let dictionary = try normalize(cfDictionary)
+        if let key = [kSecMatchCaseInsensitive, kSecMatchItemList].map({ $0 as String }).first(where: { dictionary[$0] != nil }) {
+            throw Invalid(reason: "\(key) is not supported by SecItemDelete or SecItemUpdate")
+        }
     }
 
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
@@ -157,6 +176,9 @@ struct KeychainQuery {
     /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names one
     /// that is no item of this class (it then matches nothing).
     let persistentRef: PersistentReference??
+    /// `kSecMatchHostOrSubdomainOfHost` (iOS 18): only internet passwords whose server is this
+    /// host or ends in "." and it.
+    let hostOrSubdomain: String?
     let limitAll: Bool
     let context: (any KeychainAuthenticationContext)?
     let prompt: String?
@@ -188,7 +210,15 @@ struct KeychainQuery {
                 : "kSecClass is missing and kSecValuePersistentRef is not a reference to an item")
         }
         try Self.refuseUnsimulatedKeys(dictionary)
+        try Self.checkItemList(dictionary)
         let queriedClass = itemClass
+        hostOrSubdomain = try dictionary[kSecMatchHostOrSubdomainOfHost as String].map { raw in
+            // As iOS 18's securityd: a string, and for internet passwords only
+            // (errSecUnsupportedOperation, which is errSecUnimplemented).
+            guard let host = raw as? String else { throw Invalid(reason: "kSecMatchHostOrSubdomainOfHost must be a string") }
+            guard queriedClass == .internetPassword else { throw Unsimulated() }
+            return host
+        }
         persistentRef = referenceBytes.map { PersistentReference($0, itemClass: queriedClass) }
         let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
         var attributes: [String: KeychainAttributeValue] = [:]
@@ -341,7 +371,8 @@ struct KeychainQuery {
             guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == Self.baseAccount(info.account) }) ?? true,
                   reference.map({ $0.service == info.service && $0.account == info.account }) ?? true,
                   includingInvalidated || !info.isInvalidated,
-                  accessibility.map({ $0 == info.accessControl.accessibility }) ?? true
+                  accessibility.map({ $0 == info.accessControl.accessibility }) ?? true,
+                  hostOrSubdomain.map({ info.service == $0 || info.service.hasSuffix("." + $0) }) ?? true
             else { return nil }
             let isSynchronizable = info.attributes[kSecAttrSynchronizable as String] == .bool(true)
             switch synchronizable {

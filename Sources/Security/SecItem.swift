@@ -112,6 +112,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     KeychainCall.run { call in
+        try KeychainQuery.refuseMatchKeysInChange(query)
         let query = try KeychainQuery(query)
         let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)
         let keychain = try call.keychain(query)
@@ -145,6 +146,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     if KeyQuery.isKeyClass(query) { return KeyItems.delete(query) }
     return KeychainCall.run { call in
+        try KeychainQuery.refuseMatchKeysInChange(query)
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
         let matches = try query.matches(in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator), includingInvalidated: true)

@@ -49,8 +49,9 @@ nonisolated(unsafe) public let kSecAttrAccessGroupToken: CFString = "com.apple.t
 /// Certificate search: a trust policy to evaluate. Accepted and ignored (certificate searches
 /// are not simulated; password and key queries do not use it).
 nonisolated(unsafe) public let kSecMatchPolicy: CFString = "m_Policy"
-/// Search only these items (`[SecKey]`, `[Data]` persistent references...). Not simulated:
-/// `errSecUnimplemented` rather than a search wider than asked for.
+/// Search only these items (macOS only, SecItem.h says). As on iOS: a list of persistent
+/// references (`Data`) is ignored, a list of `SecKey`s or certificates is `errSecParam`, and
+/// `SecItemDelete` / `SecItemUpdate` with it are `errSecParam`.
 nonisolated(unsafe) public let kSecMatchItemList: CFString = "m_ItemList"
 /// Search these keychains (a macOS keychain list; iOS has one keychain). Accepted and ignored.
 nonisolated(unsafe) public let kSecMatchSearchList: CFString = "m_SearchList"
@@ -60,10 +61,12 @@ nonisolated(unsafe) public let kSecMatchIssuers: CFString = "m_Issuers"
 nonisolated(unsafe) public let kSecMatchEmailAddressIfPresent: CFString = "m_EmailAddressIfPresent"
 /// Certificate search: text within the subject. Accepted and ignored (certificates are not simulated).
 nonisolated(unsafe) public let kSecMatchSubjectContains: CFString = "m_SubjectContains"
-/// Internet passwords (iOS 18) whose server is this host or a subdomain of it. Not simulated:
-/// `errSecUnimplemented` rather than a search wider than asked for.
+/// Internet passwords (iOS 18) whose `kSecAttrServer` is this host or ends in "." and it
+/// (`"example.com"` finds `"api.example.com"`, not `"badexample.com"`; case-sensitive). Not a
+/// string: `errSecParam`; another class: `errSecUnimplemented`, as iOS 18's securityd answers.
 nonisolated(unsafe) public let kSecMatchHostOrSubdomainOfHost: CFString = "m_HostOrSubdomainOfHost"
-/// Case-insensitive matching of string attributes. Accepted and ignored: matching stays exact.
+/// Case-insensitive matching of string attributes. As on iOS, securityd has no rule for it:
+/// matching stays exact; `SecItemDelete` / `SecItemUpdate` with it are `errSecParam`.
 nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
 /// Certificate search: trusted certificates only. Accepted and ignored (certificates are not simulated).
 nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = "m_TrustedOnly"
@@ -71,17 +74,12 @@ nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = "m_TrustedOnly"
 nonisolated(unsafe) public let kSecMatchValidOnDate: CFString = "m_ValidOnDate"
 
 /// How a password query treats these keys: the attributes a password item does not have
-/// (`errSecNoSuchAttr`) and the search keys that would narrow a search Touchstone cannot
-/// narrow (`errSecUnimplemented`); the rest of this file's keys are ignored.
+/// (`errSecNoSuchAttr`); the search keys are read by `KeychainQuery`.
 enum UnsimulatedKeys {
     /// Attributes of certificates and keys, which generic and internet passwords lack.
     static let notPasswordAttributes: Set<String> = [
         kSecAttrSubject, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrSubjectKeyID, kSecAttrPublicKeyHash,
         kSecAttrCertificateType, kSecAttrCertificateEncoding, kSecAttrCanWrap, kSecAttrCanUnwrap,
     ].reduce(into: []) { $0.insert($1 as String) }
-
-    /// Search keys that restrict results in a way not simulated.
-    static let unsimulatedSearches: Set<String> = [kSecMatchItemList, kSecMatchHostOrSubdomainOfHost]
-        .reduce(into: []) { $0.insert($1 as String) }
 }
 #endif

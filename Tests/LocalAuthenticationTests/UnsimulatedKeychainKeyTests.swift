@@ -4,9 +4,9 @@ import LocalAuthentication
 import Testing
 import TouchstoneTesting
 
-/// The SecItem.h keys of what Touchstone does not simulate (certificates, item lists, host
-/// matching...): declared with Apple's values, and answered so a password query is never
-/// silently wider than asked for.
+/// The SecItem.h keys of what Touchstone does not simulate (certificate items, key wrapping,
+/// tokens) and the search keys iOS treats specially (item lists, host matching, case
+/// insensitivity): declared with Apple's values, and answered as iOS's securityd answers.
 @Suite("SecItem keys of unsimulated features: Apple's values, and what a password query does with them")
 struct UnsimulatedKeychainKeyTests {
     static func item() -> [String: Any] {
@@ -49,20 +49,47 @@ struct UnsimulatedKeychainKeyTests {
         #expect(errSecNoSuchAttr == -25303)
     }
 
-    @Test("kSecMatchItemList and kSecMatchHostOrSubdomainOfHost are errSecUnimplemented in a password query, never a wider search")
-    func narrowingSearchesAreUnimplemented() async throws {
+    @Test("kSecMatchHostOrSubdomainOfHost (iOS 18) finds internet passwords whose server is the host or ends in \".\" and it, case-sensitively; not a string is errSecParam, another class errSecUnimplemented")
+    func hostOrSubdomainOfHost() async throws {
+        let device = try TestDevice()
+        let (found, statuses) = await device.blocking { () -> ([String], [OSStatus]) in
+            for server in ["example.com", "api.example.com", "a.b.example.com", "badexample.com", "Example.com", "example.org"] {
+                let item: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: server,
+                                           kSecAttrAccount as String: "bob", kSecValueData as String: Data("pw".utf8)]
+                _ = SecItemAdd(item as CFDictionary, nil)
+            }
+            let query: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecMatchHostOrSubdomainOfHost as String: "example.com",
+                                        kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll]
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let servers = ((result as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrServer as String] as? String }
+            let notString: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecMatchHostOrSubdomainOfHost as String: 42]
+            let generic: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchHostOrSubdomainOfHost as String: "example.com"]
+            return (servers, [status, SecItemCopyMatching(notString as CFDictionary, nil), SecItemCopyMatching(generic as CFDictionary, nil)])
+        }
+        #expect(found == ["example.com", "api.example.com", "a.b.example.com"])
+        #expect(statuses == [errSecSuccess, errSecParam, errSecUnimplemented])
+    }
+
+    @Test("kSecMatchItemList is macOS-only, as on iOS: a list of persistent references is ignored (every match comes back), a list of SecKeys is errSecParam; SecItemDelete and SecItemUpdate with it or kSecMatchCaseInsensitive are errSecParam and change nothing")
+    func itemListAndCaseInsensitiveAsOnIOS() async throws {
         let device = try TestDevice()
         let statuses = await device.blocking { () -> [OSStatus] in
             _ = SecItemAdd(Self.item() as CFDictionary, nil)
             let list: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchItemList as String: [Data([1, 2])]]
-            let host: [String: Any] = [kSecClass as String: kSecClassInternetPassword,
-                                       kSecMatchHostOrSubdomainOfHost as String: "example.com"]
-            return [SecItemCopyMatching(list as CFDictionary, nil), SecItemCopyMatching(host as CFDictionary, nil)]
+            let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+            var refs = list
+            refs[kSecMatchItemList as String] = [SecKeyCreateRandomKey(parameters as CFDictionary, nil) as Any]
+            let caseInsensitive: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchCaseInsensitive as String: true]
+            return [SecItemCopyMatching(list as CFDictionary, nil), SecItemCopyMatching(refs as CFDictionary, nil),
+                    SecItemDelete(list as CFDictionary), SecItemDelete(caseInsensitive as CFDictionary),
+                    SecItemUpdate(caseInsensitive as CFDictionary, [kSecValueData as String: Data("new".utf8)] as CFDictionary),
+                    SecItemCopyMatching(Self.item().filter { $0.key != kSecValueData as String } as CFDictionary, nil)]
         }
-        #expect(statuses == [errSecUnimplemented, errSecUnimplemented])
+        #expect(statuses == [errSecSuccess, errSecParam, errSecParam, errSecParam, errSecParam, errSecSuccess])
     }
 
-    @Test("certificate searches, kSecMatchCaseInsensitive, kSecMatchSearchList and kSecAttrSyncViewHint are accepted and ignored: matching stays exact")
+    @Test("certificate searches, kSecMatchCaseInsensitive (which iOS's securityd has no rule for), kSecMatchSearchList and kSecAttrSyncViewHint are accepted and ignored in a password query: matching stays exact")
     func ignoredKeysLeaveMatchingExact() async throws {
         let device = try TestDevice()
         let statuses = await device.blocking { () -> [OSStatus] in

@@ -171,6 +171,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // RSA keys
                 .product(name: "BigInt", package: "BigInt"),  // RSA's raw public operation
+                .product(name: "SwiftASN1", package: "swift-asn1"),  // SecCertificate's X.509
                 logging,
             ],
             swiftSettings: strictSettings

@@ -13,6 +13,10 @@ CurveKeyTests run it.
   seckey-check.py ec-make CURVE prints JSON: a new P-384 or P-521 key pair (X9.63: public
                                 04||X||Y, private 04||X||Y||K), and for one message its DER
                                 ECDSA signature with each hash
+  seckey-check.py certificates  prints JSON: self-signed X.509 certificates pyca makes (RSA, P-256,
+                                P-384), each with what SecCertificate should read of it: DER,
+                                serial-number content bytes, subject and issuer Name DER, public
+                                key (PKCS#1 or X9.63), subject summary and e-mail addresses
   seckey-check.py ec-verify     reads JSON {publicKey (X9.63), message, signatures: {hash: b64
                                 DER}} and prints {hash: true|false}: whether each ECDSA
                                 signature of the message's hash verifies
@@ -188,5 +192,53 @@ def ec_verify():
     print(json.dumps(results))
 
 
+def certificates():
+    import datetime
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+    now = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    keys = {"rsa": rsa.generate_private_key(public_exponent=65537, key_size=2048),
+            "p256": ec.generate_private_key(ec.SECP256R1()), "p384": ec.generate_private_key(ec.SECP384R1()),
+            "nocn": ec.generate_private_key(ec.SECP256R1())}
+    out = {}
+    for name, key in keys.items():
+        if name == "nocn":  # no common name: iOS summarizes it by its first e-mail address
+            subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Touchstone Test"),
+                                 x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, "Unit"),
+                                 x509.NameAttribute(NameOID.EMAIL_ADDRESS, name + "@example.com")])
+        else:
+            subject = x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "NL"),
+                                 x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Touchstone Test"),
+                                 x509.NameAttribute(NameOID.COMMON_NAME, "first " + name),
+                                 x509.NameAttribute(NameOID.COMMON_NAME, name + ".example.com"),
+                                 x509.NameAttribute(NameOID.EMAIL_ADDRESS, name + "@example.com")])
+        issuer = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Touchstone Test CA")])
+        serial = x509.random_serial_number()
+        cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
+                .serial_number(serial).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=365))
+                .add_extension(x509.SubjectAlternativeName([x509.RFC822Name("alt-" + name + "@example.com"),
+                                                            x509.DNSName(name + ".example.com")]), critical=False)
+                .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+                .sign(key, hashes.SHA256()))
+        public = key.public_key()
+        if name == "rsa":
+            key_bytes = public.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.PKCS1)
+        else:
+            key_bytes = public.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        out[name] = {
+            "der": b64(cert.public_bytes(serialization.Encoding.DER)),
+            "serial": b64(serial.to_bytes((serial.bit_length() + 8) // 8, "big")),
+            "subject": b64(cert.subject.public_bytes()), "issuer": b64(cert.issuer.public_bytes()),
+            "publicKey": b64(key_bytes),
+            # iOS (SecCertificate.c): every common name, the last first; without one, the first
+            # e-mail address (subjectAltName before subject).
+            "summary": "alt-nocn@example.com" if name == "nocn" else name + ".example.com, first " + name,
+            "commonName": None if name == "nocn" else name + ".example.com",
+            "emails": ["alt-" + name + "@example.com", name + "@example.com"],
+            "subjectKeyID": b64(cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value.digest),
+        }
+    print(json.dumps(out))
+
+
 if __name__ == "__main__":
-    {"make": make, "verify": verify, "decrypt": decrypt, "ec-make": ec_make, "ec-verify": ec_verify}[sys.argv[1]]()
+    {"make": make, "certificates": certificates, "verify": verify, "decrypt": decrypt, "ec-make": ec_make, "ec-verify": ec_verify}[sys.argv[1]]()

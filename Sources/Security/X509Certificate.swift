@@ -1,0 +1,239 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import SwiftASN1
+
+/// What `SecCertificate` reads of a DER X.509 certificate (RFC 5280), over swift-asn1: its
+/// names, serial number, validity, public key and the extensions the keychain derives
+/// attributes from. Any key type and signature algorithm is read; the signature is not
+/// checked (as `SecCertificateCreateWithData` does not: trust is `SecTrust`'s job).
+struct X509Certificate: Sendable {
+    /// One attribute of a name (`CN=…`): its OID in dotted form and its text.
+    struct NameAttribute: Sendable, Equatable {
+        let oid: String
+        let value: String
+    }
+
+    /// The whole certificate.
+    let der: Data
+    /// The serial number's INTEGER content bytes.
+    let serialNumber: Data
+    /// The issuer's and subject's `Name`, DER (the SEQUENCE with its header).
+    let issuer: Data
+    let subject: Data
+    /// The issuer's and subject's attributes, in order.
+    let issuerAttributes: [NameAttribute]
+    let subjectAttributes: [NameAttribute]
+    let notBefore: Date
+    let notAfter: Date
+    /// The `SubjectPublicKeyInfo`, DER.
+    let subjectPublicKeyInfo: Data
+    /// The key's algorithm OID and, for EC keys, its curve's OID.
+    let keyAlgorithm: String
+    let keyParameters: String?
+    /// The `subjectPublicKey` bits: PKCS#1 `RSAPublicKey` for RSA, the X9.63 point for EC.
+    let subjectPublicKey: Data
+    /// The subjectKeyIdentifier extension's value, when present.
+    let subjectKeyIdentifier: Data?
+    /// The subjectAltName extension's rfc822Name and dNSName entries.
+    let alternativeEmails: [String]
+    let alternativeDNSNames: [String]
+
+    static let commonName = "2.5.4.3"
+    static let emailAddress = "1.2.840.113549.1.9.1"
+    static let organization = "2.5.4.10"
+    static let organizationalUnit = "2.5.4.11"
+    static let description = "2.5.4.13"
+    static let rsaEncryption = "1.2.840.113549.1.1.1"
+    static let ecPublicKey = "1.2.840.10045.2.1"
+
+    /// Why a certificate could not be read.
+    struct Invalid: Error {
+        let reason: String
+    }
+
+    /// Reads the certificate `bytes` start with; bytes after it are ignored, as iOS ignores them.
+    init(der bytes: Data) throws {
+        var parser = [UInt8](bytes)
+        guard let length = Self.firstElementLength(parser) else { throw Invalid(reason: "not a DER SEQUENCE") }
+        parser.removeLast(parser.count - length)
+        let der = Data(parser)
+        let root = try DER.parse(parser)
+        let tbs: ASN1Node = try DER.sequence(root, identifier: .sequence) { nodes in
+            guard let tbs = nodes.next(), nodes.next() != nil, nodes.next() != nil, nodes.next() == nil else {
+                throw Invalid(reason: "a certificate is a SEQUENCE of three parts")
+            }
+            return tbs
+        }
+        var parsed: X509Certificate?
+        try DER.sequence(tbs, identifier: .sequence) { nodes in
+            _ = try DER.optionalExplicitlyTagged(&nodes, tagNumber: 0, tagClass: .contextSpecific) { try Int(derEncoded: $0) }
+            guard let serial = nodes.next(), nodes.next() != nil, let issuer = nodes.next(), let validity = nodes.next(),
+                  let subject = nodes.next(), let key = nodes.next() else { throw Invalid(reason: "the signed part lacks a field") }
+            let dates = try DER.sequence(validity, identifier: .sequence) { nodes in
+                guard let start = nodes.next(), let end = nodes.next() else { throw Invalid(reason: "validity is two times") }
+                return (try Self.date(start), try Self.date(end))
+            }
+            let (algorithm, parameters, bits) = try Self.publicKey(key)
+            var keyIdentifier: Data?
+            var emails: [String] = []
+            var dnsNames: [String] = []
+            // issuerUniqueID [1] and subjectUniqueID [2] may come first; extensions are [3].
+            while let node = nodes.next() {
+                guard node.identifier == ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific) else { continue }
+                try DER.explicitlyTagged(node, tagNumber: 3, tagClass: .contextSpecific) { extensions in
+                    try DER.sequence(extensions, identifier: .sequence) { list in
+                        while let item = list.next() {
+                            let (oid, value) = try Self.extensionValue(item)
+                            if oid == "2.5.29.14" { keyIdentifier = Data(try ASN1OctetString(derEncoded: try DER.parse(value)).bytes) }
+                            if oid == "2.5.29.17" { (emails, dnsNames) = try Self.alternativeNames(value) }
+                        }
+                    }
+                }
+            }
+            parsed = X509Certificate(
+                der: der, serialNumber: Data(try ArraySlice<UInt8>(derEncoded: serial)),
+                issuer: Data(issuer.encodedBytes), subject: Data(subject.encodedBytes),
+                issuerAttributes: try Self.attributes(issuer), subjectAttributes: try Self.attributes(subject), notBefore: dates.0, notAfter: dates.1,
+                subjectPublicKeyInfo: Data(key.encodedBytes), keyAlgorithm: algorithm, keyParameters: parameters,
+                subjectPublicKey: bits, subjectKeyIdentifier: keyIdentifier, alternativeEmails: emails,
+                alternativeDNSNames: dnsNames)
+        }
+        guard let parsed else { throw Invalid(reason: "the signed part is empty") }
+        self = parsed
+    }
+
+    private init(der: Data, serialNumber: Data, issuer: Data, subject: Data, issuerAttributes: [NameAttribute], subjectAttributes: [NameAttribute],
+                 notBefore: Date, notAfter: Date, subjectPublicKeyInfo: Data, keyAlgorithm: String, keyParameters: String?,
+                 subjectPublicKey: Data, subjectKeyIdentifier: Data?, alternativeEmails: [String], alternativeDNSNames: [String]) {
+        self.der = der
+        self.serialNumber = serialNumber
+        self.issuer = issuer
+        self.subject = subject
+        self.issuerAttributes = issuerAttributes
+        self.subjectAttributes = subjectAttributes
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.subjectPublicKeyInfo = subjectPublicKeyInfo
+        self.keyAlgorithm = keyAlgorithm
+        self.keyParameters = keyParameters
+        self.subjectPublicKey = subjectPublicKey
+        self.subjectKeyIdentifier = subjectKeyIdentifier
+        self.alternativeEmails = alternativeEmails
+        self.alternativeDNSNames = alternativeDNSNames
+    }
+
+    /// The subject's values of one attribute type, in order.
+    func subjectValues(_ oid: String) -> [String] {
+        subjectAttributes.filter { $0.oid == oid }.map(\.value)
+    }
+
+    /// The e-mail addresses as iOS lists them: the subjectAltName's rfc822Name entries, then
+    /// the subject's emailAddress attributes (duplicates kept).
+    var emailAddresses: [String] { alternativeEmails + subjectValues(Self.emailAddress) }
+
+    /// The length of the DER element `bytes` start with (header and content), when it is a
+    /// SEQUENCE whose length fits in them.
+    private static func firstElementLength(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 2, bytes[0] == 0x30 else { return nil }
+        let first = Int(bytes[1])
+        if first < 0x80 { return 2 + first <= bytes.count ? 2 + first : nil }
+        let lengthBytes = first & 0x7F
+        guard (1...4).contains(lengthBytes), bytes.count >= 2 + lengthBytes else { return nil }
+        let length = bytes[2 ..< 2 + lengthBytes].reduce(0) { $0 << 8 | Int($1) }
+        let total = 2 + lengthBytes + length
+        return total <= bytes.count ? total : nil
+    }
+
+    // MARK: Parts
+
+    /// A `Name`'s attributes in order (every RDN of the SEQUENCE, every attribute of a SET).
+    private static func attributes(_ name: ASN1Node) throws -> [NameAttribute] {
+        var found: [NameAttribute] = []
+        try DER.sequence(name, identifier: .sequence) { rdns in
+            while let rdn = rdns.next() {
+                guard case let .constructed(set) = rdn.content, rdn.identifier == .set else {
+                    throw Invalid(reason: "a name's part is not a SET")
+                }
+                for attribute in set {
+                    try DER.sequence(attribute, identifier: .sequence) { parts in
+                        guard let type = parts.next(), let value = parts.next() else { throw Invalid(reason: "a name attribute lacks a part") }
+                        found.append(NameAttribute(oid: try ASN1ObjectIdentifier(derEncoded: type).description, value: text(value)))
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// A directory string's text (UTF8String, PrintableString, IA5String, TeletexString read
+    /// as Latin-1, BMPString as UTF-16).
+    private static func text(_ node: ASN1Node) -> String {
+        guard case let .primitive(bytes) = node.content else { return "" }
+        switch node.identifier {
+        case .bmpString: return String(decoding: stride(from: bytes.startIndex, to: bytes.endIndex - 1, by: 2).map {
+            UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])
+        }, as: UTF16.self)
+        case .teletexString: return String(bytes.map { Character(Unicode.Scalar($0)) })
+        default: return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The key's algorithm OID, its parameters' OID (an EC curve) and its bits.
+    private static func publicKey(_ node: ASN1Node) throws -> (String, String?, Data) {
+        try DER.sequence(node, identifier: .sequence) { parts in
+            guard let algorithm = parts.next(), let bits = parts.next() else { throw Invalid(reason: "the public key lacks a part") }
+            let (oid, parameters) = try DER.sequence(algorithm, identifier: .sequence) { fields in
+                guard let oid = fields.next() else { throw Invalid(reason: "the key algorithm lacks its OID") }
+                let parameters = fields.next().flatMap { try? ASN1ObjectIdentifier(derEncoded: $0).description }
+                return (try ASN1ObjectIdentifier(derEncoded: oid).description, parameters)
+            }
+            return (oid, parameters, Data(try ASN1BitString(derEncoded: bits).bytes))
+        }
+    }
+
+    /// An extension's OID and its value's bytes.
+    private static func extensionValue(_ node: ASN1Node) throws -> (String, [UInt8]) {
+        try DER.sequence(node, identifier: .sequence) { parts in
+            guard let oid = parts.next() else { throw Invalid(reason: "an extension lacks its OID") }
+            var value = parts.next()
+            if value?.identifier == .boolean { value = parts.next() }
+            guard let value else { throw Invalid(reason: "an extension lacks its value") }
+            return (try ASN1ObjectIdentifier(derEncoded: oid).description, [UInt8](try ASN1OctetString(derEncoded: value).bytes))
+        }
+    }
+
+    /// The rfc822Name ([1]) and dNSName ([2]) entries of a subjectAltName value.
+    private static func alternativeNames(_ value: [UInt8]) throws -> ([String], [String]) {
+        try DER.sequence(try DER.parse(value), identifier: .sequence) { names in
+            var (emails, dnsNames): ([String], [String]) = ([], [])
+            while let name = names.next() {
+                guard case let .primitive(bytes) = name.content, name.identifier.tagClass == .contextSpecific else { continue }
+                if name.identifier.tagNumber == 1 { emails.append(String(decoding: bytes, as: UTF8.self)) }
+                if name.identifier.tagNumber == 2 { dnsNames.append(String(decoding: bytes, as: UTF8.self)) }
+            }
+            return (emails, dnsNames)
+        }
+    }
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar
+    }()
+
+    /// A UTCTime or GeneralizedTime.
+    private static func date(_ node: ASN1Node) throws -> Date {
+        let parts: DateComponents
+        if node.identifier == .utcTime {
+            let time = try UTCTime(derEncoded: node)
+            parts = DateComponents(year: time.year, month: time.month, day: time.day, hour: time.hours, minute: time.minutes, second: time.seconds)
+        } else {
+            let time = try GeneralizedTime(derEncoded: node)
+            parts = DateComponents(year: time.year, month: time.month, day: time.day, hour: time.hours, minute: time.minutes, second: time.seconds)
+        }
+        guard let date = utc.date(from: parts) else { throw Invalid(reason: "a validity time is not a date") }
+        return date
+    }
+}
+#endif

@@ -1,0 +1,61 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Testing
+
+/// `SecCertificate` (issue 34): certificates pyca/cryptography makes — an implementation we did
+/// not write — read back as iOS reads them.
+@Suite("SecCertificate, read from certificates pyca makes")
+struct SecCertificateTests {
+    func certificates() throws -> [String: [String: Any]] {
+        let made = try IndependentKeyCheck.run(["certificates"])
+        return try #require(made as? [String: [String: Any]])
+    }
+
+    @Test("SecCertificateCreateWithData reads RSA, P-256 and P-384 certificates as iOS's SecCertificate.c: the same DER back, the serial number's bytes, the subject summary (every common name, the last first; without one, the first e-mail address), the last common name (errSecInternal without one), the e-mail addresses (subjectAltName, then subject), the issuer and subject names, and the public key as a SecKey")
+    func readsWhatPycaMade() throws {
+        for (name, facts) in try certificates() {
+            let der = try IndependentKeyCheck.bytes(facts["der"])
+            let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData), "\(name)")
+            #expect(CFGetTypeID(certificate) == SecCertificateGetTypeID())
+            #expect(SecCertificateCopyData(certificate) as Data == der)
+            #expect(SecCertificateCopySerialNumberData(certificate, nil) as Data? == (try IndependentKeyCheck.bytes(facts["serial"])))
+            #expect(SecCertificateCopySubjectSummary(certificate) as String? == facts["summary"] as? String)
+            var commonName: CFString? = "untouched" as CFString
+            let expectedName = facts["commonName"] as? String
+            #expect(SecCertificateCopyCommonName(certificate, &commonName) == (expectedName == nil ? errSecInternal : errSecSuccess))
+            #expect(commonName as String? == expectedName ?? "untouched")
+            var emails: CFArray?
+            #expect(SecCertificateCopyEmailAddresses(certificate, &emails) == errSecSuccess)
+            #expect(emails as? [String] == facts["emails"] as? [String])
+            #expect(SecCertificateCopyNormalizedSubjectSequence(certificate) as Data? == (try IndependentKeyCheck.bytes(facts["subject"])))
+            #expect(SecCertificateCopyNormalizedIssuerSequence(certificate) as Data? == (try IndependentKeyCheck.bytes(facts["issuer"])))
+            let key = try #require(SecCertificateCopyKey(certificate), "\(name)")
+            #expect(SecKeyCopyExternalRepresentation(key, nil) as Data? == (try IndependentKeyCheck.bytes(facts["publicKey"])))
+            #expect(SecCertificateCopyPublicKey(certificate) == key)
+            #expect(SecCertificateCreateWithData(nil, der as CFData) == certificate)
+        }
+    }
+
+    @Test("the key of a certificate verifies what its private key signs: a P-256 certificate's key takes the ECDSA algorithms")
+    func certificateKeyVerifies() throws {
+        let facts = try #require(try certificates()["p256"])
+        let certificate = try #require(SecCertificateCreateWithData(nil, try IndependentKeyCheck.bytes(facts["der"]) as CFData))
+        let key = try #require(SecCertificateCopyKey(certificate))
+        #expect(SecKeyIsAlgorithmSupported(key, .verify, .ecdsaSignatureMessageX962SHA256))
+        #expect(!SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA256))
+    }
+
+    @Test("bytes that do not start with a DER certificate — PEM text, a truncated certificate, nothing — give nil; bytes after a certificate are ignored, as iOS ignores them")
+    func refusesOtherBytes() throws {
+        let facts = try #require(try certificates()["rsa"])
+        let der = try IndependentKeyCheck.bytes(facts["der"])
+        let pem = Data(("-----BEGIN CERTIFICATE-----\n" + der.base64EncodedString() + "\n-----END CERTIFICATE-----\n").utf8)
+        for bytes in [pem, der.dropLast(10), Data([0x30, 0x03, 0x02, 0x01, 0x00]), Data()] {
+            #expect(SecCertificateCreateWithData(nil, Data(bytes) as CFData) == nil)
+        }
+        let trailing = try #require(SecCertificateCreateWithData(nil, (der + Data([0, 1, 2])) as CFData))
+        #expect(SecCertificateCopyData(trailing) as Data == der)
+    }
+}
+#endif

@@ -172,6 +172,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // RSA keys
                 .product(name: "BigInt", package: "BigInt"),  // RSA's raw public operation
                 .product(name: "SwiftASN1", package: "swift-asn1"),  // SecCertificate's X.509
+                "TouchstoneAppAttestFormat",  // its X.509 validity times (no Touchstone in it)
                 logging,
             ],
             swiftSettings: strictSettings

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SwiftASN1
+import TouchstoneAppAttestFormat
 
 /// What `SecCertificate` reads of a DER X.509 certificate (RFC 5280), over swift-asn1: its
 /// names, serial number, validity, public key and the extensions the keychain derives
@@ -72,7 +73,7 @@ struct X509Certificate: Sendable {
                   let subject = nodes.next(), let key = nodes.next() else { throw Invalid(reason: "the signed part lacks a field") }
             let dates = try DER.sequence(validity, identifier: .sequence) { nodes in
                 guard let start = nodes.next(), let end = nodes.next() else { throw Invalid(reason: "validity is two times") }
-                return (try Self.date(start), try Self.date(end))
+                return (try Certificate.validityDate(start), try Certificate.validityDate(end))
             }
             let (algorithm, parameters, bits) = try Self.publicKey(key)
             var keyIdentifier: Data?
@@ -214,26 +215,6 @@ struct X509Certificate: Sendable {
             }
             return (emails, dnsNames)
         }
-    }
-
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar
-    }()
-
-    /// A UTCTime or GeneralizedTime.
-    private static func date(_ node: ASN1Node) throws -> Date {
-        let parts: DateComponents
-        if node.identifier == .utcTime {
-            let time = try UTCTime(derEncoded: node)
-            parts = DateComponents(year: time.year, month: time.month, day: time.day, hour: time.hours, minute: time.minutes, second: time.seconds)
-        } else {
-            let time = try GeneralizedTime(derEncoded: node)
-            parts = DateComponents(year: time.year, month: time.month, day: time.day, hour: time.hours, minute: time.minutes, second: time.seconds)
-        }
-        guard let date = utc.date(from: parts) else { throw Invalid(reason: "a validity time is not a date") }
-        return date
     }
 }
 #endif

@@ -299,7 +299,7 @@ public struct Certificate: Sendable, Equatable {
                     guard let start = nodes.next(), let end = nodes.next(), nodes.next() == nil else {
                         throw AppAttestFormatError("validity is two times")
                     }
-                    return (try Self.date(start), try Self.date(end))
+                    return (try Self.validityDate(start), try Self.validityDate(end))
                 }
                 let publicKey = try Self.publicKey([UInt8](key.encodedBytes))
                 var extensions: [Extension] = []
@@ -417,7 +417,9 @@ public struct Certificate: Sendable, Equatable {
         }
     }
 
-    private static func date(_ node: ASN1Node) throws -> Date {
+    /// The date of an X.509 validity time (UTCTime or GeneralizedTime), whole seconds; the
+    /// `Security` module's certificates read theirs with it too.
+    package static func validityDate(_ node: ASN1Node) throws -> Date {
         let parts: DateComponents
         if node.identifier == .utcTime {
             let time = try UTCTime(derEncoded: node)

@@ -14,9 +14,10 @@ CurveKeyTests run it.
                                 04||X||Y, private 04||X||Y||K), and for one message its DER
                                 ECDSA signature with each hash
   seckey-check.py certificates  prints JSON: self-signed X.509 certificates pyca makes (RSA, P-256,
-                                P-384), each with what SecCertificate should read of it: DER,
-                                serial-number content bytes, subject and issuer Name DER, public
-                                key (PKCS#1 or X9.63), subject summary and e-mail addresses
+                                P-384, P-256 without a common name), each with what SecCertificate
+                                should read of it: DER, serial-number content bytes, subject and
+                                issuer Name DER, public key (PKCS#1 or X9.63), subject summary,
+                                e-mail addresses, validity; and its private key (PKCS#1, X9.63)
   seckey-check.py ec-verify     reads JSON {publicKey (X9.63), message, signatures: {hash: b64
                                 DER}} and prints {hash: true|false}: whether each ECDSA
                                 signature of the message's hash verifies
@@ -196,7 +197,7 @@ def certificates():
     import datetime
     from cryptography import x509
     from cryptography.x509.oid import NameOID
-    now = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(days=1)
     keys = {"rsa": rsa.generate_private_key(public_exponent=65537, key_size=2048),
             "p256": ec.generate_private_key(ec.SECP256R1()), "p384": ec.generate_private_key(ec.SECP384R1()),
             "nocn": ec.generate_private_key(ec.SECP256R1())}
@@ -215,7 +216,7 @@ def certificates():
         issuer = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Touchstone Test CA")])
         serial = x509.random_serial_number()
         cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
-                .serial_number(serial).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=365))
+                .serial_number(serial).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
                 .add_extension(x509.SubjectAlternativeName([x509.RFC822Name("alt-" + name + "@example.com"),
                                                             x509.DNSName(name + ".example.com")]), critical=False)
                 .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
@@ -223,13 +224,17 @@ def certificates():
         public = key.public_key()
         if name == "rsa":
             key_bytes = public.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.PKCS1)
+            private_bytes = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.TraditionalOpenSSL,
+                                              serialization.NoEncryption())
         else:
             key_bytes = public.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+            private_bytes = key_bytes + key.private_numbers().private_value.to_bytes((key.curve.key_size + 7) // 8, "big")
         out[name] = {
             "der": b64(cert.public_bytes(serialization.Encoding.DER)),
             "serial": b64(serial.to_bytes((serial.bit_length() + 8) // 8, "big")),
             "subject": b64(cert.subject.public_bytes()), "issuer": b64(cert.issuer.public_bytes()),
-            "publicKey": b64(key_bytes),
+            "publicKey": b64(key_bytes), "privateKey": b64(private_bytes),
+            "notBefore": now.timestamp(), "notAfter": (now + datetime.timedelta(days=3650)).timestamp(),
             # iOS (SecCertificate.c): every common name, the last first; without one, the first
             # e-mail address (subjectAltName before subject).
             "summary": "alt-nocn@example.com" if name == "nocn" else name + ".example.com, first " + name,

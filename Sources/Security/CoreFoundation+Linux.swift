@@ -99,7 +99,7 @@ public typealias CFTypeID = UInt
 /// The kinds ``CFGetTypeID(_:)`` tells apart, with their identifiers.
 enum CFTypeKind: CFTypeID {
     case unknown = 0, string = 7, number = 22, boolean = 21, data = 20, dictionary = 18, array = 19, date = 42
-    case error = 30, secKey = 0x5EC0, secAccessControl = 0x5EC1, secCertificate = 0x5EC2, secIdentity = 0x5EC3
+    case error = 30, secKey = 0x5EC0, secAccessControl = 0x5EC1, secCertificate = 0x5EC2, secIdentity = 0x5EC3, secPolicy = 0x5EC4
 }
 
 /// The type of a CoreFoundation object, to compare with a `…GetTypeID()` such as
@@ -112,6 +112,8 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     case is SecKey: .secKey
     case is SecAccessControl: .secAccessControl
     case is SecCertificate: .secCertificate
+    case is SecIdentity: .secIdentity
+    case is SecPolicy: .secPolicy
     case let number as NSNumber: number === kCFBooleanTrue || number === kCFBooleanFalse ? .boolean : .number
     case is NSString: .string
     case is NSData: .data

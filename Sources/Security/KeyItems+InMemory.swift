@@ -87,6 +87,36 @@ enum StoredInMemoryKeys {
                                applicationLabel: applicationLabel, accessibility: accessibility)
     }
 
+    /// `SecItemAdd` of a key item with neither `kSecValueRef` nor `kSecValueData`: as on iOS,
+    /// where the key table's data column may be empty, an item of its attributes alone (tag,
+    /// label, application label, type, class, size) is stored; errSecDuplicateItem when one
+    /// with the same attributes is there. Lookups return its attributes and no key or bytes.
+    @discardableResult
+    static func storeAttributesOnly(_ query: KeyQuery, bits: Int?, accessibility: Accessibility,
+                                    on authenticator: Authenticator) throws -> [String: Any] {
+        var attributes: [String: KeychainAttributeValue] = [:]
+        if let tag = query.tag { attributes[kSecAttrApplicationTag as String] = .data(tag) }
+        if let label = query.label, !label.isEmpty { attributes[kSecAttrLabel as String] = .string(label) }
+        if let applicationLabel = query.applicationLabel { attributes[kSecAttrApplicationLabel as String] = .data(applicationLabel) }
+        if let type = query.keyType { attributes[kSecAttrKeyType as String] = .string(type) }
+        if let keyClass = query.keyClass { attributes[kSecAttrKeyClass as String] = .string(keyClass) }
+        if let bits { attributes[kSecAttrKeySizeInBits as String] = .integer(Int64(bits)) }
+        // The item is its attributes (Apple's key primary key: class, application label, tag,
+        // type, size...): the same ones again are a duplicate.
+        let account = primaryKeyAccount(attributes.keys.sorted(), of: attributes) + ".attributes"
+        try authenticator.keychain.add(nil, service: service, account: account, itemClass: .key,
+                                       accessControl: try AccessControl(accessibility), attributes: attributes)
+        return attributesOnly(attributes, accessibility: accessibility)
+    }
+
+    /// The attributes `SecItemCopyMatching` gives for an attribute-only key item.
+    static func attributesOnly(_ stored: [String: KeychainAttributeValue], accessibility: Accessibility) -> [String: Any] {
+        var attributes: [String: Any] = [kSecClass as String: kSecClassKey as String, kSecAttrIsPermanent as String: true,
+                                         kSecAttrAccessible as String: accessibleValue(accessibility)]
+        for (key, value) in stored { attributes[key] = value.objectValue }
+        return attributes
+    }
+
     /// One item per key half: the SHA-1 of the public key, and which half.
     private static func account(of key: any InMemoryKey) -> String {
         Data(Insecure.SHA1.hash(data: key.publicKeyData)).hexString + (key.isPrivate ? ".private" : ".public")
@@ -103,9 +133,11 @@ enum StoredInMemoryKeys {
 
     /// The stored keys `query` selects (with `kSecValueRef`, only that key), private ones
     /// first; their values are read, so a locked device refuses (errSecInteractionNotAllowed).
+    /// Attribute-only items (``storeAttributesOnly(_:bits:accessibility:on:)``) are not keys:
+    /// ``matchingAttributesOnly(_:on:)`` lists them.
     static func matching(_ query: KeyQuery, on authenticator: Authenticator) throws -> [Found] {
         var found: [Found] = []
-        for item in try matchingItems(query, on: authenticator) {
+        for item in try matchingItems(query, on: authenticator) where item.hasValue {
             guard let data = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key,
                                                                               context: nil) else { continue }
             let isPrivate = item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String
@@ -117,6 +149,15 @@ enum StoredInMemoryKeys {
             found.append(Found(key: key, item: item))
         }
         return found.filter(\.key.isPrivate) + found.filter { !$0.key.isPrivate }
+    }
+
+    /// The attribute-only key items `query` selects (none with `kSecValueRef`), with the
+    /// attributes a lookup gives for them.
+    static func matchingAttributesOnly(_ query: KeyQuery, on authenticator: Authenticator) throws -> [[String: Any]] {
+        guard query.valueRef == nil else { return [] }
+        return try matchingItems(query, on: authenticator).filter { !$0.hasValue }.map {
+            attributesOnly($0.attributes, accessibility: $0.accessControl.accessibility)
+        }
     }
 
     /// Deletes a stored key's item (never reading it, so deleting needs no unlocked device).
@@ -142,6 +183,23 @@ enum StoredInMemoryKeys {
         if let label { attributes[kSecAttrLabel as String] = label }
         return attributes
     }
+}
+
+/// The account of an item whose primary key is `names`' values in `attributes`: the SHA-1 (hex)
+/// of each value, typed and length-prefixed, so different values never share an account.
+func primaryKeyAccount(_ names: [String], of attributes: [String: KeychainAttributeValue]) -> String {
+    var key = Data()
+    for name in names {
+        key += Data("\(name.utf8.count):\(name)=".utf8)
+        switch attributes[name] {
+        case let .data(bytes)?: key += Data("d\(bytes.count):".utf8) + bytes
+        case let .string(text)?: key += Data("s\(text.utf8.count):\(text)".utf8)
+        case let .integer(number)?: key += Data("i\(number);".utf8)
+        case let .bool(flag)?: key += Data("b\(flag);".utf8)
+        case nil: key += Data("-;".utf8)
+        }
+    }
+    return Data(Insecure.SHA1.hash(data: key)).hexString
 }
 
 extension KeychainAttributeValue {

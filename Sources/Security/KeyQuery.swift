@@ -50,6 +50,8 @@ struct KeyQuery {
         if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
             throw KeychainQuery.Unsimulated()
         }
+        // As iOS's securityd: issuers are matched for certificates and identities only.
+        if dictionary[kSecMatchIssuers as String] != nil { throw KeychainQuery.Unsimulated() }
         switch dictionary[kSecAttrApplicationTag as String] {
         case nil: tag = nil
         case let text as String: tag = Data(text.utf8)
@@ -73,14 +75,7 @@ struct KeyQuery {
         keyType = dictionary[kSecAttrKeyType as String].flatMap(Self.code)
         accessControl = try KeychainQuery.protection(dictionary).0
         isPermanent = try dictionary[kSecAttrIsPermanent as String].map { try KeychainQuery.bool($0, kSecAttrIsPermanent as String) }
-        if let raw = dictionary[kSecUseAuthenticationContext as String] {
-            guard let context = raw as? any KeychainAuthenticationContext else {
-                throw Invalid(reason: "kSecUseAuthenticationContext must be an LAContext")
-            }
-            self.context = context
-        } else {
-            context = nil
-        }
+        context = try KeychainQuery.context(dictionary)
         prompt = dictionary[kSecUseOperationPrompt as String] as? String
         returnRef = try dictionary[kSecReturnRef as String].map { try KeychainQuery.bool($0, kSecReturnRef as String) } ?? false
         returnAttributes = try dictionary[kSecReturnAttributes as String].map { try KeychainQuery.bool($0, kSecReturnAttributes as String) } ?? false
@@ -292,8 +287,17 @@ enum KeyItems {
             } else if query.keyClass == kSecAttrKeyClassPrivate as String, let raw = dictionary[kSecValueData as String] {
                 guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
                 ref = try KeyQuery.softwareKey(data, on: call.authenticator(context: query.context), context: query.context)
+            } else if dictionary[kSecValueData as String] == nil {
+                // Neither a key nor its bytes: iOS stores the attributes alone (errSecSuccess).
+                let authenticator = try call.authenticator(context: query.context)
+                try query.requireEntitlement(of: authenticator)
+                let attributes = try StoredInMemoryKeys.storeAttributesOnly(
+                    query, bits: dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer),
+                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
+                if query.returnAttributes { result?.pointee = attributes as NSDictionary }
+                return errSecSuccess
             } else {
-                throw KeychainQuery.Invalid(reason: "a key item needs kSecValueRef, or kSecValueData with kSecAttrKeyClass")
+                throw KeychainQuery.Invalid(reason: "a key's kSecValueData needs kSecAttrKeyClass (and kSecAttrKeyType for RSA)")
             }
             guard case let .enclave(key, authenticator) = ref.material else { return errSecUnimplemented }
             call.use(authenticator)
@@ -324,8 +328,9 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            // Each found key with how to make its attributes (only made when asked for).
-            var found: [(SecKey, () -> [String: Any])] = keys.map { key in
+            // Each found key with how to make its attributes (only made when asked for); an
+            // attribute-only item has no key.
+            var found: [(SecKey?, () -> [String: Any])] = keys.map { key in
                 let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
                 return (secKey, { KeyQuery.attributes(of: secKey) })
             }
@@ -337,6 +342,7 @@ enum KeyItems {
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
                 return (secKey, { KeyQuery.attributes(of: stored, secKey: secKey) })
             }
+            found += try StoredInMemoryKeys.matchingAttributesOnly(query, on: authenticator).map { attributes in (nil, { attributes }) }
             guard !found.isEmpty else { return errSecItemNotFound }
             let onlyData = query.returnData && !query.returnRef && !query.returnAttributes
             if !query.limitAll { found = [found[0]] }
@@ -345,15 +351,18 @@ enum KeyItems {
             func bytes(_ secKey: SecKey) -> Data? {
                 secKey.inMemoryKey?.externalRepresentation ?? (secKey.isPrivate ? nil : secKey.publicKeyData)
             }
-            if onlyData, found.contains(where: { bytes($0.0) == nil }) { return errSecParam }
-            let shaped: [Any] = found.map { secKey, attributesOf in
-                if onlyData { return (bytes(secKey) ?? Data()) as NSData }
+            if onlyData, found.contains(where: { $0.0.map(bytes) == .some(nil) }) { return errSecParam }
+            // An attribute-only item gives no key and no bytes: as on iOS, it is left out of an
+            // array, and a single result is nil (errSecSuccess all the same).
+            let shaped: [Any] = found.compactMap { secKey, attributesOf in
                 if query.returnAttributes {
                     var attributes = attributesOf()
-                    if query.returnRef { attributes[kSecValueRef as String] = secKey }
-                    if query.returnData, let data = bytes(secKey) { attributes[kSecValueData as String] = data }
+                    if query.returnRef, let secKey { attributes[kSecValueRef as String] = secKey }
+                    if query.returnData, let data = secKey.flatMap(bytes) { attributes[kSecValueData as String] = data }
                     return attributes as NSDictionary
                 }
+                guard let secKey else { return nil }
+                if onlyData { return (bytes(secKey) ?? Data()) as NSData }
                 return secKey
             }
             if query.returnRef || query.returnAttributes || query.returnData {

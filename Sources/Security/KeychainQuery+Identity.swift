@@ -29,7 +29,7 @@ extension KeychainQuery {
             [kSecAttrAccessGroup as String, kSecAttrAuthenticationType as String, kSecAttrPath as String,
              kSecAttrPort as String, kSecAttrProtocol as String, kSecAttrSecurityDomain as String,
              kSecAttrSynchronizable as String]
-        case .key, .system:
+        case .key, .certificate, .system:
             []
         }
     }

@@ -61,6 +61,15 @@ extension KeychainQuery {
         throw Invalid(reason: "\(key) must be a string or data")
     }
 
+    /// `kSecUseAuthenticationContext`: an `LAContext` (errSecParam for anything else), or nil.
+    static func context(_ dictionary: [String: Any]) throws -> (any KeychainAuthenticationContext)? {
+        guard let raw = dictionary[kSecUseAuthenticationContext as String] else { return nil }
+        guard let context = raw as? any KeychainAuthenticationContext else {
+            throw Invalid(reason: "kSecUseAuthenticationContext must be an LAContext")
+        }
+        return context
+    }
+
     static func attribute(_ value: Any, _ key: String, _ type: AttributeType) throws -> KeychainAttributeValue {
         switch type {
         case .bool:
@@ -117,6 +126,17 @@ extension KeychainQuery {
         if let data = value as? Data { return data }
         if let data = value as? NSData { return Data(referencing: data) }
         return nil
+    }
+}
+extension KeychainAttributeValue {
+    /// The value as a keychain call returns it: `String`, `Data`, `Int` or `Bool`.
+    var objectValue: Any {
+        switch self {
+        case let .string(text): text
+        case let .data(bytes): bytes
+        case let .integer(number): Int(truncatingIfNeeded: number)
+        case let .bool(flag): flag
+        }
     }
 }
 #endif

@@ -211,6 +211,9 @@ struct KeychainQuery {
         }
         try Self.refuseUnsimulatedKeys(dictionary)
         try Self.checkItemList(dictionary)
+        // As iOS's securityd: issuers are matched for certificates and identities only
+        // (errSecUnsupportedOperation, which is errSecUnimplemented, for the rest).
+        if dictionary[kSecMatchIssuers as String] != nil { throw Unsimulated() }
         let queriedClass = itemClass
         hostOrSubdomain = try dictionary[kSecMatchHostOrSubdomainOfHost as String].map { raw in
             // As iOS 18's securityd: a string, and for internet passwords only
@@ -266,14 +269,7 @@ struct KeychainQuery {
                 throw Invalid(reason: "unknown kSecMatchLimit '\(raw)'")
             }
         }
-        if let raw = dictionary[kSecUseAuthenticationContext as String] {
-            guard let context = raw as? any KeychainAuthenticationContext else {
-                throw Invalid(reason: "kSecUseAuthenticationContext must be an LAContext")
-            }
-            self.context = context
-        } else {
-            context = nil
-        }
+        context = try Self.context(dictionary)
         prompt = try dictionary[kSecUseOperationPrompt as String].map { try Self.string($0, kSecUseOperationPrompt as String) }
         switch try dictionary[kSecUseAuthenticationUI as String].map({ try Self.string($0, kSecUseAuthenticationUI as String) }) {
         case nil, kSecUseAuthenticationUIAllow.swiftString: authenticationUI =
@@ -424,14 +420,7 @@ struct KeychainQuery {
         for key in identityKeys(item.itemClass) where stored[key] == nil {
             stored[key] = schemaDefault(key, item.itemClass)
         }
-        for (key, value) in stored {
-            switch value {
-            case let .string(text): attributes[key] = text
-            case let .data(data): attributes[key] = data
-            case let .integer(number): attributes[key] = Int(truncatingIfNeeded: number)
-            case let .bool(flag): attributes[key] = flag
-            }
-        }
+        for (key, value) in stored { attributes[key] = value.objectValue }
         let serviceKey = (item.itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
         if item.attributes[serviceKey] == nil { attributes[serviceKey] = item.service == placeholder ? Data() : item.service }
         if item.attributes[kSecAttrAccount as String] == nil {

@@ -140,16 +140,16 @@ public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ 
     certificate.certificate.serialNumber as CFData
 }
 
-/// The issuer's `Name`, DER. Our difference: iOS first normalizes its PrintableString values
-/// (upper case, runs of spaces collapsed, ends trimmed); the bytes here are as the certificate
-/// has them, which is the same for names in UTF8String.
+/// The issuer's `Name` as iOS normalizes it (DER, the whole SEQUENCE): PrintableString values
+/// upper-cased, their runs of spaces and tabs made one, their ends trimmed; the rest as the
+/// certificate has it. nil when the name cannot be read.
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
-    certificate.certificate.issuer as CFData
+    (try? X509Certificate.normalizedName(certificate.certificate.issuer)).map { $0 as CFData }
 }
 
-/// The subject's `Name`, DER. Our difference, as for the issuer: PrintableString values are
-/// not normalized.
+/// The subject's `Name` as iOS normalizes it (see
+/// ``SecCertificateCopyNormalizedIssuerSequence(_:)``).
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
-    certificate.certificate.subject as CFData
+    (try? X509Certificate.normalizedName(certificate.certificate.subject)).map { $0 as CFData }
 }
 #endif

@@ -19,6 +19,7 @@ import TouchstoneSimulation
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
+    if CertificateQuery.isCertificateClass(attributes) { return CertificateItems.add(attributes, result) }
     return KeychainCall.run { call in
         let query = try KeychainQuery(attributes)
         // A persistent reference names an existing item; securityd refuses one in an add
@@ -72,6 +73,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if KeyQuery.isKeyClass(query) { return KeyItems.copyMatching(query, result) }
+    if CertificateQuery.isCertificateClass(query) { return CertificateItems.copyMatching(query, result) }
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
@@ -145,6 +147,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     if KeyQuery.isKeyClass(query) { return KeyItems.delete(query) }
+    if CertificateQuery.isCertificateClass(query) { return CertificateItems.delete(query) }
     return KeychainCall.run { call in
         try KeychainQuery.refuseMatchKeysInChange(query)
         let query = try KeychainQuery(query)

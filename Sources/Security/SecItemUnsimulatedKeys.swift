@@ -1,27 +1,26 @@
 #if !canImport(Darwin)
-// The kSec* keys of SecItem.h for what Touchstone does not simulate — certificate
-// attributes and searches, key wrapping, sync views, item lists, token items — with Apple's
-// string values, so code that names them compiles and sends what it would send on iOS.
-// What a keychain call does with each is in its comment (and docs/API-COVERAGE.md).
+// The kSec* keys of SecItem.h beyond passwords and keys — certificate attributes and
+// searches (CertificateItems.swift), key wrapping, sync views, item lists, token items — with
+// Apple's string values, so code that names them compiles and sends what it would send on
+// iOS. What a keychain call does with each is in its comment (and docs/API-COVERAGE.md).
 
-// MARK: Certificate attributes
+// MARK: Certificate attributes (CertificateItems.swift stores them; a password query naming
+// one is errSecNoSuchAttr, as iOS answers an attribute the item class does not have)
 
-/// A certificate's subject (DER `Data`). Certificates are not simulated: in a password query
-/// it is `errSecNoSuchAttr`, as iOS answers an attribute the item class does not have.
+/// A certificate's normalized subject (DER `Data`, without the SEQUENCE header).
 nonisolated(unsafe) public let kSecAttrSubject: CFString = "subj"
-/// A certificate's issuer (DER `Data`). Not simulated: `errSecNoSuchAttr` in a password query.
+/// A certificate's normalized issuer (DER `Data`, without the SEQUENCE header).
 nonisolated(unsafe) public let kSecAttrIssuer: CFString = "issr"
-/// A certificate's serial number (`Data`). Not simulated: `errSecNoSuchAttr` in a password query.
+/// A certificate's serial number (`Data`: the INTEGER's content bytes).
 nonisolated(unsafe) public let kSecAttrSerialNumber: CFString = "slnr"
-/// A certificate's subject key identifier (`Data`). Not simulated: `errSecNoSuchAttr` in a
-/// password query.
+/// A certificate's subject key identifier (`Data`).
 nonisolated(unsafe) public let kSecAttrSubjectKeyID: CFString = "skid"
-/// The hash of a certificate's public key (`Data`). Not simulated: `errSecNoSuchAttr` in a
-/// password query.
+/// The SHA-1 of a certificate's public key bits (`Data`): its private key's
+/// `kSecAttrApplicationLabel`.
 nonisolated(unsafe) public let kSecAttrPublicKeyHash: CFString = "pkhh"
-/// A certificate's type (a number). Not simulated: `errSecNoSuchAttr` in a password query.
+/// A certificate's type (a number: the X.509 version + 1).
 nonisolated(unsafe) public let kSecAttrCertificateType: CFString = "ctyp"
-/// A certificate's encoding (a number). Not simulated: `errSecNoSuchAttr` in a password query.
+/// A certificate's encoding (a number: 3, DER).
 nonisolated(unsafe) public let kSecAttrCertificateEncoding: CFString = "cenc"
 
 // MARK: Key and item attributes
@@ -55,9 +54,13 @@ nonisolated(unsafe) public let kSecMatchPolicy: CFString = "m_Policy"
 nonisolated(unsafe) public let kSecMatchItemList: CFString = "m_ItemList"
 /// Search these keychains (a macOS keychain list; iOS has one keychain). Accepted and ignored.
 nonisolated(unsafe) public let kSecMatchSearchList: CFString = "m_SearchList"
-/// Certificate search: issuers to chain to. Accepted and ignored (certificates are not simulated).
+/// Certificate and identity search: DER names (`[Data]`) of issuers; a certificate matches
+/// when its normalized issuer is one of them, or is a stored certificate's subject that
+/// chains to one (10 levels). With another class: `errSecUnimplemented`, as iOS's
+/// errSecUnsupportedOperation.
 nonisolated(unsafe) public let kSecMatchIssuers: CFString = "m_Issuers"
-/// Certificate search: an e-mail address. Accepted and ignored (certificates are not simulated).
+/// Certificate and identity search: certificates with this e-mail address (ignoring case);
+/// those with none do not match. Not a string: `errSecParam`. Ignored for other classes.
 nonisolated(unsafe) public let kSecMatchEmailAddressIfPresent: CFString = "m_EmailAddressIfPresent"
 /// Certificate search: text within the subject. Accepted and ignored (certificates are not simulated).
 nonisolated(unsafe) public let kSecMatchSubjectContains: CFString = "m_SubjectContains"
@@ -70,7 +73,8 @@ nonisolated(unsafe) public let kSecMatchHostOrSubdomainOfHost: CFString = "m_Hos
 nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
 /// Certificate search: trusted certificates only. Accepted and ignored (certificates are not simulated).
 nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = "m_TrustedOnly"
-/// Certificate search: valid on this date. Accepted and ignored (certificates are not simulated).
+/// Certificate and identity search: valid on this date (`kCFNull`: now), bounds included.
+/// Ignored for other classes, as on iOS.
 nonisolated(unsafe) public let kSecMatchValidOnDate: CFString = "m_ValidOnDate"
 
 /// How a password query treats these keys: the attributes a password item does not have

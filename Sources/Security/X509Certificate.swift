@@ -17,6 +17,8 @@ struct X509Certificate: Sendable {
 
     /// The whole certificate.
     let der: Data
+    /// The version field: 0 for v1 (absent), 2 for v3.
+    let version: Int
     /// The serial number's INTEGER content bytes.
     let serialNumber: Data
     /// The issuer's and subject's `Name`, DER (the SEQUENCE with its header).
@@ -68,7 +70,7 @@ struct X509Certificate: Sendable {
         }
         var parsed: X509Certificate?
         try DER.sequence(tbs, identifier: .sequence) { nodes in
-            _ = try DER.optionalExplicitlyTagged(&nodes, tagNumber: 0, tagClass: .contextSpecific) { try Int(derEncoded: $0) }
+            let version = try DER.optionalExplicitlyTagged(&nodes, tagNumber: 0, tagClass: .contextSpecific) { try Int(derEncoded: $0) } ?? 0
             guard let serial = nodes.next(), nodes.next() != nil, let issuer = nodes.next(), let validity = nodes.next(),
                   let subject = nodes.next(), let key = nodes.next() else { throw Invalid(reason: "the signed part lacks a field") }
             let dates = try DER.sequence(validity, identifier: .sequence) { nodes in
@@ -93,7 +95,7 @@ struct X509Certificate: Sendable {
                 }
             }
             parsed = X509Certificate(
-                der: der, serialNumber: Data(try ArraySlice<UInt8>(derEncoded: serial)),
+                der: der, version: version, serialNumber: Data(try ArraySlice<UInt8>(derEncoded: serial)),
                 issuer: Data(issuer.encodedBytes), subject: Data(subject.encodedBytes),
                 issuerAttributes: try Self.attributes(issuer), subjectAttributes: try Self.attributes(subject), notBefore: dates.0, notAfter: dates.1,
                 subjectPublicKeyInfo: Data(key.encodedBytes), keyAlgorithm: algorithm, keyParameters: parameters,
@@ -104,10 +106,11 @@ struct X509Certificate: Sendable {
         self = parsed
     }
 
-    private init(der: Data, serialNumber: Data, issuer: Data, subject: Data, issuerAttributes: [NameAttribute], subjectAttributes: [NameAttribute],
+    private init(der: Data, version: Int, serialNumber: Data, issuer: Data, subject: Data, issuerAttributes: [NameAttribute], subjectAttributes: [NameAttribute],
                  notBefore: Date, notAfter: Date, subjectPublicKeyInfo: Data, keyAlgorithm: String, keyParameters: String?,
                  subjectPublicKey: Data, subjectKeyIdentifier: Data?, alternativeEmails: [String], alternativeDNSNames: [String]) {
         self.der = der
+        self.version = version
         self.serialNumber = serialNumber
         self.issuer = issuer
         self.subject = subject
@@ -122,6 +125,61 @@ struct X509Certificate: Sendable {
         self.subjectKeyIdentifier = subjectKeyIdentifier
         self.alternativeEmails = alternativeEmails
         self.alternativeDNSNames = alternativeDNSNames
+    }
+
+    /// `name` (a DER `Name`) as Apple's `SecCertificate.c` normalizes it for the keychain and
+    /// `SecCertificateCopyNormalized…Sequence`: in each PrintableString value, a–z upper-cased,
+    /// runs of spaces and tabs made one space, leading and trailing ones removed; every other
+    /// value, and the order of the parts, byte for byte. The whole SEQUENCE, header included.
+    static func normalizedName(_ name: Data) throws -> Data {
+        var serializer = DER.Serializer()
+        try serializer.appendConstructedNode(identifier: .sequence) { rdns in
+            try DER.sequence(try DER.parse([UInt8](name)), identifier: .sequence) { nodes in
+                while let rdn = nodes.next() {
+                    guard case let .constructed(set) = rdn.content, rdn.identifier == .set else {
+                        throw Invalid(reason: "a name's part is not a SET")
+                    }
+                    try rdns.appendConstructedNode(identifier: .set) { members in
+                        for attribute in set {
+                            try members.appendConstructedNode(identifier: .sequence) { pair in
+                                try DER.sequence(attribute, identifier: .sequence) { parts in
+                                    guard let type = parts.next(), let value = parts.next() else { throw Invalid(reason: "a name attribute lacks a part") }
+                                    pair.serializeRawBytes(type.encodedBytes)
+                                    if value.identifier == .printableString, case let .primitive(bytes) = value.content {
+                                        pair.appendPrimitiveNode(identifier: .printableString) { $0.append(contentsOf: normalized(bytes)) }
+                                    } else {
+                                        pair.serializeRawBytes(value.encodedBytes)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return Data(serializer.serializedBytes)
+    }
+
+    /// A PrintableString's bytes normalized (``normalizedName(_:)``).
+    private static func normalized(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        var pendingSpace = false
+        for byte in bytes {
+            if byte == 0x20 || byte == 0x09 {
+                pendingSpace = !out.isEmpty
+                continue
+            }
+            if pendingSpace { out.append(0x20) }
+            pendingSpace = false
+            out.append((0x61...0x7A).contains(byte) ? byte - 0x20 : byte)
+        }
+        return out
+    }
+
+    /// The content of a DER element (its bytes after the tag and length).
+    static func content(_ element: Data) -> Data {
+        guard let node = try? DER.parse([UInt8](element)), case let .constructed(nodes) = node.content else { return Data() }
+        return Data(nodes.flatMap(\.encodedBytes))
     }
 
     /// The subject's values of one attribute type, in order.

@@ -36,8 +36,9 @@ extension CommandTable {
                     "Items print as service/account, quoted (\"a/b\" \"c\") when a name holds a '/', a quote or a space.",
                     "An item SecItem* stored in another access group, synchronizable, or (internet passwords) with a port, path...",
                     "has the rest of its key in its account after U+2400 (ann\u{2400}agrp=s:TEAM.shared): list shows it, and get/update/delete name it so.",
-                    "list also shows the frameworks' own items: class key (RSA, P-384 and P-521 keys, service touchstone.keys)",
-                    "and class system (LARightStore's rights, which the app's SecItem* queries never see).",
+                    "list also shows the frameworks' own items: class key (RSA, P-384 and P-521 keys, service touchstone.keys),",
+                    "class certificate (certificates, service touchstone.certificates) and class system (LARightStore's",
+                    "rights, which the app's SecItem* queries never see).",
                 ],
                 completer: { session, previous in
                     switch previous.count {

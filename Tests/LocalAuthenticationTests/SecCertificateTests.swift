@@ -46,6 +46,19 @@ struct SecCertificateTests {
         #expect(!SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA256))
     }
 
+    @Test("SecPolicy: the basic X.509 and SSL policies carry Apple's object identifiers and properties (host name, client side)")
+    func policies() {
+        let basic = SecPolicyCreateBasicX509()
+        #expect(CFGetTypeID(basic) == SecPolicyGetTypeID())
+        #expect((SecPolicyCopyProperties(basic) as? [String: Any])?[kSecPolicyOid as String] as? String == "1.2.840.113635.100.1.2")
+        let server = SecPolicyCreateSSL(true, "example.com" as CFString)
+        let properties = SecPolicyCopyProperties(server) as? [String: Any]
+        #expect(properties?[kSecPolicyOid as String] as? String == kSecPolicyAppleSSL as String)
+        #expect(properties?[kSecPolicyName as String] as? String == "example.com" && properties?[kSecPolicyClient as String] == nil)
+        #expect((SecPolicyCopyProperties(SecPolicyCreateSSL(false, nil)) as? [String: Any])?[kSecPolicyClient as String] as? Bool == true)
+        #expect(server == SecPolicyCreateSSL(true, "example.com" as CFString) && server != basic)
+    }
+
     @Test("bytes that do not start with a DER certificate — PEM text, a truncated certificate, nothing — give nil; bytes after a certificate are ignored, as iOS ignores them")
     func refusesOtherBytes() throws {
         let facts = try #require(try certificates()["rsa"])

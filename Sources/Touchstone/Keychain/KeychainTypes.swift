@@ -10,6 +10,9 @@ public enum KeychainItemClass: String, Sendable, Codable, CaseIterable, CustomSt
     /// `kSecClassKey` items the `Security` module keeps here: RSA, P-384 and P-521 keys (P-256
     /// keys are in the ``KeyStore``).
     case key
+    /// `kSecClassCertificate` items the `Security` module keeps here (a certificate's DER and
+    /// the attributes iOS derives from it).
+    case certificate
     /// Records a framework keeps for itself (`LARightStore`'s rights): no `SecItem*` call
     /// matches them, as an app's keychain queries never see them on iOS.
     case system

@@ -1,0 +1,375 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import Touchstone
+
+/// An identity: a certificate and the private key whose `kSecAttrApplicationLabel` is the
+/// certificate's public key hash, as `SecItemCopyMatching` of `kSecClassIdentity` pairs them.
+public final class SecIdentity: Sendable, Hashable, CustomStringConvertible {
+    let certificate: SecCertificate
+    let privateKey: SecKey
+
+    init(certificate: SecCertificate, privateKey: SecKey) {
+        self.certificate = certificate
+        self.privateKey = privateKey
+    }
+
+    /// Equal when the certificate and the key are.
+    public static func == (lhs: SecIdentity, rhs: SecIdentity) -> Bool {
+        lhs.certificate == rhs.certificate && lhs.privateKey == rhs.privateKey
+    }
+
+    /// Hashes the certificate.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(certificate)
+    }
+
+    /// `<SecIdentity certificate: … key: …>`.
+    public var description: String { "<SecIdentity certificate: \(certificate) key: \(privateKey)>" }
+}
+
+/// The type identifier of `SecIdentity`.
+public func SecIdentityGetTypeID() -> CFTypeID { CFTypeKind.secIdentity.rawValue }
+
+/// The identity's certificate in `certificateRef`; always `errSecSuccess`.
+public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>) -> OSStatus {
+    certificateRef.pointee = identityRef.certificate
+    return errSecSuccess
+}
+
+/// The identity's private key in `privateKeyRef`; always `errSecSuccess`.
+public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>) -> OSStatus {
+    privateKeyRef.pointee = identityRef.privateKey
+    return errSecSuccess
+}
+
+/// A `kSecClassCertificate` or `kSecClassIdentity` dictionary.
+struct CertificateQuery {
+    typealias Invalid = KeychainQuery.Invalid
+
+    let isIdentity: Bool
+    /// `kSecValueRef`: a certificate, or an identity's certificate.
+    let certificateRef: SecCertificate?
+    /// `kSecValueData`: a certificate's DER.
+    let value: Data?
+    /// The certificate attributes given, as stored (`kSecAttrLabel`, `…Subject`, `…Issuer`,
+    /// `…SerialNumber`, `…SubjectKeyID`, `…PublicKeyHash`, `…CertificateType`,
+    /// `…CertificateEncoding`).
+    let attributes: [String: KeychainAttributeValue]
+    /// `kSecMatchIssuers`, normalized (the content, without the SEQUENCE header).
+    let issuers: [Data]?
+    /// `kSecMatchEmailAddressIfPresent`.
+    let email: String?
+    /// `kSecMatchValidOnDate` (`kCFNull`: now).
+    let validOn: Date?
+    let accessibility: Accessibility?
+    let accessGroup: KeychainAttributeValue?
+    let context: (any KeychainAuthenticationContext)?
+    let returnRef: Bool
+    let returnData: Bool
+    let returnAttributes: Bool
+    let limitAll: Bool
+
+    /// The attributes a certificate item has, and the type each is kept as.
+    static let attributeTypes: [String: KeychainQuery.AttributeType] = [
+        kSecAttrLabel as String: .text, kSecAttrSubject as String: .text, kSecAttrIssuer as String: .text,
+        kSecAttrSerialNumber as String: .text, kSecAttrSubjectKeyID as String: .text, kSecAttrPublicKeyHash as String: .text,
+        kSecAttrCertificateType as String: .integer, kSecAttrCertificateEncoding as String: .integer,
+    ]
+
+    /// Whether `dictionary` names `kSecClassCertificate` or `kSecClassIdentity`.
+    static func isCertificateClass(_ dictionary: CFDictionary) -> Bool {
+        let name = dictionary.object(forKey: kSecClass as String) as? String
+        return name == kSecClassCertificate as String || name == kSecClassIdentity as String
+    }
+
+    init(_ dictionary: [String: Any], now: Date) throws {
+        isIdentity = (dictionary[kSecClass as String] as? String) == kSecClassIdentity as String
+        if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
+            throw KeychainQuery.Unsimulated()  // our limit: no persistent references for certificates
+        }
+        switch dictionary[kSecValueRef as String] {
+        case nil: certificateRef = nil
+        case let certificate as SecCertificate: certificateRef = certificate
+        case let identity as SecIdentity: certificateRef = identity.certificate
+        default: throw Invalid(reason: "kSecValueRef must be a SecCertificate or a SecIdentity")
+        }
+        value = try dictionary[kSecValueData as String].map { raw in
+            guard let data = KeychainQuery.data(raw) else { throw Invalid(reason: "kSecValueData must be Data") }
+            return data
+        }
+        var attributes: [String: KeychainAttributeValue] = [:]
+        for (key, type) in Self.attributeTypes {
+            guard let raw = dictionary[key] else { continue }
+            attributes[key] = try KeychainQuery.attribute(raw, key, type)
+        }
+        self.attributes = attributes
+        issuers = try dictionary[kSecMatchIssuers as String].map { raw in
+            guard let list = raw as? [Any] else { throw Invalid(reason: "kSecMatchIssuers must be an array of DER names") }
+            // As iOS: each name normalized; what is not a readable name is dropped.
+            return list.compactMap { KeychainQuery.data($0) }.compactMap { try? X509Certificate.normalizedName($0) }
+                .map(X509Certificate.content)
+        }
+        email = try dictionary[kSecMatchEmailAddressIfPresent as String].map { raw in
+            guard let text = raw as? String else { throw Invalid(reason: "kSecMatchEmailAddressIfPresent must be a string") }
+            return text
+        }
+        switch dictionary[kSecMatchValidOnDate as String] {
+        case nil: validOn = nil
+        case is NSNull: validOn = now
+        case let date as Date: validOn = date
+        case let date as NSDate: validOn = date as Date
+        default: throw Invalid(reason: "kSecMatchValidOnDate must be a date or kCFNull (now)")
+        }
+        accessibility = try KeychainQuery.protection(dictionary).1
+        accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
+            try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
+        }
+        context = try KeychainQuery.context(dictionary)
+        func flag(_ key: CFString) throws -> Bool {
+            try dictionary[key as String].map { try KeychainQuery.bool($0, key as String) } ?? false
+        }
+        returnRef = try flag(kSecReturnRef)
+        returnData = try flag(kSecReturnData)
+        returnAttributes = try flag(kSecReturnAttributes)
+        switch dictionary[kSecMatchLimit as String] {
+        case nil: limitAll = false
+        case let text as String: limitAll = text == kSecMatchLimitAll as String
+        case let raw?: limitAll = (KeychainQuery.integer(raw) ?? 1) > 1
+        }
+    }
+}
+
+/// The `SecItem*` calls for certificates and identities. A certificate is a keychain item of
+/// class `.certificate` (service `touchstone.certificates`) whose value is its DER and whose
+/// attributes are those iOS derives (`SecCertificate.c`, `SecItemSchema.c`); an identity is a
+/// stored certificate joined to the stored private key whose application label is the
+/// certificate's public key hash.
+enum CertificateItems {
+    /// The service every stored certificate is an item of.
+    static let service = "touchstone.certificates"
+
+    /// A stored certificate: its item and DER.
+    struct Found {
+        let item: KeychainItemInfo
+        let der: Data
+        var certificate: SecCertificate? { SecCertificateCreateWithData(nil, der as CFData) }
+    }
+
+    /// The attributes iOS stores for a certificate added as `kSecValueRef`: its type (the
+    /// version + 1), encoding (3, DER), normalized subject and issuer (without the SEQUENCE
+    /// header), serial number, subject key identifier, public key hash, and the subject
+    /// summary as its label when none is given.
+    static func derivedAttributes(_ certificate: SecCertificate) -> [String: KeychainAttributeValue] {
+        let parsed = certificate.certificate
+        var attributes: [String: KeychainAttributeValue] = [
+            kSecAttrCertificateType as String: .integer(Int64(parsed.version + 1)),
+            kSecAttrCertificateEncoding as String: .integer(3),
+            kSecAttrIssuer as String: .data((try? X509Certificate.normalizedName(parsed.issuer)).map(X509Certificate.content) ?? Data()),
+            kSecAttrSubject as String: .data((try? X509Certificate.normalizedName(parsed.subject)).map(X509Certificate.content) ?? Data()),
+            kSecAttrSerialNumber as String: .data(parsed.serialNumber),
+            kSecAttrPublicKeyHash as String: .data(certificate.publicKeyHash),
+        ]
+        if let keyIdentifier = parsed.subjectKeyIdentifier { attributes[kSecAttrSubjectKeyID as String] = .data(keyIdentifier) }
+        if let summary = certificate.subjectSummary { attributes[kSecAttrLabel as String] = .string(summary) }
+        return attributes
+    }
+
+    /// `SecItemAdd` of a certificate: `kSecValueRef` (its attributes derived, those given
+    /// winning) or `kSecValueData` alone (as on iOS, nothing derived: type 0, empty issuer and
+    /// serial number, so two certificates added that way collide). Accessibility defaults to
+    /// always, as iOS gives certificates; errSecDuplicateItem for the same type, issuer and
+    /// serial number again.
+    static func add(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+        KeychainCall.run { call in
+            let dictionary = try KeychainQuery.normalize(attributes)
+            let query = try CertificateQuery(dictionary, now: Date())
+            guard !query.isIdentity else { throw KeychainQuery.Unsimulated() }  // our limit: add the certificate and the key
+            var stored: [String: KeychainAttributeValue]
+            let der: Data
+            if let certificate = query.certificateRef {
+                stored = derivedAttributes(certificate)
+                der = certificate.certificate.der
+            } else if let value = query.value {
+                stored = [kSecAttrCertificateType as String: .integer(0), kSecAttrIssuer as String: .data(Data()),
+                          kSecAttrSerialNumber as String: .data(Data())]
+                der = value
+            } else {
+                throw KeychainQuery.Invalid(reason: "a certificate item needs kSecValueRef (a SecCertificate) or kSecValueData")
+            }
+            stored.merge(query.attributes) { $1 }
+            let authenticator = try call.authenticator(context: query.context)
+            try KeychainQuery.requireEntitlement(query.accessGroup.map { [kSecAttrAccessGroup as String: $0] }, of: authenticator)
+            let accessibility = query.accessibility ?? .always
+            try authenticator.keychain.add(der, service: service, account: account(stored), itemClass: .certificate,
+                                           accessControl: try AccessControl(accessibility), attributes: stored)
+            if let result, query.returnRef || query.returnAttributes || query.returnData {
+                let found = Found(item: try authenticator.keychain.info(service: service, account: account(stored), itemClass: .certificate), der: der)
+                result.pointee = shape([found], query)
+            }
+            return errSecSuccess
+        }
+    }
+
+    /// An item's account: its primary key on iOS (type, issuer, serial number).
+    private static func account(_ attributes: [String: KeychainAttributeValue]) -> String {
+        primaryKeyAccount([kSecAttrCertificateType, kSecAttrIssuer, kSecAttrSerialNumber].map { $0 as String }, of: attributes)
+    }
+
+    /// The stored certificates `query` selects, in the order they were added: matching its
+    /// attributes, `kSecValueRef`, `kSecMatchIssuers` (the issuer, or an issuer of it stored
+    /// here, up to 10 levels), `kSecMatchEmailAddressIfPresent` (any address, ignoring case;
+    /// a certificate without one does not match) and `kSecMatchValidOnDate` (inclusive).
+    static func matching(_ query: CertificateQuery, attributes: [String: KeychainAttributeValue]? = nil,
+                         on authenticator: Authenticator) throws -> [Found] {
+        let wanted = attributes ?? query.attributes
+        let all = try authenticator.keychain.items(service: service, itemClass: .certificate)
+            .sorted { ($0.insertionOrder ?? 0, $0.account) < ($1.insertionOrder ?? 0, $1.account) }
+        var found: [Found] = []
+        for item in all where wanted.allSatisfy({ KeychainQuery.sameBytes(item.attributes[$0.key], $0.value) }) {
+            guard let der = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account,
+                                                                             itemClass: .certificate, context: nil) else { continue }
+            let candidate = Found(item: item, der: der)
+            if let ref = query.certificateRef, ref.certificate.der != der { continue }
+            if query.email != nil || query.validOn != nil {
+                guard let parsed = candidate.certificate?.certificate else { continue }
+                if let email = query.email,
+                   !parsed.emailAddresses.contains(where: { $0.caseInsensitiveCompare(email) == .orderedSame }) { continue }
+                if let date = query.validOn, !(parsed.notBefore < parsed.notAfter && parsed.notBefore <= date && date <= parsed.notAfter) { continue }
+            }
+            if let issuers = query.issuers, !chains(item, to: issuers, among: all, depth: 10) { continue }
+            found.append(candidate)
+        }
+        return found
+    }
+
+    /// Whether `item`'s issuer is one of `issuers`, or the subject of a stored certificate
+    /// (not self-issued) that chains to one, within `depth` levels.
+    private static func chains(_ item: KeychainItemInfo, to issuers: [Data], among all: [KeychainItemInfo], depth: Int) -> Bool {
+        guard depth > 0, case let .data(issuer)? = item.attributes[kSecAttrIssuer as String] else { return false }
+        if issuers.contains(issuer) { return true }
+        return all.contains { parent in
+            parent.attributes[kSecAttrSubject as String] == .data(issuer) && parent.attributes[kSecAttrIssuer as String] != .data(issuer)
+                && chains(parent, to: issuers, among: all, depth: depth - 1)
+        }
+    }
+
+    /// The attributes `kSecReturnAttributes` gives for a stored certificate.
+    static func attributes(of found: Found) -> [String: Any] {
+        var attributes: [String: Any] = [kSecClass as String: kSecClassCertificate as String,
+                                         kSecAttrAccessible as String: accessibleValue(found.item.accessControl.accessibility)]
+        for (key, value) in found.item.attributes { attributes[key] = value.objectValue }
+        return attributes
+    }
+
+    /// What `result` receives for certificates: a `SecCertificate`, the DER, or attributes
+    /// (with `kSecValueRef` / `kSecValueData` when asked for too); an array for
+    /// `kSecMatchLimitAll`.
+    private static func shape(_ found: [Found], _ query: CertificateQuery) -> CFTypeRef? {
+        let shaped: [Any] = found.compactMap { item in
+            if query.returnAttributes {
+                var attributes = attributes(of: item)
+                if query.returnRef { attributes[kSecValueRef as String] = item.certificate }
+                if query.returnData { attributes[kSecValueData as String] = item.der }
+                return attributes as NSDictionary
+            }
+            if query.returnRef { return item.certificate }
+            return item.der as NSData
+        }
+        return query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
+    }
+
+    /// `SecItemCopyMatching` of certificates or identities.
+    static func copyMatching(_ cfQuery: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+        KeychainCall.run { call in
+            let query = try CertificateQuery(try KeychainQuery.normalize(cfQuery), now: Date())
+            let authenticator = try call.authenticator(context: query.context)
+            try KeychainQuery.requireEntitlement(query.accessGroup.map { [kSecAttrAccessGroup as String: $0] }, of: authenticator)
+            if query.isIdentity { return try copyIdentities(query, result, on: authenticator) }
+            var found = try matching(query, on: authenticator)
+            guard !found.isEmpty else { return errSecItemNotFound }
+            if !query.limitAll { found = [found[0]] }
+            if query.returnRef || query.returnAttributes || query.returnData { result?.pointee = shape(found, query) }
+            return errSecSuccess
+        }
+    }
+
+    /// The identities `query` selects: each stored certificate it matches (by label, issuer,
+    /// serial number, subject key identifier and the match keys) with the stored private key
+    /// whose application label is the certificate's public key hash.
+    private static func identities(_ query: CertificateQuery, on authenticator: Authenticator) throws -> [(Found, SecKey, [String: Any])] {
+        // As iOS's join exposes them, only these certificate columns filter an identity.
+        let filtering = query.attributes.filter {
+            [kSecAttrLabel, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrSubjectKeyID].map { $0 as String }.contains($0.key)
+        }
+        let everyKey = try KeyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate as String])
+        let enclaveKeys = try authenticator.keys.keys().filter { !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) }
+        let inMemory = try StoredInMemoryKeys.matching(everyKey, on: authenticator).filter(\.key.isPrivate)
+        var pairs: [(Found, SecKey, [String: Any])] = []
+        for certificate in try matching(query, attributes: filtering, on: authenticator) {
+            guard case let .data(hash)? = certificate.item.attributes[kSecAttrPublicKeyHash as String] else { continue }
+            if let key = enclaveKeys.first(where: { $0.applicationLabel == hash }) {
+                let secKey = SecKey(.enclave(key, authenticator), context: query.context)
+                pairs.append((certificate, secKey, KeyQuery.attributes(of: secKey)))
+            } else if let stored = inMemory.first(where: { $0.applicationLabel == hash }) {
+                let secKey = SecKey(.inMemory(stored.key))
+                pairs.append((certificate, secKey, StoredInMemoryKeys.attributes(of: stored, secKey: secKey)))
+            }
+        }
+        return pairs
+    }
+
+    private static func copyIdentities(_ query: CertificateQuery, _ result: UnsafeMutablePointer<CFTypeRef?>?,
+                                       on authenticator: Authenticator) throws -> OSStatus {
+        var pairs = try identities(query, on: authenticator)
+        guard !pairs.isEmpty else { return errSecItemNotFound }
+        if !query.limitAll { pairs = [pairs[0]] }
+        let shaped: [Any] = pairs.compactMap { certificate, key, keyAttributes in
+            // As iOS: no identity when the certificate's key is not the private key's public half.
+            let identity = certificate.certificate.flatMap { cert -> SecIdentity? in
+                let certificateKey = cert.publicKey.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
+                let keyHalf = SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
+                return certificateKey != nil && certificateKey == keyHalf ? SecIdentity(certificate: cert, privateKey: key) : nil
+            }
+            if query.returnAttributes {
+                // The key's attributes, the certificate's over them, and its DER as "certdata".
+                var attributes = keyAttributes.merging(Self.attributes(of: certificate)) { $1 }
+                attributes[kSecClass as String] = kSecClassIdentity as String
+                attributes["certdata"] = certificate.der
+                if query.returnRef, let identity { attributes[kSecValueRef as String] = identity }
+                return attributes as NSDictionary
+            }
+            return identity
+        }
+        if query.returnRef || query.returnAttributes {
+            result?.pointee = query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
+        }
+        return errSecSuccess
+    }
+
+    /// `SecItemDelete` of certificates (every match) or identities (our rule: the certificate
+    /// and its private key, both).
+    static func delete(_ cfQuery: CFDictionary) -> OSStatus {
+        KeychainCall.run { call in
+            let query = try CertificateQuery(try KeychainQuery.normalize(cfQuery), now: Date())
+            let authenticator = try call.authenticator(context: query.context)
+            try KeychainQuery.requireEntitlement(query.accessGroup.map { [kSecAttrAccessGroup as String: $0] }, of: authenticator)
+            if query.isIdentity {
+                let pairs = try identities(query, on: authenticator)
+                guard !pairs.isEmpty else { return errSecItemNotFound }
+                for (certificate, key, _) in pairs {
+                    try authenticator.keychain.delete(service: service, account: certificate.item.account, itemClass: .certificate)
+                    _ = KeyItems.delete([kSecClass as String: kSecClassKey, kSecValueRef as String: key] as CFDictionary)
+                }
+                return errSecSuccess
+            }
+            let found = try matching(query, on: authenticator)
+            guard !found.isEmpty else { return errSecItemNotFound }
+            for certificate in found {
+                try authenticator.keychain.delete(service: service, account: certificate.item.account, itemClass: .certificate)
+            }
+            return errSecSuccess
+        }
+    }
+}
+#endif

@@ -1,0 +1,71 @@
+#if !canImport(Darwin)
+import Foundation
+
+/// A trust policy, what a certificate is checked for: basic X.509 (`SecPolicyCreateBasicX509`)
+/// or SSL (`SecPolicyCreateSSL`). Our limit: trust evaluation (`SecTrust`) is not simulated, so a
+/// policy is a value to keep, compare and read back (`SecPolicyCopyProperties`); a keychain
+/// query's `kSecMatchPolicy` is accepted and ignored.
+public final class SecPolicy: Sendable, Hashable, CustomStringConvertible {
+    /// Apple's object identifier of the policy (`kSecPolicyAppleX509Basic`, `kSecPolicyAppleSSL`).
+    let oid: String
+    /// For SSL: whether the policy checks a server's certificate (false: a client's).
+    let server: Bool?
+    /// For SSL: the host name a server certificate must name.
+    let hostname: String?
+
+    init(oid: String, server: Bool? = nil, hostname: String? = nil) {
+        self.oid = oid
+        self.server = server
+        self.hostname = hostname
+    }
+
+    /// Equal when the kind, side and host name are.
+    public static func == (lhs: SecPolicy, rhs: SecPolicy) -> Bool {
+        lhs.oid == rhs.oid && lhs.server == rhs.server && lhs.hostname == rhs.hostname
+    }
+
+    /// Hashes the kind, side and host name.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(oid)
+        hasher.combine(server)
+        hasher.combine(hostname)
+    }
+
+    /// `<SecPolicy: oid: … name: …>`.
+    public var description: String { "<SecPolicy: oid: \(oid) name: \(hostname ?? "")>" }
+}
+
+/// `SecPolicyCopyProperties`' key of the policy's object identifier.
+nonisolated(unsafe) public let kSecPolicyOid: CFString = "SecPolicyOid"
+/// `SecPolicyCopyProperties`' key of an SSL policy's host name.
+nonisolated(unsafe) public let kSecPolicyName: CFString = "SecPolicyName"
+/// `SecPolicyCopyProperties`' key, true for an SSL policy that checks a client.
+nonisolated(unsafe) public let kSecPolicyClient: CFString = "SecPolicyClient"
+/// The object identifier of the basic X.509 policy.
+nonisolated(unsafe) public let kSecPolicyAppleX509Basic: CFString = "1.2.840.113635.100.1.2"
+/// The object identifier of the SSL policy.
+nonisolated(unsafe) public let kSecPolicyAppleSSL: CFString = "1.2.840.113635.100.1.3"
+
+/// The type identifier of `SecPolicy`.
+public func SecPolicyGetTypeID() -> CFTypeID { CFTypeKind.secPolicy.rawValue }
+
+/// The basic X.509 policy.
+public func SecPolicyCreateBasicX509() -> SecPolicy {
+    SecPolicy(oid: kSecPolicyAppleX509Basic as String)
+}
+
+/// The SSL policy for a server's certificate (`server` true) naming `hostname`, or for a
+/// client's (`server` false).
+public func SecPolicyCreateSSL(_ server: Bool, _ hostname: CFString?) -> SecPolicy {
+    SecPolicy(oid: kSecPolicyAppleSSL as String, server: server, hostname: hostname.map { $0 as String })
+}
+
+/// The policy's properties: `kSecPolicyOid`, and for SSL `kSecPolicyName` (when a host name
+/// was given) and `kSecPolicyClient` (for a client policy).
+public func SecPolicyCopyProperties(_ policyRef: SecPolicy) -> CFDictionary? {
+    var properties: [String: Any] = [kSecPolicyOid as String: policyRef.oid]
+    if let hostname = policyRef.hostname { properties[kSecPolicyName as String] = hostname }
+    if policyRef.server == false { properties[kSecPolicyClient as String] = true }
+    return properties as NSDictionary
+}
+#endif

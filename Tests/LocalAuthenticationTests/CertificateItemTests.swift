@@ -1,0 +1,195 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import LocalAuthentication
+import Testing
+import TouchstoneTesting
+
+/// Certificate and identity keychain items (issue 34), with certificates pyca/cryptography
+/// makes, as iOS's securityd stores and finds them (`SecItemSchema.c`, `SecDbQuery.c`,
+/// `SecItemServer.c`).
+@Suite("kSecClassCertificate and kSecClassIdentity items")
+struct CertificateItemTests {
+    static func certificates() throws -> [String: [String: Any]] {
+        try #require(try IndependentKeyCheck.run(["certificates"]) as? [String: [String: Any]])
+    }
+
+    static func certificate(_ facts: [String: Any]) throws -> SecCertificate {
+        try #require(SecCertificateCreateWithData(nil, try IndependentKeyCheck.bytes(facts["der"]) as CFData))
+    }
+
+    static func add(_ certificate: SecCertificate, label: String? = nil) -> OSStatus {
+        var item: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
+        if let label { item[kSecAttrLabel as String] = label }
+        return SecItemAdd(item as CFDictionary, nil)
+    }
+
+    /// Attributes as text (data as hex), to leave the blocking call.
+    static func text(_ attributes: CFTypeRef?) -> [String: String] {
+        ((attributes as? [String: Any]) ?? [:]).mapValues { value in
+            switch value {
+            case let data as Data: data.map { String(format: "%02x", $0) }.joined()
+            default: "\(value)"
+            }
+        }
+    }
+
+    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+    static func find(_ extra: [String: Any]) -> (OSStatus, CFTypeRef?) {
+        var query: [String: Any] = [kSecClass as String: kSecClassCertificate]
+        query.merge(extra) { $1 }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        return (status, result)
+    }
+
+    @Test("a certificate added as kSecValueRef keeps the attributes iOS derives: type 3 (v3), encoding 3 (DER), the normalized issuer and subject without their SEQUENCE header, the serial number, the subject key identifier, the public key hash (SHA-1 of the key bits) and the subject summary as its label; accessibility always; the same certificate again is errSecDuplicateItem")
+    func derivedAttributes() async throws {
+        let facts = try #require(try Self.certificates()["rsa"])
+        let certificate = try Self.certificate(facts)
+        let device = try TestDevice()
+        let (statuses, found, ref, data) = await device.blocking { () -> ([OSStatus], [String: String], SecCertificate?, Data?) in
+            let added = Self.add(certificate)
+            let again = Self.add(certificate, label: "other label")
+            let (status, attributes) = Self.find([kSecReturnAttributes as String: true])
+            let (_, ref) = Self.find([kSecReturnRef as String: true])
+            let (_, data) = Self.find([kSecReturnData as String: true])
+            return ([added, again, status], Self.text(attributes), ref as? SecCertificate, data as? Data)
+        }
+        #expect(statuses == [errSecSuccess, errSecDuplicateItem, errSecSuccess])
+        #expect(found[kSecAttrCertificateType as String] == "3")
+        #expect(found[kSecAttrCertificateEncoding as String] == "3")
+        let issuer = try #require(SecCertificateCopyNormalizedIssuerSequence(certificate) as Data?)
+        #expect(found[kSecAttrIssuer as String] == Self.hex(issuer.dropFirst(2)))  // a short name: 0x30 and one length byte
+        #expect(found[kSecAttrSerialNumber as String] == Self.hex(try IndependentKeyCheck.bytes(facts["serial"])))
+        #expect(found[kSecAttrSubjectKeyID as String] == Self.hex(try IndependentKeyCheck.bytes(facts["subjectKeyID"])))
+        let publicKey = try IndependentKeyCheck.bytes(facts["publicKey"])
+        #expect(found[kSecAttrPublicKeyHash as String] == Self.hex(Data(Insecure.SHA1.hash(data: publicKey))))
+        #expect(found[kSecAttrLabel as String] == facts["summary"] as? String)
+        #expect(found[kSecAttrAccessible as String] == kSecAttrAccessibleAlways as String)
+        #expect(ref == certificate)
+        #expect(data == (try IndependentKeyCheck.bytes(facts["der"])))
+    }
+
+    @Test("as on iOS, a certificate added as kSecValueData alone derives nothing (type 0, empty issuer and serial number): a second one is errSecDuplicateItem")
+    func dataAloneDerivesNothing() async throws {
+        let certificates = try Self.certificates()
+        let first = try IndependentKeyCheck.bytes(certificates["p256"]?["der"])
+        let second = try IndependentKeyCheck.bytes(certificates["p384"]?["der"])
+        let device = try TestDevice()
+        let (statuses, attributes) = await device.blocking { () -> ([OSStatus], [String: String]) in
+            let add = { (der: Data) in SecItemAdd([kSecClass as String: kSecClassCertificate, kSecValueData as String: der] as CFDictionary, nil) }
+            let statuses = [add(first), add(second)]
+            let (_, attributes) = Self.find([kSecReturnAttributes as String: true])
+            return (statuses, Self.text(attributes))
+        }
+        #expect(statuses == [errSecSuccess, errSecDuplicateItem])
+        #expect(attributes[kSecAttrCertificateType as String] == "0")
+        #expect(attributes[kSecAttrSerialNumber as String] == "")
+        #expect(attributes[kSecAttrLabel as String] == nil)
+    }
+
+    @Test("certificate searches as iOS's securityd runs them: kSecMatchEmailAddressIfPresent ignores case and excludes certificates without the address, kSecMatchValidOnDate is inclusive (kCFNull: now), kSecMatchIssuers takes DER names; kSecMatchLimitAll gives them in the order added; SecItemDelete removes what matches")
+    func searches() async throws {
+        let facts = try Self.certificates()
+        let rsa = try Self.certificate(try #require(facts["rsa"]))
+        let p256 = try Self.certificate(try #require(facts["p256"]))
+        let issuerName = try IndependentKeyCheck.bytes(facts["rsa"]?["issuer"])
+        let notAfter = try #require(facts["rsa"]?["notAfter"] as? Double)
+        let device = try TestDevice()
+        let counts = await device.blocking { () -> [Int] in
+            #expect(Self.add(rsa) == errSecSuccess)
+            #expect(Self.add(p256) == errSecSuccess)
+            func count(_ extra: [String: Any]) -> Int {
+                let (status, result) = Self.find(extra.merging([kSecReturnRef as String: true, kSecMatchLimit as String: kSecMatchLimitAll]) { $1 })
+                return status == errSecSuccess ? (result as? [Any])?.count ?? -1 : 0
+            }
+            return [
+                count([:]),
+                count([kSecMatchEmailAddressIfPresent as String: "ALT-RSA@EXAMPLE.COM"]),
+                count([kSecMatchEmailAddressIfPresent as String: "nobody@example.com"]),
+                count([kSecMatchValidOnDate as String: NSNull()]),
+                count([kSecMatchValidOnDate as String: Date(timeIntervalSince1970: notAfter)]),
+                count([kSecMatchValidOnDate as String: Date(timeIntervalSince1970: notAfter + 1)]),
+                count([kSecMatchIssuers as String: [issuerName]]),
+                count([kSecMatchIssuers as String: [Data([0x30, 0x00])]]),
+                count([kSecAttrLabel as String: "p256.example.com, first p256"]),
+                Int(SecItemDelete([kSecClass as String: kSecClassCertificate, kSecValueRef as String: rsa] as CFDictionary)),
+                count([:]),
+            ]
+        }
+        #expect(counts == [2, 1, 0, 2, 2, 0, 2, 0, 1, Int(errSecSuccess), 1])
+    }
+
+    @Test("an identity is a stored certificate with the stored private key whose application label is its public key hash: SecIdentityCopyCertificate and SecIdentityCopyPrivateKey give them, and the key signs what the certificate's key verifies; attributes carry certdata")
+    func identities() async throws {
+        let facts = try Self.certificates()
+        for name in ["rsa", "p256", "p384"] {
+            let certificateFacts = try #require(facts[name])
+            let certificate = try Self.certificate(certificateFacts)
+            let privateBytes = try IndependentKeyCheck.bytes(certificateFacts["privateKey"])
+            let device = try TestDevice()
+            let (status, identity, attributes, missing) = await device.blocking { () -> (OSStatus, SecIdentity?, [String: String], OSStatus) in
+                let identityQuery: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]
+                _ = Self.add(certificate)
+                let missing = SecItemCopyMatching(identityQuery as CFDictionary, nil)  // no private key yet
+                var key: [String: Any] = [kSecClass as String: kSecClassKey, kSecValueData as String: privateBytes,
+                                          kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+                if name == "rsa" { key[kSecAttrKeyType as String] = kSecAttrKeyTypeRSA }
+                _ = SecItemAdd(key as CFDictionary, nil)
+                var result: CFTypeRef?
+                let status = SecItemCopyMatching(identityQuery as CFDictionary, &result)
+                var attributes: CFTypeRef?
+                _ = SecItemCopyMatching([kSecClass as String: kSecClassIdentity, kSecReturnAttributes as String: true] as CFDictionary, &attributes)
+                return (status, result as? SecIdentity, Self.text(attributes), missing)
+            }
+            #expect(missing == errSecItemNotFound)
+            #expect(status == errSecSuccess, "\(name)")
+            let found = try #require(identity, "\(name)")
+            #expect(CFGetTypeID(found) == SecIdentityGetTypeID())
+            var copied: SecCertificate?
+            #expect(SecIdentityCopyCertificate(found, &copied) == errSecSuccess && copied == certificate)
+            var privateKey: SecKey?
+            #expect(SecIdentityCopyPrivateKey(found, &privateKey) == errSecSuccess)
+            let algorithm: SecKeyAlgorithm = name == "rsa" ? .rsaSignatureMessagePKCS1v15SHA256 : .ecdsaSignatureMessageX962SHA256
+            let message = Data("client hello".utf8)
+            let signingKey = try #require(privateKey)
+            let signature = try #require(SecKeyCreateSignature(signingKey, algorithm, message as CFData, nil))
+            let certificateKey = try #require(SecCertificateCopyKey(certificate))
+            #expect(SecKeyVerifySignature(certificateKey, algorithm, message as CFData, signature, nil))
+            #expect(attributes["certdata"] == Self.hex(SecCertificateCopyData(certificate) as Data))
+            #expect(attributes[kSecClass as String] == kSecClassIdentity as String)
+        }
+    }
+
+    @Test("SecItemAdd of a key item with neither kSecValueRef nor kSecValueData stores its attributes alone (errSecSuccess), as iOS: a lookup gives its attributes, no key (errSecSuccess, nil) and no bytes; the same attributes again are errSecDuplicateItem; SecItemDelete removes it")
+    func attributeOnlyKeyItem() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [Int] in
+            let item: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("com.example.placeholder".utf8),
+                                       kSecAttrKeyType as String: kSecAttrKeyTypeRSA]
+            let added = SecItemAdd(item as CFDictionary, nil)
+            let again = SecItemAdd(item as CFDictionary, nil)
+            // Another tag of the same length is another item.
+            var other = item
+            other[kSecAttrApplicationTag as String] = Data("com.example.placeholdes".utf8)
+            #expect(SecItemAdd(other as CFDictionary, nil) == errSecSuccess)
+            _ = SecItemDelete(other as CFDictionary)
+            var attributes: CFTypeRef?
+            let found = SecItemCopyMatching(item.merging([kSecReturnAttributes as String: true]) { $1 } as CFDictionary, &attributes)
+            let tag = (attributes as? [String: Any])?[kSecAttrApplicationTag as String] as? Data
+            var ref: CFTypeRef? = "untouched" as NSString
+            let refStatus = SecItemCopyMatching(item.merging([kSecReturnRef as String: true]) { $1 } as CFDictionary, &ref)
+            var all: CFTypeRef?
+            _ = SecItemCopyMatching(item.merging([kSecReturnRef as String: true, kSecMatchLimit as String: kSecMatchLimitAll]) { $1 } as CFDictionary, &all)
+            let deleted = SecItemDelete(item as CFDictionary)
+            let gone = SecItemCopyMatching(item as CFDictionary, nil)
+            return [Int(added), Int(again), Int(found), tag == Data("com.example.placeholder".utf8) ? 1 : 0, Int(refStatus),
+                    ref == nil ? 1 : 0, (all as? [Any])?.count ?? -1, Int(deleted), Int(gone)]
+        }
+        #expect(statuses == [Int(errSecSuccess), Int(errSecDuplicateItem), Int(errSecSuccess), 1, Int(errSecSuccess), 1, 0,
+                             Int(errSecSuccess), Int(errSecItemNotFound)])
+    }
+}
+#endif

@@ -112,6 +112,7 @@ def aesgcm_open(private_key, hash_name, ciphertext):
     AES-GCM ciphertext with its 16-byte tag after it."""
     size = private_key.key_size // 8
     session = private_key.decrypt(ciphertext[:size], encryption_padding("oaep-" + hash_name))
+    assert len(session) == AESGCM_KEY_BYTES(private_key.key_size), "the AES key is not the size SecKey.h gives"
     return AESGCM(session).decrypt(AESGCM_IV, ciphertext[size:], pkcs1(private_key.public_key()))
 
 
@@ -193,16 +194,64 @@ def ec_verify():
     print(json.dumps(results))
 
 
+def der_length(n):
+    if n < 0x80:
+        return bytes([n])
+    body = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(body)]) + body
+
+
+def der_tlv(tag, content):
+    return bytes([tag]) + der_length(len(content)) + content
+
+
+def der_children(data):
+    """The (tag, whole element) pairs of a DER element's content."""
+    length_byte = data[1]
+    offset = 2 if length_byte < 0x80 else 2 + (length_byte & 0x7F)
+    children, content = [], data[offset:]
+    while content:
+        first = content[1]
+        header = 2 if first < 0x80 else 2 + (first & 0x7F)
+        size = first if first < 0x80 else int.from_bytes(content[2:header], "big")
+        children.append((content[0], content[:header + size]))
+        content = content[header + size:]
+    return children
+
+
+def with_tbs_field(der, index, replacement):
+    """The certificate `der` with its TBSCertificate's field `index` replaced (None: removed);
+    the signature no longer matches, which SecCertificateCreateWithData does not check."""
+    tbs, algorithm, signature = [element for _, element in der_children(der)]
+    fields = [element for _, element in der_children(tbs)]
+    if replacement is None:
+        del fields[index]
+    else:
+        fields[index] = replacement
+    return der_tlv(0x30, der_tlv(0x30, b"".join(fields)) + algorithm + signature)
+
+
 def certificates():
     import datetime
     from cryptography import x509
     from cryptography.x509.oid import NameOID
+    from cryptography.x509.name import _ASN1Type
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(days=1)
-    keys = {"rsa": rsa.generate_private_key(public_exponent=65537, key_size=2048),
-            "p256": ec.generate_private_key(ec.SECP256R1()), "p384": ec.generate_private_key(ec.SECP384R1()),
-            "nocn": ec.generate_private_key(ec.SECP256R1())}
+    # The RSA certificate's issuer is a PrintableString that iOS normalizes (upper case, one
+    # space, trimmed); "intermediate" is that issuer, issued by a root, for kSecMatchIssuers.
+    odd_ca = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "  Touchstone   test ca ", _type=_ASN1Type.PrintableString)])
+    normal_ca = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "TOUCHSTONE TEST CA", _type=_ASN1Type.PrintableString)])
+    plain_ca = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Touchstone Test CA")])
+    root = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Touchstone Root")])
+    specs = {
+        # A serial whose top bit is set: its DER content starts with a zero byte.
+        "rsa": (rsa.generate_private_key(public_exponent=65537, key_size=2048), odd_ca, 0x80 << 144),
+        "p256": (ec.generate_private_key(ec.SECP256R1()), plain_ca, x509.random_serial_number()),
+        "p384": (ec.generate_private_key(ec.SECP384R1()), plain_ca, x509.random_serial_number()),
+        "nocn": (ec.generate_private_key(ec.SECP256R1()), plain_ca, x509.random_serial_number()),
+    }
     out = {}
-    for name, key in keys.items():
+    for name, (key, issuer, serial) in specs.items():
         if name == "nocn":  # no common name: iOS summarizes it by its first e-mail address
             subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Touchstone Test"),
                                  x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, "Unit"),
@@ -213,8 +262,6 @@ def certificates():
                                  x509.NameAttribute(NameOID.COMMON_NAME, "first " + name),
                                  x509.NameAttribute(NameOID.COMMON_NAME, name + ".example.com"),
                                  x509.NameAttribute(NameOID.EMAIL_ADDRESS, name + "@example.com")])
-        issuer = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Touchstone Test CA")])
-        serial = x509.random_serial_number()
         cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
                 .serial_number(serial).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
                 .add_extension(x509.SubjectAlternativeName([x509.RFC822Name("alt-" + name + "@example.com"),
@@ -233,6 +280,7 @@ def certificates():
             "der": b64(cert.public_bytes(serialization.Encoding.DER)),
             "serial": b64(serial.to_bytes((serial.bit_length() + 8) // 8, "big")),
             "subject": b64(cert.subject.public_bytes()), "issuer": b64(cert.issuer.public_bytes()),
+            "normalizedIssuer": b64((normal_ca if issuer == odd_ca else issuer).public_bytes()),
             "publicKey": b64(key_bytes), "privateKey": b64(private_bytes),
             "notBefore": now.timestamp(), "notAfter": (now + datetime.timedelta(days=3650)).timestamp(),
             # iOS (SecCertificate.c): every common name, the last first; without one, the first
@@ -242,6 +290,25 @@ def certificates():
             "emails": ["alt-" + name + "@example.com", name + "@example.com"],
             "subjectKeyID": b64(cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value.digest),
         }
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    intermediate = (x509.CertificateBuilder().subject_name(odd_ca).issuer_name(root).public_key(ca_key.public_key())
+                    .serial_number(7).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+                    .sign(ca_key, hashes.SHA256())).public_bytes(serialization.Encoding.DER)
+    leaf = base64.b64decode(out["p256"]["der"])
+    fields = [element for _, element in der_children(der_children(leaf)[0][1])]
+    extensions = next(element for element in fields if element[0] == 0xA3)
+    bad_san = der_tlv(0xA3, der_tlv(0x30, der_tlv(0x30, der_tlv(0x06, bytes([0x55, 0x1D, 0x11])) + der_tlv(0x04, b"\x30\x03\x81"))))
+    out["extra"] = {
+        "intermediate": b64(intermediate), "root": b64(root.public_bytes()),
+        # SecCertificateCreateWithData takes these (the signature is not checked):
+        "negativeSerial": b64(with_tbs_field(leaf, 1, der_tlv(0x02, b"\xff"))),
+        "badNonCriticalSAN": b64(with_tbs_field(leaf, fields.index(extensions), bad_san)),
+        # and refuses these:
+        "versionZero": b64(with_tbs_field(leaf, 0, der_tlv(0xA0, der_tlv(0x02, b"\x00")))),
+        "versionHuge": b64(with_tbs_field(leaf, 0, der_tlv(0xA0, der_tlv(0x02, b"\x7f" + b"\xff" * 7)))),
+        "emptyExtensions": b64(with_tbs_field(leaf, fields.index(extensions), der_tlv(0xA3, der_tlv(0x30, b"")))),
+        "longSerial": b64(with_tbs_field(leaf, 1, der_tlv(0x02, b"\x01" * 38))),
+    }
     print(json.dumps(out))
 
 

@@ -88,6 +88,8 @@ struct CertificateQuery {
         if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
             throw KeychainQuery.Unsimulated()  // our limit: no persistent references for certificates
         }
+        // As iOS's securityd: hosts are matched for internet passwords only.
+        if dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil { throw KeychainQuery.Unsimulated() }
         switch dictionary[kSecValueRef as String] {
         case nil: certificateRef = nil
         case let certificate as SecCertificate: certificateRef = certificate
@@ -178,8 +180,8 @@ enum CertificateItems {
     /// `SecItemAdd` of a certificate: `kSecValueRef` (its attributes derived, those given
     /// winning) or `kSecValueData` alone (as on iOS, nothing derived: type 0, empty issuer and
     /// serial number, so two certificates added that way collide). Accessibility defaults to
-    /// always, as iOS gives certificates; errSecDuplicateItem for the same type, issuer and
-    /// serial number again.
+    /// always, as iOS gives certificates; errSecDuplicateItem for the same type, issuer, serial
+    /// number and access group again.
     static func add(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         KeychainCall.run { call in
             let dictionary = try KeychainQuery.normalize(attributes)
@@ -200,6 +202,8 @@ enum CertificateItems {
             stored.merge(query.attributes) { $1 }
             let authenticator = try call.authenticator(context: query.context)
             try KeychainQuery.requireEntitlement(query.accessGroup.map { [kSecAttrAccessGroup as String: $0] }, of: authenticator)
+            // The access group is part of the item, as on iOS: the one given, else the app's first.
+            stored[kSecAttrAccessGroup as String] = query.accessGroup ?? .string(KeychainQuery.defaultAccessGroup(of: authenticator))
             let accessibility = query.accessibility ?? .always
             try authenticator.keychain.add(der, service: service, account: account(stored), itemClass: .certificate,
                                            accessControl: try AccessControl(accessibility), attributes: stored)
@@ -211,9 +215,9 @@ enum CertificateItems {
         }
     }
 
-    /// An item's account: its primary key on iOS (type, issuer, serial number).
+    /// An item's account: its primary key on iOS (type, issuer, serial number, access group).
     private static func account(_ attributes: [String: KeychainAttributeValue]) -> String {
-        primaryKeyAccount([kSecAttrCertificateType, kSecAttrIssuer, kSecAttrSerialNumber].map { $0 as String }, of: attributes)
+        primaryKeyAccount([kSecAttrCertificateType, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrAccessGroup].map { $0 as String }, of: attributes)
     }
 
     /// The stored certificates `query` selects, in the order they were added: matching its
@@ -222,7 +226,8 @@ enum CertificateItems {
     /// a certificate without one does not match) and `kSecMatchValidOnDate` (inclusive).
     static func matching(_ query: CertificateQuery, attributes: [String: KeychainAttributeValue]? = nil,
                          on authenticator: Authenticator) throws -> [Found] {
-        let wanted = attributes ?? query.attributes
+        var wanted = attributes ?? query.attributes
+        if let group = query.accessGroup { wanted[kSecAttrAccessGroup as String] = group }
         let all = try authenticator.keychain.items(service: service, itemClass: .certificate)
             .sorted { ($0.insertionOrder ?? 0, $0.account) < ($1.insertionOrder ?? 0, $1.account) }
         var found: [Found] = []
@@ -294,10 +299,19 @@ enum CertificateItems {
         }
     }
 
+    /// A stored certificate and its private key.
+    struct IdentityMatch {
+        let certificate: Found
+        let key: SecKey
+        let keyAttributes: [String: Any]
+        /// Deletes the key's record.
+        let deleteKey: () throws -> Void
+    }
+
     /// The identities `query` selects: each stored certificate it matches (by label, issuer,
     /// serial number, subject key identifier and the match keys) with the stored private key
     /// whose application label is the certificate's public key hash.
-    private static func identities(_ query: CertificateQuery, on authenticator: Authenticator) throws -> [(Found, SecKey, [String: Any])] {
+    private static func identities(_ query: CertificateQuery, on authenticator: Authenticator) throws -> [IdentityMatch] {
         // As iOS's join exposes them, only these certificate columns filter an identity.
         let filtering = query.attributes.filter {
             [kSecAttrLabel, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrSubjectKeyID].map { $0 as String }.contains($0.key)
@@ -305,15 +319,17 @@ enum CertificateItems {
         let everyKey = try KeyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate as String])
         let enclaveKeys = try authenticator.keys.keys().filter { !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) }
         let inMemory = try StoredInMemoryKeys.matching(everyKey, on: authenticator).filter(\.key.isPrivate)
-        var pairs: [(Found, SecKey, [String: Any])] = []
+        var pairs: [IdentityMatch] = []
         for certificate in try matching(query, attributes: filtering, on: authenticator) {
             guard case let .data(hash)? = certificate.item.attributes[kSecAttrPublicKeyHash as String] else { continue }
             if let key = enclaveKeys.first(where: { $0.applicationLabel == hash }) {
                 let secKey = SecKey(.enclave(key, authenticator), context: query.context)
-                pairs.append((certificate, secKey, KeyQuery.attributes(of: secKey)))
+                pairs.append(IdentityMatch(certificate: certificate, key: secKey, keyAttributes: KeyQuery.attributes(of: secKey),
+                                           deleteKey: { try authenticator.keys.delete(key) }))
             } else if let stored = inMemory.first(where: { $0.applicationLabel == hash }) {
                 let secKey = SecKey(.inMemory(stored.key))
-                pairs.append((certificate, secKey, StoredInMemoryKeys.attributes(of: stored, secKey: secKey)))
+                pairs.append(IdentityMatch(certificate: certificate, key: secKey, keyAttributes: StoredInMemoryKeys.attributes(of: stored, secKey: secKey),
+                                           deleteKey: { try StoredInMemoryKeys.delete(stored.item, on: authenticator) }))
             }
         }
         return pairs
@@ -321,10 +337,13 @@ enum CertificateItems {
 
     private static func copyIdentities(_ query: CertificateQuery, _ result: UnsafeMutablePointer<CFTypeRef?>?,
                                        on authenticator: Authenticator) throws -> OSStatus {
+        // Our limit: an identity's key data (kSecReturnData) is not given.
+        guard query.returnRef || query.returnAttributes || !query.returnData else { throw KeychainQuery.Unsimulated() }
         var pairs = try identities(query, on: authenticator)
         guard !pairs.isEmpty else { return errSecItemNotFound }
         if !query.limitAll { pairs = [pairs[0]] }
-        let shaped: [Any] = pairs.compactMap { certificate, key, keyAttributes in
+        let shaped: [Any] = pairs.compactMap { pair in
+            let (certificate, key, keyAttributes) = (pair.certificate, pair.key, pair.keyAttributes)
             // As iOS: no identity when the certificate's key is not the private key's public half.
             let identity = certificate.certificate.flatMap { cert -> SecIdentity? in
                 let certificateKey = cert.publicKey.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
@@ -357,9 +376,9 @@ enum CertificateItems {
             if query.isIdentity {
                 let pairs = try identities(query, on: authenticator)
                 guard !pairs.isEmpty else { return errSecItemNotFound }
-                for (certificate, key, _) in pairs {
-                    try authenticator.keychain.delete(service: service, account: certificate.item.account, itemClass: .certificate)
-                    _ = KeyItems.delete([kSecClass as String: kSecClassKey, kSecValueRef as String: key] as CFDictionary)
+                for pair in pairs {
+                    try authenticator.keychain.delete(service: service, account: pair.certificate.item.account, itemClass: .certificate)
+                    try pair.deleteKey()
                 }
                 return errSecSuccess
             }

@@ -102,8 +102,9 @@ enum StoredInMemoryKeys {
         if let keyClass = query.keyClass { attributes[kSecAttrKeyClass as String] = .string(keyClass) }
         if let bits { attributes[kSecAttrKeySizeInBits as String] = .integer(Int64(bits)) }
         // The item is its attributes (Apple's key primary key: class, application label, tag,
-        // type, size...): the same ones again are a duplicate.
-        let account = primaryKeyAccount(attributes.keys.sorted(), of: attributes) + ".attributes"
+        // type, size...; not the label): the same ones again are a duplicate.
+        // The label is not part of Apple's key primary key.
+        let account = primaryKeyAccount(attributes.keys.sorted().filter { $0 != kSecAttrLabel as String }, of: attributes) + ".attributes"
         try authenticator.keychain.add(nil, service: service, account: account, itemClass: .key,
                                        accessControl: try AccessControl(accessibility), attributes: attributes)
         return attributesOnly(attributes, accessibility: accessibility)

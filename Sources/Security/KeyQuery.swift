@@ -50,8 +50,11 @@ struct KeyQuery {
         if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
             throw KeychainQuery.Unsimulated()
         }
-        // As iOS's securityd: issuers are matched for certificates and identities only.
-        if dictionary[kSecMatchIssuers as String] != nil { throw KeychainQuery.Unsimulated() }
+        // As iOS's securityd: issuers are matched for certificates and identities only, hosts
+        // for internet passwords only (errSecUnsupportedOperation, which is errSecUnimplemented).
+        if dictionary[kSecMatchIssuers as String] != nil || dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil {
+            throw KeychainQuery.Unsimulated()
+        }
         switch dictionary[kSecAttrApplicationTag as String] {
         case nil: tag = nil
         case let text as String: tag = Data(text.utf8)
@@ -351,7 +354,7 @@ enum KeyItems {
             func bytes(_ secKey: SecKey) -> Data? {
                 secKey.inMemoryKey?.externalRepresentation ?? (secKey.isPrivate ? nil : secKey.publicKeyData)
             }
-            if onlyData, found.contains(where: { $0.0.map(bytes) == .some(nil) }) { return errSecParam }
+            if onlyData, found.contains(where: { key, _ in key.map { bytes($0) == nil } ?? false }) { return errSecParam }
             // An attribute-only item gives no key and no bytes: as on iOS, it is left out of an
             // array, and a single result is nil (errSecSuccess all the same).
             let shaped: [Any] = found.compactMap { secKey, attributesOf in

@@ -63,14 +63,16 @@ struct KeychainQuery {
         }
     }
 
-    /// `SecItemDelete` and `SecItemUpdate` refuse the search keys iOS's securityd counts as
-    /// match rules it cannot apply to a change: `kSecMatchCaseInsensitive` and
-    /// `kSecMatchItemList` (errSecParam, "match not supported").
-    static func refuseMatchKeysInChange(_ cfDictionary: CFDictionary) throws {
-        let dictionary = try normalize(cfDictionary)
-        if let key = [kSecMatchCaseInsensitive, kSecMatchItemList].map({ $0 as String }).first(where: { dictionary[$0] != nil }) {
-            throw Invalid(reason: "\(key) is not supported by SecItemDelete or SecItemUpdate")
-        }
+    /// The status iOS's securityd gives a call, of any class, for the search keys it refuses:
+    /// in `SecItemDelete` and `SecItemUpdate` (`inChange`) `kSecMatchCaseInsensitive` and
+    /// `kSecMatchItemList` ("match not supported", errSecParam); in a lookup an item list of
+    /// anything but persistent references (errSecParam). Nil when the call may go on. Read
+    /// before the query is, so keys and certificates are refused as passwords are.
+    static func refusedSearchKeys(_ query: CFDictionary, inChange: Bool) -> OSStatus? {
+        let list = query.object(forKey: kSecMatchItemList as String)
+        if inChange, list != nil || query.object(forKey: kSecMatchCaseInsensitive as String) != nil { return errSecParam }
+        guard let list else { return nil }
+        return (try? checkItemList([kSecMatchItemList as String: list])) == nil ? errSecParam : nil
     }
 
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:

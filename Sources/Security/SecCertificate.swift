@@ -42,15 +42,15 @@ public final class SecCertificate: Sendable, Hashable, CustomStringConvertible {
             case X509Certificate.commonName: 4
             case X509Certificate.organizationalUnit: 3
             case X509Certificate.organization: 2
-            case X509Certificate.description: 0
-            default: 1
+            default: 1  // any other attribute, a description among them
             }
         }
         let best = attributes.map { rank($0.oid) }.max() ?? 0
         let values = attributes.filter { rank($0.oid) == best && best > 0 }.map(\.value)
         var summary = values.isEmpty ? nil : values.reversed().joined(separator: ", ")
-        if best == 4, let summaryText = summary, let description = certificate.subjectValues(X509Certificate.description).first {
-            summary = "\(summaryText) (\(description))"
+        let descriptions = certificate.subjectValues(X509Certificate.descriptionAttribute)
+        if best == 4, let summaryText = summary, !descriptions.isEmpty {
+            summary = "\(summaryText) (\(descriptions.reversed().joined(separator: ", ")))"
         }
         if best < 4, let other = certificate.emailAddresses.first ?? certificate.alternativeDNSNames.first {
             summary = other

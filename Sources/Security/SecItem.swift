@@ -15,7 +15,7 @@ import TouchstoneSimulation
 /// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a
 /// whenPasscodeSetThisDeviceOnly item without a passcode, `errSecAuthFailed` for a biometric
 /// access control with nothing enrolled or an applicationPassword item without the credential
-/// on the context, `errSecUnimplemented` for certificates and identities. For `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
+/// on the context, `errSecUnimplemented` for an identity ref (add its certificate and key). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
@@ -63,7 +63,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// `evaluateAccessControl`, reuse window, `interactionNotAllowed` and application password).
 /// Statuses: `errSecItemNotFound` (none, or invalidated by an enrollment change),
 /// `errSecUserCanceled`, `errSecAuthFailed` (failed, locked out, wrong application password),
-/// `errSecInteractionNotAllowed`, `errSecUnimplemented` (certificates, identities). `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s.
+/// `errSecInteractionNotAllowed`. Certificates and identities: see `CertificateItems`. `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s.
 ///
 /// ```swift
 /// var result: CFTypeRef?
@@ -72,6 +72,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// ```
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: false) { return refused }
     if KeyQuery.isKeyClass(query) { return KeyItems.copyMatching(query, result) }
     if CertificateQuery.isCertificateClass(query) { return CertificateItems.copyMatching(query, result) }
     return KeychainCall.run { call in
@@ -113,8 +114,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// ```
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    KeychainCall.run { call in
-        try KeychainQuery.refuseMatchKeysInChange(query)
+    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true) { return refused }
+    return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)
         let keychain = try call.keychain(query)
@@ -143,13 +144,13 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 }
 
 /// Deletes every item matching `query` (invalidated ones too); `errSecItemNotFound` when there
-/// is none, `errSecUnimplemented` for certificates and identities (keys are deleted by tag, label or `kSecValueRef`). Never prompts.
+/// is none; certificates and identities are deleted as `CertificateItems` says, keys by tag, label or `kSecValueRef`. Never prompts.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true) { return refused }
     if KeyQuery.isKeyClass(query) { return KeyItems.delete(query) }
     if CertificateQuery.isCertificateClass(query) { return CertificateItems.delete(query) }
     return KeychainCall.run { call in
-        try KeychainQuery.refuseMatchKeysInChange(query)
         let query = try KeychainQuery(query)
         let keychain = try call.keychain(query)
         let matches = try query.matches(in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator), includingInvalidated: true)

@@ -45,8 +45,8 @@ nonisolated(unsafe) public let kSecAttrAccessGroupToken: CFString = "com.apple.t
 
 // MARK: Search keys
 
-/// Certificate search: a trust policy to evaluate. Accepted and ignored (certificate searches
-/// are not simulated; password and key queries do not use it).
+/// Certificate search: a trust policy to evaluate. Our limit: trust evaluation is not
+/// simulated, so it is accepted and ignored.
 nonisolated(unsafe) public let kSecMatchPolicy: CFString = "m_Policy"
 /// Search only these items (macOS only, SecItem.h says). As on iOS: a list of persistent
 /// references (`Data`) is ignored, a list of `SecKey`s or certificates is `errSecParam`, and
@@ -62,7 +62,8 @@ nonisolated(unsafe) public let kSecMatchIssuers: CFString = "m_Issuers"
 /// Certificate and identity search: certificates with this e-mail address (ignoring case);
 /// those with none do not match. Not a string: `errSecParam`. Ignored for other classes.
 nonisolated(unsafe) public let kSecMatchEmailAddressIfPresent: CFString = "m_EmailAddressIfPresent"
-/// Certificate search: text within the subject. Accepted and ignored (certificates are not simulated).
+/// Certificate search: text within the subject. As on iOS, whose securityd has no rule for it:
+/// accepted and ignored.
 nonisolated(unsafe) public let kSecMatchSubjectContains: CFString = "m_SubjectContains"
 /// Internet passwords (iOS 18) whose `kSecAttrServer` is this host or ends in "." and it
 /// (`"example.com"` finds `"api.example.com"`, not `"badexample.com"`; case-sensitive). Not a
@@ -71,7 +72,8 @@ nonisolated(unsafe) public let kSecMatchHostOrSubdomainOfHost: CFString = "m_Hos
 /// Case-insensitive matching of string attributes. As on iOS, securityd has no rule for it:
 /// matching stays exact; `SecItemDelete` / `SecItemUpdate` with it are `errSecParam`.
 nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
-/// Certificate search: trusted certificates only. Accepted and ignored (certificates are not simulated).
+/// Certificate search: trusted certificates only. Our limit: trust evaluation is not simulated,
+/// so it is accepted and ignored.
 nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = "m_TrustedOnly"
 /// Certificate and identity search: valid on this date (`kCFNull`: now), bounds included.
 /// Ignored for other classes, as on iOS.

@@ -111,26 +111,27 @@ struct RSAKey: InMemoryKey {
     /// input of the wrong length.
     func signature(of message: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
         guard let privateKey else { throw SecKeyCall.Failure(errSecParam, "a public key cannot sign") }
-        guard let form = algorithm.rsaSignature else { throw Self.unsupported(algorithm) }
-        if case let .message(hash, padding) = form {
+        let block: Data?
+        switch algorithm.rsaSignature {
+        case nil:
+            throw Self.unsupported(algorithm)
+        case let .message(hash, padding):
             do {
                 return try hash.withDigest(of: message) { digest in
                     try privateKey.signature(for: digest, padding: padding).rawRepresentation
                 }
             } catch {
-                // e.g. PSS with SHA-512 needs a modulus of at least 130 bytes.
+                // e.g. PSS with SHA-512 needs a modulus of at least 1034 bits.
                 throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature")
             }
-        }
-        let block: Data?
-        switch form {
-        case .message: block = nil  // signed above
         case let .digest(hash, pss: true):
             block = try RSAEncoding.pssBlock(digest: checkedDigest(message, hash, algorithm), hash, modulusBits: bits)
         case let .digest(hash, pss: false):
-            block = RSAEncoding.digestInfo(message, hash).flatMap { RSAEncoding.pkcs1v15SignatureBlock($0, length: blockSize) }
-        case .pkcs1v15Raw: block = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
-        case .raw: block = try rawBlock(message)
+            block = pkcs1v15Block(digestInfoOf: message, hash)
+        case .pkcs1v15Raw:
+            block = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
+        case .raw:
+            block = try rawBlock(message)
         }
         guard let block else {
             throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature of \(message.count) bytes")
@@ -139,33 +140,41 @@ struct RSAKey: InMemoryKey {
     }
 
     /// `SecKeyVerifySignature`: whether `signature` signs `message` (a message, a digest or a
-    /// block, as the algorithm says).
+    /// block, as the algorithm says). The inputs are checked as for signing; a signature that
+    /// is not a block below the modulus does not verify.
     func isValidSignature(_ signature: Data, for message: Data, _ algorithm: SecKeyAlgorithm) throws -> Bool {
-        guard let form = algorithm.rsaSignature else { throw Self.unsupported(algorithm) }
-        if case let .message(hash, padding) = form {
+        switch algorithm.rsaSignature {
+        case nil:
+            throw Self.unsupported(algorithm)
+        case let .message(hash, padding):
             let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
             return hash.withDigest(of: message) { digest in
                 publicKey.isValidSignature(parsed, for: digest, padding: padding)
             }
-        }
-        // The inputs are checked as for signing; a signature that is not a block below the
-        // modulus does not verify.
-        let expected: Data?
-        switch form {
-        case .message: expected = nil  // verified above
         case let .digest(hash, pss: true):
             let digest = try checkedDigest(message, hash, algorithm)
             guard let block = try? publicOperation(signature) else { return false }
             return RSAEncoding.pssVerifies(block, digest: digest, hash, modulusBits: bits)
         case let .digest(hash, pss: false):
-            expected = RSAEncoding.digestInfo(message, hash).flatMap { RSAEncoding.pkcs1v15SignatureBlock($0, length: blockSize) }
-        case .pkcs1v15Raw: expected = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
+            return opens(signature, to: pkcs1v15Block(digestInfoOf: message, hash))
+        case .pkcs1v15Raw:
+            return opens(signature, to: RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize))
         case .raw:
             // As Apple's: the block loses all its leading zeros, then equals the input exactly
             // (so an input starting with a zero byte never verifies).
             guard let block = try? publicOperation(signature) else { return false }
             return Data(block.drop { $0 == 0 }) == message
         }
+    }
+
+    /// The PKCS#1 v1.5 block of the `DigestInfo` of `digest` as a `hash` digest; nil when it
+    /// does not fit.
+    private func pkcs1v15Block(digestInfoOf digest: Data, _ hash: ECIES.Hash) -> Data? {
+        RSAEncoding.digestInfo(digest, hash).flatMap { RSAEncoding.pkcs1v15SignatureBlock($0, length: blockSize) }
+    }
+
+    /// Whether the public operation on `signature` gives `expected`.
+    private func opens(_ signature: Data, to expected: Data?) -> Bool {
         guard let expected, let block = try? publicOperation(signature) else { return false }
         return block == expected
     }
@@ -324,9 +333,10 @@ extension SecKeyAlgorithm {
         guard parts.count >= 5, let hash = ECIES.Hash(appleName: parts[4]) else { return nil }
         switch (parts[3], parts.count) {
         case ("message-PKCS1v15", 5): return .message(hash, .insecurePKCS1v1_5)
-        case ("message-PSS", 7): return .message(hash, .PSS)
+        // PSS names its MGF1 hash and salt length too: Apple's are the hash and its length.
+        case ("message-PSS", 7) where parts[5] == parts[4] && Int(parts[6]) == hash.byteCount: return .message(hash, .PSS)
         case ("digest-PKCS1v15", 5): return .digest(hash, pss: false)
-        case ("digest-PSS", 7): return .digest(hash, pss: true)
+        case ("digest-PSS", 7) where parts[5] == parts[4] && Int(parts[6]) == hash.byteCount: return .digest(hash, pss: true)
         default: return nil
         }
     }

@@ -28,8 +28,10 @@ extension RSAKey {
             let raw = try _RSA.BlindSigning.PrivateKey(
                 unsafeDERRepresentation: privateKey.derRepresentation, parameters: .RSABSSA_SHA384_PSS_Deterministic)
             return try raw.blindSignature(for: block).rawRepresentation
+        } catch let error as CryptoKitError {
+            throw SecKeyCall.Failure(errSecParam, "the RSA input is not below the key's modulus (\(error))")
         } catch {
-            throw SecKeyCall.Failure(errSecParam, "the RSA input is not below the key's modulus")
+            throw SecKeyCall.Failure(errSecParam, "the RSA private operation failed: \(error)")
         }
     }
 
@@ -136,7 +138,7 @@ enum RSAEncoding {
     /// EMSA-PSS-ENCODE of the digest `mHash` (RFC 8017 §9.1.1) with a random salt as long as
     /// the hash (Apple's salt) and MGF1 with the same hash, for a modulus of `modulusBits`:
     /// the block the private operation signs, ``RSAKey/blockSize`` bytes long. Nil when the
-    /// key is too small for the hash (PSS with SHA-512 needs more than 1040 bits).
+    /// key is too small for the hash (PSS with SHA-512 needs at least 1034 bits).
     static func pssBlock(digest mHash: Data, _ hash: ECIES.Hash, modulusBits: Int) -> Data? {
         let hashLength = mHash.count
         let emBits = modulusBits - 1

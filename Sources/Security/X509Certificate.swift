@@ -17,7 +17,7 @@ struct X509Certificate: Sendable {
 
     /// The whole certificate.
     let der: Data
-    /// The version field: 0 for v1 (absent), 2 for v3.
+    /// The version field: 0 for v1 (absent), 1 for v2, 2 for v3.
     let version: Int
     /// The serial number's INTEGER content bytes.
     let serialNumber: Data
@@ -46,7 +46,7 @@ struct X509Certificate: Sendable {
     static let emailAddress = "1.2.840.113549.1.9.1"
     static let organization = "2.5.4.10"
     static let organizationalUnit = "2.5.4.11"
-    static let description = "2.5.4.13"
+    static let descriptionAttribute = "2.5.4.13"
     static let rsaEncryption = "1.2.840.113549.1.1.1"
     static let ecPublicKey = "1.2.840.10045.2.1"
 
@@ -68,11 +68,18 @@ struct X509Certificate: Sendable {
             }
             return tbs
         }
-        var parsed: X509Certificate?
-        try DER.sequence(tbs, identifier: .sequence) { nodes in
-            let version = try DER.optionalExplicitlyTagged(&nodes, tagNumber: 0, tagClass: .contextSpecific) { try Int(derEncoded: $0) } ?? 0
+        self = try DER.sequence(tbs, identifier: .sequence) { nodes in
+            // As Apple's SecCertificateParse: an explicit version is 1 (v2) or 2 (v3).
+            let explicit = try DER.optionalExplicitlyTagged(&nodes, tagNumber: 0, tagClass: .contextSpecific) { try Int(derEncoded: $0) }
+            if let explicit, !(1...2).contains(explicit) { throw Invalid(reason: "an explicit version is 1 (v2) or 2 (v3)") }
+            let version = explicit ?? 0
             guard let serial = nodes.next(), nodes.next() != nil, let issuer = nodes.next(), let validity = nodes.next(),
                   let subject = nodes.next(), let key = nodes.next() else { throw Invalid(reason: "the signed part lacks a field") }
+            // The serial number's content bytes as they are (a leading zero kept, a negative
+            // number allowed), 1 to 37 of them, as Apple reads it.
+            guard serial.identifier == .integer, case let .primitive(serialBytes) = serial.content, (1...37).contains(serialBytes.count) else {
+                throw Invalid(reason: "the serial number is not an INTEGER of 1 to 37 bytes")
+            }
             let dates = try DER.sequence(validity, identifier: .sequence) { nodes in
                 guard let start = nodes.next(), let end = nodes.next() else { throw Invalid(reason: "validity is two times") }
                 return (try Certificate.validityDate(start), try Certificate.validityDate(end))
@@ -86,24 +93,31 @@ struct X509Certificate: Sendable {
                 guard node.identifier == ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific) else { continue }
                 try DER.explicitlyTagged(node, tagNumber: 3, tagClass: .contextSpecific) { extensions in
                     try DER.sequence(extensions, identifier: .sequence) { list in
+                        var count = 0
                         while let item = list.next() {
-                            let (oid, value) = try Self.extensionValue(item)
-                            if oid == "2.5.29.14" { keyIdentifier = Data(try ASN1OctetString(derEncoded: try DER.parse(value)).bytes) }
-                            if oid == "2.5.29.17" { (emails, dnsNames) = try Self.alternativeNames(value) }
+                            count += 1
+                            let (oid, critical, value) = try Self.extensionValue(item)
+                            // As Apple's: a known extension that does not read fails the
+                            // certificate only when it is critical; otherwise it is left out.
+                            do {
+                                if oid == "2.5.29.14" { keyIdentifier = Data(try ASN1OctetString(derEncoded: try DER.parse(value)).bytes) }
+                                if oid == "2.5.29.17" { (emails, dnsNames) = try Self.alternativeNames(value) }
+                            } catch where !critical {
+                                continue
+                            }
                         }
+                        guard count > 0 else { throw Invalid(reason: "the extensions list is empty") }
                     }
                 }
             }
-            parsed = X509Certificate(
-                der: der, version: version, serialNumber: Data(try ArraySlice<UInt8>(derEncoded: serial)),
+            return X509Certificate(
+                der: der, version: version, serialNumber: Data(serialBytes),
                 issuer: Data(issuer.encodedBytes), subject: Data(subject.encodedBytes),
                 issuerAttributes: try Self.attributes(issuer), subjectAttributes: try Self.attributes(subject), notBefore: dates.0, notAfter: dates.1,
                 subjectPublicKeyInfo: Data(key.encodedBytes), keyAlgorithm: algorithm, keyParameters: parameters,
                 subjectPublicKey: bits, subjectKeyIdentifier: keyIdentifier, alternativeEmails: emails,
                 alternativeDNSNames: dnsNames)
         }
-        guard let parsed else { throw Invalid(reason: "the signed part is empty") }
-        self = parsed
     }
 
     private init(der: Data, version: Int, serialNumber: Data, issuer: Data, subject: Data, issuerAttributes: [NameAttribute], subjectAttributes: [NameAttribute],
@@ -200,8 +214,8 @@ struct X509Certificate: Sendable {
         let lengthBytes = first & 0x7F
         guard (1...4).contains(lengthBytes), bytes.count >= 2 + lengthBytes else { return nil }
         let length = bytes[2 ..< 2 + lengthBytes].reduce(0) { $0 << 8 | Int($1) }
-        let total = 2 + lengthBytes + length
-        return total <= bytes.count ? total : nil
+        guard length >= 0, length <= bytes.count - 2 - lengthBytes else { return nil }
+        return 2 + lengthBytes + length
     }
 
     // MARK: Parts
@@ -251,14 +265,18 @@ struct X509Certificate: Sendable {
         }
     }
 
-    /// An extension's OID and its value's bytes.
-    private static func extensionValue(_ node: ASN1Node) throws -> (String, [UInt8]) {
+    /// An extension's OID, whether it is critical, and its value's bytes.
+    private static func extensionValue(_ node: ASN1Node) throws -> (String, Bool, [UInt8]) {
         try DER.sequence(node, identifier: .sequence) { parts in
             guard let oid = parts.next() else { throw Invalid(reason: "an extension lacks its OID") }
             var value = parts.next()
-            if value?.identifier == .boolean { value = parts.next() }
+            var critical = false
+            if let flag = value, flag.identifier == .boolean {
+                critical = try Bool(derEncoded: flag)
+                value = parts.next()
+            }
             guard let value else { throw Invalid(reason: "an extension lacks its value") }
-            return (try ASN1ObjectIdentifier(derEncoded: oid).description, [UInt8](try ASN1OctetString(derEncoded: value).bytes))
+            return (try ASN1ObjectIdentifier(derEncoded: oid).description, critical, [UInt8](try ASN1OctetString(derEncoded: value).bytes))
         }
     }
 

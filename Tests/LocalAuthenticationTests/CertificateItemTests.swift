@@ -10,6 +10,7 @@ import TouchstoneTesting
 /// `SecItemServer.c`).
 @Suite("kSecClassCertificate and kSecClassIdentity items")
 struct CertificateItemTests {
+    /// The certificates pyca made, by name, and "extra": DER blobs by name.
     static func certificates() throws -> [String: [String: Any]] {
         try #require(try IndependentKeyCheck.run(["certificates"]) as? [String: [String: Any]])
     }
@@ -60,7 +61,8 @@ struct CertificateItemTests {
         #expect(statuses == [errSecSuccess, errSecDuplicateItem, errSecSuccess])
         #expect(found[kSecAttrCertificateType as String] == "3")
         #expect(found[kSecAttrCertificateEncoding as String] == "3")
-        let issuer = try #require(SecCertificateCopyNormalizedIssuerSequence(certificate) as Data?)
+        // The issuer as iOS normalizes it (pyca encodes that name), without its SEQUENCE header.
+        let issuer = try IndependentKeyCheck.bytes(facts["normalizedIssuer"])
         #expect(found[kSecAttrIssuer as String] == Self.hex(issuer.dropFirst(2)))  // a short name: 0x30 and one length byte
         #expect(found[kSecAttrSerialNumber as String] == Self.hex(try IndependentKeyCheck.bytes(facts["serial"])))
         #expect(found[kSecAttrSubjectKeyID as String] == Self.hex(try IndependentKeyCheck.bytes(facts["subjectKeyID"])))
@@ -70,6 +72,25 @@ struct CertificateItemTests {
         #expect(found[kSecAttrAccessible as String] == kSecAttrAccessibleAlways as String)
         #expect(ref == certificate)
         #expect(data == (try IndependentKeyCheck.bytes(facts["der"])))
+    }
+
+    @Test("the access group is part of a certificate item, as on iOS: the same certificate is stored once per group, a query naming a group finds only its own")
+    func accessGroups() async throws {
+        let certificate = try Self.certificate(try #require(try Self.certificates()["p256"]))
+        let device = try TestDevice()
+        let results = await device.blocking { () -> [String] in
+            func add(_ group: String) -> OSStatus {
+                SecItemAdd([kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate,
+                            kSecAttrAccessGroup as String: group] as CFDictionary, nil)
+            }
+            let statuses = [add("TEAM.one"), add("TEAM.two"), add("TEAM.one")].map { "\($0)" }
+            let (_, inTwo) = Self.find([kSecAttrAccessGroup as String: "TEAM.two", kSecReturnAttributes as String: true,
+                                        kSecMatchLimit as String: kSecMatchLimitAll])
+            let (_, all) = Self.find([kSecReturnRef as String: true, kSecMatchLimit as String: kSecMatchLimitAll])
+            let groups = ((inTwo as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrAccessGroup as String] as? String }
+            return statuses + groups + ["\((all as? [Any])?.count ?? 0)"]
+        }
+        #expect(results == ["\(errSecSuccess)", "\(errSecSuccess)", "\(errSecDuplicateItem)", "TEAM.two", "2"])
     }
 
     @Test("as on iOS, a certificate added as kSecValueData alone derives nothing (type 0, empty issuer and serial number): a second one is errSecDuplicateItem")
@@ -90,13 +111,16 @@ struct CertificateItemTests {
         #expect(attributes[kSecAttrLabel as String] == nil)
     }
 
-    @Test("certificate searches as iOS's securityd runs them: kSecMatchEmailAddressIfPresent ignores case and excludes certificates without the address, kSecMatchValidOnDate is inclusive (kCFNull: now), kSecMatchIssuers takes DER names; kSecMatchLimitAll gives them in the order added; SecItemDelete removes what matches")
+    @Test("certificate searches as iOS's securityd runs them: kSecMatchEmailAddressIfPresent ignores case and excludes certificates without the address, kSecMatchValidOnDate is inclusive (kCFNull: now), kSecMatchIssuers takes DER names, normalized, and follows stored issuers up the chain; SecItemDelete removes what matches")
     func searches() async throws {
         let facts = try Self.certificates()
         let rsa = try Self.certificate(try #require(facts["rsa"]))
         let p256 = try Self.certificate(try #require(facts["p256"]))
         let issuerName = try IndependentKeyCheck.bytes(facts["rsa"]?["issuer"])
         let notAfter = try #require(facts["rsa"]?["notAfter"] as? Double)
+        let extra = try #require(facts["extra"] as? [String: String])
+        let intermediate = try #require(SecCertificateCreateWithData(nil, try IndependentKeyCheck.bytes(extra["intermediate"]) as CFData))
+        let root = try IndependentKeyCheck.bytes(extra["root"])
         let device = try TestDevice()
         let counts = await device.blocking { () -> [Int] in
             #expect(Self.add(rsa) == errSecSuccess)
@@ -115,11 +139,15 @@ struct CertificateItemTests {
                 count([kSecMatchIssuers as String: [issuerName]]),
                 count([kSecMatchIssuers as String: [Data([0x30, 0x00])]]),
                 count([kSecAttrLabel as String: "p256.example.com, first p256"]),
+                Int(Self.add(intermediate)),
+                // The root issued the stored intermediate, whose subject is the RSA
+                // certificate's issuer (the same name once normalized): both match.
+                count([kSecMatchIssuers as String: [root]]),
                 Int(SecItemDelete([kSecClass as String: kSecClassCertificate, kSecValueRef as String: rsa] as CFDictionary)),
                 count([:]),
             ]
         }
-        #expect(counts == [2, 1, 0, 2, 2, 0, 2, 0, 1, Int(errSecSuccess), 1])
+        #expect(counts == [2, 1, 0, 2, 2, 0, 1, 0, 1, Int(errSecSuccess), 2, Int(errSecSuccess), 2])
     }
 
     @Test("an identity is a stored certificate with the stored private key whose application label is its public key hash: SecIdentityCopyCertificate and SecIdentityCopyPrivateKey give them, and the key signs what the certificate's key verifies; attributes carry certdata")

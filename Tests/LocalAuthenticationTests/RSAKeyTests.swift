@@ -287,6 +287,23 @@ struct RSAKeyTests {
         let signature = try #require(SecKeyCreateSignature(privateKey, .rsaSignatureDigestPKCS1v15SHA256,
                                                            Data(SHA256.hash(data: message)) as CFData, nil))
         #expect(SecKeyVerifySignature(publicKey, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, signature, nil))
+        // Hand-encoded OAEP and PSS refuse what is not theirs: a changed OAEP-SHA-384 ciphertext
+        // is errSecParam, random blocks verify under no digest form (and trap nowhere).
+        var oaep = try #require(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA384, message as CFData, nil) as Data?)
+        oaep[oaep.startIndex + 100] ^= 1
+        var oaepError: Unmanaged<CFError>?
+        #expect(SecKeyCreateDecryptedData(privateKey, .rsaEncryptionOAEPSHA384, oaep as CFData, &oaepError) == nil)
+        #expect((oaepError?.takeRetainedValue() as NSError?)?.code == Int(errSecParam))
+        let digest = Data(SHA256.hash(data: message))
+        for block in [Data((0..<256).map { _ in UInt8.random(in: 0...0x7F) }), Data(repeating: 0xFF, count: 256), Data(count: 256), Data(count: 3)] {
+            for algorithm: SecKeyAlgorithm in [.rsaSignatureDigestPSSSHA256, .rsaSignatureDigestPKCS1v15SHA256, .rsaSignatureRaw] {
+                #expect(!SecKeyVerifySignature(publicKey, algorithm, digest as CFData, block as CFData, nil))
+            }
+        }
+        // A PKCS#1 v1.5 digest so long its DigestInfo would be 127 bytes or more.
+        #expect(signingError(.rsaSignatureDigestPKCS1v15SHA256, Data(count: 108)) == Int(errSecParam))
+        // A caller-made PSS identifier with another MGF1 hash or salt length is not Apple's.
+        #expect(!SecKeyIsAlgorithmSupported(privateKey, .sign, SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PSS:SHA256:SHA1:20" as CFString)))
         // A sealed AES-GCM ciphertext that is changed does not open.
         var sealed = try #require(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA512AESGCM, message as CFData, nil) as Data?)
         sealed[sealed.endIndex - 1] ^= 1

@@ -74,12 +74,16 @@ struct UnsimulatedKeychainKeyTests {
     @Test("kSecMatchItemList is macOS-only, as on iOS: a list of persistent references is ignored (every match comes back), a list of SecKeys is errSecParam; SecItemDelete and SecItemUpdate with it or kSecMatchCaseInsensitive are errSecParam and change nothing")
     func itemListAndCaseInsensitiveAsOnIOS() async throws {
         let device = try TestDevice()
+        let made = await device.blocking { () -> SecKey? in
+            let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+            return SecKeyCreateRandomKey(parameters as CFDictionary, nil)
+        }
+        let key = try #require(made)
         let statuses = await device.blocking { () -> [OSStatus] in
             _ = SecItemAdd(Self.item() as CFDictionary, nil)
             let list: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchItemList as String: [Data([1, 2])]]
-            let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
             var refs = list
-            refs[kSecMatchItemList as String] = [SecKeyCreateRandomKey(parameters as CFDictionary, nil) as Any]
+            refs[kSecMatchItemList as String] = [key]
             let caseInsensitive: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchCaseInsensitive as String: true]
             return [SecItemCopyMatching(list as CFDictionary, nil), SecItemCopyMatching(refs as CFDictionary, nil),
                     SecItemDelete(list as CFDictionary), SecItemDelete(caseInsensitive as CFDictionary),
@@ -87,6 +91,18 @@ struct UnsimulatedKeychainKeyTests {
                     SecItemCopyMatching(Self.item().filter { $0.key != kSecValueData as String } as CFDictionary, nil)]
         }
         #expect(statuses == [errSecSuccess, errSecParam, errSecParam, errSecParam, errSecParam, errSecSuccess])
+        // Keys and certificates too: a delete with these keys is errSecParam and removes nothing.
+        let keyStatuses = await device.blocking { () -> [OSStatus] in
+            let stored: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("kept".utf8),
+                                         kSecAttrKeyType as String: kSecAttrKeyTypeRSA]
+            _ = SecItemAdd(stored as CFDictionary, nil)
+            let keyList: [String: Any] = [kSecClass as String: kSecClassKey, kSecMatchItemList as String: [key]]
+            let keyCase: [String: Any] = [kSecClass as String: kSecClassKey, kSecMatchCaseInsensitive as String: true]
+            let certificateList: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecMatchItemList as String: [Data([1])]]
+            return [SecItemDelete(keyList as CFDictionary), SecItemDelete(keyCase as CFDictionary), SecItemDelete(certificateList as CFDictionary),
+                    SecItemCopyMatching(keyList as CFDictionary, nil), SecItemCopyMatching(stored as CFDictionary, nil)]
+        }
+        #expect(keyStatuses == [errSecParam, errSecParam, errSecParam, errSecParam, errSecSuccess])
     }
 
     @Test("certificate searches, kSecMatchCaseInsensitive (which iOS's securityd has no rule for), kSecMatchSearchList and kSecAttrSyncViewHint are accepted and ignored in a password query: matching stays exact")

@@ -3,9 +3,10 @@ import Foundation
 import Touchstone
 
 /// What makes two items the same item, as iOS decides it: the primary key of Apple's keychain
-/// schema (`SecItemSchema.c`). A generic password is its service, account, access group and
-/// `kSecAttrSynchronizable`; an internet password its server, account, security domain,
-/// protocol, authentication type, port, path, access group and `kSecAttrSynchronizable`. So
+/// schema (`SecItemSchema.c`). A generic password is its service, account, access group,
+/// `kSecAttrSynchronizable` and sync view hint; an internet password its server, account,
+/// security domain, protocol, authentication type, port, path, access group,
+/// `kSecAttrSynchronizable` and sync view hint. So
 /// the same service and account may be stored once per access group, and once synchronizable
 /// and once not.
 ///
@@ -24,11 +25,11 @@ extension KeychainQuery {
     static func identityKeys(_ itemClass: KeychainItemClass) -> [String] {
         switch itemClass {
         case .genericPassword:
-            [kSecAttrAccessGroup as String, kSecAttrSynchronizable as String]
+            [kSecAttrAccessGroup as String, kSecAttrSynchronizable as String, kSecAttrSyncViewHint as String]
         case .internetPassword:
             [kSecAttrAccessGroup as String, kSecAttrAuthenticationType as String, kSecAttrPath as String,
              kSecAttrPort as String, kSecAttrProtocol as String, kSecAttrSecurityDomain as String,
-             kSecAttrSynchronizable as String]
+             kSecAttrSynchronizable as String, kSecAttrSyncViewHint as String]
         case .key, .certificate, .system:
             []
         }

@@ -64,16 +64,22 @@ struct KeychainQuery {
     }
 
     /// The status iOS's securityd gives a call, of any class, for the search keys it refuses:
-    /// in `SecItemDelete` and `SecItemUpdate` (`inChange`) `kSecMatchCaseInsensitive` and
-    /// `kSecMatchItemList` ("match not supported", errSecParam); in a lookup an item list of
-    /// anything but persistent references (errSecParam). Nil when the call may go on. Read
-    /// before the query is, so keys and certificates are refused as passwords are.
+    /// in `SecItemDelete` and `SecItemUpdate` (`inChange`) every search key but
+    /// `kSecMatchLimit` (each counts as a match rule, "match not supported", errSecParam); in a
+    /// lookup an item list of anything but persistent references (errSecParam). Nil when the
+    /// call may go on. Read before the query is, so every class is refused alike.
     static func refusedSearchKeys(_ query: CFDictionary, inChange: Bool) -> OSStatus? {
-        let list = query.object(forKey: kSecMatchItemList as String)
-        if inChange, list != nil || query.object(forKey: kSecMatchCaseInsensitive as String) != nil { return errSecParam }
-        guard let list else { return nil }
+        if inChange, searchKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
+        guard let list = query.object(forKey: kSecMatchItemList as String) else { return nil }
         return (try? checkItemList([kSecMatchItemList as String: list])) == nil ? errSecParam : nil
     }
+
+    /// The `kSecMatch…` keys but `kSecMatchLimit`.
+    private static let searchKeys: [String] = [
+        kSecMatchPolicy, kSecMatchItemList, kSecMatchSearchList, kSecMatchIssuers, kSecMatchEmailAddressIfPresent,
+        kSecMatchSubjectContains, kSecMatchHostOrSubdomainOfHost, kSecMatchCaseInsensitive, kSecMatchTrustedOnly,
+        kSecMatchValidOnDate,
+    ].map { $0 as String }
 
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
     /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
@@ -147,7 +153,7 @@ struct KeychainQuery {
         kSecAttrPath as String: .text, kSecAttrProtocol as String: .integer, kSecAttrAuthenticationType as String: .text,
         kSecAttrPort as String: .integer, kSecAttrType as String: .integer, kSecAttrCreator as String: .integer,
         kSecAttrIsInvisible as String: .bool, kSecAttrIsNegative as String: .bool,
-        kSecAttrSynchronizable as String: .bool,
+        kSecAttrSynchronizable as String: .bool, kSecAttrSyncViewHint as String: .text,
     ]
 
     /// How an attribute's value is read.

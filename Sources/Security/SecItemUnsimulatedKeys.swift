@@ -31,8 +31,9 @@ nonisolated(unsafe) public let kSecAttrCanWrap: CFString = "wrap"
 /// Whether a key can unwrap other keys. No key here unwraps: ignored in key queries,
 /// `errSecNoSuchAttr` in a password query.
 nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = "unwp"
-/// The iCloud Keychain sync view of an item. Nothing syncs here: accepted and ignored (neither
-/// stored nor matched).
+/// The iCloud Keychain sync view of a password item (a string). As on iOS it is stored,
+/// matched, returned and part of the item's primary key (the same service and account with
+/// two hints are two items); nothing syncs here.
 nonisolated(unsafe) public let kSecAttrSyncViewHint: CFString = "vwht"
 /// Apple's misspelt older name of ``kSecAttrPersistentReference`` (same value).
 nonisolated(unsafe) public let kSecAttrPersistantReference: CFString = "persistref"
@@ -52,7 +53,8 @@ nonisolated(unsafe) public let kSecMatchPolicy: CFString = "m_Policy"
 /// references (`Data`) is ignored, a list of `SecKey`s or certificates is `errSecParam`, and
 /// `SecItemDelete` / `SecItemUpdate` with it are `errSecParam`.
 nonisolated(unsafe) public let kSecMatchItemList: CFString = "m_ItemList"
-/// Search these keychains (a macOS keychain list; iOS has one keychain). Accepted and ignored.
+/// Search these keychains (a macOS keychain list; iOS has one keychain). As iOS's securityd:
+/// ignored by lookups, `errSecParam` in `SecItemDelete` / `SecItemUpdate`.
 nonisolated(unsafe) public let kSecMatchSearchList: CFString = "m_SearchList"
 /// Certificate and identity search: DER names (`[Data]`) of issuers; a certificate matches
 /// when its normalized issuer is one of them, or is a stored certificate's subject that

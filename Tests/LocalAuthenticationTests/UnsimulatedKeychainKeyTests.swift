@@ -99,13 +99,39 @@ struct UnsimulatedKeychainKeyTests {
             let keyList: [String: Any] = [kSecClass as String: kSecClassKey, kSecMatchItemList as String: [key]]
             let keyCase: [String: Any] = [kSecClass as String: kSecClassKey, kSecMatchCaseInsensitive as String: true]
             let certificateList: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecMatchItemList as String: [Data([1])]]
+            let searchList: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchSearchList as String: [String]()]
             return [SecItemDelete(keyList as CFDictionary), SecItemDelete(keyCase as CFDictionary), SecItemDelete(certificateList as CFDictionary),
+                    SecItemDelete(searchList as CFDictionary),
                     SecItemCopyMatching(keyList as CFDictionary, nil), SecItemCopyMatching(stored as CFDictionary, nil)]
         }
-        #expect(keyStatuses == [errSecParam, errSecParam, errSecParam, errSecParam, errSecSuccess])
+        #expect(keyStatuses == [errSecParam, errSecParam, errSecParam, errSecParam, errSecParam, errSecSuccess])
     }
 
-    @Test("certificate searches, kSecMatchCaseInsensitive (which iOS's securityd has no rule for), kSecMatchSearchList and kSecAttrSyncViewHint are accepted and ignored in a password query: matching stays exact")
+    @Test("kSecAttrSyncViewHint is part of a password's primary key, as in Apple's schema: the same service and account with two hints are two items, returned with their hint; a query without one finds both, a query naming one finds it alone")
+    func syncViewHint() async throws {
+        let device = try TestDevice()
+        let (statuses, hints, named) = await device.blocking { () -> ([OSStatus], [String], Int) in
+            func add(_ hint: String?) -> OSStatus {
+                var item = Self.item()
+                item[kSecAttrSyncViewHint as String] = hint
+                return SecItemAdd(item as CFDictionary, nil)
+            }
+            let statuses = [add(nil), add("Passwords"), add("Passwords")]
+            var all: CFTypeRef?
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "acct",
+                                     kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary, &all)
+            let hints = ((all as? [[String: Any]]) ?? []).map { $0[kSecAttrSyncViewHint as String] as? String ?? "-" }
+            var one: CFTypeRef?
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrSyncViewHint as String: "Passwords",
+                                     kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary, &one)
+            return (statuses, hints, (one as? [Any])?.count ?? 0)
+        }
+        #expect(statuses == [errSecSuccess, errSecSuccess, errSecDuplicateItem])
+        #expect(hints == ["-", "Passwords"])
+        #expect(named == 1)
+    }
+
+    @Test("certificate searches, kSecMatchCaseInsensitive and kSecMatchSearchList (which iOS's securityd has no rule for) are accepted and ignored in a password query: matching stays exact")
     func ignoredKeysLeaveMatchingExact() async throws {
         let device = try TestDevice()
         let statuses = await device.blocking { () -> [OSStatus] in
@@ -113,7 +139,6 @@ struct UnsimulatedKeychainKeyTests {
             var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "acct",
                                         kSecMatchPolicy as String: "policy", kSecMatchTrustedOnly as String: true,
                                         kSecMatchValidOnDate as String: Date(), kSecMatchSearchList as String: [String](),
-                                        kSecAttrSyncViewHint as String: "Passwords",
                                         kSecMatchCaseInsensitive as String: true]
             let found = SecItemCopyMatching(query as CFDictionary, nil)
             query[kSecAttrAccount as String] = "ACCT"

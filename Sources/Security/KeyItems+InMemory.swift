@@ -87,13 +87,15 @@ enum StoredInMemoryKeys {
                                applicationLabel: applicationLabel, accessibility: accessibility)
     }
 
-    /// `SecItemAdd` of a key item with neither `kSecValueRef` nor `kSecValueData`: as on iOS,
-    /// where the key table's data column may be empty, an item of its attributes alone (tag,
-    /// label, application label, type, class, size) is stored; errSecDuplicateItem when one
-    /// with the same attributes is there. Lookups return its attributes and no key or bytes.
+    /// `SecItemAdd` of a key item that makes no `SecKey`: with neither `kSecValueRef` nor
+    /// `kSecValueData` (`value` nil: as on iOS, where the key table's data column may be empty,
+    /// an item of its attributes alone), or a symmetric key's bytes (`kSecAttrKeyClassSymmetric`
+    /// with `kSecValueData`). Its tag, label, application label, type, class and size are
+    /// stored; errSecDuplicateItem when one with the same attributes (but the label) is there.
+    /// Lookups return its attributes and bytes, never a key.
     @discardableResult
-    static func storeAttributesOnly(_ query: KeyQuery, bits: Int?, accessibility: Accessibility,
-                                    on authenticator: Authenticator) throws -> [String: Any] {
+    static func storeWithoutKey(_ query: KeyQuery, value: Data?, bits: Int?, accessibility: Accessibility,
+                                on authenticator: Authenticator) throws -> [String: Any] {
         var attributes: [String: KeychainAttributeValue] = [:]
         if let tag = query.tag { attributes[kSecAttrApplicationTag as String] = .data(tag) }
         if let label = query.label, !label.isEmpty { attributes[kSecAttrLabel as String] = .string(label) }
@@ -105,7 +107,7 @@ enum StoredInMemoryKeys {
         // type, size...; not the label): the same ones again are a duplicate.
         // The label is not part of Apple's key primary key.
         let account = primaryKeyAccount(attributes.keys.sorted().filter { $0 != kSecAttrLabel as String }, of: attributes) + ".attributes"
-        try authenticator.keychain.add(nil, service: service, account: account, itemClass: .key,
+        try authenticator.keychain.add(value, service: service, account: account, itemClass: .key,
                                        accessControl: try AccessControl(accessibility), attributes: attributes)
         return attributesOnly(attributes, accessibility: accessibility)
     }
@@ -134,11 +136,11 @@ enum StoredInMemoryKeys {
 
     /// The stored keys `query` selects (with `kSecValueRef`, only that key), private ones
     /// first; their values are read, so a locked device refuses (errSecInteractionNotAllowed).
-    /// Attribute-only items (``storeAttributesOnly(_:bits:accessibility:on:)``) are not keys:
-    /// ``matchingAttributesOnly(_:on:)`` lists them.
+    /// Items that make no key (``storeWithoutKey(_:value:bits:accessibility:on:)``):
+    /// ``matchingWithoutKey(_:on:)`` lists them.
     static func matching(_ query: KeyQuery, on authenticator: Authenticator) throws -> [Found] {
         var found: [Found] = []
-        for item in try matchingItems(query, on: authenticator) where item.hasValue {
+        for item in try matchingItems(query, on: authenticator) where !makesNoKey(item) {
             guard let data = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key,
                                                                               context: nil) else { continue }
             let isPrivate = item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String
@@ -152,12 +154,20 @@ enum StoredInMemoryKeys {
         return found.filter(\.key.isPrivate) + found.filter { !$0.key.isPrivate }
     }
 
-    /// The attribute-only key items `query` selects (none with `kSecValueRef`), with the
-    /// attributes a lookup gives for them.
-    static func matchingAttributesOnly(_ query: KeyQuery, on authenticator: Authenticator) throws -> [[String: Any]] {
+    /// Whether a stored item is one that makes no key: of attributes alone, or a symmetric key.
+    private static func makesNoKey(_ item: KeychainItemInfo) -> Bool {
+        !item.hasValue || item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassSymmetric as String
+    }
+
+    /// The key items without a key `query` selects (none with `kSecValueRef`): their attributes,
+    /// and a symmetric key's bytes (read, so data protection applies).
+    static func matchingWithoutKey(_ query: KeyQuery, on authenticator: Authenticator) throws -> [(attributes: [String: Any], value: Data?)] {
         guard query.valueRef == nil else { return [] }
-        return try matchingItems(query, on: authenticator).filter { !$0.hasValue }.map {
-            attributesOnly($0.attributes, accessibility: $0.accessControl.accessibility)
+        return try matchingItems(query, on: authenticator).filter(makesNoKey).map { item in
+            let value = item.hasValue
+                ? try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key, context: nil)
+                : nil
+            return (attributesOnly(item.attributes, accessibility: item.accessControl.accessibility), value)
         }
     }
 

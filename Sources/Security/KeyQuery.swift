@@ -255,6 +255,18 @@ enum KeyItems {
         KeychainCall.run { call in
             let dictionary = try KeyQuery.normalize(attributes)
             let query = try KeyQuery(dictionary)
+            if query.keyClass == kSecAttrKeyClassSymmetric as String, let raw = dictionary[kSecValueData as String] {
+                // A symmetric key's bytes: kept as given, as iOS keeps them (no SecKey is made of
+                // them: a lookup gives the bytes and attributes).
+                guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
+                let authenticator = try call.authenticator(context: query.context)
+                try query.requireEntitlement(of: authenticator)
+                let attributes = try StoredInMemoryKeys.storeWithoutKey(
+                    query, value: data, bits: dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) ?? data.count * 8,
+                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
+                if query.returnAttributes { result?.pointee = attributes as NSDictionary }
+                return errSecSuccess
+            }
             if let inMemory = try StoredInMemoryKeys.keyToAdd(query, dictionary) {
                 let authenticator = try call.authenticator(context: query.context)
                 try query.requireEntitlement(of: authenticator)
@@ -294,8 +306,8 @@ enum KeyItems {
                 // Neither a key nor its bytes: iOS stores the attributes alone (errSecSuccess).
                 let authenticator = try call.authenticator(context: query.context)
                 try query.requireEntitlement(of: authenticator)
-                let attributes = try StoredInMemoryKeys.storeAttributesOnly(
-                    query, bits: dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer),
+                let attributes = try StoredInMemoryKeys.storeWithoutKey(
+                    query, value: nil, bits: dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer),
                     accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
                 if query.returnAttributes { result?.pointee = attributes as NSDictionary }
                 return errSecSuccess
@@ -331,42 +343,43 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            // Each found key with how to make its attributes (only made when asked for); an
-            // attribute-only item has no key.
-            var found: [(SecKey?, () -> [String: Any])] = keys.map { key in
-                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
-                return (secKey, { KeyQuery.attributes(of: secKey) })
-            }
-            found += try StoredInMemoryKeys.matching(query, on: authenticator).map { stored in
-                let secKey = SecKey(.inMemory(stored.key))
-                return (secKey, { StoredInMemoryKeys.attributes(of: stored, secKey: secKey) })
-            }
-            found += publicKeys.map { stored in
-                let secKey = SecKey(.publicKey(stored.publicKeyData))
-                return (secKey, { KeyQuery.attributes(of: stored, secKey: secKey) })
-            }
-            found += try StoredInMemoryKeys.matchingAttributesOnly(query, on: authenticator).map { attributes in (nil, { attributes }) }
-            guard !found.isEmpty else { return errSecItemNotFound }
-            let onlyData = query.returnData && !query.returnRef && !query.returnAttributes
-            if !query.limitAll { found = [found[0]] }
-            // A Secure Enclave key has no bytes to give; an in-memory key gives its external
+            // Each found item: its key (none for an item of attributes or a symmetric key), its
+            // bytes when it has any to give, and how to make its attributes (only when asked).
+            // A Secure Enclave key has no bytes; an in-memory key gives its external
             // representation (PKCS#1, X9.63), as iOS gives an extractable key's.
             func bytes(_ secKey: SecKey) -> Data? {
                 secKey.inMemoryKey?.externalRepresentation ?? (secKey.isPrivate ? nil : secKey.publicKeyData)
             }
-            if onlyData, found.contains(where: { key, _ in key.map { bytes($0) == nil } ?? false }) { return errSecParam }
-            // An attribute-only item gives no key and no bytes: as on iOS, it is left out of an
-            // array, and a single result is nil (errSecSuccess all the same).
-            let shaped: [Any] = found.compactMap { secKey, attributesOf in
+            typealias Found = (key: SecKey?, bytes: Data?, attributes: () -> [String: Any])
+            var found: [Found] = keys.map { key in
+                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
+                return (secKey, nil, { KeyQuery.attributes(of: secKey) })
+            }
+            found += try StoredInMemoryKeys.matching(query, on: authenticator).map { stored in
+                let secKey = SecKey(.inMemory(stored.key))
+                return (secKey, bytes(secKey), { StoredInMemoryKeys.attributes(of: stored, secKey: secKey) })
+            }
+            found += publicKeys.map { stored in
+                let secKey = SecKey(.publicKey(stored.publicKeyData))
+                return (secKey, secKey.publicKeyData, { KeyQuery.attributes(of: stored, secKey: secKey) })
+            }
+            found += try StoredInMemoryKeys.matchingWithoutKey(query, on: authenticator).map { item in (nil, item.value, { item.attributes }) }
+            guard !found.isEmpty else { return errSecItemNotFound }
+            let onlyData = query.returnData && !query.returnRef && !query.returnAttributes
+            if !query.limitAll { found = [found[0]] }
+            if onlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
+            // An item without a key gives no ref (and an item of attributes no bytes): as on
+            // iOS, it is left out of an array, and a single result is nil (errSecSuccess all
+            // the same).
+            let shaped: [Any] = found.compactMap { item in
                 if query.returnAttributes {
-                    var attributes = attributesOf()
-                    if query.returnRef, let secKey { attributes[kSecValueRef as String] = secKey }
-                    if query.returnData, let data = secKey.flatMap(bytes) { attributes[kSecValueData as String] = data }
+                    var attributes = item.attributes()
+                    if query.returnRef, let key = item.key { attributes[kSecValueRef as String] = key }
+                    if query.returnData, let data = item.bytes { attributes[kSecValueData as String] = data }
                     return attributes as NSDictionary
                 }
-                guard let secKey else { return nil }
-                if onlyData { return (bytes(secKey) ?? Data()) as NSData }
-                return secKey
+                if onlyData { return item.bytes.map { $0 as NSData } }
+                return item.key
             }
             if query.returnRef || query.returnAttributes || query.returnData {
                 result?.pointee = query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }

@@ -22,7 +22,8 @@ nonisolated(unsafe) public let kSecAttrKeyClass: CFString = "kcls"
 nonisolated(unsafe) public let kSecAttrKeyClassPublic: CFString = "0"
 /// A private key.
 nonisolated(unsafe) public let kSecAttrKeyClassPrivate: CFString = "1"
-/// A symmetric key (not simulated).
+/// A symmetric key: a `kSecClassKey` item of this class keeps the `kSecValueData` bytes it is
+/// added with (no `SecKey` is made of them, as on iOS).
 nonisolated(unsafe) public let kSecAttrKeyClassSymmetric: CFString = "2"
 /// The application label of a key (`Data`): for EC keys the SHA-1 of the public key.
 nonisolated(unsafe) public let kSecAttrApplicationLabel: CFString = "klbl"

@@ -191,6 +191,30 @@ struct CertificateItemTests {
         }
     }
 
+    @Test("a symmetric key item (kSecAttrKeyClassSymmetric with kSecValueData) keeps its bytes, as iOS: kSecReturnData gives them, attributes say its class and size, kSecReturnRef gives no key (errSecSuccess, nil)")
+    func symmetricKeyItem() async throws {
+        let device = try TestDevice()
+        let secret = Data((0..<32).map { UInt8($0) })
+        let results = await device.blocking { () -> [String] in
+            let tag = Data("com.example.aes".utf8)
+            let item: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassSymmetric,
+                                       kSecAttrApplicationTag as String: tag, kSecValueData as String: secret]
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag]
+            let added = SecItemAdd(item as CFDictionary, nil)
+            var data: CFTypeRef?
+            _ = SecItemCopyMatching(query.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, &data)
+            var attributes: CFTypeRef?
+            _ = SecItemCopyMatching(query.merging([kSecReturnAttributes as String: true]) { $1 } as CFDictionary, &attributes)
+            var ref: CFTypeRef? = "untouched" as NSString
+            let refStatus = SecItemCopyMatching(query.merging([kSecReturnRef as String: true]) { $1 } as CFDictionary, &ref)
+            let found = attributes as? [String: Any]
+            return ["\(added)", (data as? Data) == secret ? "bytes" : "other",
+                    "\(found?[kSecAttrKeyClass as String] ?? "-")", "\(found?[kSecAttrKeySizeInBits as String] ?? "-")",
+                    "\(refStatus)", ref == nil ? "nil" : "ref", "\(SecItemDelete(query as CFDictionary))"]
+        }
+        #expect(results == ["\(errSecSuccess)", "bytes", kSecAttrKeyClassSymmetric as String, "256", "\(errSecSuccess)", "nil", "\(errSecSuccess)"])
+    }
+
     @Test("SecItemAdd of a key item with neither kSecValueRef nor kSecValueData stores its attributes alone (errSecSuccess), as iOS: a lookup gives its attributes, no key (errSecSuccess, nil) and no bytes; the same attributes again are errSecDuplicateItem; SecItemDelete removes it")
     func attributeOnlyKeyItem() async throws {
         let device = try TestDevice()

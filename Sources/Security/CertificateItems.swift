@@ -134,11 +134,7 @@ struct CertificateQuery {
         returnRef = try flag(kSecReturnRef)
         returnData = try flag(kSecReturnData)
         returnAttributes = try flag(kSecReturnAttributes)
-        switch dictionary[kSecMatchLimit as String] {
-        case nil: limitAll = false
-        case let text as String: limitAll = text == kSecMatchLimitAll as String
-        case let raw?: limitAll = (KeychainQuery.integer(raw) ?? 1) > 1
-        }
+        limitAll = KeyQuery.limitAll(dictionary)
     }
 }
 
@@ -151,11 +147,18 @@ enum CertificateItems {
     /// The service every stored certificate is an item of.
     static let service = "touchstone.certificates"
 
-    /// A stored certificate: its item and DER.
+    /// A stored certificate: its item, DER, and the certificate read from it once (nil when
+    /// the DER does not read: added as `kSecValueData`, such bytes are kept as given).
     struct Found {
         let item: KeychainItemInfo
         let der: Data
-        var certificate: SecCertificate? { SecCertificateCreateWithData(nil, der as CFData) }
+        let certificate: SecCertificate?
+
+        init(item: KeychainItemInfo, der: Data) {
+            self.item = item
+            self.der = der
+            certificate = SecCertificateCreateWithData(nil, der as CFData)
+        }
     }
 
     /// The attributes iOS stores for a certificate added as `kSecValueRef`: its type (the
@@ -261,10 +264,7 @@ enum CertificateItems {
 
     /// The attributes `kSecReturnAttributes` gives for a stored certificate.
     static func attributes(of found: Found) -> [String: Any] {
-        var attributes: [String: Any] = [kSecClass as String: kSecClassCertificate as String,
-                                         kSecAttrAccessible as String: accessibleValue(found.item.accessControl.accessibility)]
-        for (key, value) in found.item.attributes { attributes[key] = value.objectValue }
-        return attributes
+        returnedAttributes(found.item, itemClass: kSecClassCertificate)
     }
 
     /// What `result` receives for certificates: a `SecCertificate`, the DER, or attributes

@@ -112,11 +112,10 @@ enum StoredInMemoryKeys {
         return attributesOnly(attributes, accessibility: accessibility)
     }
 
-    /// The attributes `SecItemCopyMatching` gives for an attribute-only key item.
+    /// The attributes `SecItemCopyMatching` gives for a key item that makes no key.
     static func attributesOnly(_ stored: [String: KeychainAttributeValue], accessibility: Accessibility) -> [String: Any] {
-        var attributes: [String: Any] = [kSecClass as String: kSecClassKey as String, kSecAttrIsPermanent as String: true,
-                                         kSecAttrAccessible as String: accessibleValue(accessibility)]
-        for (key, value) in stored { attributes[key] = value.objectValue }
+        var attributes = returnedAttributes(stored, accessibility: accessibility, itemClass: kSecClassKey)
+        attributes[kSecAttrIsPermanent as String] = true
         return attributes
     }
 
@@ -194,6 +193,19 @@ enum StoredInMemoryKeys {
         if let label { attributes[kSecAttrLabel as String] = label }
         return attributes
     }
+}
+
+/// The attributes a lookup returns for an item the `Security` module keeps beside passwords (a
+/// key without a key, a certificate): its class, accessibility and stored attributes.
+func returnedAttributes(_ stored: [String: KeychainAttributeValue], accessibility: Accessibility, itemClass: CFString) -> [String: Any] {
+    var attributes: [String: Any] = [kSecClass as String: itemClass as String, kSecAttrAccessible as String: accessibleValue(accessibility)]
+    for (key, value) in stored { attributes[key] = value.objectValue }
+    return attributes
+}
+
+/// ``returnedAttributes(_:accessibility:itemClass:)`` of a stored item.
+func returnedAttributes(_ item: KeychainItemInfo, itemClass: CFString) -> [String: Any] {
+    returnedAttributes(item.attributes, accessibility: item.accessControl.accessibility, itemClass: itemClass)
 }
 
 /// The account of an item whose primary key is `names`' values in `attributes`: the SHA-1 (hex)

@@ -83,11 +83,7 @@ struct KeyQuery {
         returnRef = try dictionary[kSecReturnRef as String].map { try KeychainQuery.bool($0, kSecReturnRef as String) } ?? false
         returnAttributes = try dictionary[kSecReturnAttributes as String].map { try KeychainQuery.bool($0, kSecReturnAttributes as String) } ?? false
         returnData = try dictionary[kSecReturnData as String].map { try KeychainQuery.bool($0, kSecReturnData as String) } ?? false
-        switch dictionary[kSecMatchLimit as String] {
-        case nil: limitAll = false
-        case let text as String: limitAll = text == kSecMatchLimitAll as String
-        case let raw?: limitAll = (KeychainQuery.integer(raw) ?? 1) > 1
-        }
+        limitAll = Self.limitAll(dictionary)
         let ui = dictionary[kSecUseAuthenticationUI as String] as? String
         let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) } ?? false
         failsWithoutUI = ui == kSecUseAuthenticationUIFail as String || noUI
@@ -99,6 +95,16 @@ struct KeyQuery {
         }
         accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
+        }
+    }
+
+    /// `kSecMatchLimit` of a key or certificate query: whether it asks for every match
+    /// (`kSecMatchLimitAll`, or a number above 1).
+    static func limitAll(_ dictionary: [String: Any]) -> Bool {
+        switch dictionary[kSecMatchLimit as String] {
+        case nil: false
+        case let text as String: text == kSecMatchLimitAll as String
+        case let raw?: (KeychainQuery.integer(raw) ?? 1) > 1
         }
     }
 
@@ -255,15 +261,19 @@ enum KeyItems {
         KeychainCall.run { call in
             let dictionary = try KeyQuery.normalize(attributes)
             let query = try KeyQuery(dictionary)
-            if query.keyClass == kSecAttrKeyClassSymmetric as String, let raw = dictionary[kSecValueData as String] {
-                // A symmetric key's bytes: kept as given, as iOS keeps them (no SecKey is made of
-                // them: a lookup gives the bytes and attributes).
-                guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
+            // An item that makes no key, as iOS keeps it: attributes alone (neither a key nor
+            // its bytes), or a symmetric key's bytes as given.
+            let isSymmetric = query.keyClass == kSecAttrKeyClassSymmetric as String
+            if query.valueRef == nil, isSymmetric || dictionary[kSecValueData as String] == nil {
+                let value = try dictionary[kSecValueData as String].map { raw in
+                    guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
+                    return data
+                }
                 let authenticator = try call.authenticator(context: query.context)
                 try query.requireEntitlement(of: authenticator)
+                let bits = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) ?? value.map { $0.count * 8 }
                 let attributes = try StoredInMemoryKeys.storeWithoutKey(
-                    query, value: data, bits: dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) ?? data.count * 8,
-                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
+                    query, value: value, bits: bits, accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
                 if query.returnAttributes { result?.pointee = attributes as NSDictionary }
                 return errSecSuccess
             }
@@ -302,15 +312,6 @@ enum KeyItems {
             } else if query.keyClass == kSecAttrKeyClassPrivate as String, let raw = dictionary[kSecValueData as String] {
                 guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
                 ref = try KeyQuery.softwareKey(data, on: call.authenticator(context: query.context), context: query.context)
-            } else if dictionary[kSecValueData as String] == nil {
-                // Neither a key nor its bytes: iOS stores the attributes alone (errSecSuccess).
-                let authenticator = try call.authenticator(context: query.context)
-                try query.requireEntitlement(of: authenticator)
-                let attributes = try StoredInMemoryKeys.storeWithoutKey(
-                    query, value: nil, bits: dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer),
-                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
-                if query.returnAttributes { result?.pointee = attributes as NSDictionary }
-                return errSecSuccess
             } else {
                 throw KeychainQuery.Invalid(reason: "a key's kSecValueData needs kSecAttrKeyClass (and kSecAttrKeyType for RSA)")
             }

@@ -28,10 +28,8 @@ extension RSAKey {
             let raw = try _RSA.BlindSigning.PrivateKey(
                 unsafeDERRepresentation: privateKey.derRepresentation, parameters: .RSABSSA_SHA384_PSS_Deterministic)
             return try raw.blindSignature(for: block).rawRepresentation
-        } catch let error as CryptoKitError {
-            throw SecKeyCall.Failure(errSecParam, "the RSA input is not below the key's modulus (\(error))")
         } catch {
-            throw SecKeyCall.Failure(errSecParam, "the RSA private operation failed: \(error)")
+            throw SecKeyCall.Failure(errSecParam, "the RSA private operation refused the input (is it below the key's modulus?): \(error)")
         }
     }
 

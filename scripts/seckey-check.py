@@ -10,7 +10,7 @@ CurveKeyTests run it.
                                 prints {scheme: true|false}: whether each RSA signature verifies
   seckey-check.py decrypt       reads JSON {privateKey (PKCS#1), ciphertexts: {padding: b64}} and
                                 prints {padding: b64 plaintext, or null when it does not decrypt}
-  seckey-check.py ec-make CURVE prints JSON: a new P-384 or P-521 key pair (X9.63: public
+  seckey-check.py ec-make CURVE prints JSON: a new P-256, P-384 or P-521 key pair (X9.63: public
                                 04||X||Y, private 04||X||Y||K), and for one message its DER
                                 ECDSA signature with each hash
   seckey-check.py certificates  prints JSON: self-signed X.509 certificates pyca makes (RSA, P-256,
@@ -21,14 +21,23 @@ CurveKeyTests run it.
   seckey-check.py ec-verify     reads JSON {publicKey (X9.63), message, signatures: {hash: b64
                                 DER}} and prints {hash: true|false}: whether each ECDSA
                                 signature of the message's hash verifies
+  seckey-check.py ec-open       reads JSON {privateKey (P-256 X9.63, 04||X||Y||K), ciphertexts:
+                                {"<hash>[-<form>]": b64}} and prints {name: b64 plaintext, or
+                                null}: Apple's ECIES (see ecies_open); a form naming
+                                "variableIV" is the variable-IV one
+  seckey-check.py ec-x963       reads JSON {privateKey (P-256 X9.63), peerPublicKey, sharedInfo,
+                                size} and prints {hash: b64}: the X9.63 KDF of the ECDH secret
+  seckey-check.py sha224        reads JSON {inputs: [b64]} and prints {digests: [b64]}: hashlib's
+                                SHA-224 of each
 
 Schemes: pkcs1v15-<hash>, pss-<hash> (salt as long as the hash, as Apple's). A digest-form
 signature (Apple's ...Digest...) of the message's digest is the message-form signature of the
 message, so verify takes digest-pkcs1v15-<hash> and digest-pss-<hash> as those; raw is the
 private operation on a block (the message left-padded to the modulus size), checked here as
 pow(s, e, n). Paddings: pkcs1, oaep-<hash>, raw (the block, as above), aesgcm-<hash> (Apple's
-RSA-OAEP-then-AES-GCM: see aesgcm_open). Hashes: SHA1, SHA256, SHA384, SHA512."""
+RSA-OAEP-then-AES-GCM: see aesgcm_open). Hashes: SHA1, SHA224, SHA256, SHA384, SHA512."""
 import base64
+import hashlib
 import json
 import os
 import sys
@@ -36,8 +45,9 @@ import sys
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
 
-HASHES = {"SHA1": hashes.SHA1, "SHA256": hashes.SHA256, "SHA384": hashes.SHA384, "SHA512": hashes.SHA512}
+HASHES = {"SHA1": hashes.SHA1, "SHA224": hashes.SHA224, "SHA256": hashes.SHA256, "SHA384": hashes.SHA384, "SHA512": hashes.SHA512}
 MESSAGE = b"touchstone rsa check"
 
 
@@ -164,7 +174,7 @@ def decrypt():
     print(json.dumps(results))
 
 
-CURVES = {"P-384": ec.SECP384R1, "P-521": ec.SECP521R1}
+CURVES = {"P-256": ec.SECP256R1, "P-384": ec.SECP384R1, "P-521": ec.SECP521R1}
 
 
 def ec_make():
@@ -192,6 +202,53 @@ def ec_verify():
         except Exception:
             results[name] = False
     print(json.dumps(results))
+
+
+def p256_private(der):
+    """A P-256 private key from Apple's X9.63 form: 04 || X || Y || K."""
+    return ec.derive_private_key(int.from_bytes(der[65:], "big"), ec.SECP256R1())
+
+
+def ecies_open(key, name, ciphertext):
+    """Apple's ...X963<hash>AESGCM for P-256: the ephemeral public key (65 bytes), the
+    AES-GCM ciphertext, its 16-byte tag. The X9.63 KDF of the ECDH secret, shared info the
+    ephemeral key, gives the AES-128 key (16 bytes; the IV is 16 zero bytes) or, for the
+    variable-IV form, 32 bytes: the key, then the IV."""
+    hash_name, _, form = name.partition("-")
+    variable_iv = "variableIV" in form
+    ephemeral = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), ciphertext[:65])
+    secret = key.exchange(ec.ECDH(), ephemeral)
+    size = 32 if variable_iv else 16
+    material = X963KDF(algorithm=HASHES[hash_name](), length=size, sharedinfo=ciphertext[:65]).derive(secret)
+    iv = material[16:] if variable_iv else bytes(16)
+    return AESGCM(material[:16]).decrypt(iv, ciphertext[65:], None)
+
+
+def ec_open():
+    request = json.load(sys.stdin)
+    key = p256_private(base64.b64decode(request["privateKey"]))
+    results = {}
+    for name, ciphertext in request["ciphertexts"].items():
+        try:
+            results[name] = b64(ecies_open(key, name, base64.b64decode(ciphertext)))
+        except Exception:
+            results[name] = None
+    print(json.dumps(results))
+
+
+def ec_x963():
+    request = json.load(sys.stdin)
+    key = p256_private(base64.b64decode(request["privateKey"]))
+    peer = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), base64.b64decode(request["peerPublicKey"]))
+    secret = key.exchange(ec.ECDH(), peer)
+    info = base64.b64decode(request["sharedInfo"])
+    print(json.dumps({name: b64(X963KDF(algorithm=hash(), length=request["size"], sharedinfo=info).derive(secret))
+                      for name, hash in HASHES.items()}))
+
+
+def sha224():
+    request = json.load(sys.stdin)
+    print(json.dumps({"digests": [b64(hashlib.sha224(base64.b64decode(data)).digest()) for data in request["inputs"]]}))
 
 
 def der_length(n):
@@ -313,4 +370,5 @@ def certificates():
 
 
 if __name__ == "__main__":
-    {"make": make, "certificates": certificates, "verify": verify, "decrypt": decrypt, "ec-make": ec_make, "ec-verify": ec_verify}[sys.argv[1]]()
+    {"make": make, "certificates": certificates, "verify": verify, "decrypt": decrypt, "ec-make": ec_make, "ec-verify": ec_verify,
+     "ec-open": ec_open, "ec-x963": ec_x963, "sha224": sha224}[sys.argv[1]]()

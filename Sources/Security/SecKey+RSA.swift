@@ -8,10 +8,9 @@ import Touchstone
 /// (BoringSSL). Its bytes are PKCS#1, as on iOS: `RSAPublicKey` for a public key and
 /// `RSAPrivateKey` for a private one.
 ///
-/// It does every RSA algorithm of Apple's but the SHA-224 ones (swift-crypto has no SHA-224):
-/// swift-crypto signs messages and encrypts with PKCS#1 v1.5, OAEP-SHA-1 and OAEP-SHA-256;
-/// the digest, raw, OAEP-SHA-384/512 and OAEP-then-AES-GCM forms are built in
-/// `SecKey+RSARaw.swift`. Our limit: an RSA key is an ``InMemoryKey`` (no access control).
+/// It does every RSA algorithm of Apple's: swift-crypto signs messages and encrypts with
+/// PKCS#1 v1.5, OAEP-SHA-1 and OAEP-SHA-256; the digest, raw, SHA-224, OAEP-SHA-384/512 and
+/// OAEP-then-AES-GCM forms are built in `SecKey+RSARaw.swift`. Our limit: an RSA key is an ``InMemoryKey`` (no access control).
 struct RSAKey: InMemoryKey {
     /// The private half; nil for a public key.
     let privateKey: _RSA.Signing.PrivateKey?
@@ -115,19 +114,21 @@ struct RSAKey: InMemoryKey {
         switch algorithm.rsaSignature {
         case nil:
             throw Self.unsupported(algorithm)
-        case let .message(hash, padding):
+        case let .message(hash, pss):
+            let signed: Data?
             do {
-                return try hash.withDigest(of: message) { digest in
-                    try privateKey.signature(for: digest, padding: padding).rawRepresentation
+                signed = try hash.withDigest(of: message) { digest in
+                    try privateKey.signature(for: digest, padding: pss ? .PSS : .insecurePKCS1v1_5).rawRepresentation
                 }
             } catch {
                 // e.g. PSS with SHA-512 needs a modulus of at least 1034 bits.
                 throw SecKeyCall.Failure(errSecParam, "this \(bits)-bit key cannot make a \(algorithm.identifier) signature")
             }
-        case let .digest(hash, pss: true):
-            block = try RSAEncoding.pssBlock(digest: checkedDigest(message, hash, algorithm), hash, modulusBits: bits)
-        case let .digest(hash, pss: false):
-            block = pkcs1v15Block(digestInfoOf: message, hash)
+            if let signed { return signed }
+            // SHA-224, which swift-crypto does not sign: the digest form over our SHA-224.
+            block = try digestBlock(hash.digest(message), hash, pss: pss, algorithm)
+        case let .digest(hash, pss):
+            block = try digestBlock(message, hash, pss: pss, algorithm)
         case .pkcs1v15Raw:
             block = RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize)
         case .raw:
@@ -146,17 +147,15 @@ struct RSAKey: InMemoryKey {
         switch algorithm.rsaSignature {
         case nil:
             throw Self.unsupported(algorithm)
-        case let .message(hash, padding):
+        case let .message(hash, pss):
             let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
-            return hash.withDigest(of: message) { digest in
-                publicKey.isValidSignature(parsed, for: digest, padding: padding)
+            let valid = hash.withDigest(of: message) { digest in
+                publicKey.isValidSignature(parsed, for: digest, padding: pss ? .PSS : .insecurePKCS1v1_5)
             }
-        case let .digest(hash, pss: true):
-            let digest = try checkedDigest(message, hash, algorithm)
-            guard let block = try? publicOperation(signature) else { return false }
-            return RSAEncoding.pssVerifies(block, digest: digest, hash, modulusBits: bits)
-        case let .digest(hash, pss: false):
-            return opens(signature, to: pkcs1v15Block(digestInfoOf: message, hash))
+            if let valid { return valid }
+            return try digestSignatureVerifies(signature, hash.digest(message), hash, pss: pss, algorithm)
+        case let .digest(hash, pss):
+            return try digestSignatureVerifies(signature, message, hash, pss: pss, algorithm)
         case .pkcs1v15Raw:
             return opens(signature, to: RSAEncoding.pkcs1v15SignatureBlock(message, length: blockSize))
         case .raw:
@@ -165,6 +164,23 @@ struct RSAKey: InMemoryKey {
             guard let block = try? publicOperation(signature) else { return false }
             return Data(block.drop { $0 == 0 }) == message
         }
+    }
+
+    /// The block a digest form signs: PSS (the digest checked for length) or PKCS#1 v1.5 of
+    /// the digest's `DigestInfo`; nil when it does not fit this key.
+    private func digestBlock(_ digest: Data, _ hash: ECIES.Hash, pss: Bool, _ algorithm: SecKeyAlgorithm) throws -> Data? {
+        pss ? try RSAEncoding.pssBlock(digest: checkedDigest(digest, hash, algorithm), hash, modulusBits: bits)
+            : pkcs1v15Block(digestInfoOf: digest, hash)
+    }
+
+    /// Whether `signature` is a digest form's signature of `digest` (the reverse of
+    /// ``digestBlock(_:_:pss:_:)``).
+    private func digestSignatureVerifies(_ signature: Data, _ digest: Data, _ hash: ECIES.Hash, pss: Bool,
+                                         _ algorithm: SecKeyAlgorithm) throws -> Bool {
+        guard pss else { return opens(signature, to: pkcs1v15Block(digestInfoOf: digest, hash)) }
+        let checked = try checkedDigest(digest, hash, algorithm)
+        guard let block = try? publicOperation(signature) else { return false }
+        return RSAEncoding.pssVerifies(block, digest: checked, hash, modulusBits: bits)
     }
 
     /// The PKCS#1 v1.5 block of the `DigestInfo` of `digest` as a `hash` digest; nil when it
@@ -215,12 +231,12 @@ struct RSAKey: InMemoryKey {
     }
 
     /// OAEP with `hash` and MGF1 with the same hash, no label: swift-crypto's for SHA-1 and
-    /// SHA-256, encoded here (``RSAEncoding``) for SHA-384 and SHA-512, which it lacks.
+    /// SHA-256, encoded here (``RSAEncoding``) for SHA-224, SHA-384 and SHA-512, which it lacks.
     func encrypt(_ plaintext: Data, oaep hash: ECIES.Hash) throws -> Data {
         switch hash {
         case .sha1: return try encrypt(plaintext, padding: .PKCS1_OAEP)
         case .sha256: return try encrypt(plaintext, padding: .PKCS1_OAEP_SHA256)
-        case .sha384, .sha512:
+        case .sha224, .sha384, .sha512:
             try checkFits(plaintext, capacity: RSAEncoding.oaepCapacity(hash, length: blockSize))
             return try publicOperation(RSAEncoding.oaepBlock(plaintext, hash, length: blockSize))
         }
@@ -231,7 +247,7 @@ struct RSAKey: InMemoryKey {
         switch hash {
         case .sha1: return try decrypt(ciphertext, padding: .PKCS1_OAEP)
         case .sha256: return try decrypt(ciphertext, padding: .PKCS1_OAEP_SHA256)
-        case .sha384, .sha512:
+        case .sha224, .sha384, .sha512:
             guard let block = try? privateOperation(ciphertext), let plaintext = RSAEncoding.oaepMessage(block, hash) else {
                 throw Self.wrongInput
             }
@@ -296,9 +312,9 @@ struct RSAKey: InMemoryKey {
 extension SecKeyAlgorithm {
     /// What a supported RSA signature algorithm signs, and how.
     enum RSASignatureForm {
-        /// A message, hashed and padded by swift-crypto: PKCS#1 v1.5 or PSS (salt as long as
-        /// the hash, as Apple's).
-        case message(ECIES.Hash, _RSA.Signing.Padding)
+        /// A message, hashed and padded by swift-crypto (by ``RSAEncoding`` for SHA-224):
+        /// PKCS#1 v1.5 or PSS (salt as long as the hash, as Apple's).
+        case message(ECIES.Hash, pss: Bool)
         /// A digest of this hash the caller made, in a PKCS#1 v1.5 `DigestInfo` block or PSS.
         case digest(ECIES.Hash, pss: Bool)
         /// `…DigestPKCS1v15Raw`: the caller's bytes in a PKCS#1 v1.5 block as they are.
@@ -321,7 +337,7 @@ extension SecKeyAlgorithm {
 
     /// The form of a supported RSA signature algorithm (`algid:sign:RSA:message-PKCS1v15:SHA256`,
     /// `algid:sign:RSA:digest-PSS:SHA256:SHA256:32`, `algid:sign:RSA:raw`...); nil for any
-    /// other, SHA-224 among them.
+    /// other.
     var rsaSignature: RSASignatureForm? {
         let parts = identifier.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0] == "algid", parts[1] == "sign", parts[2] == "RSA" else { return nil }
@@ -332,17 +348,18 @@ extension SecKeyAlgorithm {
         }
         guard parts.count >= 5, let hash = ECIES.Hash(appleName: parts[4]) else { return nil }
         switch (parts[3], parts.count) {
-        case ("message-PKCS1v15", 5): return .message(hash, .insecurePKCS1v1_5)
-        // PSS names its MGF1 hash and salt length too: Apple's are the hash and its length.
-        case ("message-PSS", 7) where parts[5] == parts[4] && Int(parts[6]) == hash.byteCount: return .message(hash, .PSS)
+        case ("message-PKCS1v15", 5): return .message(hash, pss: false)
+        // PSS names its MGF1 hash and salt length too: Apple's are the hash and its length
+        // (SHA-224's identifiers say 24, a slip in Apple's strings: its code salts with 28).
+        case ("message-PSS", 7) where parts[5] == parts[4] && Int(parts[6]) == hash.pssSaltInIdentifier: return .message(hash, pss: true)
         case ("digest-PKCS1v15", 5): return .digest(hash, pss: false)
-        case ("digest-PSS", 7) where parts[5] == parts[4] && Int(parts[6]) == hash.byteCount: return .digest(hash, pss: true)
+        case ("digest-PSS", 7) where parts[5] == parts[4] && Int(parts[6]) == hash.pssSaltInIdentifier: return .digest(hash, pss: true)
         default: return nil
         }
     }
 
     /// The form of a supported RSA encryption algorithm (`algid:encrypt:RSA:PKCS1`,
-    /// `…:OAEP:SHA512`, `…:OAEP:SHA256:AESGCM`, `…:raw`); nil for any other, SHA-224 among them.
+    /// `…:OAEP:SHA512`, `…:OAEP:SHA256:AESGCM`, `…:raw`); nil for any other.
     var rsaEncryption: RSAEncryptionForm? {
         let parts = identifier.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0] == "algid", parts[1] == "encrypt", parts[2] == "RSA" else { return nil }
@@ -358,14 +375,20 @@ extension SecKeyAlgorithm {
 
 extension ECIES.Hash {
     /// Runs `body` with this hash's swift-crypto digest of `message` (RSA signing needs the
-    /// digest's own type).
-    func withDigest<T>(of message: Data, _ body: (any Digest) throws -> T) rethrows -> T {
+    /// digest's own type); nil for SHA-224, which swift-crypto does not offer.
+    func withDigest<T>(of message: Data, _ body: (any Digest) throws -> T) rethrows -> T? {
         switch self {
         case .sha1: try body(Insecure.SHA1.hash(data: message))
+        case .sha224: nil
         case .sha256: try body(SHA256.hash(data: message))
         case .sha384: try body(SHA384.hash(data: message))
         case .sha512: try body(SHA512.hash(data: message))
         }
     }
+
+    /// The salt length Apple's PSS identifiers name for this hash: its length, but 24 for
+    /// SHA-224 (`…PSSSHA224` is "…:SHA224:SHA224:24" in Apple's strings, while its code, as
+    /// Apple's own tests check, salts with the hash's 28 bytes).
+    var pssSaltInIdentifier: Int { self == .sha224 ? 24 : byteCount }
 }
 #endif

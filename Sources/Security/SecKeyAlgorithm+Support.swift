@@ -110,11 +110,12 @@ extension SecKeyAlgorithm {
 }
 
 extension ECIES.Hash {
-    /// The hash an algorithm identifier names ("SHA1", "SHA256", "SHA384", "SHA512"); nil
-    /// for SHA-224 (swift-crypto has none) and anything else.
+    /// The hash an algorithm identifier names ("SHA1", "SHA224", "SHA256", "SHA384",
+    /// "SHA512"); nil for anything else.
     init?(appleName: Substring) {
         switch appleName {
         case "SHA1": self = .sha1
+        case "SHA224": self = .sha224
         case "SHA256": self = .sha256
         case "SHA384": self = .sha384
         case "SHA512": self = .sha512

@@ -2,56 +2,56 @@
 import Foundation
 
 // Every public `SecKeyAlgorithm` of Apple's SecKey.h, with Apple's identifiers (generated from
-// one table, so the member and the C name always carry the same value). Which of them a P-256
-// key can use is decided from the identifier (`SecKeyAlgorithm+Support.swift`); RSA keys are
-// not simulated, so their algorithms exist for code to compile and are refused (errSecParam).
+// one table, so the member and the C name always carry the same value). Which of them a key
+// can use is decided from the identifier: `SecKeyAlgorithm+Support.swift` for EC keys,
+// `SecKey+RSA.swift` for RSA keys.
 
 extension SecKeyAlgorithm {
-    /// RSA raw signature (RSA keys are not simulated).
+    /// RSA raw signature.
     public static let rsaSignatureRaw = SecKeyAlgorithm("algid:sign:RSA:raw")
-    /// RSA PKCS#1 v1.5 signature of raw data (not simulated).
+    /// RSA PKCS#1 v1.5 signature of raw data.
     public static let rsaSignatureDigestPKCS1v15Raw = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15")
-    /// RSA PKCS#1 v1.5 signature of a SHA1 digest (not simulated).
+    /// RSA PKCS#1 v1.5 signature of a SHA1 digest.
     public static let rsaSignatureDigestPKCS1v15SHA1 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA1")
-    /// RSA PKCS#1 v1.5 signature of a SHA224 digest (not simulated).
+    /// RSA PKCS#1 v1.5 signature of a SHA224 digest.
     public static let rsaSignatureDigestPKCS1v15SHA224 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA224")
-    /// RSA PKCS#1 v1.5 signature of a SHA256 digest (not simulated).
+    /// RSA PKCS#1 v1.5 signature of a SHA256 digest.
     public static let rsaSignatureDigestPKCS1v15SHA256 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA256")
-    /// RSA PKCS#1 v1.5 signature of a SHA384 digest (not simulated).
+    /// RSA PKCS#1 v1.5 signature of a SHA384 digest.
     public static let rsaSignatureDigestPKCS1v15SHA384 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA384")
-    /// RSA PKCS#1 v1.5 signature of a SHA512 digest (not simulated).
+    /// RSA PKCS#1 v1.5 signature of a SHA512 digest.
     public static let rsaSignatureDigestPKCS1v15SHA512 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA512")
-    /// RSA PKCS#1 v1.5 signature over the SHA1 of a message (not simulated).
+    /// RSA PKCS#1 v1.5 signature over the SHA1 of a message.
     public static let rsaSignatureMessagePKCS1v15SHA1 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA1")
-    /// RSA PKCS#1 v1.5 signature over the SHA224 of a message (not simulated).
+    /// RSA PKCS#1 v1.5 signature over the SHA224 of a message.
     public static let rsaSignatureMessagePKCS1v15SHA224 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA224")
-    /// RSA PKCS#1 v1.5 signature over the SHA256 of a message (not simulated).
+    /// RSA PKCS#1 v1.5 signature over the SHA256 of a message.
     public static let rsaSignatureMessagePKCS1v15SHA256 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA256")
-    /// RSA PKCS#1 v1.5 signature over the SHA384 of a message (not simulated).
+    /// RSA PKCS#1 v1.5 signature over the SHA384 of a message.
     public static let rsaSignatureMessagePKCS1v15SHA384 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA384")
-    /// RSA PKCS#1 v1.5 signature over the SHA512 of a message (not simulated).
+    /// RSA PKCS#1 v1.5 signature over the SHA512 of a message.
     public static let rsaSignatureMessagePKCS1v15SHA512 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA512")
-    /// RSA PSS signature of a SHA1 digest (not simulated).
+    /// RSA PSS signature of a SHA1 digest.
     public static let rsaSignatureDigestPSSSHA1 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA1:SHA1:20")
-    /// RSA PSS signature of a SHA224 digest (not simulated).
+    /// RSA PSS signature of a SHA224 digest.
     public static let rsaSignatureDigestPSSSHA224 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA224:SHA224:24")
-    /// RSA PSS signature of a SHA256 digest (not simulated).
+    /// RSA PSS signature of a SHA256 digest.
     public static let rsaSignatureDigestPSSSHA256 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA256:SHA256:32")
-    /// RSA PSS signature of a SHA384 digest (not simulated).
+    /// RSA PSS signature of a SHA384 digest.
     public static let rsaSignatureDigestPSSSHA384 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA384:SHA384:48")
-    /// RSA PSS signature of a SHA512 digest (not simulated).
+    /// RSA PSS signature of a SHA512 digest.
     public static let rsaSignatureDigestPSSSHA512 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA512:SHA512:64")
-    /// RSA PSS signature over the SHA1 of a message (not simulated).
+    /// RSA PSS signature over the SHA1 of a message.
     public static let rsaSignatureMessagePSSSHA1 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA1:SHA1:20")
-    /// RSA PSS signature over the SHA224 of a message (not simulated).
+    /// RSA PSS signature over the SHA224 of a message.
     public static let rsaSignatureMessagePSSSHA224 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA224:SHA224:24")
-    /// RSA PSS signature over the SHA256 of a message (not simulated).
+    /// RSA PSS signature over the SHA256 of a message.
     public static let rsaSignatureMessagePSSSHA256 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA256:SHA256:32")
-    /// RSA PSS signature over the SHA384 of a message (not simulated).
+    /// RSA PSS signature over the SHA384 of a message.
     public static let rsaSignatureMessagePSSSHA384 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA384:SHA384:48")
-    /// RSA PSS signature over the SHA512 of a message (not simulated).
+    /// RSA PSS signature over the SHA512 of a message.
     public static let rsaSignatureMessagePSSSHA512 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA512:SHA512:64")
-    /// ECDSA with a raw r || s signature (not simulated).
+    /// ECDSA with a raw r || s signature.
     public static let ecdsaSignatureRFC4754 = SecKeyAlgorithm("algid:sign:ECDSA:RFC4754")
     /// ECDSA over a digest of any length (1 to 64 bytes); DER signature.
     public static let ecdsaSignatureDigestX962 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962")
@@ -97,29 +97,29 @@ extension SecKeyAlgorithm {
     public static let ecdsaSignatureMessageRFC4754SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA384")
     /// ECDSA over the SHA512 of a message; raw r || s signature (iOS 17).
     public static let ecdsaSignatureMessageRFC4754SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA512")
-    /// RSA raw encryption (not simulated).
+    /// RSA raw encryption.
     public static let rsaEncryptionRaw = SecKeyAlgorithm("algid:encrypt:RSA:raw")
-    /// RSA PKCS#1 encryption (not simulated).
+    /// RSA PKCS#1 encryption.
     public static let rsaEncryptionPKCS1 = SecKeyAlgorithm("algid:encrypt:RSA:PKCS1")
-    /// RSA OAEP SHA1 encryption (not simulated).
+    /// RSA OAEP SHA1 encryption.
     public static let rsaEncryptionOAEPSHA1 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA1")
-    /// RSA OAEP SHA224 encryption (not simulated).
+    /// RSA OAEP SHA224 encryption.
     public static let rsaEncryptionOAEPSHA224 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA224")
-    /// RSA OAEP SHA256 encryption (not simulated).
+    /// RSA OAEP SHA256 encryption.
     public static let rsaEncryptionOAEPSHA256 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA256")
-    /// RSA OAEP SHA384 encryption (not simulated).
+    /// RSA OAEP SHA384 encryption.
     public static let rsaEncryptionOAEPSHA384 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA384")
-    /// RSA OAEP SHA512 encryption (not simulated).
+    /// RSA OAEP SHA512 encryption.
     public static let rsaEncryptionOAEPSHA512 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512")
-    /// RSA OAEP SHA1 wrapping an AES-GCM key (not simulated).
+    /// RSA OAEP SHA1 wrapping an AES-GCM key.
     public static let rsaEncryptionOAEPSHA1AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA1:AESGCM")
-    /// RSA OAEP SHA224 wrapping an AES-GCM key (not simulated).
+    /// RSA OAEP SHA224 wrapping an AES-GCM key.
     public static let rsaEncryptionOAEPSHA224AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA224:AESGCM")
-    /// RSA OAEP SHA256 wrapping an AES-GCM key (not simulated).
+    /// RSA OAEP SHA256 wrapping an AES-GCM key.
     public static let rsaEncryptionOAEPSHA256AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA256:AESGCM")
-    /// RSA OAEP SHA384 wrapping an AES-GCM key (not simulated).
+    /// RSA OAEP SHA384 wrapping an AES-GCM key.
     public static let rsaEncryptionOAEPSHA384AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA384:AESGCM")
-    /// RSA OAEP SHA512 wrapping an AES-GCM key (not simulated).
+    /// RSA OAEP SHA512 wrapping an AES-GCM key.
     public static let rsaEncryptionOAEPSHA512AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512:AESGCM")
     /// ECIES, standard ECDH, X9.63 SHA1 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionStandardX963SHA1AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM")

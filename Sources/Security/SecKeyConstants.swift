@@ -89,12 +89,14 @@ public enum SecKeyOperationType: Int, Sendable {
 }
 
 /// A key algorithm (`SecKeyAlgorithm`): every one of Apple's SecKey.h, with Apple's
-/// identifiers. Touchstone supports, for P-256 keys: ECDSA over a message (SHA-1, SHA-256,
-/// SHA-384, SHA-512) or a given digest (DER signatures); ECIES with the X9.63 KDF (SHA-1,
-/// SHA-256, SHA-384, SHA-512) and AES-GCM, both the variable-IV form and the iOS 10 form with an
+/// identifiers. Touchstone supports, for P-256 keys: ECDSA over a message (SHA-1, SHA-224,
+/// SHA-256, SHA-384, SHA-512) or a given digest, as X9.62 DER or RFC 4754 r ‖ s; ECIES with the
+/// X9.63 KDF (the same hashes) and AES-GCM, both the variable-IV form and the iOS 10 form with an
 /// all-zero IV, standard or cofactor (the same on P-256); ECDH key exchange, raw or with the X9.63
-/// KDF. Others — RSA, SHA-224 hashing, RFC 4754 signatures — are reported as unsupported
-/// (`SecKeyIsAlgorithmSupported` false, errSecParam).
+/// KDF. P-384 and P-521 keys sign and exchange keys the same ways; RSA keys take every RSA
+/// algorithm (PKCS#1 v1.5, PSS, OAEP, raw, OAEP then AES-GCM). Others, such as
+/// `.ecdsaSignatureRFC4754`, are reported as unsupported (`SecKeyIsAlgorithmSupported` false,
+/// errSecParam).
 public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
     /// Apple's identifier, e.g. `"algid:sign:ECDSA:message-X962:SHA256"`.
     public let identifier: String

@@ -10,7 +10,7 @@ import TouchstoneTesting
 @Suite("P-384 and P-521 SecKeys, checked against pyca/cryptography")
 struct CurveKeyTests {
     static let messageAlgorithms: [String: SecKeyAlgorithm] = [
-        "SHA1": .ecdsaSignatureMessageX962SHA1, "SHA256": .ecdsaSignatureMessageX962SHA256,
+        "SHA1": .ecdsaSignatureMessageX962SHA1, "SHA224": .ecdsaSignatureMessageX962SHA224, "SHA256": .ecdsaSignatureMessageX962SHA256,
         "SHA384": .ecdsaSignatureMessageX962SHA384, "SHA512": .ecdsaSignatureMessageX962SHA512,
     ]
 

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 import TouchstoneTesting
 
-/// RSA `SecKey`s (issue 34): PKCS#1 keys, every RSA signature and encryption form but SHA-224's
+/// RSA `SecKey`s (issue 34): PKCS#1 keys, every RSA signature and encryption form of SecKey.h
 /// (message and digest signatures, PKCS#1 v1.5 and PSS, raw; PKCS#1 v1.5, OAEP, OAEP-then-AES-GCM
 /// and raw encryption), each checked against pyca/cryptography — an implementation we did not
 /// write — through ``IndependentKeyCheck``.
@@ -15,21 +15,26 @@ struct RSAKeyTests {
     /// Apple's algorithm for each scheme of scripts/seckey-check.py. A `digest-` scheme signs
     /// the message's digest (``signedInput(_:_:)``); `raw` signs the message as a block.
     static let signatureAlgorithms: [String: SecKeyAlgorithm] = [
-        "pkcs1v15-SHA1": .rsaSignatureMessagePKCS1v15SHA1, "pkcs1v15-SHA256": .rsaSignatureMessagePKCS1v15SHA256,
+        "pkcs1v15-SHA1": .rsaSignatureMessagePKCS1v15SHA1, "pkcs1v15-SHA224": .rsaSignatureMessagePKCS1v15SHA224,
+        "pkcs1v15-SHA256": .rsaSignatureMessagePKCS1v15SHA256,
         "pkcs1v15-SHA384": .rsaSignatureMessagePKCS1v15SHA384, "pkcs1v15-SHA512": .rsaSignatureMessagePKCS1v15SHA512,
-        "pss-SHA1": .rsaSignatureMessagePSSSHA1, "pss-SHA256": .rsaSignatureMessagePSSSHA256,
+        "pss-SHA1": .rsaSignatureMessagePSSSHA1, "pss-SHA224": .rsaSignatureMessagePSSSHA224, "pss-SHA256": .rsaSignatureMessagePSSSHA256,
         "pss-SHA384": .rsaSignatureMessagePSSSHA384, "pss-SHA512": .rsaSignatureMessagePSSSHA512,
-        "digest-pkcs1v15-SHA1": .rsaSignatureDigestPKCS1v15SHA1, "digest-pkcs1v15-SHA256": .rsaSignatureDigestPKCS1v15SHA256,
+        "digest-pkcs1v15-SHA1": .rsaSignatureDigestPKCS1v15SHA1, "digest-pkcs1v15-SHA224": .rsaSignatureDigestPKCS1v15SHA224,
+        "digest-pkcs1v15-SHA256": .rsaSignatureDigestPKCS1v15SHA256,
         "digest-pkcs1v15-SHA384": .rsaSignatureDigestPKCS1v15SHA384, "digest-pkcs1v15-SHA512": .rsaSignatureDigestPKCS1v15SHA512,
-        "digest-pss-SHA1": .rsaSignatureDigestPSSSHA1, "digest-pss-SHA256": .rsaSignatureDigestPSSSHA256,
+        "digest-pss-SHA1": .rsaSignatureDigestPSSSHA1, "digest-pss-SHA224": .rsaSignatureDigestPSSSHA224,
+        "digest-pss-SHA256": .rsaSignatureDigestPSSSHA256,
         "digest-pss-SHA384": .rsaSignatureDigestPSSSHA384, "digest-pss-SHA512": .rsaSignatureDigestPSSSHA512,
         "raw": .rsaSignatureRaw,
     ]
     /// Apple's algorithm for each padding of scripts/seckey-check.py.
     static let encryptionAlgorithms: [String: SecKeyAlgorithm] = [
-        "pkcs1": .rsaEncryptionPKCS1, "oaep-SHA1": .rsaEncryptionOAEPSHA1, "oaep-SHA256": .rsaEncryptionOAEPSHA256,
+        "pkcs1": .rsaEncryptionPKCS1, "oaep-SHA1": .rsaEncryptionOAEPSHA1, "oaep-SHA224": .rsaEncryptionOAEPSHA224,
+        "oaep-SHA256": .rsaEncryptionOAEPSHA256,
         "oaep-SHA384": .rsaEncryptionOAEPSHA384, "oaep-SHA512": .rsaEncryptionOAEPSHA512, "raw": .rsaEncryptionRaw,
-        "aesgcm-SHA1": .rsaEncryptionOAEPSHA1AESGCM, "aesgcm-SHA256": .rsaEncryptionOAEPSHA256AESGCM,
+        "aesgcm-SHA1": .rsaEncryptionOAEPSHA1AESGCM, "aesgcm-SHA224": .rsaEncryptionOAEPSHA224AESGCM,
+        "aesgcm-SHA256": .rsaEncryptionOAEPSHA256AESGCM,
         "aesgcm-SHA384": .rsaEncryptionOAEPSHA384AESGCM, "aesgcm-SHA512": .rsaEncryptionOAEPSHA512AESGCM,
     ]
 
@@ -39,6 +44,7 @@ struct RSAKeyTests {
         guard scheme.hasPrefix("digest-") else { return message }
         return switch scheme.split(separator: "-").last {
         case "SHA1": Data(Insecure.SHA1.hash(data: message))
+        case "SHA224": ECIES.Hash.sha224.digest(message)
         case "SHA256": Data(SHA256.hash(data: message))
         case "SHA384": Data(SHA384.hash(data: message))
         default: Data(SHA512.hash(data: message))
@@ -76,7 +82,7 @@ struct RSAKeyTests {
         #expect(SecKeyGetBlockSize(publicKey) == 256)
 
         let signatures = try #require(made["signatures"] as? [String: String])
-        #expect(signatures.count == 8)
+        #expect(signatures.count == 10)
         // pyca's message signatures; each is also the digest-form signature of the message's digest.
         for (scheme, signature) in signatures {
             for form in [scheme, "digest-" + scheme] {
@@ -239,7 +245,7 @@ struct RSAKeyTests {
         #expect(SecKeyRawSign(privateKey, .OAEP, digest, digest.count, &again, &againLength) == errSecParam)
     }
 
-    @Test("RSA input rules as Apple's code has them: a PSS digest of the wrong length, a raw input above the modulus or longer than the key, a plaintext longer than the padding allows are errSecParam; a PKCS#1 v1.5 digest of any length is signed as given; raw verification drops the block's leading zeros; SHA-224 forms are unsupported (our limit: swift-crypto has no SHA-224)")
+    @Test("RSA input rules as Apple's code has them: a PSS digest of the wrong length, a raw input above the modulus or longer than the key, a plaintext longer than the padding allows are errSecParam; a PKCS#1 v1.5 digest of any length is signed as given; raw verification drops the block's leading zeros; SHA-224 PSS goes by Apple's identifier, which names a salt of 24")
     func inputRules() throws {
         let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
         let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
@@ -254,11 +260,15 @@ struct RSAKeyTests {
             #expect(SecKeyCreateEncryptedData(publicKey, algorithm, input as CFData, &error) == nil)
             return (error?.takeRetainedValue() as NSError?)?.code
         }
-        for algorithm: SecKeyAlgorithm in [.rsaSignatureMessagePKCS1v15SHA224, .rsaSignatureDigestPSSSHA224, .ecdsaSignatureMessageX962SHA256] {
+        // Apple's SHA-224 PSS identifiers name a salt of 24 bytes (its code salts with 28, which
+        // pyca checks in pycaVerifiesOurSignatures); the same identifier saying 28 is not Apple's.
+        #expect(SecKeyAlgorithm.rsaSignatureDigestPSSSHA224.identifier == "algid:sign:RSA:digest-PSS:SHA224:SHA224:24")
+        let notApples = SecKeyAlgorithm(rawValue: "algid:sign:RSA:digest-PSS:SHA224:SHA224:28" as CFString)
+        for algorithm: SecKeyAlgorithm in [notApples, .ecdsaSignatureMessageX962SHA256] {
             #expect(!SecKeyIsAlgorithmSupported(privateKey, .sign, algorithm))
             #expect(signingError(algorithm, Data(count: 28)) == Int(errSecParam))
         }
-        #expect(!SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionOAEPSHA224AESGCM))
+        #expect(signingError(.rsaSignatureDigestPSSSHA224, Data(count: 27)) == Int(errSecParam))
         #expect(!SecKeyIsAlgorithmSupported(privateKey, .keyExchange, .ecdhKeyExchangeStandard))
         #expect(signingError(.rsaSignatureDigestPSSSHA512, Data(count: 32)) == Int(errSecParam))
         #expect(signingError(.rsaSignatureRaw, Data(repeating: 0xFF, count: 256)) == Int(errSecParam))  // above the modulus

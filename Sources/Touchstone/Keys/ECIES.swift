@@ -15,11 +15,14 @@ import Foundation
 /// let plain = try await authenticator.keys.decrypt(box, with: key, reason: "Unlock")
 /// ```
 public enum ECIES {
-    /// The hash of the X9.63 KDF (and of ECDSA message signatures): the SHA-2 and SHA-1
-    /// functions swift-crypto provides. SHA-224 is not among them.
+    /// The hash of the X9.63 KDF (and of ECDSA and RSA signatures and RSA's OAEP): SHA-1 and
+    /// the SHA-2 functions. swift-crypto computes all but SHA-224, which it does not offer
+    /// (Touchstone's own FIPS 180-4 implementation).
     public enum Hash: Sendable, Hashable, CaseIterable {
         /// SHA-1 (20 bytes).
         case sha1
+        /// SHA-224 (28 bytes).
+        case sha224
         /// SHA-256 (32 bytes).
         case sha256
         /// SHA-384 (48 bytes).
@@ -31,6 +34,7 @@ public enum ECIES {
         public func digest(_ data: Data) -> Data {
             switch self {
             case .sha1: Data(Insecure.SHA1.hash(data: data))
+            case .sha224: SHA224.hash(data)
             case .sha256: Data(SHA256.hash(data: data))
             case .sha384: Data(SHA384.hash(data: data))
             case .sha512: Data(SHA512.hash(data: data))

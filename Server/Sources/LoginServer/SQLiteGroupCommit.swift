@@ -44,10 +44,14 @@ final class SQLiteGroupCommit: @unchecked Sendable {
     /// slow disk, or batches waiting on another process's lock) is answered unavailable
     /// without running, so requests do not queue without end. Nil: no limit.
     private let maximumWait: Duration?
+    /// Where ``maximumWait`` is measured: the continuous clock, or a test's manual one.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(writer: any DatabaseWriter, maximumWait: Duration? = nil) {
+    init(writer: any DatabaseWriter, maximumWait: Duration? = nil,
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.writer = writer
         self.maximumWait = maximumWait
+        self.now = now
     }
 
     /// Runs `body` in a savepoint of the next group transaction and returns its result once
@@ -90,7 +94,7 @@ final class SQLiteGroupCommit: @unchecked Sendable {
                         continuation.resume(throwing: DatabaseError(resultCode: .SQLITE_ERROR, message: "the write did not run"))
                     }
                 },
-                asked: .now
+                asked: now()
             )
             let start = lock.withLock { () -> Bool in
                 pending.append(job)
@@ -119,10 +123,10 @@ final class SQLiteGroupCommit: @unchecked Sendable {
             guard !jobs.isEmpty else { return }
             // A step that waited past the limit never runs: its caller hears "unavailable"
             // (nothing was written, so a retry is safe).
-            let now = ContinuousClock.now
+            let started = now()
             var ready: [Job] = []
             for job in jobs {
-                if let maximumWait, now - job.asked > maximumWait {
+                if let maximumWait, started - job.asked > maximumWait {
                     job.finish(RepositoryError.unavailable(
                         "a SQLite step waited more than \(maximumWait) for its turn (a slow disk or a lock held by another process)"))
                 } else {

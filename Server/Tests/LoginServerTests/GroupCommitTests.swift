@@ -18,17 +18,21 @@ struct GroupCommitTests {
 
     @Test("a step that waited past the limit for its turn (behind a slow batch) fails unavailable without running; later ones run")
     func lateStepsFailWithoutRunning() async throws {
-        let commit = SQLiteGroupCommit(writer: try DatabaseQueue(), maximumWait: .milliseconds(50))
+        // The wait is measured on a manual clock: the slow batch moves it 300 ms, so the test
+        // holds however slowly a loaded machine schedules it.
+        let start = ContinuousClock.now
+        let elapsed = Mutex<Duration>(.zero)
+        let commit = SQLiteGroupCommit(writer: try DatabaseQueue(), maximumWait: .milliseconds(50),
+                                       now: { start + elapsed.withLock { $0 } })
         let ran = Mutex<[String]>([])
         let started = AsyncStream<Void>.makeStream()
         let slow = Task {
             try await commit.write { _ in
                 started.continuation.yield()
                 // A slow disk: this batch holds the writer for 300 ms once the late step is
-                // waiting (however long the test's task took to ask: a loaded machine may
-                // resume it late, and a step asked after the batch ended rightly runs).
+                // waiting (a step asked after the batch ended rightly runs).
                 while commit.waitingSteps == 0 { Thread.sleep(forTimeInterval: 0.001) }
-                Thread.sleep(forTimeInterval: 0.3)
+                elapsed.withLock { $0 += .milliseconds(300) }
                 ran.withLock { $0.append("slow") }
             }
         }

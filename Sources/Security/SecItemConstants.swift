@@ -13,12 +13,22 @@ nonisolated(unsafe) public let kSecClass: CFString = "class"
 nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
 /// Internet passwords: items keyed by `kSecAttrServer` and `kSecAttrAccount`.
 nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
-/// Keys: Secure Enclave private keys, found by `kSecAttrApplicationTag`, `kSecAttrLabel` or
-/// `kSecAttrApplicationLabel`; `kSecReturnRef` gives a `SecKey` (see `SecKeyCreateRandomKey`).
+/// Keys: Secure Enclave and software private keys, public keys, RSA, P-384 and P-521 keys,
+/// symmetric keys and attribute-only key items, found by `kSecAttrApplicationTag`,
+/// `kSecAttrLabel`, `kSecAttrApplicationLabel` and the other key attributes; `kSecReturnRef`
+/// gives a `SecKey` (see `SecKeyCreateRandomKey`). `SecItemUpdate` of a key is
+/// `errSecUnimplemented` (our limit).
 nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
-/// Certificates: not simulated: every `SecItem*` call with this class is `errSecUnimplemented`.
+/// Certificates: added as a `SecCertificate` (`kSecValueRef`, with iOS's derived attributes:
+/// issuer, serial number, subject, key ids...) or as DER (`kSecValueData`), found by those
+/// attributes and `kSecMatchIssuers` / `kSecMatchEmailAddressIfPresent` / `kSecMatchValidOnDate`,
+/// returned and deleted as on iOS. `SecItemUpdate` and persistent references are
+/// `errSecUnimplemented` (our limit; see `CertificateItems.swift`).
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
-/// Identities: not simulated: every `SecItem*` call with this class is `errSecUnimplemented`.
+/// Identities: a stored certificate joined with the stored private key whose application
+/// label is the certificate's public key hash, as iOS joins them; found, returned (`SecIdentity`
+/// or attributes) and deleted (certificate and key). Adding an identity ref and `SecItemUpdate`
+/// are `errSecUnimplemented` (our limit: add the certificate and the key).
 nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
 
 // MARK: Attributes

@@ -25,10 +25,13 @@ nonisolated(unsafe) public let kSecAttrCertificateEncoding: CFString = "cenc"
 
 // MARK: Key and item attributes
 
-/// Whether a key can wrap other keys. No key here wraps: ignored in key queries,
-/// `errSecNoSuchAttr` in a password query (passwords have no such attribute).
+/// Whether a key can wrap other keys: `SecKeyCopyAttributes` of a software public key says
+/// true, of a software private key false, as Apple's `SecKey.m`. No operation wraps keys
+/// here: ignored in key queries, `errSecNoSuchAttr` in a password query (passwords have no
+/// such attribute).
 nonisolated(unsafe) public let kSecAttrCanWrap: CFString = "wrap"
-/// Whether a key can unwrap other keys. No key here unwraps: ignored in key queries,
+/// Whether a key can unwrap other keys: `SecKeyCopyAttributes` of a software private key says
+/// true, of a software public key false, as Apple's `SecKey.m`. Ignored in key queries,
 /// `errSecNoSuchAttr` in a password query.
 nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = "unwp"
 /// The iCloud Keychain sync view of a password item (a string). As on iOS it is stored,

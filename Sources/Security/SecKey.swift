@@ -229,10 +229,14 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
     }
 }
 
-/// The key's attributes: class, type, size, token, tag, label, application label,
-/// permanence, capabilities and access control.
+/// The key's attributes. A software key (every key but a Secure Enclave one) gives Apple's
+/// software-key dictionary: class, type, size, the SHA-1 of the public key as application
+/// label, permanent, its capabilities (wrap and unwrap among them) and its bytes as
+/// `kSecValueData` (see `KeyQuery.copiedAttributes(of:)`). A Secure Enclave key gives its
+/// class, type, size, token, tag, label, application label, permanence, capabilities and
+/// access control.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    KeyQuery.attributes(of: key) as NSDictionary
+    KeyQuery.copiedAttributes(of: key) as NSDictionary
 }
 
 /// The key's block size in bytes: 32, 48 or 66 for a P-256, P-384 or P-521 key, the modulus

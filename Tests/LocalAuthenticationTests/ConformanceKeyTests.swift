@@ -131,7 +131,7 @@ struct ConformanceKeyTests {
          kSecAttrApplicationLabel as String: "com.example.dpop.privateKey"]
     }
 
-    @Test("software keys: a CryptoKit P-256 key imported with SecKeyCreateWithData, added as kSecValueRef, found by tag and application label, exported back (Auth0's KeychainKeyStore flow)")
+    @Test("software keys: a CryptoKit P-256 key imported with SecKeyCreateWithData, added as kSecValueRef, found by tag and application label, exported back (Auth0's KeychainKeyStore flow); SecKeyCopyAttributes of the found key is a software key's, as iOS makes it again from its bytes")
     func softwareKeyItemRoundTrip() async throws {
         let sim = try TestDevice()
         let original = P256.Signing.PrivateKey().x963Representation
@@ -151,10 +151,16 @@ struct ConformanceKeyTests {
             guard SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess, CFGetTypeID(item) == SecKeyGetTypeID(),
                   let found = item as? SecKey else { return (added, nil, false, -1, -1) }
             let exported = SecKeyCopyExternalRepresentation(found, &error) as Data?
+            // As iOS: a software key found in the keychain is made again from its bytes
+            // (SecItem.m), so SecKeyCopyAttributes gives a software key's dictionary — the
+            // application label is the SHA-1 of the public key, not the stored one, and no
+            // item attribute (tag, accessibility) is in it.
             let attributes = SecKeyCopyAttributes(found) as? [String: Any] ?? [:]
+            let publicBytes = SecKeyCopyPublicKey(found).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? } ?? Data()
             let described = attributes[kSecAttrTokenID as String] == nil && attributes[kSecAttrIsExtractable as String] as? Bool == true
-                && attributes[kSecAttrApplicationLabel as String] as? Data == Data("com.example.dpop.privateKey".utf8)
-                && attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
+                && attributes[kSecAttrApplicationLabel as String] as? Data == Data(Insecure.SHA1.hash(data: publicBytes))
+                && attributes[kSecAttrAccessible as String] == nil && attributes[kSecAttrApplicationTag as String] == nil
+                && attributes[kSecAttrIsPermanent as String] as? Bool == true
             let deleted = SecItemDelete(Self.softwareQuery as CFDictionary)
             return (added, exported, described, deleted, SecItemCopyMatching(query as CFDictionary, &item))
         }

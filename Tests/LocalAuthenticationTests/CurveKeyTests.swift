@@ -46,6 +46,36 @@ struct CurveKeyTests {
         #expect(verified.count == ours.count && verified.values.allSatisfy { $0 as? Bool == true }, "\(verified)")
     }
 
+    @Test("SecKeyCopyAttributes of an EC software key is Apple's software-key dictionary (SecKey.m, SecECKey.m): a P-384 private key signs, decrypts, derives and unwraps; a P-256 public key of a Secure Enclave key encrypts, verifies and wraps, and derives nothing; kSecValueData holds the X9.63 bytes")
+    func softwareKeyDictionary() async throws {
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384]
+        let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let privateAttributes = try #require(SecKeyCopyAttributes(privateKey) as? [String: Any])
+        #expect(RSAKeyTests.flags(privateAttributes) == [true, true, true, false, false, true, false,
+                                                         false, true, true, true, false, false, false, false, true])
+        #expect(privateAttributes[kSecValueData as String] as? Data == SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        #expect((privateAttributes[kSecValueData as String] as? Data)?.count == 145)
+
+        let sim = try TestDevice(enrolled: [])
+        let seen = await sim.blocking { () -> (flags: [Bool?], value: Data?, bytes: Data?, token: Bool, tag: Bool)? in
+            let enclave: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                          kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                                          kSecPrivateKeyAttrs as String: [kSecAttrApplicationTag as String: Data("tag".utf8)]]
+            guard let key = SecKeyCreateRandomKey(enclave as CFDictionary, nil), let publicKey = SecKeyCopyPublicKey(key),
+                  let attributes = SecKeyCopyAttributes(publicKey) as? [String: Any],
+                  let privateAttributes = SecKeyCopyAttributes(key) as? [String: Any] else { return nil }
+            return (RSAKeyTests.flags(attributes), attributes[kSecValueData as String] as? Data,
+                    SecKeyCopyExternalRepresentation(publicKey, nil) as Data?,
+                    privateAttributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String,
+                    privateAttributes[kSecValueData as String] == nil)
+        }
+        let publicSide = try #require(seen)
+        #expect(publicSide.flags == [true, true, true, false, false, true, false,
+                                     true, false, false, false, true, false, false, true, false])
+        #expect(publicSide.value != nil && publicSide.value == publicSide.bytes)
+        #expect(publicSide.token && publicSide.tag)  // a Secure Enclave key keeps its own dictionary, without bytes
+    }
+
     @Test("SecKeyCreateRandomKey makes P-384 and P-521 keys without a token: digest and RFC 4754 signatures verify, ECDH agrees with swift-crypto's")
     func randomKeys() throws {
         for bits in [384, 521] {

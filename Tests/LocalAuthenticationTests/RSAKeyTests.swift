@@ -168,6 +168,31 @@ struct RSAKeyTests {
         #expect("\(publicKey)".hasPrefix("<SecKey public RSA 2048 "))
     }
 
+    /// The flags of `SecKeyCopyAttributes` that Apple's software-key dictionary sets, in one
+    /// order: permanent, private, modifiable, sensitive, always sensitive, extractable, never
+    /// extractable, encrypt, decrypt, derive, sign, verify, sign-recover, verify-recover, wrap, unwrap.
+    static func flags(_ attributes: [String: Any]) -> [Bool?] {
+        [kSecAttrIsPermanent as String, "priv", "modi", kSecAttrIsSensitive as String, "asen", kSecAttrIsExtractable as String, "next",
+         kSecAttrCanEncrypt as String, kSecAttrCanDecrypt as String, kSecAttrCanDerive as String, kSecAttrCanSign as String,
+         kSecAttrCanVerify as String, "snrc", "vyrc", kSecAttrCanWrap as String, kSecAttrCanUnwrap as String].map { attributes[$0] as? Bool }
+    }
+
+    @Test("SecKeyCopyAttributes of an RSA key is Apple's software-key dictionary (SecKey.m, SecRSAKey.c): permanent, extractable, a private key decrypts, signs and unwraps, a public one encrypts, verifies, wraps and decrypts too, neither derives; kSecValueData holds its PKCS#1 bytes")
+    func softwareKeyDictionary() throws {
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
+        let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        let privateAttributes = try #require(SecKeyCopyAttributes(privateKey) as? [String: Any])
+        let publicAttributes = try #require(SecKeyCopyAttributes(publicKey) as? [String: Any])
+        #expect(Self.flags(privateAttributes) == [true, true, true, false, false, true, false,
+                                                  false, true, false, true, false, false, false, false, true])
+        #expect(Self.flags(publicAttributes) == [true, true, true, false, false, true, false,
+                                                 true, true, false, false, true, false, false, true, false])
+        #expect(privateAttributes[kSecValueData as String] as? Data == SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        #expect(publicAttributes[kSecValueData as String] as? Data == SecKeyCopyExternalRepresentation(publicKey, nil) as Data?)
+        #expect(privateAttributes[kSecAttrEffectiveKeySize as String] as? Int == 2048)
+    }
+
     @Test("SecKeyCreateWithData takes PKCS#1 only, as iOS (SecRSAKey.c): an X.509 SubjectPublicKeyInfo, a PKCS#8 private key or damaged bytes are errSecParam")
     func pkcs1Only() throws {
         let made = try check("make")

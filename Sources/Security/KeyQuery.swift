@@ -156,7 +156,8 @@ struct KeyQuery {
                 keyClass: kSecAttrKeyClassPrivate as String, keyType: kSecAttrKeyTypeECSECPrimeRandom as String)
     }
 
-    /// The attributes of a key as `SecKeyCopyAttributes` and `kSecReturnAttributes` give them.
+    /// The attributes of a key as `kSecReturnAttributes` gives them, and `SecKeyCopyAttributes`
+    /// for a Secure Enclave key (a software key's: ``copiedAttributes(of:)``).
     static func attributes(of key: SecKey) -> [String: Any] {
         let bits = key.inMemoryKey?.bits ?? 256
         var attributes: [String: Any] = [

@@ -20,11 +20,22 @@ extension KeyQuery {
     ///   private key's external representation.
     ///
     /// Our limit: a software P-256 private key leaves `kSecValueData` out, as its bytes come
-    /// through `SecKeyCopyExternalRepresentation` after its access control. A Secure Enclave
-    /// key answers with ``attributes(of:)``: what iOS's token reports is not in Apple's
-    /// published code (`SecCTKKey.m` copies it from the token).
+    /// through `SecKeyCopyExternalRepresentation` after its access control.
+    ///
+    /// A Secure Enclave key answers as `SecCTKKey.m` filters its token's attributes: the key's
+    /// class, type, sizes, token, access control and capabilities, its application label, and
+    /// permanent whatever it is; not its tag, label, access group or accessibility, which that
+    /// code does not export. (The capabilities are ``attributes(of:)``'s: what iOS's token
+    /// reports for them is not in Apple's published code.)
     static func copiedAttributes(of key: SecKey) -> [String: Any] {
-        if let enclave = key.touchstoneKey, !enclave.isSoftware { return attributes(of: key) }
+        if let enclave = key.touchstoneKey, !enclave.isSoftware {
+            var attributes = attributes(of: key)
+            for name in [kSecAttrApplicationTag, kSecAttrLabel, kSecAttrAccessGroup, kSecAttrAccessible] {
+                attributes[name as String] = nil
+            }
+            attributes[kSecAttrIsPermanent as String] = true
+            return attributes
+        }
         let isPrivate = key.isPrivate
         let inMemory = key.inMemoryKey
         let isRSA = inMemory is RSAKey

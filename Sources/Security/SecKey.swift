@@ -233,8 +233,9 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
 /// software-key dictionary: class, type, size, the SHA-1 of the public key as application
 /// label, permanent, its capabilities (wrap and unwrap among them) and its bytes as
 /// `kSecValueData` (see `KeyQuery.copiedAttributes(of:)`). A Secure Enclave key gives its
-/// class, type, size, token, tag, label, application label, permanence, capabilities and
-/// access control.
+/// class, type, size, token, application label, permanence (always true, as Apple's),
+/// capabilities and access control: not its tag, label, access group or accessibility, which
+/// Apple's `SecCTKKey.m` does not export.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     KeyQuery.copiedAttributes(of: key) as NSDictionary
 }

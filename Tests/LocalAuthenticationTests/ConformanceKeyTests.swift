@@ -59,7 +59,7 @@ struct ConformanceKeyTests {
         return nil
     }
 
-    @Test("§10 a Secure Enclave key signs after Touch ID; the 65-byte public key verifies the DER signature")
+    @Test("§10 a Secure Enclave key signs after Touch ID; the 65-byte public key verifies the DER signature; SecKeyCopyAttributes gives what SecCTKKey.m exports (not the tag or label)")
     func signAndVerify() async throws {
         let sim = try TestDevice()
         sim.user.enqueue([.present("thumb")])
@@ -68,10 +68,11 @@ struct ConformanceKeyTests {
             var error: Unmanaged<CFError>?
             let external = SecKeyCopyExternalRepresentation(SecKeyCopyPublicKey(key)!, &error) as Data? ?? Data()
             let attributes = SecKeyCopyAttributes(key) as? [String: Any] ?? [:]
+            // As Apple's SecCTKKey.m exports a token key's attributes: not its tag or label.
             let attributesOK = attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String
                 && attributes[kSecAttrKeySizeInBits as String] as? Int == 256
-                && attributes[kSecAttrApplicationTag as String] as? Data == Self.tag
-                && attributes[kSecAttrLabel as String] as? String == "Login key"
+                && attributes[kSecAttrApplicationTag as String] == nil && attributes[kSecAttrLabel as String] == nil
+                && attributes[kSecAttrIsPermanent as String] as? Bool == true && attributes[kSecAttrAccessControl as String] != nil
                 && attributes[kSecAttrKeyClass as String] as? String == kSecAttrKeyClassPrivate as String
             return (Self.verify(key, signature) && !Self.verify(key, signature, Data("tampered".utf8)), signature, external, attributesOK)
         }

@@ -93,9 +93,10 @@ enum StoredInMemoryKeys {
     /// with `kSecValueData`). Its tag, label, application label, type, class and size are
     /// stored; errSecDuplicateItem when one with the same attributes (but the label) is there.
     /// Lookups return its attributes and bytes, never a key.
+    /// Returns the item's attributes and its account.
     @discardableResult
     static func storeWithoutKey(_ query: KeyQuery, value: Data?, bits: Int?, accessibility: Accessibility,
-                                on authenticator: Authenticator) throws -> [String: Any] {
+                                on authenticator: Authenticator) throws -> (attributes: [String: Any], account: String) {
         var attributes: [String: KeychainAttributeValue] = [:]
         if let tag = query.tag { attributes[kSecAttrApplicationTag as String] = .data(tag) }
         if let label = query.label, !label.isEmpty { attributes[kSecAttrLabel as String] = .string(label) }
@@ -109,7 +110,7 @@ enum StoredInMemoryKeys {
         let account = primaryKeyAccount(attributes.keys.sorted().filter { $0 != kSecAttrLabel as String }, of: attributes) + ".attributes"
         try authenticator.keychain.add(value, service: service, account: account, itemClass: .key,
                                        accessControl: try AccessControl(accessibility), attributes: attributes)
-        return attributesOnly(attributes, accessibility: accessibility)
+        return (attributesOnly(attributes, accessibility: accessibility), account)
     }
 
     /// The attributes `SecItemCopyMatching` gives for a key item that makes no key.
@@ -120,7 +121,7 @@ enum StoredInMemoryKeys {
     }
 
     /// One item per key half: the SHA-1 of the public key, and which half.
-    private static func account(of key: any InMemoryKey) -> String {
+    static func account(of key: any InMemoryKey) -> String {
         Data(Insecure.SHA1.hash(data: key.publicKeyData)).hexString + (key.isPrivate ? ".private" : ".public")
     }
 
@@ -130,6 +131,7 @@ enum StoredInMemoryKeys {
         let only = query.valueRef.flatMap { ref in ref.inMemoryKey.map(account(of:)) }
         return try authenticator.keychain.items(service: service, itemClass: .key).filter { item in
             query.matches(item) && (query.valueRef == nil || item.account == only)
+                && query.referenceAllows(KeyQuery.reference(toItem: item.account))
         }
     }
 
@@ -160,13 +162,14 @@ enum StoredInMemoryKeys {
 
     /// The key items without a key `query` selects (none with `kSecValueRef`): their attributes,
     /// and a symmetric key's bytes (read, so data protection applies).
-    static func matchingWithoutKey(_ query: KeyQuery, on authenticator: Authenticator) throws -> [(attributes: [String: Any], value: Data?)] {
+    static func matchingWithoutKey(_ query: KeyQuery, on authenticator: Authenticator) throws
+        -> [(attributes: [String: Any], value: Data?, account: String)] {
         guard query.valueRef == nil else { return [] }
         return try matchingItems(query, on: authenticator).filter(makesNoKey).map { item in
             let value = item.hasValue
                 ? try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key, context: nil)
                 : nil
-            return (attributesOnly(item.attributes, accessibility: item.accessControl.accessibility), value)
+            return (attributesOnly(item.attributes, accessibility: item.accessControl.accessibility), value, item.account)
         }
     }
 

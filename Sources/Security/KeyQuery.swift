@@ -26,6 +26,11 @@ struct KeyQuery {
     let returnRef: Bool
     let returnAttributes: Bool
     let returnData: Bool
+    /// `kSecReturnPersistentRef`.
+    let returnPersistentRef: Bool
+    /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names
+    /// something that is no reference to a key (it matches nothing).
+    let persistentRef: KeychainQuery.PersistentReference??
     let limitAll: Bool
     let valueRef: SecKey?
     /// `kSecUseAuthenticationUIFail` (or `kSecUseNoAuthenticationUI`): the key's operations fail
@@ -36,20 +41,27 @@ struct KeyQuery {
     /// app's own group, and a key made naming another group is found without naming it).
     let accessGroup: KeychainAttributeValue?
 
-    /// Whether `dictionary` names `kSecClassKey`.
+    /// Whether `dictionary` names `kSecClassKey`, or no class and a key's persistent reference.
     /// (One lookup: every item call asks this first, and reading the whole dictionary cost
     /// about a tenth of a `SecItemCopyMatching`. A dictionary that ``KeychainQuery/normalize(_:)``
     /// refuses is refused by the call it goes to either way.)
     static func isKeyClass(_ dictionary: CFDictionary) -> Bool {
-        (dictionary.object(forKey: kSecClass as String) as? String) == kSecClassKey as String
+        switch dictionary.object(forKey: kSecClass as String) {
+        case let name as String: return name == kSecClassKey as String
+        // As on iOS, a query by persistent reference may leave the class out: the reference names it.
+        case nil: return dictionary.object(forKey: kSecValuePersistentRef as String).flatMap(KeychainQuery.data)
+            .flatMap(KeychainQuery.PersistentReference.itemClass(of:)) == .key
+        default: return false
+        }
     }
 
     init(_ dictionary: [String: Any]) throws {
-        // Keys have no persistent references here: errSecUnimplemented, never a query that
-        // ignores the reference and matches (or deletes) every key.
-        if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
-            throw KeychainQuery.Unsimulated()
+        persistentRef = try dictionary[kSecValuePersistentRef as String].map { raw in
+            guard let bytes = Self.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
+            return KeychainQuery.PersistentReference(bytes, itemClass: .key)
         }
+        returnPersistentRef = try dictionary[kSecReturnPersistentRef as String]
+            .map { try KeychainQuery.bool($0, kSecReturnPersistentRef as String) } ?? false
         // As iOS's securityd: issuers are matched for certificates and identities only, hosts
         // for internet passwords only (errSecUnsupportedOperation, which is errSecUnimplemented).
         if dictionary[kSecMatchIssuers as String] != nil || dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil {
@@ -119,8 +131,11 @@ struct KeyQuery {
     /// The stored keys the query selects: those that match it, and with `kSecValueRef` only
     /// that key (a private key, or a stored public key with its bytes); never a framework's key.
     func selected(_ keys: [EnclaveKey], _ publicKeys: [StoredPublicKey]) -> ([EnclaveKey], [StoredPublicKey]) {
-        let keys = keys.filter { matches($0) && !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) }
-        let publicKeys = publicKeys.filter(matches)
+        let keys = keys.filter {
+            matches($0) && !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false)
+                && referenceAllows(Self.reference(toEnclaveKey: $0))
+        }
+        let publicKeys = publicKeys.filter { matches($0) && referenceAllows(Self.reference(toPublicKey: $0)) }
         guard let ref = valueRef else { return (keys, publicKeys) }
         return (keys.filter { $0 == ref.touchstoneKey },
                 ref.isPrivate ? [] : publicKeys.filter { $0.publicKeyData == ref.publicKeyData })
@@ -242,6 +257,42 @@ struct KeyQuery {
     }
 }
 
+/// One key item a call found or added: its key (none for an item of attributes or a symmetric
+/// key), its bytes when it has any to give (none for a Secure Enclave key), its persistent
+/// reference, and how to make its attributes (only when asked).
+struct FoundKey {
+    let key: SecKey?
+    let bytes: Data?
+    let reference: KeychainQuery.PersistentReference
+    let attributes: () -> [String: Any]
+}
+
+extension KeyQuery {
+    /// Whether the call returns anything (`kSecReturnRef`, `…Attributes`, `…Data` or `…PersistentRef`).
+    var returnsSomething: Bool { returnRef || returnAttributes || returnData || returnPersistentRef }
+
+    /// Whether `kSecReturnData` is the only thing asked for.
+    var asksOnlyData: Bool { returnData && !returnRef && !returnAttributes && !returnPersistentRef }
+
+    /// The result object for one item, as iOS's `SecItem.m` shapes it: one thing asked for
+    /// comes alone (the `SecKey`, its bytes, its persistent reference); attributes, or more than
+    /// one thing, come as a dictionary, which holds the attributes whenever the key was asked
+    /// for too. Nil for nothing asked, or a key asked of an item that makes none.
+    func shape(_ item: FoundKey) -> AnyObject? {
+        let asked = [returnRef, returnData, returnPersistentRef].filter { $0 }.count
+        if returnAttributes || asked > 1 {
+            var attributes = returnAttributes || returnRef ? item.attributes() : [:]
+            if returnRef, let key = item.key { attributes[kSecValueRef as String] = key }
+            if returnData, let data = item.bytes { attributes[kSecValueData as String] = data }
+            if returnPersistentRef { attributes[kSecValuePersistentRef as String] = item.reference.bytes }
+            return attributes as NSDictionary
+        }
+        if returnData { return item.bytes.map { $0 as NSData } }
+        if returnPersistentRef { return item.reference.bytes as NSData }
+        return returnRef ? item.key : nil
+    }
+}
+
 extension SecKey {
     /// `kSecAttrApplicationLabel`: SHA-1 of the public key.
     var applicationLabel: Data {
@@ -262,6 +313,9 @@ enum KeyItems {
         KeychainCall.run { call in
             let dictionary = try KeyQuery.normalize(attributes)
             let query = try KeyQuery(dictionary)
+            // A persistent reference names an existing item; securityd refuses one in an add
+            // (errSecValuePersistentRefUnsupported, which is errSecParam).
+            if query.persistentRef != nil { throw KeychainQuery.Invalid(reason: "SecItemAdd does not take kSecValuePersistentRef") }
             // An item that makes no key, as iOS keeps it: attributes alone (neither a key nor
             // its bytes), or a symmetric key's bytes as given.
             let isSymmetric = query.keyClass == kSecAttrKeyClassSymmetric as String
@@ -273,9 +327,9 @@ enum KeyItems {
                 let authenticator = try call.authenticator(context: query.context)
                 try query.requireEntitlement(of: authenticator)
                 let bits = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) ?? value.map { $0.count * 8 }
-                let attributes = try StoredInMemoryKeys.storeWithoutKey(
+                let stored = try StoredInMemoryKeys.storeWithoutKey(
                     query, value: value, bits: bits, accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
-                if query.returnAttributes { result?.pointee = attributes as NSDictionary }
+                result?.pointee = query.shape(FoundKey(key: nil, bytes: value, reference: KeyQuery.reference(toItem: stored.account)) { stored.attributes })
                 return errSecSuccess
             }
             if let inMemory = try StoredInMemoryKeys.keyToAdd(query, dictionary) {
@@ -284,9 +338,8 @@ enum KeyItems {
                 let attributes = try StoredInMemoryKeys.store(
                     inMemory, tag: query.tag, label: query.label, applicationLabel: query.applicationLabel,
                     accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
-                if query.returnRef { result?.pointee = SecKey(.inMemory(inMemory)) } else if query.returnAttributes {
-                    result?.pointee = attributes as NSDictionary
-                }
+                result?.pointee = query.shape(FoundKey(key: SecKey(.inMemory(inMemory)), bytes: inMemory.externalRepresentation,
+                                                       reference: KeyQuery.reference(toItem: StoredInMemoryKeys.account(of: inMemory))) { attributes })
                 return errSecSuccess
             }
             var publicKeyData: Data?
@@ -302,9 +355,9 @@ enum KeyItems {
                 try query.requireEntitlement(of: authenticator)
                 let stored = try authenticator.keys.storePublicKey(publicKeyData, tag: query.tag, label: query.label)
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
-                if query.returnRef { result?.pointee = secKey } else if query.returnAttributes {
-                    result?.pointee = KeyQuery.attributes(of: stored, secKey: secKey) as NSDictionary
-                }
+                result?.pointee = query.shape(FoundKey(key: secKey, bytes: stored.publicKeyData, reference: KeyQuery.reference(toPublicKey: stored)) {
+                    KeyQuery.attributes(of: stored, secKey: secKey)
+                })
                 return errSecSuccess
             }
             let ref: SecKey
@@ -322,9 +375,9 @@ enum KeyItems {
             let stored = try authenticator.keys.store(key, tag: query.tag, label: query.label,
                                                       applicationLabel: query.applicationLabel, accessControl: query.accessControl)
             let secKey = SecKey(.enclave(stored, authenticator), context: ref.context, prompt: ref.prompt)
-            if query.returnRef { result?.pointee = secKey } else if query.returnAttributes {
-                result?.pointee = KeyQuery.attributes(of: secKey) as NSDictionary
-            }
+            result?.pointee = query.shape(FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: stored)) {
+                KeyQuery.attributes(of: secKey)
+            })
             return errSecSuccess
         }
     }
@@ -345,46 +398,34 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            // Each found item: its key (none for an item of attributes or a symmetric key), its
-            // bytes when it has any to give, and how to make its attributes (only when asked).
-            // A Secure Enclave key has no bytes; an in-memory key gives its external
-            // representation (PKCS#1, X9.63), as iOS gives an extractable key's.
-            func bytes(_ secKey: SecKey) -> Data? {
-                secKey.inMemoryKey?.externalRepresentation ?? (secKey.isPrivate ? nil : secKey.publicKeyData)
-            }
-            typealias Found = (key: SecKey?, bytes: Data?, attributes: () -> [String: Any])
-            var found: [Found] = keys.map { key in
+            var found: [FoundKey] = keys.map { key in
                 let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
-                return (secKey, nil, { KeyQuery.attributes(of: secKey) })
+                return FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: key)) { KeyQuery.attributes(of: secKey) }
             }
             found += try StoredInMemoryKeys.matching(query, on: authenticator).map { stored in
                 let secKey = SecKey(.inMemory(stored.key))
-                return (secKey, bytes(secKey), { StoredInMemoryKeys.attributes(of: stored, secKey: secKey) })
+                return FoundKey(key: secKey, bytes: stored.key.externalRepresentation, reference: KeyQuery.reference(toItem: stored.item.account)) {
+                    StoredInMemoryKeys.attributes(of: stored, secKey: secKey)
+                }
             }
             found += publicKeys.map { stored in
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
-                return (secKey, secKey.publicKeyData, { KeyQuery.attributes(of: stored, secKey: secKey) })
-            }
-            found += try StoredInMemoryKeys.matchingWithoutKey(query, on: authenticator).map { item in (nil, item.value, { item.attributes }) }
-            guard !found.isEmpty else { return errSecItemNotFound }
-            let onlyData = query.returnData && !query.returnRef && !query.returnAttributes
-            if !query.limitAll { found = [found[0]] }
-            if onlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
-            // An item without a key gives no ref (and an item of attributes no bytes): as on
-            // iOS, it is left out of an array, and a single result is nil (errSecSuccess all
-            // the same).
-            let shaped: [Any] = found.compactMap { item in
-                if query.returnAttributes {
-                    var attributes = item.attributes()
-                    if query.returnRef, let key = item.key { attributes[kSecValueRef as String] = key }
-                    if query.returnData, let data = item.bytes { attributes[kSecValueData as String] = data }
-                    return attributes as NSDictionary
+                return FoundKey(key: secKey, bytes: stored.publicKeyData, reference: KeyQuery.reference(toPublicKey: stored)) {
+                    KeyQuery.attributes(of: stored, secKey: secKey)
                 }
-                if onlyData { return item.bytes.map { $0 as NSData } }
-                return item.key
             }
-            if query.returnRef || query.returnAttributes || query.returnData {
-                result?.pointee = query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
+            found += try StoredInMemoryKeys.matchingWithoutKey(query, on: authenticator).map { item in
+                FoundKey(key: nil, bytes: item.value, reference: KeyQuery.reference(toItem: item.account)) { item.attributes }
+            }
+            guard !found.isEmpty else { return errSecItemNotFound }
+            if !query.limitAll { found = [found[0]] }
+            // kSecReturnData alone of a Secure Enclave key: it has no bytes to give.
+            if query.asksOnlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
+            if query.returnsSomething {
+                // An item without a key gives no ref (and an item of attributes no bytes): as
+                // on iOS, it is left out of an array, and a single result is nil.
+                let shaped = found.compactMap(query.shape)
+                result?.pointee = query.limitAll ? shaped as NSArray : shaped.first
             }
             return errSecSuccess
         }

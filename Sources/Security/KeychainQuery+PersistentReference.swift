@@ -8,7 +8,8 @@ extension KeychainQuery {
     /// A persistent reference (`kSecReturnPersistentRef`, `kSecValuePersistentRef`): opaque
     /// `Data` naming one item of this app's keychain by class, service and account, as stored.
     /// It stays valid while the item exists; renaming the item (a new service or account)
-    /// makes a new one (our rule: Apple's survives a rename).
+    /// makes a new one (our rule: Apple's survives a rename). A key's names where the key is
+    /// kept (``KeyQuery/reference(toEnclaveKey:)`` and its siblings).
     struct PersistentReference: Equatable {
         static let magic = Data("TSPR".utf8)
         /// The magic, the version and class bytes, and the service's length.
@@ -21,6 +22,10 @@ extension KeychainQuery {
             (itemClass, service, account) = (item.itemClass, item.service, item.account)
         }
 
+        init(itemClass: KeychainItemClass, service: String, account: String) {
+            (self.itemClass, self.service, self.account) = (itemClass, service, account)
+        }
+
         /// The class of item `bytes` refer to; nil when they are no reference.
         static func itemClass(of bytes: Data) -> KeychainItemClass? {
             guard bytes.count >= headerLength, bytes.prefix(magic.count) == magic, bytes[bytes.startIndex + 4] == 1 else {
@@ -29,6 +34,7 @@ extension KeychainQuery {
             switch bytes[bytes.startIndex + 5] {
             case 0: return .genericPassword
             case 1: return .internetPassword
+            case 2: return .key
             default: return nil
             }
         }
@@ -50,8 +56,48 @@ extension KeychainQuery {
         var bytes: Data {
             let service = Data(service.utf8)
             let length = UInt32(truncatingIfNeeded: service.count)
-            return Self.magic + Data([1, itemClass == .internetPassword ? 1 : 0])
+            let classByte: UInt8 = switch itemClass {
+            case .internetPassword: 1
+            case .key: 2
+            default: 0
+            }
+            return Self.magic + Data([1, classByte])
                 + withUnsafeBytes(of: length.bigEndian) { Data($0) } + service + Data(account.utf8)
+        }
+    }
+}
+
+extension KeyQuery {
+    // A key's persistent reference names where it is kept: a keychain item of the stored keys'
+    // service (RSA, P-384, P-521, symmetric and attribute-only keys) by its account; a Secure
+    // Enclave or software P-256 private key, or a stored P-256 public key, by its public key.
+
+    /// The place a P-256 private key's reference names.
+    static let privateKeyPlace = "touchstone.keystore.private"
+    /// The place a stored P-256 public key's reference names.
+    static let publicKeyPlace = "touchstone.keystore.public"
+
+    /// The persistent reference of a stored P-256 private key.
+    static func reference(toEnclaveKey key: EnclaveKey) -> KeychainQuery.PersistentReference {
+        KeychainQuery.PersistentReference(itemClass: .key, service: privateKeyPlace, account: key.publicKeyData.hexString)
+    }
+
+    /// The persistent reference of a stored P-256 public key.
+    static func reference(toPublicKey key: StoredPublicKey) -> KeychainQuery.PersistentReference {
+        KeychainQuery.PersistentReference(itemClass: .key, service: publicKeyPlace, account: key.publicKeyData.hexString)
+    }
+
+    /// The persistent reference of a key item of the stored keys' service.
+    static func reference(toItem account: String) -> KeychainQuery.PersistentReference {
+        KeychainQuery.PersistentReference(itemClass: .key, service: StoredInMemoryKeys.service, account: account)
+    }
+
+    /// Whether the query's `kSecValuePersistentRef`, if it names one, is `reference`.
+    func referenceAllows(_ reference: KeychainQuery.PersistentReference) -> Bool {
+        switch persistentRef {
+        case nil: true
+        case .some(nil): false
+        case let .some(named?): named == reference
         }
     }
 }

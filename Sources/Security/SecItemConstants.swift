@@ -72,9 +72,10 @@ nonisolated(unsafe) public let kSecAttrPath: CFString = "path"
 nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
 /// A reference to the item: a `SecKey` in key queries (passwords have no reference type).
 nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
-/// A persistent reference (`Data` from `kSecReturnPersistentRef`) naming one password item.
-/// It names the item's class too, so a query by it may leave `kSecClass` out; and it finds a
-/// synchronizable item without `kSecAttrSynchronizable`. Keys have none (`errSecUnimplemented`).
+/// A persistent reference (`Data` from `kSecReturnPersistentRef`) naming one password or key
+/// item. It names the item's class too, so a query by it may leave `kSecClass` out; and it
+/// finds a synchronizable item without `kSecAttrSynchronizable`. Certificates have none here
+/// (`errSecUnimplemented`), and `SecItemAdd` takes none (`errSecParam`).
 nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentRef"
 
 // MARK: Results
@@ -85,8 +86,8 @@ nonisolated(unsafe) public let kSecReturnData: CFString = "r_Data"
 nonisolated(unsafe) public let kSecReturnAttributes: CFString = "r_Attributes"
 /// Return a reference: a `SecKey` for key queries; ignored for passwords, which have none.
 nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
-/// Return a persistent reference (`Data`) to each password item found or added; with other
-/// results asked for, it is the `kSecValuePersistentRef` entry of each dictionary.
+/// Return a persistent reference (`Data`) to each password or key item found or added; with
+/// other results asked for, it is the `kSecValuePersistentRef` entry of each dictionary.
 nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
 /// How many items to match.
 nonisolated(unsafe) public let kSecMatchLimit: CFString = "m_Limit"

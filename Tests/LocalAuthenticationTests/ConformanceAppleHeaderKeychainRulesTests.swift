@@ -275,14 +275,14 @@ extension ConformanceAppleHeaderRulesTests {
             lines.append("other class \(SecItemDelete(internet as CFDictionary))")
             lines.append("delete \(SecItemDelete(byReference as CFDictionary)) \(SecItemDelete(byReference as CFDictionary))")
             lines.append("left \(Self.read([kSecAttrAccount as String: "one"]).0) \(Self.read([kSecAttrAccount as String: "two"]).0)")
-            // Keys have no persistent references here: refused, never ignored.
+            // A password's reference in a key query names no key.
             lines.append("key \(SecItemDelete([kSecClass as String: kSecClassKey, kSecValuePersistentRef as String: reference] as CFDictionary))")
             return lines
         }
         #expect(outcome == [
             "copy 0 2", "dict two true", "all 2", "update 0", "values true true",
             "bogus -25300", "bogus -25300", "bogus -25300", "other class -25300",
-            "delete 0 -25300", "left 0 -25300", "key -4",
+            "delete 0 -25300", "left 0 -25300", "key -25300",
         ])
     }
 

@@ -65,9 +65,11 @@ struct CertificateQuery {
     let accessibility: Accessibility?
     let accessGroup: KeychainAttributeValue?
     let context: (any KeychainAuthenticationContext)?
-    let returnRef: Bool
-    let returnData: Bool
-    let returnAttributes: Bool
+    /// What the query asks back (`kSecReturn*`).
+    let returns: ReturnedParts
+    /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names
+    /// something that is no certificate's reference (it matches nothing).
+    let persistentRef: KeychainQuery.PersistentReference??
     let limitAll: Bool
 
     /// The attributes a certificate item has, and the type each is kept as.
@@ -77,16 +79,27 @@ struct CertificateQuery {
         kSecAttrCertificateType as String: .integer, kSecAttrCertificateEncoding as String: .integer,
     ]
 
-    /// Whether `dictionary` names `kSecClassCertificate` or `kSecClassIdentity`.
+    /// Whether `dictionary` names `kSecClassCertificate` or `kSecClassIdentity`, or no class
+    /// and a certificate's persistent reference.
     static func isCertificateClass(_ dictionary: CFDictionary) -> Bool {
-        let name = dictionary.object(forKey: kSecClass as String) as? String
-        return name == kSecClassCertificate as String || name == kSecClassIdentity as String
+        switch dictionary.object(forKey: kSecClass as String) {
+        case let name as String: return name == kSecClassCertificate as String || name == kSecClassIdentity as String
+        // As on iOS, a query by persistent reference may leave the class out: the reference names it.
+        case nil: return dictionary.object(forKey: kSecValuePersistentRef as String).flatMap(KeychainQuery.data)
+            .flatMap(KeychainQuery.PersistentReference.itemClass(of:)) == .certificate
+        default: return false
+        }
     }
 
     init(_ dictionary: [String: Any], now: Date) throws {
         isIdentity = (dictionary[kSecClass as String] as? String) == kSecClassIdentity as String
-        if dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
-            throw KeychainQuery.Unsimulated()  // our limit: no persistent references for certificates
+        // Our limit: identities have no persistent references here.
+        if isIdentity, dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
+            throw KeychainQuery.Unsimulated()
+        }
+        persistentRef = try dictionary[kSecValuePersistentRef as String].map { raw in
+            guard let bytes = KeychainQuery.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
+            return KeychainQuery.PersistentReference(bytes, itemClass: .certificate)
         }
         // As iOS's securityd: hosts are matched for internet passwords only.
         if dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil { throw KeychainQuery.Unsimulated() }
@@ -128,12 +141,7 @@ struct CertificateQuery {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
         }
         context = try KeychainQuery.context(dictionary)
-        func flag(_ key: CFString) throws -> Bool {
-            try dictionary[key as String].map { try KeychainQuery.bool($0, key as String) } ?? false
-        }
-        returnRef = try flag(kSecReturnRef)
-        returnData = try flag(kSecReturnData)
-        returnAttributes = try flag(kSecReturnAttributes)
+        returns = try ReturnedParts(dictionary)
         limitAll = KeyQuery.limitAll(dictionary)
     }
 }
@@ -190,6 +198,8 @@ enum CertificateItems {
             let dictionary = try KeychainQuery.normalize(attributes)
             let query = try CertificateQuery(dictionary, now: Date())
             guard !query.isIdentity else { throw KeychainQuery.Unsimulated() }  // our limit: add the certificate and the key
+            // A persistent reference names an existing item (errSecParam, as for passwords).
+            if query.persistentRef != nil { throw KeychainQuery.Invalid(reason: "SecItemAdd does not take kSecValuePersistentRef") }
             var stored: [String: KeychainAttributeValue]
             let der: Data
             if let certificate = query.certificateRef {
@@ -210,7 +220,7 @@ enum CertificateItems {
             let accessibility = query.accessibility ?? .always
             try authenticator.keychain.add(der, service: service, account: account(stored), itemClass: .certificate,
                                            accessControl: try AccessControl(accessibility), attributes: stored)
-            if let result, query.returnRef || query.returnAttributes || query.returnData {
+            if let result, query.returns.any {
                 let found = Found(item: try authenticator.keychain.info(service: service, account: account(stored), itemClass: .certificate), der: der)
                 result.pointee = shape([found], query)
             }
@@ -234,7 +244,8 @@ enum CertificateItems {
         let all = try authenticator.keychain.items(service: service, itemClass: .certificate)
             .sorted { ($0.insertionOrder ?? 0, $0.account) < ($1.insertionOrder ?? 0, $1.account) }
         var found: [Found] = []
-        for item in all where wanted.allSatisfy({ KeychainQuery.sameBytes(item.attributes[$0.key], $0.value) }) {
+        for item in all where wanted.allSatisfy({ KeychainQuery.sameBytes(item.attributes[$0.key], $0.value) })
+            && query.referenceAllows(item.account) {
             guard let der = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account,
                                                                              itemClass: .certificate, context: nil) else { continue }
             let candidate = Found(item: item, der: der)
@@ -267,21 +278,21 @@ enum CertificateItems {
         returnedAttributes(found.item, itemClass: kSecClassCertificate)
     }
 
-    /// What `result` receives for certificates: a `SecCertificate`, the DER, or attributes
-    /// (with `kSecValueRef` / `kSecValueData` when asked for too); an array for
-    /// `kSecMatchLimitAll`.
+    /// A stored certificate's persistent reference: its item, by account.
+    static func reference(_ account: String) -> KeychainQuery.PersistentReference {
+        KeychainQuery.PersistentReference(itemClass: .certificate, service: service, account: account)
+    }
+
+    /// What `result` receives for certificates: a `SecCertificate`, the DER, its persistent
+    /// reference, or a dictionary (``ReturnedParts/shape(ref:data:persistentRef:attributes:)``);
+    /// an array for `kSecMatchLimitAll`.
     private static func shape(_ found: [Found], _ query: CertificateQuery) -> CFTypeRef? {
-        let shaped: [Any] = found.compactMap { item in
-            if query.returnAttributes {
-                var attributes = attributes(of: item)
-                if query.returnRef { attributes[kSecValueRef as String] = item.certificate }
-                if query.returnData { attributes[kSecValueData as String] = item.der }
-                return attributes as NSDictionary
+        let shaped: [AnyObject] = found.compactMap { item in
+            query.returns.shape(ref: item.certificate, data: item.der, persistentRef: reference(item.item.account).bytes) {
+                attributes(of: item)
             }
-            if query.returnRef { return item.certificate }
-            return item.der as NSData
         }
-        return query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
+        return query.limitAll ? shaped as NSArray : shaped.first
     }
 
     /// `SecItemCopyMatching` of certificates or identities.
@@ -294,7 +305,7 @@ enum CertificateItems {
             var found = try matching(query, on: authenticator)
             guard !found.isEmpty else { return errSecItemNotFound }
             if !query.limitAll { found = [found[0]] }
-            if query.returnRef || query.returnAttributes || query.returnData { result?.pointee = shape(found, query) }
+            if query.returns.any { result?.pointee = shape(found, query) }
             return errSecSuccess
         }
     }
@@ -338,7 +349,7 @@ enum CertificateItems {
     private static func copyIdentities(_ query: CertificateQuery, _ result: UnsafeMutablePointer<CFTypeRef?>?,
                                        on authenticator: Authenticator) throws -> OSStatus {
         // Our limit: an identity's key data (kSecReturnData) is not given.
-        guard query.returnRef || query.returnAttributes || !query.returnData else { throw KeychainQuery.Unsimulated() }
+        guard query.returns.ref || query.returns.attributes || !query.returns.data else { throw KeychainQuery.Unsimulated() }
         var pairs = try identities(query, on: authenticator)
         guard !pairs.isEmpty else { return errSecItemNotFound }
         if !query.limitAll { pairs = [pairs[0]] }
@@ -350,17 +361,17 @@ enum CertificateItems {
                 let keyHalf = SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
                 return certificateKey != nil && certificateKey == keyHalf ? SecIdentity(certificate: cert, privateKey: key) : nil
             }
-            if query.returnAttributes {
+            if query.returns.attributes {
                 // The key's attributes, the certificate's over them, and its DER as "certdata".
                 var attributes = keyAttributes.merging(Self.attributes(of: certificate)) { $1 }
                 attributes[kSecClass as String] = kSecClassIdentity as String
                 attributes["certdata"] = certificate.der
-                if query.returnRef, let identity { attributes[kSecValueRef as String] = identity }
+                if query.returns.ref, let identity { attributes[kSecValueRef as String] = identity }
                 return attributes as NSDictionary
             }
             return identity
         }
-        if query.returnRef || query.returnAttributes {
+        if query.returns.ref || query.returns.attributes {
             result?.pointee = query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
         }
         return errSecSuccess
@@ -388,6 +399,18 @@ enum CertificateItems {
                 try authenticator.keychain.delete(service: service, account: certificate.item.account, itemClass: .certificate)
             }
             return errSecSuccess
+        }
+    }
+}
+
+extension CertificateQuery {
+    /// Whether the query's `kSecValuePersistentRef`, if it names one, is the stored
+    /// certificate item of `account`.
+    func referenceAllows(_ account: String) -> Bool {
+        switch persistentRef {
+        case nil: true
+        case .some(nil): false
+        case let .some(named?): named == CertificateItems.reference(account)
         }
     }
 }

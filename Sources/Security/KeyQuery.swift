@@ -23,11 +23,8 @@ struct KeyQuery {
     let isPermanent: Bool?
     let context: (any KeychainAuthenticationContext)?
     let prompt: String?
-    let returnRef: Bool
-    let returnAttributes: Bool
-    let returnData: Bool
-    /// `kSecReturnPersistentRef`.
-    let returnPersistentRef: Bool
+    /// What the query asks back (`kSecReturn*`).
+    let returns: ReturnedParts
     /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names
     /// something that is no reference to a key (it matches nothing).
     let persistentRef: KeychainQuery.PersistentReference??
@@ -60,8 +57,6 @@ struct KeyQuery {
             guard let bytes = Self.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
             return KeychainQuery.PersistentReference(bytes, itemClass: .key)
         }
-        returnPersistentRef = try dictionary[kSecReturnPersistentRef as String]
-            .map { try KeychainQuery.bool($0, kSecReturnPersistentRef as String) } ?? false
         // As iOS's securityd: issuers are matched for certificates and identities only, hosts
         // for internet passwords only (errSecUnsupportedOperation, which is errSecUnimplemented).
         if dictionary[kSecMatchIssuers as String] != nil || dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil {
@@ -92,9 +87,7 @@ struct KeyQuery {
         isPermanent = try dictionary[kSecAttrIsPermanent as String].map { try KeychainQuery.bool($0, kSecAttrIsPermanent as String) }
         context = try KeychainQuery.context(dictionary)
         prompt = dictionary[kSecUseOperationPrompt as String] as? String
-        returnRef = try dictionary[kSecReturnRef as String].map { try KeychainQuery.bool($0, kSecReturnRef as String) } ?? false
-        returnAttributes = try dictionary[kSecReturnAttributes as String].map { try KeychainQuery.bool($0, kSecReturnAttributes as String) } ?? false
-        returnData = try dictionary[kSecReturnData as String].map { try KeychainQuery.bool($0, kSecReturnData as String) } ?? false
+        returns = try ReturnedParts(dictionary)
         limitAll = Self.limitAll(dictionary)
         let ui = dictionary[kSecUseAuthenticationUI as String] as? String
         let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) } ?? false
@@ -268,28 +261,9 @@ struct FoundKey {
 }
 
 extension KeyQuery {
-    /// Whether the call returns anything (`kSecReturnRef`, `…Attributes`, `…Data` or `…PersistentRef`).
-    var returnsSomething: Bool { returnRef || returnAttributes || returnData || returnPersistentRef }
-
-    /// Whether `kSecReturnData` is the only thing asked for.
-    var asksOnlyData: Bool { returnData && !returnRef && !returnAttributes && !returnPersistentRef }
-
-    /// The result object for one item, as iOS's `SecItem.m` shapes it: one thing asked for
-    /// comes alone (the `SecKey`, its bytes, its persistent reference); attributes, or more than
-    /// one thing, come as a dictionary, which holds the attributes whenever the key was asked
-    /// for too. Nil for nothing asked, or a key asked of an item that makes none.
+    /// The result object for one key item (``ReturnedParts/shape(ref:data:persistentRef:attributes:)``).
     func shape(_ item: FoundKey) -> AnyObject? {
-        let asked = [returnRef, returnData, returnPersistentRef].filter { $0 }.count
-        if returnAttributes || asked > 1 {
-            var attributes = returnAttributes || returnRef ? item.attributes() : [:]
-            if returnRef, let key = item.key { attributes[kSecValueRef as String] = key }
-            if returnData, let data = item.bytes { attributes[kSecValueData as String] = data }
-            if returnPersistentRef { attributes[kSecValuePersistentRef as String] = item.reference.bytes }
-            return attributes as NSDictionary
-        }
-        if returnData { return item.bytes.map { $0 as NSData } }
-        if returnPersistentRef { return item.reference.bytes as NSData }
-        return returnRef ? item.key : nil
+        returns.shape(ref: item.key, data: item.bytes, persistentRef: item.reference.bytes, attributes: item.attributes)
     }
 }
 
@@ -420,8 +394,8 @@ enum KeyItems {
             guard !found.isEmpty else { return errSecItemNotFound }
             if !query.limitAll { found = [found[0]] }
             // kSecReturnData alone of a Secure Enclave key: it has no bytes to give.
-            if query.asksOnlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
-            if query.returnsSomething {
+            if query.returns.onlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
+            if query.returns.any {
                 // An item without a key gives no ref (and an item of attributes no bytes): as
                 // on iOS, it is left out of an array, and a single result is nil.
                 let shaped = found.compactMap(query.shape)

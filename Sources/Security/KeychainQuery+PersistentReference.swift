@@ -35,6 +35,7 @@ extension KeychainQuery {
             case 0: return .genericPassword
             case 1: return .internetPassword
             case 2: return .key
+            case 3: return .certificate
             default: return nil
             }
         }
@@ -59,6 +60,7 @@ extension KeychainQuery {
             let classByte: UInt8 = switch itemClass {
             case .internetPassword: 1
             case .key: 2
+            case .certificate: 3
             default: 0
             }
             return Self.magic + Data([1, classByte])

@@ -211,9 +211,9 @@ struct KeychainQuery {
             }
         } else if let referenceBytes, let named = PersistentReference.itemClass(of: referenceBytes) {
             // As on iOS: a query by persistent reference may leave the class out; the
-            // reference names it. (A key's reaches here only in SecItemUpdate, which keys do
-            // not take: errSecUnimplemented, as with kSecClassKey.)
-            guard named != .key else { throw Unsimulated() }
+            // reference names it. (A key's or a certificate's reaches here only in
+            // SecItemUpdate, which they do not take: errSecUnimplemented, as with their class.)
+            guard named != .key, named != .certificate else { throw Unsimulated() }
             itemClass = named
         } else {
             throw Invalid(reason: referenceBytes == nil ? "kSecClass is missing"

@@ -22,7 +22,7 @@ nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
 /// Certificates: added as a `SecCertificate` (`kSecValueRef`, with iOS's derived attributes:
 /// issuer, serial number, subject, key ids...) or as DER (`kSecValueData`), found by those
 /// attributes and `kSecMatchIssuers` / `kSecMatchEmailAddressIfPresent` / `kSecMatchValidOnDate`,
-/// returned and deleted as on iOS. `SecItemUpdate` and persistent references are
+/// returned, deleted and named by persistent references as on iOS. `SecItemUpdate` is
 /// `errSecUnimplemented` (our limit; see `CertificateItems.swift`).
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
 /// Identities: a stored certificate joined with the stored private key whose application
@@ -72,10 +72,10 @@ nonisolated(unsafe) public let kSecAttrPath: CFString = "path"
 nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
 /// A reference to the item: a `SecKey` in key queries (passwords have no reference type).
 nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
-/// A persistent reference (`Data` from `kSecReturnPersistentRef`) naming one password or key
-/// item. It names the item's class too, so a query by it may leave `kSecClass` out; and it
-/// finds a synchronizable item without `kSecAttrSynchronizable`. Certificates have none here
-/// (`errSecUnimplemented`), and `SecItemAdd` takes none (`errSecParam`).
+/// A persistent reference (`Data` from `kSecReturnPersistentRef`) naming one password, key or
+/// certificate item. It names the item's class too, so a query by it may leave `kSecClass`
+/// out; and it finds a synchronizable item without `kSecAttrSynchronizable`. Identities have
+/// none here (`errSecUnimplemented`), and `SecItemAdd` takes none (`errSecParam`).
 nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentRef"
 
 // MARK: Results
@@ -86,8 +86,9 @@ nonisolated(unsafe) public let kSecReturnData: CFString = "r_Data"
 nonisolated(unsafe) public let kSecReturnAttributes: CFString = "r_Attributes"
 /// Return a reference: a `SecKey` for key queries; ignored for passwords, which have none.
 nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
-/// Return a persistent reference (`Data`) to each password or key item found or added; with
-/// other results asked for, it is the `kSecValuePersistentRef` entry of each dictionary.
+/// Return a persistent reference (`Data`) to each password, key or certificate item found or
+/// added (not identities: `errSecUnimplemented`); with other results asked for, it is the
+/// `kSecValuePersistentRef` entry of each dictionary.
 nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
 /// How many items to match.
 nonisolated(unsafe) public let kSecMatchLimit: CFString = "m_Limit"

@@ -74,6 +74,42 @@ struct CertificateItemTests {
         #expect(data == (try IndependentKeyCheck.bytes(facts["der"])))
     }
 
+    @Test("a certificate item's persistent reference (from SecItemAdd or a lookup) finds, returns and deletes that certificate alone, with kSecClass or without; kSecReturnRef with kSecReturnPersistentRef is one dictionary with both and the attributes; identities have none here (errSecUnimplemented)")
+    func persistentReferences() async throws {
+        let all = try Self.certificates()
+        let rsa = try Self.certificate(try #require(all["rsa"]))
+        let p256 = try Self.certificate(try #require(all["p256"]))
+        let device = try TestDevice()
+        let outcome = await device.blocking { () -> [String] in
+            var lines: [String] = []
+            var added: CFTypeRef?
+            let addStatus = SecItemAdd([kSecClass as String: kSecClassCertificate, kSecValueRef as String: rsa,
+                                        kSecReturnPersistentRef as String: true] as CFDictionary, &added)
+            lines.append("add \(addStatus)")
+            _ = Self.add(p256)
+            guard let reference = added as? Data else { return lines + ["no reference"] }
+            let (status, found) = Self.find([kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnPersistentRef as String: true])
+            let references = (found as? [Any] ?? []).compactMap { $0 as? Data }
+            lines.append("all \(status) \(references.count) \(Set(references).count) \(references.contains(reference))")
+            var byReference: CFTypeRef?
+            _ = SecItemCopyMatching([kSecValuePersistentRef as String: reference, kSecReturnRef as String: true] as CFDictionary, &byReference)
+            lines.append("classless ref \((byReference as? SecCertificate) == rsa)")
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecValuePersistentRef as String: reference,
+                                     kSecReturnRef as String: true, kSecReturnPersistentRef as String: true] as CFDictionary, &byReference)
+            let dictionary = byReference as? [String: Any] ?? [:]
+            lines.append("both \((dictionary[kSecValueRef as String] as? SecCertificate) == rsa) \((dictionary[kSecValuePersistentRef as String] as? Data) == reference) \(dictionary[kSecAttrSerialNumber as String] != nil) \(dictionary[kSecValueData as String] == nil)")
+            lines.append("garbage \(SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecValuePersistentRef as String: Data("x".utf8)] as CFDictionary, nil))")
+            lines.append("add with reference \(SecItemAdd([kSecClass as String: kSecClassCertificate, kSecValueRef as String: p256, kSecValuePersistentRef as String: reference] as CFDictionary, nil))")
+            lines.append("identity \(SecItemCopyMatching([kSecClass as String: kSecClassIdentity, kSecReturnPersistentRef as String: true] as CFDictionary, nil))")
+            lines.append("delete \(SecItemDelete([kSecValuePersistentRef as String: reference] as CFDictionary))")
+            let (_, left) = Self.find([kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnRef as String: true])
+            lines.append("left \((left as? [Any])?.count ?? 0) \(((left as? [Any])?.first as? SecCertificate) == p256)")
+            return lines
+        }
+        #expect(outcome == ["add 0", "all 0 2 2 true", "classless ref true", "both true true true true", "garbage -25300",
+                            "add with reference -50", "identity -4", "delete 0", "left 1 true"])
+    }
+
     @Test("the access group is part of a certificate item, as on iOS: the same certificate is stored once per group, a query naming a group finds only its own")
     func accessGroups() async throws {
         let certificate = try Self.certificate(try #require(try Self.certificates()["p256"]))

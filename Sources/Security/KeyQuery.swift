@@ -148,11 +148,12 @@ struct KeyQuery {
             && (self.keyClass.map { $0 == keyClass } ?? true) && (self.keyType.map { $0 == keyType } ?? true)
     }
 
-    /// The attributes of a stored public key: a public key's, with its tag, label and permanence.
-    static func attributes(of key: StoredPublicKey, secKey: SecKey) -> [String: Any] {
+    /// The attributes of a stored public key: a public key's, with its tag, label, permanence
+    /// and access group (the app's default group, ``KeychainQuery/defaultAccessGroup(of:)``).
+    static func attributes(of key: StoredPublicKey, secKey: SecKey, on authenticator: Authenticator) -> [String: Any] {
         var attributes = attributes(of: secKey)
         attributes[kSecAttrIsPermanent as String] = true
-        attributes[kSecAttrAccessGroup as String] = key.appID
+        attributes[kSecAttrAccessGroup as String] = key.appID == authenticator.appID ? KeychainQuery.defaultAccessGroup(of: authenticator) : key.appID
         if let tag = key.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
         if let label = key.label { attributes[kSecAttrLabel as String] = label }
         return attributes
@@ -202,7 +203,11 @@ struct KeyQuery {
             attributes[kSecAttrIsSensitive as String] = !enclave.isSoftware
             attributes[kSecAttrAccessible as String] = accessibleValue(enclave.accessibility)
             attributes[kSecAttrAccessControl as String] = SecAccessControl(enclave.accessControl)
-            attributes[kSecAttrAccessGroup as String] = enclave.appID
+            if case let .enclave(_, authenticator) = key.material, enclave.appID == authenticator.appID {
+                attributes[kSecAttrAccessGroup as String] = KeychainQuery.defaultAccessGroup(of: authenticator)
+            } else {
+                attributes[kSecAttrAccessGroup as String] = enclave.appID
+            }
             if let tag = enclave.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
             if let label = enclave.label { attributes[kSecAttrLabel as String] = label }
         } else {
@@ -330,7 +335,7 @@ enum KeyItems {
                 let stored = try authenticator.keys.storePublicKey(publicKeyData, tag: query.tag, label: query.label)
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
                 result?.pointee = query.shape(FoundKey(key: secKey, bytes: stored.publicKeyData, reference: KeyQuery.reference(toPublicKey: stored)) {
-                    KeyQuery.attributes(of: stored, secKey: secKey)
+                    KeyQuery.attributes(of: stored, secKey: secKey, on: authenticator)
                 })
                 return errSecSuccess
             }
@@ -385,7 +390,7 @@ enum KeyItems {
             found += publicKeys.map { stored in
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
                 return FoundKey(key: secKey, bytes: stored.publicKeyData, reference: KeyQuery.reference(toPublicKey: stored)) {
-                    KeyQuery.attributes(of: stored, secKey: secKey)
+                    KeyQuery.attributes(of: stored, secKey: secKey, on: authenticator)
                 }
             }
             found += try StoredInMemoryKeys.matchingWithoutKey(query, on: authenticator).map { item in

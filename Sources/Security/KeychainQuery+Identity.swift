@@ -49,11 +49,11 @@ extension KeychainQuery {
 
     /// The canonical spelling of the non-default primary-key attributes of an item with
     /// `attributes` (as stored), sorted by name; empty when every one is the default. An item
-    /// without an access group is in `defaultGroup` (the group iOS gives it); the app's own
-    /// id, `appID`, is the default group of the spelling, so that an item keeps its spelling
-    /// whatever group a later composition makes the default.
+    /// without an access group is in `defaultGroup` (the group iOS gives it); the app's
+    /// application identifier, `ownGroup`, is the default group of the spelling, so that an
+    /// item keeps its spelling whatever group a later composition makes the default.
     static func identity(_ itemClass: KeychainItemClass, _ attributes: [String: KeychainAttributeValue],
-                         defaultGroup: String, appID: String) -> String {
+                         defaultGroup: String, ownGroup: String) -> String {
         var parts: [String] = []
         for key in identityKeys(itemClass) {
             let isGroup = key == kSecAttrAccessGroup as String
@@ -61,10 +61,10 @@ extension KeychainQuery {
             let spelled: String
             switch value {
             case let .string(text):
-                if text.isEmpty || (isGroup && text == appID) { continue }
+                if text.isEmpty || (isGroup && text == ownGroup) { continue }
                 spelled = "s:" + escapedIdentityValue(text)
             case let .data(bytes):
-                if bytes.isEmpty || (isGroup && bytes == Data(appID.utf8)) { continue }
+                if bytes.isEmpty || (isGroup && bytes == Data(ownGroup.utf8)) { continue }
                 // A UTF-8 group or path given as Data is the same attribute value as the string.
                 if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes {
                     spelled = "s:" + escapedIdentityValue(text)
@@ -125,8 +125,8 @@ extension KeychainQuery {
         } catch let error as KeychainError where error.kind == .itemNotFound {
             return
         }
-        let appID = keychain.authenticator.appID
-        if Self.identity(itemClass, earlier.attributes, defaultGroup: defaultGroup, appID: appID) == identity {
+        let ownGroup = applicationIdentifier(of: keychain.authenticator)
+        if Self.identity(itemClass, earlier.attributes, defaultGroup: defaultGroup, ownGroup: ownGroup) == identity {
             throw KeychainError(.duplicateItem, message: "an item \(itemClass) '\(service)' / '\(baseAccount(bare))' already exists")
         }
     }
@@ -138,15 +138,15 @@ extension KeychainQuery {
     /// anything is changed, when two items would become one or an item is there already.
     static func destinations(of matches: [Found], under changes: KeychainItemChanges, in keychain: Keychain,
                              defaultGroup: String) throws -> [String?] {
-        let appID = keychain.authenticator.appID
+        let ownGroup = applicationIdentifier(of: keychain.authenticator)
         var taken = Set(matches.map { [$0.service, $0.account] })
         var destinations: [String?] = []
         for match in matches {
             let attributes = changes.applied(to: match.attributes)
             let base = baseAccount(match.account)
             let newBase = changes.account ?? base
-            let before = identity(match.itemClass, match.attributes, defaultGroup: defaultGroup, appID: appID)
-            let after = identity(match.itemClass, attributes, defaultGroup: defaultGroup, appID: appID)
+            let before = identity(match.itemClass, match.attributes, defaultGroup: defaultGroup, ownGroup: ownGroup)
+            let after = identity(match.itemClass, attributes, defaultGroup: defaultGroup, ownGroup: ownGroup)
             let service = changes.service ?? match.service
             let destination = newBase != base || after != before ? storedAccount(newBase, identity: after) : match.account
             guard destination != match.account || service != match.service else {

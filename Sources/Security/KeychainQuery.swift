@@ -83,15 +83,22 @@ struct KeychainQuery {
 
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
     /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
-    /// team-prefixed as written there), else the app's own id.
+    /// team-prefixed as written there), else the app's application identifier.
     static func defaultAccessGroup(of authenticator: Authenticator) -> String {
-        authenticator.composition.keychainAccessGroups?.first ?? authenticator.appID
+        authenticator.composition.keychainAccessGroups?.first ?? applicationIdentifier(of: authenticator)
+    }
+
+    /// The app's application identifier, `<team id>.<bundle id>` (``Composition/teamID``): the
+    /// access group every app has, as iOS counts its `application-identifier` entitlement among
+    /// its keychain groups.
+    static func applicationIdentifier(of authenticator: Authenticator) -> String {
+        "\(authenticator.composition.teamID).\(authenticator.appID)"
     }
 
     /// Refuses an access group in `attributes` that `authenticator`'s composition does not
     /// entitle the app to (``Composition/keychainAccessGroups``): any group when it has no
-    /// list; else its own app id, the listed groups, and Safari's group, where the shared web
-    /// credential functions keep their items.
+    /// list; else its application identifier (``applicationIdentifier(of:)``), the listed
+    /// groups, and Safari's group, where the shared web credential functions keep their items.
     static func requireEntitlement(_ attributes: [String: KeychainAttributeValue]?, of authenticator: Authenticator) throws {
         guard let entitled = authenticator.composition.keychainAccessGroups,
               let value = attributes?[kSecAttrAccessGroup as String] else { return }
@@ -101,7 +108,8 @@ struct KeychainQuery {
         case let .data(bytes): group = String(decoding: bytes, as: UTF8.self)
         case .integer, .bool: throw MissingEntitlement()
         }
-        guard group == authenticator.appID || group == SharedWebCredentials.accessGroup || entitled.contains(group) else {
+        guard group == applicationIdentifier(of: authenticator) || group == SharedWebCredentials.accessGroup
+                || entitled.contains(group) else {
             throw MissingEntitlement()
         }
     }
@@ -330,12 +338,13 @@ struct KeychainQuery {
     /// The service an added item is stored under.
     var storedService: String { Self.stored(service) }
     /// The attributes an added item keeps: the descriptive ones, `kSecAttrSynchronizable`, and
-    /// the access group iOS gives an item added without one when that is not the app's own
-    /// id (so the item stays in it whatever group a later composition makes the default).
-    func storedAttributes(defaultGroup: String, appID: String) -> [String: KeychainAttributeValue] {
+    /// the access group iOS gives an item added without one when that is not the app's
+    /// application identifier, `ownGroup` (so the item stays in it whatever group a later
+    /// composition makes the default).
+    func storedAttributes(defaultGroup: String, ownGroup: String) -> [String: KeychainAttributeValue] {
         var stored = attributes
         if synchronizable == .yes { stored[kSecAttrSynchronizable as String] = .bool(true) }
-        if stored[kSecAttrAccessGroup as String] == nil, defaultGroup != appID {
+        if stored[kSecAttrAccessGroup as String] == nil, defaultGroup != ownGroup {
             stored[kSecAttrAccessGroup as String] = .string(defaultGroup)
         }
         return stored

@@ -32,10 +32,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
         let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
-        let appID = keychain.authenticator.appID
-        let attributes = query.storedAttributes(defaultGroup: defaultGroup, appID: appID)
+        let ownGroup = KeychainQuery.applicationIdentifier(of: keychain.authenticator)
+        let attributes = query.storedAttributes(defaultGroup: defaultGroup, ownGroup: ownGroup)
         let bare = KeychainQuery.stored(query.account)
-        let identity = KeychainQuery.identity(query.itemClass, attributes, defaultGroup: defaultGroup, appID: appID)
+        let identity = KeychainQuery.identity(query.itemClass, attributes, defaultGroup: defaultGroup, ownGroup: ownGroup)
         let account = KeychainQuery.storedAccount(bare, identity: identity)
         try KeychainQuery.refuseDuplicateOfEarlierRecord(service: query.storedService, bare: bare, identity: identity,
                                                          itemClass: query.itemClass, in: keychain, defaultGroup: defaultGroup)

@@ -36,12 +36,19 @@ struct AccessGroupEntitlementTests {
         }
     }
 
-    @Test("with a list of entitled groups: another group is errSecMissingEntitlement for add, read, update and delete; the listed groups and the app's own id work")
+    /// The app's application identifier: its team id and bundle id.
+    static func applicationIdentifier(_ sim: TestDevice) -> String {
+        "\(sim.authenticator.composition.teamID).\(sim.authenticator.appID)"
+    }
+
+    @Test("with a list of entitled groups: another group is errSecMissingEntitlement for add, read, update and delete; the listed groups and the app's application identifier (team id and bundle id) work, the bare bundle id does not")
     func entitledGroupsOnly() throws {
         let sim = try device(entitledTo: [Self.shared])
         #expect(calls(sim, group: "XYZ.com.other.app", account: "a") == Array(repeating: errSecMissingEntitlement, count: 4))
         #expect(calls(sim, group: Self.shared, account: "b") == Array(repeating: errSecSuccess, count: 4))
-        #expect(calls(sim, group: sim.authenticator.appID, account: "c") == Array(repeating: errSecSuccess, count: 4))
+        #expect(calls(sim, group: Self.applicationIdentifier(sim), account: "c") == Array(repeating: errSecSuccess, count: 4))
+        // As iOS: the application-identifier entitlement is a keychain group; the bare bundle id is none.
+        #expect(calls(sim, group: sim.authenticator.appID, account: "e") == Array(repeating: errSecMissingEntitlement, count: 4))
         // Moving an item into a group the app is not entitled to is refused too.
         LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
             let item = [kSecClass: kSecClassGenericPassword, kSecAttrService: "s", kSecAttrAccount: "d"] as [CFString: Any]
@@ -85,7 +92,7 @@ struct AccessGroupEntitlementTests {
         #expect(open.created == 0 && open.found == errSecSuccess && open.deleted == errSecSuccess, "no list: every group")
     }
 
-    @Test("an item added without kSecAttrAccessGroup is in the app's first keychain-access-groups entitlement, as iOS reads it back; without a list, in the app's own id")
+    @Test("an item added without kSecAttrAccessGroup is in the app's first keychain-access-groups entitlement, as iOS reads it back; without a list, in its application identifier (team id and bundle id)")
     func defaultGroupIsFirstEntitlement() throws {
         func addAndRead(_ sim: TestDevice) -> (group: String?, inGroup: [OSStatus]) {
             LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
@@ -98,7 +105,7 @@ struct AccessGroupEntitlementTests {
                 var result: CFTypeRef?
                 _ = SecItemCopyMatching(read as CFDictionary, &result)
                 let group = (result as? [String: Any])?[kSecAttrAccessGroup as String] as? String
-                let statuses = [Self.shared, "ABCDE12345.com.example.second", sim.authenticator.appID].map { name -> OSStatus in
+                let statuses = [Self.shared, "ABCDE12345.com.example.second", Self.applicationIdentifier(sim)].map { name -> OSStatus in
                     var query = item
                     query[kSecAttrAccessGroup] = name
                     var found: CFTypeRef?
@@ -112,7 +119,7 @@ struct AccessGroupEntitlementTests {
         #expect(entitled.inGroup == [errSecSuccess, errSecItemNotFound, errSecItemNotFound])
         let sim = try device(entitledTo: nil)
         let open = addAndRead(sim)
-        #expect(open.group == sim.authenticator.appID)
+        #expect(open.group == "TOUCHSTONE.com.example.app" && open.group == Self.applicationIdentifier(sim))
         #expect(open.inGroup == [errSecItemNotFound, errSecItemNotFound, errSecSuccess])
     }
 

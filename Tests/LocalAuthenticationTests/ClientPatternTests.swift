@@ -129,13 +129,14 @@ struct ClientPatternTests {
         let results = await sim.blocking { () -> [String?] in
             let shared = LegacyKeychainWrapper(serviceName: "svc", accessGroup: "TEAM.shared")
             let own = LegacyKeychainWrapper(serviceName: "svc")
-            let explicitDefault = LegacyKeychainWrapper(serviceName: "svc", accessGroup: "com.example.app")
+            let explicitDefault = LegacyKeychainWrapper(serviceName: "svc", accessGroup: "TOUCHSTONE.com.example.app")
             _ = shared.set("in group", forKey: "k")
             return [shared.string(forKey: "k"), explicitDefault.string(forKey: "k"), own.string(forKey: "k"),
                     "\(own.set("default group", forKey: "d"))", explicitDefault.string(forKey: "d"), shared.string(forKey: "d")]
         }
         // A query without a group matches every group; one with a group matches only it; an item
-        // added without one is in the app's default group (the app id, our rule).
+        // added without one is in the app's default group (its application identifier, team id
+        // and bundle id, as iOS).
         #expect(results == ["in group", nil, "in group", "true", "default group", nil])
     }
 

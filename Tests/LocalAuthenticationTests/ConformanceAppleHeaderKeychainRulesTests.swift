@@ -398,7 +398,7 @@ extension ConformanceAppleHeaderRulesTests {
         #expect(seen.generic == Data([1, 2]))
         #expect(seen.invisible == true)
         #expect(seen.type == 42)
-        #expect(seen.group == "com.example.app")
+        #expect(seen.group == "TOUCHSTONE.com.example.app")  // the application identifier: team id and bundle id
     }
 }
 

@@ -43,8 +43,9 @@ struct KeychainItemIdentityTests {
                 SecItemAdd(Self.generic("ann", [group: "TEAM.shared"]) as CFDictionary, nil),
                 SecItemAdd(Self.generic("ann", [group: Data("TEAM.shared".utf8)]) as CFDictionary, nil),
                 SecItemAdd(Self.generic("ann", [sync: true]) as CFDictionary, nil),
-                // The app's own group is the default group: the same item as the plain one.
-                SecItemAdd(Self.generic("ann", [group: "com.example.app"]) as CFDictionary, nil),
+                // The app's own group (its application identifier) is the default group: the
+                // same item as the plain one.
+                SecItemAdd(Self.generic("ann", [group: "TOUCHSTONE.com.example.app"]) as CFDictionary, nil),
             ]
             let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
                                        kSecAttrAccount as String: "ann"]
@@ -77,7 +78,7 @@ struct KeychainItemIdentityTests {
                 "\(item[kSecAttrAccount as String] as? String ?? "-") \(item[kSecAttrAccessGroup as String] as? String ?? "-") \(item[kSecAttrSynchronizable as String] as? Bool ?? false)"
             }.sorted()
         }
-        #expect(rows == ["ann TEAM.shared true", "ann com.example.app false"])
+        #expect(rows == ["ann TEAM.shared true", "ann TOUCHSTONE.com.example.app false"])
     }
 
     @Test("an internet password is as many items as ports, protocols, paths, security domains and authentication types")
@@ -118,7 +119,7 @@ struct KeychainItemIdentityTests {
             _ = SecItemAdd(Self.generic("ann", value: "one") as CFDictionary, nil)
             _ = SecItemAdd(Self.generic("ann", [group: "TEAM.shared"], value: "two") as CFDictionary, nil)
             let plain: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
-                                        kSecAttrAccount as String: "ann", group: "com.example.app"]
+                                        kSecAttrAccount as String: "ann", group: "TOUCHSTONE.com.example.app"]
             var shared = plain
             shared[group] = "TEAM.shared"
             let taken = SecItemUpdate(plain as CFDictionary, [group: "TEAM.shared"] as CFDictionary)

@@ -53,12 +53,13 @@ public struct Composition: Sendable, Equatable {
     /// Whether ten wrong passcodes erase the device (REFERENCE §6).
     public var eraseDataAfterTenFailedPasscodes = false
     /// The keychain access groups the app is entitled to (its `keychain-access-groups` and app
-    /// groups), besides its own app id, which it always has. With a list, a `SecItem` call that
+    /// groups), besides its application identifier, `<teamID>.<app id>`, which it always has (as
+    /// iOS counts the `application-identifier` entitlement). With a list, a `SecItem` call that
     /// names another group fails with `errSecMissingEntitlement` (-34018), as on iOS; nil
     /// (the default) entitles the app to every group (our rule: no entitlements file to read).
     public var keychainAccessGroups: [String]?
-    /// The app's team id (ten characters, `A`–`Z` and `0`–`9`): App Attest's App ID is
-    /// `<teamID>.<app>`. Default ``defaultTeamID``.
+    /// The app's team id (ten characters, `A`–`Z` and `0`–`9`): App Attest's App ID and the
+    /// app's own keychain access group are `<teamID>.<app>`. Default ``defaultTeamID``.
     public var teamID = Composition.defaultTeamID
     /// `TOUCHSTONE`: the team id of a composition that names none (our choice: any fixed id
     /// serves a simulation).

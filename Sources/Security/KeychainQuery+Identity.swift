@@ -35,13 +35,17 @@ extension KeychainQuery {
         }
     }
 
-    /// The value iOS gives a primary-key attribute that an add left out (Apple's keychain
-    /// schema: a blob attribute empty data, a number zero): an internet password's security
-    /// domain, authentication type and path, protocol and port; nil for any other attribute.
+    /// The value iOS gives a primary-key attribute that an add left out: an internet
+    /// password's security domain, authentication type and path come back as the empty string,
+    /// its protocol and port as zero; nil for any other attribute. (Apple's schema calls the
+    /// first three blobs defaulting to empty, and its `SecDb.c` stores an empty blob as the
+    /// SQL text '', which `SecDbItem.c` reads back as a string; KeychainAccess's own iOS tests
+    /// expect `kSecAttrPath` as "" when none was given, and iOS returns `kSecAttrSecurityDomain`
+    /// as "" — issue 34's measurements.)
     static func schemaDefault(_ key: String, _ itemClass: KeychainItemClass) -> KeychainAttributeValue? {
         guard itemClass == .internetPassword else { return nil }
         switch key {
-        case kSecAttrSecurityDomain.swiftString, kSecAttrAuthenticationType.swiftString, kSecAttrPath.swiftString: return .data(Data())
+        case kSecAttrSecurityDomain.swiftString, kSecAttrAuthenticationType.swiftString, kSecAttrPath.swiftString: return .string("")
         case kSecAttrProtocol.swiftString, kSecAttrPort.swiftString: return .integer(0)
         default: return nil
         }

@@ -6,8 +6,8 @@ import TouchstoneTesting
 
 /// iOS keeps every attribute of an item's primary key, and fills the ones an add leaves out
 /// with their schema default (Apple's published keychain schema, `SecItemSchema.c` and
-/// `SecDbItem.c`: a blob attribute defaults to empty data, a number to zero); a query for the
-/// item's attributes returns them.
+/// `SecDbItem.c`: a blob attribute defaults to empty — read back as the empty string — and a
+/// number to zero); a query for the item's attributes returns them.
 @Suite("Keychain: primary-key attributes come back with their defaults")
 struct KeychainPrimaryKeyDefaultTests {
     /// The attributes `SecItemCopyMatching` returns for the one item `query` names.
@@ -19,9 +19,19 @@ struct KeychainPrimaryKeyDefaultTests {
         return result as? [String: Any]
     }
 
-    @Test("an internet password added with only a server and an account returns its security domain, authentication type and path as empty data, its protocol and port as 0")
+    @Test("an internet password added with only a server and an account returns its security domain, authentication type and path as the empty string, its protocol and port as 0")
     func internetPasswordDefaults() async throws {
         let sim = try TestDevice()
+        let types = await sim.blocking { () -> [String] in
+            let item: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.org",
+                                       kSecAttrAccount as String: "ann", kSecValueData as String: Data("pw".utf8)]
+            guard SecItemAdd(item as CFDictionary, nil) == errSecSuccess,
+                  let found = Self.attributes([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.org"])
+            else { return [] }
+            // As KeychainAccess's iOS tests read them: `as? String`.
+            return [kSecAttrSecurityDomain, kSecAttrAuthenticationType, kSecAttrPath].map { (found[$0 as String] as? String) ?? "not a string" }
+        }
+        #expect(types == ["", "", ""])
         let attributes = await sim.blocking { () -> [String: String]? in
             let item: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
                                        kSecAttrAccount as String: "ann", kSecValueData as String: Data("pw".utf8)]
@@ -34,7 +44,7 @@ struct KeychainPrimaryKeyDefaultTests {
         #expect(found[kSecAttrServer as String] == "example.com")
         #expect(found[kSecAttrAccount as String] == "ann")
         for key in [kSecAttrSecurityDomain, kSecAttrAuthenticationType, kSecAttrPath] as [CFString] {
-            #expect(found[key as String] == "\(Data())", "\(key)")
+            #expect(found[key as String] == "", "\(key)")
         }
         for key in [kSecAttrProtocol, kSecAttrPort] as [CFString] {
             #expect(found[key as String] == "0", "\(key)")
@@ -62,7 +72,7 @@ struct KeychainPrimaryKeyDefaultTests {
             else { return nil }
             return [found[kSecAttrProtocol as String] as? String ?? "-", "\(found[kSecAttrPort as String] as? Int ?? -1)",
                     found[kSecAttrPath as String] as? String ?? "-", found[kSecAttrSecurityDomain as String] as? String ?? "-",
-                    "\(found[kSecAttrAuthenticationType as String] as? Data == Data())"]
+                    "\(found[kSecAttrAuthenticationType as String] as? String == "")"]
         }
         #expect(found == [kSecAttrProtocolHTTPS as String, "8443", "/login", "realm", "true"])
     }

@@ -64,22 +64,30 @@ struct KeychainQuery {
     }
 
     /// The status iOS's securityd gives a call, of any class, for the search keys it refuses:
-    /// in `SecItemDelete` and `SecItemUpdate` (`inChange`) every search key but
-    /// `kSecMatchLimit` (each counts as a match rule, "match not supported", errSecParam); in a
-    /// lookup an item list of anything but persistent references (errSecParam). Nil when the
-    /// call may go on. Read before the query is, so every class is refused alike.
-    static func refusedSearchKeys(_ query: CFDictionary, inChange: Bool) -> OSStatus? {
+    /// in `SecItemDelete` and `SecItemUpdate` (`inChange`) every search key, `kSecMatchLimit`
+    /// too (`SecDbQuery.c` records each, the limit among them, as a match rule, and
+    /// `SecItemServer.c` / `SecItemDb.c` refuse any: "match not supported", errSecParam — a
+    /// lookup's query reused for a delete fails so on a device); in `SecItemUpdate` any
+    /// `kSecReturn…` key too (errSecParam: "update doesn't return anything"); in a lookup an
+    /// item list of anything but persistent references (errSecParam). Nil when the call may
+    /// go on. Read before the query is, so every class is refused alike.
+    static func refusedSearchKeys(_ query: CFDictionary, inChange: Bool, isUpdate: Bool = false) -> OSStatus? {
         if inChange, searchKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
+        if isUpdate, returnKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
         guard let list = query.object(forKey: kSecMatchItemList as String) else { return nil }
         return (try? checkItemList([kSecMatchItemList as String: list])) == nil ? errSecParam : nil
     }
 
-    /// The `kSecMatch…` keys but `kSecMatchLimit`.
+    /// The `kSecMatch…` keys.
     private static let searchKeys: [String] = [
-        kSecMatchPolicy, kSecMatchItemList, kSecMatchSearchList, kSecMatchIssuers, kSecMatchEmailAddressIfPresent,
+        kSecMatchLimit, kSecMatchPolicy, kSecMatchItemList, kSecMatchSearchList, kSecMatchIssuers, kSecMatchEmailAddressIfPresent,
         kSecMatchSubjectContains, kSecMatchHostOrSubdomainOfHost, kSecMatchCaseInsensitive, kSecMatchTrustedOnly,
         kSecMatchValidOnDate,
     ].map { $0 as String }
+
+    /// The `kSecReturn…` keys.
+    private static let returnKeys: [String] = [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef]
+        .map { $0 as String }
 
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
     /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,

@@ -114,7 +114,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// ```
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true) { return refused }
+    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true, isUpdate: true) { return refused }
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)

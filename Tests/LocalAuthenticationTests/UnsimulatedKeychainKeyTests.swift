@@ -107,6 +107,33 @@ struct UnsimulatedKeychainKeyTests {
         #expect(keyStatuses == [errSecParam, errSecParam, errSecParam, errSecParam, errSecParam, errSecSuccess])
     }
 
+    @Test("as iOS's securityd: SecItemDelete and SecItemUpdate with kSecMatchLimit (One or All: a lookup's query reused) are errSecParam, and SecItemUpdate with a kSecReturn key is errSecParam; nothing changes")
+    func limitAndReturnKeysInChanges() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            _ = SecItemAdd(Self.item() as CFDictionary, nil)
+            var lookup = Self.item().filter { $0.key != kSecValueData as String }
+            var all = lookup
+            all[kSecMatchLimit as String] = kSecMatchLimitAll
+            var one = lookup
+            one[kSecMatchLimit as String] = kSecMatchLimitOne
+            let change = [kSecValueData as String: Data("new".utf8)] as CFDictionary
+            var statuses = [SecItemDelete(all as CFDictionary), SecItemDelete(one as CFDictionary),
+                            SecItemUpdate(all as CFDictionary, change)]
+            for key in [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef] {
+                var asking = lookup
+                asking[key as String] = true
+                statuses.append(SecItemUpdate(asking as CFDictionary, change))
+            }
+            lookup[kSecReturnData as String] = true
+            var value: CFTypeRef?
+            statuses.append(SecItemCopyMatching(lookup as CFDictionary, &value))
+            statuses.append((value as? Data) == Self.item()[kSecValueData as String] as? Data ? 0 : -1)
+            return statuses
+        }
+        #expect(statuses == Array(repeating: errSecParam, count: 7) + [errSecSuccess, 0])
+    }
+
     @Test("kSecAttrSyncViewHint is part of a password's primary key, as in Apple's schema: the same service and account with two hints are two items, returned with their hint; a query without one finds both, a query naming one finds it alone")
     func syncViewHint() async throws {
         let device = try TestDevice()

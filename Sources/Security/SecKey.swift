@@ -155,8 +155,10 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         let authenticator = try call.authenticator(query.context)
         try query.requireEntitlement(of: authenticator)
         let access = try query.accessControl ?? AccessControl(.whenUnlocked, flags: .privateKeyUsage)
+        // As Apple's SecKey.m: a private key made in a token (the Secure Enclave) is permanent
+        // unless kSecAttrIsPermanent says otherwise; a software key is not.
         let key = try authenticator.keys.create(accessControl: access, tag: query.tag, label: query.label,
-                                                permanent: query.isPermanent ?? false, software: software)
+                                                permanent: query.isPermanent ?? !software, software: software)
         return SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt)
     }
 }

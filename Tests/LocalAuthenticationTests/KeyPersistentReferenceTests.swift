@@ -24,6 +24,28 @@ struct KeyPersistentReferenceTests {
         ((attributes as? [String: Any])?[kSecAttrApplicationTag as String] as? Data).flatMap { String(data: $0, encoding: .utf8) } ?? "-"
     }
 
+    @Test("as Apple's SecKey.m: a Secure Enclave key made without kSecAttrIsPermanent is permanent (found by its tag), a software key is not; kSecAttrIsPermanent false keeps an enclave key out of the keychain")
+    func enclaveKeysArePermanentByDefault() async throws {
+        let sim = try TestDevice(enrolled: [])
+        let found = await sim.blocking { () -> [OSStatus] in
+            func make(_ tag: String, token: Bool, permanent: Bool?) {
+                var privateAttributes: [String: Any] = [kSecAttrApplicationTag as String: Data(tag.utf8)]
+                if let permanent { privateAttributes[kSecAttrIsPermanent as String] = permanent }
+                var parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                                 kSecPrivateKeyAttrs as String: privateAttributes]
+                if token { parameters[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave }
+                _ = SecKeyCreateRandomKey(parameters as CFDictionary, nil)
+            }
+            make("enclave", token: true, permanent: nil)
+            make("software", token: false, permanent: nil)
+            make("ephemeral", token: true, permanent: false)
+            return ["enclave", "software", "ephemeral"].map { tag in
+                SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data(tag.utf8)] as CFDictionary, nil)
+            }
+        }
+        #expect(found == [errSecSuccess, errSecItemNotFound, errSecItemNotFound])
+    }
+
     @Test("a key item's persistent reference finds, returns and deletes that key alone, with kSecClass or without: a Secure Enclave key, a stored public key, an RSA key and a symmetric key")
     func referencesNameOneKey() async throws {
         let sim = try TestDevice(enrolled: [])

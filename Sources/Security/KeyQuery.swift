@@ -361,13 +361,15 @@ enum KeyItems {
         }
     }
 
-    /// `SecItemCopyMatching` of keys: the stored Secure Enclave private keys, then the stored
-    /// public keys, matching tag, label, application label, class and type (with `kSecValueRef`,
-    /// only that key); invalidated keys are not found. `kSecReturnRef` gives `SecKey`s (carrying the query's
+    /// `SecItemCopyMatching` of keys: the stored P-256 private keys, the RSA/P-384/P-521 key
+    /// items, the stored public keys, then the items that make no key (symmetric,
+    /// attribute-only), matching tag, label, application label, class and type (with
+    /// `kSecValueRef` only that key, with `kSecValuePersistentRef` only that item); invalidated
+    /// keys are not found. `kSecReturnRef` gives `SecKey`s (carrying the query's
     /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` for their prompts),
-    /// `kSecReturnAttributes` dictionaries (with `kSecValueRef` when both are asked for),
-    /// `kSecReturnData` a public key's X9.63 bytes. `kSecReturnData` alone for a Secure Enclave
-    /// key is `errSecParam`: it has no bytes to give.
+    /// `kSecReturnData` a key's bytes, `kSecReturnPersistentRef` its persistent reference,
+    /// shaped as ``ReturnedParts`` says. `kSecReturnData` alone for a Secure Enclave key is
+    /// `errSecParam`: it has no bytes to give.
     static func copyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         KeychainCall.run { call in
             let query = try KeyQuery(try KeyQuery.normalize(query))

@@ -9,7 +9,7 @@ import TouchstoneSimulation
 /// `kSecAttrAccessible` or `kSecAttrAccessControl`, `kSecUseAuthenticationContext`, and any
 /// descriptive attribute: label, comment, generic, access group, synchronizable, protocol,
 /// port...). Creating a protected item never prompts. When `kSecReturnData` /
-/// `kSecReturnAttributes` are set, `result` receives them.
+/// `kSecReturnAttributes` / `kSecReturnPersistentRef` are set, `result` receives them.
 ///
 /// Returns `errSecDuplicateItem` when the item exists — also when it was invalidated by an
 /// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a

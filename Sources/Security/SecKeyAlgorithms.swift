@@ -67,7 +67,7 @@ extension SecKeyAlgorithm {
     public static let ecdsaSignatureDigestX962SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA512")
     /// ECDSA over the SHA1 of a message; DER signature.
     public static let ecdsaSignatureMessageX962SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA1")
-    /// ECDSA over the SHA-224 of a message (not simulated: swift-crypto has no SHA-224; hash it yourself and use the digest form).
+    /// ECDSA over the SHA-224 of a message.
     public static let ecdsaSignatureMessageX962SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA224")
     /// ECDSA over the SHA256 of a message; DER signature.
     public static let ecdsaSignatureMessageX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA256")
@@ -89,7 +89,7 @@ extension SecKeyAlgorithm {
     public static let ecdsaSignatureDigestRFC4754SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA512")
     /// ECDSA over the SHA1 of a message; raw r || s signature (iOS 17).
     public static let ecdsaSignatureMessageRFC4754SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA1")
-    /// ECDSA over the SHA-224 of a message, raw r || s (iOS 17; not simulated: swift-crypto has no SHA-224; hash it yourself and use the digest form).
+    /// ECDSA over the SHA-224 of a message, raw r || s (iOS 17).
     public static let ecdsaSignatureMessageRFC4754SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA224")
     /// ECDSA over the SHA256 of a message; raw r || s signature (iOS 17).
     public static let ecdsaSignatureMessageRFC4754SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA256")
@@ -123,7 +123,7 @@ extension SecKeyAlgorithm {
     public static let rsaEncryptionOAEPSHA512AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512:AESGCM")
     /// ECIES, standard ECDH, X9.63 SHA1 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionStandardX963SHA1AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM")
-    /// ECIES, standard ECDH, X9.63 SHA224 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form) (not simulated: no SHA-224 in swift-crypto).
+    /// ECIES, standard ECDH, X9.63 SHA224 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionStandardX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM")
     /// ECIES, standard ECDH, X9.63 SHA256 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionStandardX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM")
@@ -131,7 +131,7 @@ extension SecKeyAlgorithm {
     public static let eciesEncryptionStandardX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM")
     /// ECIES, standard ECDH, X9.63 SHA512 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionStandardX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM")
-    /// ECIES, standard ECDH, X9.63 SHA224 KDF giving the AES key and the IV, AES-GCM (not simulated: no SHA-224 in swift-crypto).
+    /// ECIES, standard ECDH, X9.63 SHA224 KDF giving the AES key and the IV, AES-GCM.
     public static let eciesEncryptionStandardVariableIVX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV")
     /// ECIES, standard ECDH, X9.63 SHA256 KDF giving the AES key and the IV, AES-GCM.
     public static let eciesEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
@@ -141,7 +141,7 @@ extension SecKeyAlgorithm {
     public static let eciesEncryptionStandardVariableIVX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV")
     /// ECIES, cofactor ECDH, X9.63 SHA1 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionCofactorX963SHA1AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM")
-    /// ECIES, cofactor ECDH, X9.63 SHA224 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form) (not simulated: no SHA-224 in swift-crypto).
+    /// ECIES, cofactor ECDH, X9.63 SHA224 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionCofactorX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM")
     /// ECIES, cofactor ECDH, X9.63 SHA256 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM")
@@ -149,7 +149,7 @@ extension SecKeyAlgorithm {
     public static let eciesEncryptionCofactorX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM")
     /// ECIES, cofactor ECDH, X9.63 SHA512 KDF giving the AES key, AES-GCM with an all-zero 16-byte IV (the iOS 10 form).
     public static let eciesEncryptionCofactorX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM")
-    /// ECIES, cofactor ECDH, X9.63 SHA224 KDF giving the AES key and the IV, AES-GCM (not simulated: no SHA-224 in swift-crypto).
+    /// ECIES, cofactor ECDH, X9.63 SHA224 KDF giving the AES key and the IV, AES-GCM.
     public static let eciesEncryptionCofactorVariableIVX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV")
     /// ECIES, cofactor ECDH, X9.63 SHA256 KDF giving the AES key and the IV, AES-GCM.
     public static let eciesEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV")
@@ -161,7 +161,7 @@ extension SecKeyAlgorithm {
     public static let ecdhKeyExchangeStandard = SecKeyAlgorithm("algid:keyexchange:ECDH")
     /// Standard ECDH followed by the X9.63 SHA1 KDF.
     public static let ecdhKeyExchangeStandardX963SHA1 = SecKeyAlgorithm("algid:keyexchange:ECDH:KDFX963:SHA1")
-    /// Standard ECDH followed by the X9.63 SHA224 KDF (not simulated: no SHA-224 in swift-crypto).
+    /// Standard ECDH followed by the X9.63 SHA224 KDF.
     public static let ecdhKeyExchangeStandardX963SHA224 = SecKeyAlgorithm("algid:keyexchange:ECDH:KDFX963:SHA224")
     /// Standard ECDH followed by the X9.63 SHA256 KDF.
     public static let ecdhKeyExchangeStandardX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDH:KDFX963:SHA256")
@@ -173,7 +173,7 @@ extension SecKeyAlgorithm {
     public static let ecdhKeyExchangeCofactor = SecKeyAlgorithm("algid:keyexchange:ECDHC")
     /// Cofactor ECDH followed by the X9.63 SHA1 KDF.
     public static let ecdhKeyExchangeCofactorX963SHA1 = SecKeyAlgorithm("algid:keyexchange:ECDHC:KDFX963:SHA1")
-    /// Cofactor ECDH followed by the X9.63 SHA224 KDF (not simulated: no SHA-224 in swift-crypto).
+    /// Cofactor ECDH followed by the X9.63 SHA224 KDF.
     public static let ecdhKeyExchangeCofactorX963SHA224 = SecKeyAlgorithm("algid:keyexchange:ECDHC:KDFX963:SHA224")
     /// Cofactor ECDH followed by the X9.63 SHA256 KDF.
     public static let ecdhKeyExchangeCofactorX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDHC:KDFX963:SHA256")

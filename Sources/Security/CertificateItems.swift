@@ -97,10 +97,7 @@ struct CertificateQuery {
         if isIdentity, dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
             throw KeychainQuery.Unsimulated()
         }
-        persistentRef = try dictionary[kSecValuePersistentRef as String].map { raw in
-            guard let bytes = KeychainQuery.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
-            return KeychainQuery.PersistentReference(bytes, itemClass: .certificate)
-        }
+        persistentRef = try KeychainQuery.PersistentReference.named(in: dictionary, itemClass: .certificate)
         // As iOS's securityd: hosts are matched for internet passwords only.
         if dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil { throw KeychainQuery.Unsimulated() }
         switch dictionary[kSecValueRef as String] {
@@ -407,11 +404,7 @@ extension CertificateQuery {
     /// Whether the query's `kSecValuePersistentRef`, if it names one, is the stored
     /// certificate item of `account`.
     func referenceAllows(_ account: String) -> Bool {
-        switch persistentRef {
-        case nil: true
-        case .some(nil): false
-        case let .some(named?): named == CertificateItems.reference(account)
-        }
+        CertificateItems.reference(account).isSelected(by: persistentRef)
     }
 }
 #endif

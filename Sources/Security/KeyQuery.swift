@@ -53,10 +53,7 @@ struct KeyQuery {
     }
 
     init(_ dictionary: [String: Any]) throws {
-        persistentRef = try dictionary[kSecValuePersistentRef as String].map { raw in
-            guard let bytes = Self.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
-            return KeychainQuery.PersistentReference(bytes, itemClass: .key)
-        }
+        persistentRef = try KeychainQuery.PersistentReference.named(in: dictionary, itemClass: .key)
         // As iOS's securityd: issuers are matched for certificates and identities only, hosts
         // for internet passwords only (errSecUnsupportedOperation, which is errSecUnimplemented).
         if dictionary[kSecMatchIssuers as String] != nil || dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil {

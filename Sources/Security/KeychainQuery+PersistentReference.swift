@@ -53,6 +53,26 @@ extension KeychainQuery {
             (self.itemClass, self.service, self.account) = (itemClass, service, account)
         }
 
+        /// The reference a key or certificate query's `kSecValuePersistentRef` names, for items
+        /// of `itemClass`: nil when it names none, `.some(nil)` when its bytes are no reference
+        /// to such an item (it then matches nothing); errSecParam when it is not `Data`.
+        static func named(in dictionary: [String: Any], itemClass: KeychainItemClass) throws -> PersistentReference?? {
+            try dictionary[kSecValuePersistentRef as String].map { raw in
+                guard let bytes = KeychainQuery.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
+                return PersistentReference(bytes, itemClass: itemClass)
+            }
+        }
+
+        /// Whether a query naming `named` (``named(in:itemClass:)``) selects the item this
+        /// reference names: every item when it names none, none when it names no item.
+        func isSelected(by named: PersistentReference??) -> Bool {
+            switch named {
+            case nil: true
+            case .some(nil): false
+            case let .some(reference?): reference == self
+            }
+        }
+
         /// "TSPR", version 1, the class, the service's length (4 bytes, big-endian), service, account.
         var bytes: Data {
             let service = Data(service.utf8)
@@ -96,11 +116,7 @@ extension KeyQuery {
 
     /// Whether the query's `kSecValuePersistentRef`, if it names one, is `reference`.
     func referenceAllows(_ reference: KeychainQuery.PersistentReference) -> Bool {
-        switch persistentRef {
-        case nil: true
-        case .some(nil): false
-        case let .some(named?): named == reference
-        }
+        reference.isSelected(by: persistentRef)
     }
 }
 #endif

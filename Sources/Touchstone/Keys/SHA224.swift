@@ -48,7 +48,7 @@ enum SHA224 {
         for start in stride(from: 0, to: padded.count, by: 64) {
             compress(&state, padded[start..<start + 64])
         }
-        var digest = Data(capacity: 32)
+        var digest = Data(capacity: byteCount)
         for word in state.prefix(7) {
             withUnsafeBytes(of: word.bigEndian) { digest.append(contentsOf: $0) }
         }

@@ -74,7 +74,10 @@ public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible
 
 /// Makes an access control from an accessibility class (a `kSecAttrAccessible*` value) and
 /// `flags`. Returns nil, and an `errSecParam` error (domain `NSOSStatusErrorDomain`) through
-/// `error`, when the class is unknown or the flags combine `or` with `and`.
+/// `error`, when the class is unknown or the flags break one of Apple's rules: `or` with
+/// `and`, both biometry flags, or `userPresence` with anything but `applicationPassword` and
+/// `privateKeyUsage` (``AccessControlFlags/validate()``). Bits no flag has are ignored, as
+/// Apple's.
 ///
 /// ```swift
 /// var error: Unmanaged<CFError>?
@@ -89,11 +92,13 @@ public func SecAccessControlCreateWithFlags(
     let name = (protection as? String) ?? "\(protection)"
     guard let accessibility = accessibilityClass(named: name) else {
         // Apple's text (Security's SecAccessControl.c), with the protection given.
-        error?.pointee = Unmanaged.passRetained(osStatusError(errSecParam, "SecAccessControl: invalid protection \(name)"))
+        error?.pointee = Unmanaged.passRetained(osStatusError(errSecParam, "SecAccessControl: invalid protection: \(name)"))
         return nil
     }
     do {
-        return SecAccessControl(try AccessControl(accessibility, flags: AccessControlFlags(rawValue: flags.rawValue)))
+        // Apple's function reads the bits it knows and ignores the rest.
+        let known = AccessControlFlags(rawValue: flags.rawValue).intersection(AccessControlFlags.all)
+        return SecAccessControl(try AccessControl(accessibility, flags: known))
     } catch let failure {
         error?.pointee = Unmanaged.passRetained(osStatusError(failure.osStatus, failure.message))
         return nil

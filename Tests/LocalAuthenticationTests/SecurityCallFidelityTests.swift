@@ -31,7 +31,26 @@ struct SecurityCallFidelityTests {
         }
         #expect(CFErrorGetCode(cfError) == CFIndex(errSecParam))
         #expect(CFErrorGetDomain(cfError) as String == NSOSStatusErrorDomain)
-        #expect((CFErrorCopyDescription(cfError) as String).contains("SecAccessControl: invalid protection bogus"))
+        #expect((CFErrorCopyDescription(cfError) as String).contains("SecAccessControl: invalid protection: bogus"))
+    }
+
+    @Test("SecAccessControlCreateWithFlags refuses what Apple's SecAccessControl.m refuses (userPresence with another constraint, both biometry flags) and ignores bits no flag has")
+    func accessControlFlagRules() {
+        func code(_ flags: SecAccessControlCreateFlags) -> CFIndex? {
+            var error: Unmanaged<CFError>?
+            guard SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, &error) == nil else { return nil }
+            return error.map { CFErrorGetCode($0.takeRetainedValue()) }
+        }
+        #expect(code([.userPresence, .or, .devicePasscode]) == CFIndex(errSecParam))
+        #expect(code([.biometryAny, .biometryCurrentSet]) == CFIndex(errSecParam))
+        #expect(code([.or, .and, .biometryAny]) == CFIndex(errSecParam))
+        #expect(code([.userPresence, .privateKeyUsage]) == nil)
+        #expect(code([.biometryCurrentSet, .or, .devicePasscode]) == nil)
+        // Bit 2 and bit 20 name no flag: ignored.
+        let unknownBits = SecAccessControlCreateFlags(rawValue: 1 << 2 | 1 << 20)
+        #expect(code([.biometryAny, unknownBits]) == nil)
+        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.biometryAny, unknownBits], nil)
+        #expect(access?.touchstoneAccessControl.flags == .biometryAny)
     }
 
     @Test("kSecReturnAttributes gives every item its kSecAttrAccessControl, one without flags too (iOS 11.3 and later)")

@@ -27,7 +27,7 @@ struct KeychainRuleTests {
 
     @Test("or combined with and is errSecParam")
     func orWithAndRejected() throws {
-        #expect(throws: KeychainError(.invalidParameter, message: "access-control flags cannot combine 'or' with 'and'")) {
+        #expect(throws: KeychainError(.invalidParameter, message: "only one logical operation can be set")) {
             try AccessControl(flags: [.biometryAny, .or, .and, .devicePasscode])
         }
         let rig = try TestDevice()
@@ -37,6 +37,26 @@ struct KeychainRuleTests {
         } catch let error as KeychainError {
             #expect(error.osStatus == -50)
         }
+    }
+
+    @Test("only one biometry flag: biometryAny with biometryCurrentSet is errSecParam (Apple's SecAccessControl.m)")
+    func oneBiometryConstraint() throws {
+        #expect(throws: KeychainError(.invalidParameter, message: "only one bio constraint can be set")) {
+            try AccessControl(flags: [.biometryAny, .biometryCurrentSet])
+        }
+        #expect(throws: KeychainError.self) { try AccessControl(flags: [.biometryAny, .or, .biometryCurrentSet]) }
+        _ = try AccessControl(flags: [.biometryCurrentSet, .or, .devicePasscode])
+    }
+
+    @Test("userPresence combines only with applicationPassword and privateKeyUsage; anything else is errSecParam (Apple's SecAccessControl.m)")
+    func userPresenceStandsAlone() throws {
+        for flags: AccessControlFlags in [[.userPresence, .devicePasscode], [.userPresence, .or, .devicePasscode],
+                                          [.userPresence, .biometryAny], [.userPresence, .companion], [.userPresence, .and]] {
+            #expect(throws: KeychainError(.invalidParameter, message: "kSecAccessControlUserPresence can be combined only with kSecAccessControlApplicationPassword and kSecAccessControlPrivateKeyUsage"), "\(flags)") {
+                try AccessControl(flags: flags)
+            }
+        }
+        _ = try AccessControl(flags: [.userPresence, .applicationPassword, .privateKeyUsage])
     }
 
     @Test("an unprotected item reads back without a prompt; a second add is errSecDuplicateItem")

@@ -6,7 +6,8 @@ import Foundation
 /// Constraints say who must authenticate: ``userPresence`` (biometry or the device passcode),
 /// ``biometryAny``, ``biometryCurrentSet``, ``devicePasscode``, ``companion``. Several
 /// constraints are combined with ``or`` or ``and`` — never both. Without either, several
-/// constraints must all be satisfied (our rule, as `and`). ``applicationPassword`` is not a
+/// constraints must all be satisfied (our rule, as `and`). ``userPresence`` stands alone, and
+/// only one of the biometry flags may be set (``validate()``). ``applicationPassword`` is not a
 /// constraint but an extra encryption factor; ``privateKeyUsage`` is accepted and stored.
 ///
 /// ```swift
@@ -53,7 +54,8 @@ public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable, Custom
         ("privateKeyUsage", .privateKeyUsage), ("applicationPassword", .applicationPassword),
     ]
 
-    private static let known: AccessControlFlags = named.reduce(into: []) { $0.formUnion($1.flag) }
+    /// Every flag this type names.
+    public static let all: AccessControlFlags = named.reduce(into: []) { $0.formUnion($1.flag) }
     private static let allConstraints: AccessControlFlags = [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .companion]
 
     /// Looks a flag up by name (case-insensitive; `touchIDAny`, `touchIDCurrentSet` accepted),
@@ -78,12 +80,27 @@ public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable, Custom
     /// Whether reading an item with these flags needs an authentication.
     public var requiresAuthentication: Bool { !constraints.isEmpty }
 
-    /// Checks that the flags can be used: `or` with `and`, or an unknown bit, is errSecParam.
+    /// Checks that the flags can be used, with the rules and texts of Apple's
+    /// `SecAccessControlCreateWithFlags` (its published `SecAccessControl.m`); each broken rule
+    /// is errSecParam:
+    /// - `or` with `and`;
+    /// - ``biometryAny`` with ``biometryCurrentSet`` (one biometry constraint);
+    /// - ``userPresence`` with anything but ``applicationPassword`` and ``privateKeyUsage``
+    ///   (`[.userPresence, .or, .devicePasscode]` is refused on iOS: ``userPresence`` already
+    ///   means biometry or the passcode);
+    /// - a bit no flag has (our rule: Apple's function ignores such bits, and the `Security`
+    ///   module drops them before it calls this).
     public func validate() throws(KeychainError) {
         if contains(.or), contains(.and) {
-            throw KeychainError(.invalidParameter, message: "access-control flags cannot combine 'or' with 'and'")
+            throw KeychainError(.invalidParameter, message: "only one logical operation can be set")
         }
-        let unknown = subtracting(Self.known)
+        if contains(.biometryAny), contains(.biometryCurrentSet) {
+            throw KeychainError(.invalidParameter, message: "only one bio constraint can be set")
+        }
+        if contains(.userPresence), !subtracting([.userPresence, .applicationPassword, .privateKeyUsage]).isEmpty {
+            throw KeychainError(.invalidParameter, message: "kSecAccessControlUserPresence can be combined only with kSecAccessControlApplicationPassword and kSecAccessControlPrivateKeyUsage")
+        }
+        let unknown = subtracting(Self.all)
         if !unknown.isEmpty {
             throw KeychainError(.invalidParameter, message: "unknown access-control bits \(unknown.rawValue)")
         }
@@ -142,7 +159,7 @@ public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable, Custom
     /// `biometryCurrentSet|or|devicePasscode`; `none` when empty.
     public var description: String {
         let names = Self.named.filter { contains($0.flag) }.map(\.name)
-        let unknown = subtracting(Self.known)
+        let unknown = subtracting(Self.all)
         let all = names + (unknown.isEmpty ? [] : [String(unknown.rawValue)])
         return all.isEmpty ? "none" : all.joined(separator: "|")
     }

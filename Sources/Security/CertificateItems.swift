@@ -69,8 +69,8 @@ struct CertificateQuery {
     let returns: ReturnedParts
     /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names
     /// something that is no certificate's reference (it matches nothing).
-    let persistentRef: KeychainQuery.PersistentReference??
-    let limitAll: Bool
+    let persistentRef: KeychainQuery.PersistentReference?
+    let limit: MatchLimit
 
     /// The attributes a certificate item has, and the type each is kept as.
     static let attributeTypes: [String: KeychainQuery.AttributeType] = [
@@ -139,7 +139,7 @@ struct CertificateQuery {
         }
         context = try KeychainQuery.context(dictionary)
         returns = try ReturnedParts(dictionary)
-        limitAll = KeyQuery.limitAll(dictionary)
+        limit = try MatchLimit(dictionary)
     }
 }
 
@@ -289,7 +289,7 @@ enum CertificateItems {
                 attributes(of: item)
             }
         }
-        return query.limitAll ? shaped as NSArray : shaped.first
+        return query.limit.returnsArray ? shaped as NSArray : shaped.first
     }
 
     /// `SecItemCopyMatching` of certificates or identities.
@@ -301,7 +301,7 @@ enum CertificateItems {
             if query.isIdentity { return try copyIdentities(query, result, on: authenticator) }
             var found = try matching(query, on: authenticator)
             guard !found.isEmpty else { return errSecItemNotFound }
-            if !query.limitAll { found = [found[0]] }
+            found = query.limit.cap(found)
             if query.returns.any { result?.pointee = shape(found, query) }
             return errSecSuccess
         }
@@ -349,7 +349,7 @@ enum CertificateItems {
         guard query.returns.ref || query.returns.attributes || !query.returns.data else { throw KeychainQuery.Unsimulated() }
         var pairs = try identities(query, on: authenticator)
         guard !pairs.isEmpty else { return errSecItemNotFound }
-        if !query.limitAll { pairs = [pairs[0]] }
+        pairs = query.limit.cap(pairs)
         let shaped: [Any] = pairs.compactMap { pair in
             let (certificate, key, keyAttributes) = (pair.certificate, pair.key, pair.keyAttributes)
             // As iOS: no identity when the certificate's key is not the private key's public half.
@@ -360,7 +360,7 @@ enum CertificateItems {
             }
             if query.returns.attributes {
                 // The key's attributes, the certificate's over them, and its DER as "certdata".
-                var attributes = keyAttributes.merging(Self.attributes(of: certificate)) { $1 }
+                var attributes = KeyQuery.returned(keyAttributes).merging(Self.attributes(of: certificate)) { $1 }
                 attributes[kSecClass as String] = kSecClassIdentity as String
                 attributes["certdata"] = certificate.der
                 if query.returns.ref, let identity { attributes[kSecValueRef as String] = identity }
@@ -369,7 +369,7 @@ enum CertificateItems {
             return identity
         }
         if query.returns.ref || query.returns.attributes {
-            result?.pointee = query.limitAll ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
+            result?.pointee = query.limit.returnsArray ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
         }
         return errSecSuccess
     }

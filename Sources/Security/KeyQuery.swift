@@ -27,8 +27,8 @@ struct KeyQuery {
     let returns: ReturnedParts
     /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names
     /// something that is no reference to a key (it matches nothing).
-    let persistentRef: KeychainQuery.PersistentReference??
-    let limitAll: Bool
+    let persistentRef: KeychainQuery.PersistentReference?
+    let limit: MatchLimit
     let valueRef: SecKey?
     /// `kSecUseAuthenticationUIFail` (or `kSecUseNoAuthenticationUI`): the key's operations fail
     /// instead of prompting.
@@ -85,7 +85,7 @@ struct KeyQuery {
         context = try KeychainQuery.context(dictionary)
         prompt = dictionary[kSecUseOperationPrompt as String] as? String
         returns = try ReturnedParts(dictionary)
-        limitAll = Self.limitAll(dictionary)
+        limit = try MatchLimit(dictionary)
         let ui = dictionary[kSecUseAuthenticationUI as String] as? String
         let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) } ?? false
         failsWithoutUI = ui == kSecUseAuthenticationUIFail as String || noUI
@@ -97,16 +97,6 @@ struct KeyQuery {
         }
         accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
-        }
-    }
-
-    /// `kSecMatchLimit` of a key or certificate query: whether it asks for every match
-    /// (`kSecMatchLimitAll`, or a number above 1).
-    static func limitAll(_ dictionary: [String: Any]) -> Bool {
-        switch dictionary[kSecMatchLimit as String] {
-        case nil: false
-        case let text as String: text == kSecMatchLimitAll as String
-        case let raw?: (KeychainQuery.integer(raw) ?? 1) > 1
         }
     }
 
@@ -263,9 +253,23 @@ struct FoundKey {
 }
 
 extension KeyQuery {
-    /// The result object for one key item (``ReturnedParts/shape(ref:data:persistentRef:attributes:)``).
+    /// The result object for one key item (``ReturnedParts/shape(ref:data:persistentRef:attributes:)``),
+    /// its attributes as the keychain returns them (``returned(_:)``).
     func shape(_ item: FoundKey) -> AnyObject? {
-        returns.shape(ref: item.key, data: item.bytes, persistentRef: item.reference.bytes, attributes: item.attributes)
+        returns.shape(ref: item.key, data: item.bytes, persistentRef: item.reference.bytes) { Self.returned(item.attributes()) }
+    }
+
+    /// A key item's attributes as `kSecReturnAttributes` gives them: `kSecAttrKeyType` and
+    /// `kSecAttrKeyClass` are numbers (73, 42; 0, 1, 2), as iOS's keychain schema stores them
+    /// (`SecItemSchema.c` declares both as numbers, `SecDbItem.c` converts the strings).
+    /// `SecKeyCopyAttributes` gives the strings of `kSecAttrKeyTypeECSECPrimeRandom` and its
+    /// siblings, as Apple's key code builds that dictionary without the keychain.
+    static func returned(_ attributes: [String: Any]) -> [String: Any] {
+        var attributes = attributes
+        for name in [kSecAttrKeyType as String, kSecAttrKeyClass as String] {
+            if let text = attributes[name] as? String, let number = Int(text) { attributes[name] = number }
+        }
+        return attributes
     }
 }
 
@@ -396,14 +400,14 @@ enum KeyItems {
                 FoundKey(key: nil, bytes: item.value, reference: KeyQuery.reference(toItem: item.account)) { item.attributes }
             }
             guard !found.isEmpty else { return errSecItemNotFound }
-            if !query.limitAll { found = [found[0]] }
+            found = query.limit.cap(found)
             // kSecReturnData alone of a Secure Enclave key: it has no bytes to give.
             if query.returns.onlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
             if query.returns.any {
                 // An item without a key gives no ref (and an item of attributes no bytes): as
                 // on iOS, it is left out of an array, and a single result is nil.
                 let shaped = found.compactMap(query.shape)
-                result?.pointee = query.limitAll ? shaped as NSArray : shaped.first
+                result?.pointee = query.limit.returnsArray ? shaped as NSArray : shaped.first
             }
             return errSecSuccess
         }

@@ -53,24 +53,36 @@ extension KeychainQuery {
             (self.itemClass, self.service, self.account) = (itemClass, service, account)
         }
 
-        /// The reference a key or certificate query's `kSecValuePersistentRef` names, for items
-        /// of `itemClass`: nil when it names none, `.some(nil)` when its bytes are no reference
-        /// to such an item (it then matches nothing); errSecParam when it is not `Data`.
-        static func named(in dictionary: [String: Any], itemClass: KeychainItemClass) throws -> PersistentReference?? {
+        /// The reference a query's `kSecValuePersistentRef` names, for a query of items of
+        /// `itemClass`: nil when it names none. As iOS's securityd reads one
+        /// (`SecDbQuery.c`): bytes that are no reference (or not `Data`) are errSecParam, and a
+        /// reference to an item of another class is errSecNoSuchClass.
+        static func named(in dictionary: [String: Any], itemClass: KeychainItemClass) throws -> PersistentReference? {
             try dictionary[kSecValuePersistentRef as String].map { raw in
                 guard let bytes = KeychainQuery.data(raw) else { throw Invalid(reason: "kSecValuePersistentRef must be Data") }
-                return PersistentReference(bytes, itemClass: itemClass)
+                return try PersistentReference(parsing: bytes, itemClass: itemClass)
             }
         }
 
-        /// Whether a query naming `named` (``named(in:itemClass:)``) selects the item this
-        /// reference names: every item when it names none, none when it names no item.
-        func isSelected(by named: PersistentReference??) -> Bool {
-            switch named {
-            case nil: true
-            case .some(nil): false
-            case let .some(reference?): reference == self
+        /// Reads `bytes` as a reference to an item of `itemClass` (see ``named(in:itemClass:)``
+        /// for the errors).
+        init(parsing bytes: Data, itemClass: KeychainItemClass) throws {
+            guard let named = Self.itemClass(of: bytes) else {
+                throw Invalid(reason: "kSecValuePersistentRef is not a persistent reference")
             }
+            guard named == itemClass else {
+                throw NoSuchClass(description: "kSecValuePersistentRef names a \(named) item, not a \(itemClass) one")
+            }
+            guard let reference = PersistentReference(bytes, itemClass: itemClass) else {
+                throw Invalid(reason: "kSecValuePersistentRef is not a persistent reference")
+            }
+            self = reference
+        }
+
+        /// Whether a query naming `named` (``named(in:itemClass:)``) selects the item this
+        /// reference names: every item when it names none.
+        func isSelected(by named: PersistentReference?) -> Bool {
+            named.map { $0 == self } ?? true
         }
 
         /// "TSPR", version 1, the class, the service's length (4 bytes, big-endian), service, account.

@@ -12,6 +12,42 @@ package protocol KeychainAuthenticationContext: AnyObject, Sendable {
     var localizedReason: String { get }
 }
 
+/// `kSecMatchLimit` of a lookup, as iOS's securityd reads it (`SecDbQuery.c`, `SecItemDb.c`):
+/// `kSecMatchLimitOne` (the default) or 1 returns the first match itself; `kSecMatchLimitAll`
+/// every match, and a number n above 1 at most n, in an array. A number below 1 is errSecParam
+/// (our rule: securityd's answers to those are accidents of its loop).
+struct MatchLimit: Equatable {
+    /// At most this many matches; nil for all of them.
+    let count: Int?
+
+    /// No key: one match.
+    static let one = MatchLimit(count: 1)
+
+    private init(count: Int?) { self.count = count }
+
+    /// The limit `dictionary` asks for; errSecParam for a value that is no limit.
+    init(_ dictionary: [String: Any]) throws {
+        switch dictionary[kSecMatchLimit as String] {
+        case nil: self = .one
+        case let text as String where text == kSecMatchLimitOne as String: self = .one
+        case let text as String where text == kSecMatchLimitAll as String: count = nil
+        case let raw?:
+            guard let count = KeychainQuery.integer(raw), count > 0 else {
+                throw KeychainQuery.Invalid(reason: "unknown kSecMatchLimit '\(raw)'")
+            }
+            self.count = count
+        }
+    }
+
+    /// Whether the result is an array (every limit but one).
+    var returnsArray: Bool { count != 1 }
+
+    /// The matches this limit lets through, in order.
+    func cap<Match>(_ matches: [Match]) -> [Match] {
+        count.map { Array(matches.prefix($0)) } ?? matches
+    }
+}
+
 /// A `SecItem*` dictionary, read into the terms of Touchstone's keychain.
 ///
 /// Items are keyed by class, service (`kSecAttrService`, or `kSecAttrServer` for internet
@@ -32,6 +68,13 @@ struct KeychainQuery {
     /// A class Touchstone does not simulate yet (keys, certificates, identities): every call is
     /// `errSecUnimplemented`.
     struct Unsimulated: Error {}
+
+    /// A `kSecClass` string that names no class, or a persistent reference to an item of
+    /// another class than the query's (`errSecNoSuchClass`, as securityd's `query_get_class`
+    /// and `query_set_class` answer them; a class that is no string is errSecParam).
+    struct NoSuchClass: Error, CustomStringConvertible {
+        let description: String
+    }
 
     /// An access group the app is not entitled to (`errSecMissingEntitlement`).
     struct MissingEntitlement: Error {}
@@ -76,6 +119,26 @@ struct KeychainQuery {
         if isUpdate, returnKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
         guard let list = query.object(forKey: kSecMatchItemList as String) else { return nil }
         return (try? checkItemList([kSecMatchItemList as String: list])) == nil ? errSecParam : nil
+    }
+
+    /// The status iOS's client code (`SecItem.m`, `SecItemAuthDoQuery`) gives an add or an
+    /// update before anything reaches securityd, for any class; nil when the call may go on:
+    /// - an access control with `kSecAttrSynchronizable` true, in the attributes an add stores
+    ///   or an update sets: errSecParam, "item with kSecAttrAccessControl is not
+    ///   synchronizable" (every `SecAccessControl` counts, one without flags too: each carries
+    ///   a default ACL);
+    /// - `kSecUseAuthenticationUISkip` in the query of anything but `SecItemCopyMatching`:
+    ///   errSecParam ("allowed only for SecItemCopyMatching").
+    /// `stored` is what an add stores or an update sets (nil for a delete).
+    static func refusedClientRules(query: CFDictionary, stored: CFDictionary?) -> OSStatus? {
+        if let stored, stored.object(forKey: kSecAttrAccessControl as String) != nil,
+           (stored.object(forKey: kSecAttrSynchronizable as String) as? Bool) == true {
+            return errSecParam
+        }
+        if let ui = query.object(forKey: kSecUseAuthenticationUI as String) as? String, ui == kSecUseAuthenticationUISkip as String {
+            return errSecParam
+        }
+        return nil
     }
 
     /// The `kSecMatch…` keys.
@@ -197,13 +260,12 @@ struct KeychainQuery {
     let returnAttributes: Bool
     /// `kSecReturnPersistentRef`.
     let returnPersistentRef: Bool
-    /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names one
-    /// that is no item of this class (it then matches nothing).
-    let persistentRef: PersistentReference??
+    /// `kSecValuePersistentRef`: nil when the query names none.
+    let persistentRef: PersistentReference?
     /// `kSecMatchHostOrSubdomainOfHost` (iOS 18): only internet passwords whose server is this
     /// host or ends in "." and it.
     let hostOrSubdomain: String?
-    let limitAll: Bool
+    let limit: MatchLimit
     let context: (any KeychainAuthenticationContext)?
     let prompt: String?
     let authenticationUI: AuthenticationUI
@@ -223,7 +285,7 @@ struct KeychainQuery {
             case kSecClassGenericPassword.swiftString: itemClass = .genericPassword
             case kSecClassInternetPassword.swiftString: itemClass = .internetPassword
             case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
-            case let other: throw Invalid(reason: "unknown kSecClass '\(other)'")
+            case let other: throw NoSuchClass(description: "kSecClass '\(other)' is no keychain class")
             }
         } else if let referenceBytes, let named = PersistentReference.itemClass(of: referenceBytes) {
             // As on iOS: a query by persistent reference may leave the class out; the
@@ -248,7 +310,7 @@ struct KeychainQuery {
             guard queriedClass == .internetPassword else { throw Unsimulated() }
             return host
         }
-        persistentRef = referenceBytes.map { PersistentReference($0, itemClass: queriedClass) }
+        persistentRef = try referenceBytes.map { try PersistentReference(parsing: $0, itemClass: queriedClass) }
         let serviceKey = (itemClass == .internetPassword ? kSecAttrServer : kSecAttrService) as String
         var attributes: [String: KeychainAttributeValue] = [:]
         service = try dictionary[serviceKey].map { try Self.keyPart($0, serviceKey, into: &attributes) }
@@ -281,20 +343,7 @@ struct KeychainQuery {
         returnAttributes = try dictionary[kSecReturnAttributes as String].map { try Self.bool($0, kSecReturnAttributes as String) } ?? false
         returnPersistentRef = try dictionary[kSecReturnPersistentRef as String]
             .map { try Self.bool($0, kSecReturnPersistentRef as String) } ?? false
-        switch dictionary[kSecMatchLimit as String] {
-        case nil: limitAll = false
-        case let raw?:
-            if let text = raw as? String, text == kSecMatchLimitOne as String {
-                limitAll = false
-            } else if let text = raw as? String, text == kSecMatchLimitAll as String {
-                limitAll = true
-            } else if let count = Self.integer(raw), count > 0 {
-                // Apple also accepts a number; 1 means one, anything larger "up to n" (here: all).
-                limitAll = count > 1
-            } else {
-                throw Invalid(reason: "unknown kSecMatchLimit '\(raw)'")
-            }
-        }
+        limit = try MatchLimit(dictionary)
         context = try Self.context(dictionary)
         prompt = try dictionary[kSecUseOperationPrompt as String].map { try Self.string($0, kSecUseOperationPrompt as String) }
         switch try dictionary[kSecUseAuthenticationUI as String].map({ try Self.string($0, kSecUseAuthenticationUI as String) }) {
@@ -369,8 +418,7 @@ struct KeychainQuery {
     /// The items of the query's class whose service, account, accessibility and every given
     /// attribute match. `defaultGroup` is the group of items stored without one (``defaultAccessGroup(of:)``).
     func matches(in keychain: Keychain, defaultGroup: String, includingInvalidated: Bool = false) throws -> [Found] {
-        if case .some(nil) = persistentRef { return [] }
-        let reference = persistentRef ?? nil
+        let reference = persistentRef
         let service = reference?.service ?? service.map(Self.stored)
         let items: [KeychainItemInfo]
         if let reference {
@@ -418,7 +466,7 @@ struct KeychainQuery {
     /// The `result` object Apple returns: `Data` (the value, or the persistent reference when
     /// only that was asked for), a dictionary when attributes or more than one thing was asked
     /// for (attributes, `kSecValueData`, `kSecValuePersistentRef`), or an array of either.
-    func shape(_ found: [(Found, Data?)], limitAll: Bool, defaultGroup: String) -> CFTypeRef? {
+    func shape(_ found: [(Found, Data?)], asArray: Bool, defaultGroup: String) -> CFTypeRef? {
         let asDictionary = returnAttributes || (returnData && returnPersistentRef)
         let shaped: [Any] = found.map { item, data in
             let reference = PersistentReference(item).bytes
@@ -429,7 +477,7 @@ struct KeychainQuery {
             if returnPersistentRef { attributes[kSecValuePersistentRef as String] = reference }
             return attributes
         }
-        if limitAll { return shaped as NSArray }
+        if asArray { return shaped as NSArray }
         return shaped.first.map { $0 as AnyObject }
     }
 

@@ -18,6 +18,7 @@ import TouchstoneSimulation
 /// on the context, `errSecUnimplemented` for an identity ref (add its certificate and key). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    if let refused = KeychainQuery.refusedClientRules(query: attributes, stored: attributes) { return refused }
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
     if CertificateQuery.isCertificateClass(attributes) { return CertificateItems.add(attributes, result) }
     return KeychainCall.run { call in
@@ -44,7 +45,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
                          context: context)
         if let result, query.returnsSomething {
             let info = try keychain.info(service: query.storedService, account: account, itemClass: query.itemClass)
-            result.pointee = query.shape([(KeychainQuery.Found(info), query.value ?? Data())], limitAll: false,
+            result.pointee = query.shape([(KeychainQuery.Found(info), query.value ?? Data())], asArray: false,
                                          defaultGroup: defaultGroup)
         }
         return errSecSuccess
@@ -84,7 +85,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
             matches.removeAll { $0.accessControl.flags.requiresAuthentication }
         }
         guard !matches.isEmpty else { return errSecItemNotFound }
-        if !query.limitAll { matches = [matches[0]] }
+        matches = query.limit.cap(matches)
         var found: [(KeychainQuery.Found, Data?)] = []
         for match in matches {
             var data: Data?
@@ -94,7 +95,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
             found.append((match, data))
         }
         if query.returnsSomething {
-            result?.pointee = query.shape(found, limitAll: query.limitAll, defaultGroup: defaultGroup)
+            result?.pointee = query.shape(found, asArray: query.limit.returnsArray, defaultGroup: defaultGroup)
         }
         return errSecSuccess
     }
@@ -114,7 +115,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// ```
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true, isUpdate: true) { return refused }
+    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true, isUpdate: true)
+        ?? KeychainQuery.refusedClientRules(query: query, stored: attributesToUpdate) { return refused }
     return KeychainCall.run { call in
         let query = try KeychainQuery(query)
         let changes = try KeychainQuery.changes(attributesToUpdate, itemClass: query.itemClass)
@@ -147,7 +149,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// is none; certificates and identities are deleted as `CertificateItems` says, keys by tag, label or `kSecValueRef`. Never prompts.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true) { return refused }
+    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true)
+        ?? KeychainQuery.refusedClientRules(query: query, stored: nil) { return refused }
     if KeyQuery.isKeyClass(query) { return KeyItems.delete(query) }
     if CertificateQuery.isCertificateClass(query) { return CertificateItems.delete(query) }
     return KeychainCall.run { call in
@@ -204,6 +207,8 @@ struct KeychainCall {
             return errSecMissingEntitlement
         case is KeychainQuery.NoSuchAttribute:
             return errSecNoSuchAttr
+        case is KeychainQuery.NoSuchClass:
+            return errSecNoSuchClass
         case let error as AuthenticationError:
             return KeychainError(error).osStatus
         case let error as StorageError:

@@ -138,7 +138,7 @@ struct CurveKey: InMemoryKey {
     func supports(_ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
         switch operation {
         case .sign: isPrivate && algorithm.ecdsaInput != nil
-        case .verify: algorithm.ecdsaInput != nil
+        case .verify: !isPrivate && algorithm.ecdsaInput != nil
         case .keyExchange: isPrivate && algorithm.keyExchange != nil
         case .encrypt, .decrypt: false
         }

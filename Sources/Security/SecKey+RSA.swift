@@ -98,8 +98,10 @@ struct RSAKey: InMemoryKey {
     func supports(_ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
         switch operation {
         case .sign: privateKey != nil && algorithm.rsaSignature != nil
+        // As Apple's adaptors: a private key "verifies" through its private operation (so
+        // nothing verifies) and does not encrypt.
         case .verify: algorithm.rsaSignature != nil
-        case .encrypt: algorithm.rsaEncryption != nil
+        case .encrypt: privateKey == nil && algorithm.rsaEncryption != nil
         case .decrypt: privateKey != nil && algorithm.rsaEncryption != nil
         case .keyExchange: false
         }
@@ -142,8 +144,11 @@ struct RSAKey: InMemoryKey {
 
     /// `SecKeyVerifySignature`: whether `signature` signs `message` (a message, a digest or a
     /// block, as the algorithm says). The inputs are checked as for signing; a signature that
-    /// is not a block below the modulus does not verify.
+    /// is not a block below the modulus does not verify. A private key verifies nothing: Apple's
+    /// verify adaptor runs the key's raw decryption, which for a private key is its private
+    /// operation (`SecKeyAdaptors.m`, `SecRSAKey.c`), never the signed block.
     func isValidSignature(_ signature: Data, for message: Data, _ algorithm: SecKeyAlgorithm) throws -> Bool {
+        if algorithm.rsaSignature != nil, privateKey != nil { return false }
         switch algorithm.rsaSignature {
         case nil:
             throw Self.unsupported(algorithm)

@@ -150,8 +150,8 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         case let token as String where token == kSecAttrTokenIDSecureEnclave as String: software = false
         default: throw SecKeyCall.Failure(errSecParam, "the only token is kSecAttrTokenIDSecureEnclave")
         }
-        let attributes = try KeyQuery.scope(dictionary, nested: kSecPrivateKeyAttrs as String)
-        let query = try KeyQuery(attributes)
+        let query = try KeyQuery(KeyQuery.scope(dictionary, nested: kSecPrivateKeyAttrs as String))
+        let publicQuery = try KeyQuery(KeyQuery.scope(dictionary, nested: kSecPublicKeyAttrs as String))
         let authenticator = try call.authenticator(query.context)
         try query.requireEntitlement(of: authenticator)
         let access = try query.accessControl ?? AccessControl(.whenUnlocked, flags: .privateKeyUsage)
@@ -159,6 +159,18 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         // unless kSecAttrIsPermanent says otherwise; a software key is not.
         let key = try authenticator.keys.create(accessControl: access, tag: query.tag, label: query.label,
                                                 permanent: query.isPermanent ?? !software, software: software)
+        // Also as SecKey.m: the public half is stored as an item of its own when its parameters
+        // (the top level, overridden by kSecPublicKeyAttrs) say kSecAttrIsPermanent, so a
+        // top-level kSecAttrIsPermanent stores both halves. A failure stores neither.
+        if publicQuery.isPermanent == true {
+            do {
+                try publicQuery.requireEntitlement(of: authenticator)
+                try authenticator.keys.storePublicKey(key.publicKeyData, tag: publicQuery.tag, label: publicQuery.label)
+            } catch {
+                if key.isPermanent { try? authenticator.keys.delete(key) }
+                throw error
+            }
+        }
         return SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt)
     }
 }
@@ -201,8 +213,9 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
     return SecKeyCall.run(error) { call in try call.exportPrivateKey(key) as NSData }
 }
 
-/// A key from its bytes (`kSecAttrKeyType` EC): with `kSecAttrKeyClassPublic` (the default) a
-/// public key from its 65 X9.63 bytes; with `kSecAttrKeyClassPrivate` a software private key
+/// A key from its bytes, `kSecAttrKeyType` and `kSecAttrKeyClass` both required (errSecParam
+/// without either, as Apple's; `kSecAttrKeyClassSymmetric` is errSecUnimplemented). EC: with
+/// `kSecAttrKeyClassPublic` a public key from its 65 X9.63 bytes; with `kSecAttrKeyClassPrivate` a software private key
 /// of the default device from `04 || X || Y || K` (97 bytes, as CryptoKit's
 /// `x963Representation`), not stored until `SecItemAdd` with `kSecValueRef`. An EC key of 97
 /// or 145 bytes (public, private) is P-384, of 133 or 199 P-521. With `kSecAttrKeyTypeRSA`: an
@@ -215,11 +228,17 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
         let type = dictionary[kSecAttrKeyType as String].flatMap(KeyQuery.code)
         let keyClass = dictionary[kSecAttrKeyClass as String].flatMap(KeyQuery.code)
         let bytes = Data(referencing: keyData)
-        guard keyClass == nil || keyClass == kSecAttrKeyClassPublic as String || keyClass == kSecAttrKeyClassPrivate as String else {
-            throw SecKeyCall.Failure(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
+        // Both are required, as Apple's SecKey.m reads them ("Unsupported key type: (null)").
+        guard let type else { throw SecKeyCall.Failure(errSecParam, "Unsupported key type: (null)") }
+        guard let keyClass else { throw SecKeyCall.Failure(errSecParam, "Unsupported key class: (null)") }
+        if keyClass == kSecAttrKeyClassSymmetric as String {
+            throw SecKeyCall.Failure(errSecUnimplemented, "Unsupported symmetric key type: \(type)")
+        }
+        guard keyClass == kSecAttrKeyClassPublic as String || keyClass == kSecAttrKeyClassPrivate as String else {
+            throw SecKeyCall.Failure(errSecParam, "Unsupported key class: \(keyClass)")
         }
         let isPrivate = keyClass == kSecAttrKeyClassPrivate as String
-        if let type, type != kSecAttrKeyTypeECSECPrimeRandom as String, type != kSecAttrKeyTypeRSA as String {
+        if type != kSecAttrKeyTypeECSECPrimeRandom as String, type != kSecAttrKeyTypeRSA as String {
             throw SecKeyCall.Failure(errSecParam, "only EC and RSA keys are supported")
         }
         if let inMemory = try inMemoryKey(bytes, type: type, isPrivate: isPrivate) { return SecKey(.inMemory(inMemory)) }
@@ -248,13 +267,16 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.inMemoryKey?.blockSiz
 
 /// Whether `key` can do `operation` with `algorithm`: sign / decrypt / key exchange with a
 /// private key, verify / encrypt with a public key, for the algorithms ``SecKeyAlgorithm`` lists
-/// as supported.
+/// as supported. An EC private key does not verify or encrypt (false), as Apple's: its
+/// backends (`SecECKey.m`, `SecCTKKey.m`) do only sign, decrypt and key exchange; take its
+/// public key with ``SecKeyCopyPublicKey(_:)``. An RSA private key verifies (Apple's adaptor
+/// runs its private operation, so the signature never checks out) but does not encrypt.
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     if let inMemory = key.inMemoryKey { return inMemory.supports(operation, algorithm) }
     return switch operation {
     case .sign: key.isPrivate && algorithm.ecdsaInput != nil
-    case .verify: algorithm.ecdsaInput != nil
-    case .encrypt: algorithm.eciesVariant != nil
+    case .verify: !key.isPrivate && algorithm.ecdsaInput != nil
+    case .encrypt: !key.isPrivate && algorithm.eciesVariant != nil
     case .decrypt: key.isPrivate && algorithm.eciesVariant != nil
     case .keyExchange: key.isPrivate && algorithm.keyExchange != nil
     }
@@ -291,17 +313,22 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 }
 
 /// Checks an ECDSA signature (DER; raw r || s for the `…RFC4754…` algorithms) with a public
-/// key (or a private key's public half). Returns false, with an `errSecVerifyFailed` (-67808)
-/// error, when it does not verify.
+/// key. Returns false, with an `errSecVerifyFailed` (-67808) error, when it does not verify.
+/// With an EC private key, or an algorithm the key does not do, it is false with `errSecParam`
+/// before the signature is read, as Apple's `SecKeyRunAlgorithmAndCopyResult` ("algorithm not
+/// supported by the key"); an RSA private key gives `errSecVerifyFailed`.
 public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
     let verified: Bool? = SecKeyCall.run(error) { _ in
+        // An EC private key's backends sign, decrypt and exchange keys, nothing else.
+        if key.isPrivate, !(key.inMemoryKey is RSAKey) { throw unsupportedByKey(algorithm, key) }
         if let inMemory = key.inMemoryKey {
             guard try inMemory.isValidSignature(Data(referencing: signature), for: Data(referencing: signedData), algorithm) else {
                 throw SecKeyCall.Failure(errSecVerifyFailed, "signature verification failed")
             }
             return true
         }
+        let digest = try signedDigest(of: Data(referencing: signedData), algorithm)
         let publicKey = try P256.Signing.PublicKey(x963Representation: key.publicKeyData)
         let bytes = Data(referencing: signature)
         let parsed: P256.Signing.ECDSASignature
@@ -316,7 +343,6 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
             }
             parsed = der
         }
-        let digest = try signedDigest(of: Data(referencing: signedData), algorithm)
         guard publicKey.isValidSignature(parsed, for: DigestBytes(digest)) else { throw SecKeyCall.Failure(errSecVerifyFailed, "EC signature verification failed (ccerr -7)") }
         return true
     }
@@ -325,10 +351,13 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 
 /// Encrypts with a public key (`.eciesEncryptionCofactorVariableIVX963SHA256AESGCM`, the
 /// standard variant, the other hashes, or the iOS 10 forms without `VariableIV`): ephemeral
-/// public key || ciphertext || tag, as Apple's. Never prompts.
+/// public key || ciphertext || tag, as Apple's. Never prompts. A private key is `errSecParam`,
+/// as Apple's (its ECIES adaptor takes only a public key): encrypt to its
+/// ``SecKeyCopyPublicKey(_:)``.
 public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { _ in
+        guard !key.isPrivate else { throw unsupportedByKey(algorithm, key) }
         if let inMemory = key.inMemoryKey { return try inMemory.encrypt(Data(referencing: plaintext), algorithm) as NSData }
         let variant = try eciesVariant(algorithm)
         return try ECIES.seal(Data(referencing: plaintext), to: key.publicKeyData, variant: variant) as NSData
@@ -409,6 +438,13 @@ extension SecKeyAlgorithm {
 }
 
 /// The ECIES form of `algorithm`; errSecParam for an algorithm that is not a supported ECIES.
+/// Apple's error for an operation the key's backend does not do (`SecKey.m`,
+/// `SecKeyRunAlgorithmAndCopyResult`): errSecParam, "<algorithm>: algorithm not supported by
+/// the key <key>".
+func unsupportedByKey(_ algorithm: SecKeyAlgorithm, _ key: SecKey) -> SecKeyCall.Failure {
+    SecKeyCall.Failure(errSecParam, "\(algorithm.identifier): algorithm not supported by the key \(key)")
+}
+
 private func eciesVariant(_ algorithm: SecKeyAlgorithm) throws -> ECIES.Variant {
     guard let variant = algorithm.eciesVariant else {
         throw SecKeyCall.Failure(errSecParam, "unsupported encryption algorithm \(algorithm.identifier)")

@@ -106,7 +106,7 @@ struct CertificateItemTests {
             lines.append("left \((left as? [Any])?.count ?? 0) \(((left as? [Any])?.first as? SecCertificate) == p256)")
             return lines
         }
-        #expect(outcome == ["add 0", "all 0 2 2 true", "classless ref true", "both true true true true", "garbage -25300",
+        #expect(outcome == ["add 0", "all 0 2 2 true", "classless ref true", "both true true true true", "garbage -50",
                             "add with reference -50", "identity -4", "delete 0", "left 1 true"])
     }
 

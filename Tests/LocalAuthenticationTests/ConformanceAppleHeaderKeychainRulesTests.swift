@@ -237,7 +237,7 @@ extension ConformanceAppleHeaderRulesTests {
         #expect(sim.scriptingMistakes.count == 1)
     }
 
-    @Test("a persistent reference names one item: add returns it, copy, update and delete by it touch only that item; a bogus one matches nothing")
+    @Test("a persistent reference names one item: add returns it, copy, update and delete by it touch only that item; bytes that are no reference are errSecParam, another class's reference errSecNoSuchClass (securityd's SecDbQuery.c); nothing is deleted")
     func persistentReferencesNameOneItem() async throws {
         let sim = try TestDevice()
         let outcome = await sim.blocking { () -> [String] in
@@ -264,7 +264,8 @@ extension ConformanceAppleHeaderRulesTests {
             lines.append("all \(Set((result as? [Data]) ?? []).count)")
             lines.append("update \(SecItemUpdate(byReference as CFDictionary, [kSecValueData as String: Data("22".utf8)] as CFDictionary))")
             lines.append("values \(Self.read([kSecAttrAccount as String: "one"]).1 as? Data == Data("v".utf8)) \(Self.read([kSecAttrAccount as String: "two"]).1 as? Data == Data("22".utf8))")
-            // A bogus reference (or one of another class) matches nothing: nothing is deleted.
+            // Bytes that are no reference are errSecParam, a reference to another class's item
+            // errSecNoSuchClass (securityd's query_set_class): nothing is deleted.
             for bogus in [Data("bogus".utf8), reference.prefix(5), Data()] {
                 var wrong = byReference
                 wrong[kSecValuePersistentRef as String] = bogus
@@ -281,8 +282,8 @@ extension ConformanceAppleHeaderRulesTests {
         }
         #expect(outcome == [
             "copy 0 2", "dict two true", "all 2", "update 0", "values true true",
-            "bogus -25300", "bogus -25300", "bogus -25300", "other class -25300",
-            "delete 0 -25300", "left 0 -25300", "key -25300",
+            "bogus -50", "bogus -50", "bogus -50", "other class -25306",
+            "delete 0 -25300", "left 0 -25300", "key -25306",
         ])
     }
 

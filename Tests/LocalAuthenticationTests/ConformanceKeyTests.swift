@@ -376,7 +376,7 @@ struct ConformanceKeyTests {
             query[kSecReturnAttributes as String] = true
             _ = SecItemCopyMatching(query as CFDictionary, &result)
             let attributes = result as? [String: Any]
-            lines.append("attributes \(attributes?[kSecAttrLabel as String] as? String ?? "-") \(attributes?[kSecAttrKeyClass as String] as? String ?? "-") \(attributes?[kSecAttrIsPermanent as String] as? Bool ?? false)")
+            lines.append("attributes \(attributes?[kSecAttrLabel as String] as? String ?? "-") \(attributes?[kSecAttrKeyClass as String] as? Int ?? -1) \(attributes?[kSecAttrIsPermanent as String] as? Bool ?? false)")
             // The private key (tag com.example.key) is not a public key item, and the reverse.
             lines.append("private by public label \(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrLabel as String: "login.public"] as CFDictionary, nil))")
             // Bytes with kSecAttrKeyClassPublic are a public key too; private bytes that are not a
@@ -406,7 +406,7 @@ struct ConformanceKeyTests {
                                                   kSecReturnAttributes as String: true] as CFDictionary, &result)
                 let attributes = result as? [String: Any]
                 let tag = (attributes?[kSecAttrApplicationTag as String] as? Data).map { String(decoding: $0, as: UTF8.self) }
-                return "\(status) \(attributes?[kSecAttrKeyClass as String] as? String ?? "-") \(tag ?? attributes?[kSecAttrLabel as String] as? String ?? "-")"
+                return "\(status) \(attributes?[kSecAttrKeyClass as String] as? Int ?? -1) \(tag ?? attributes?[kSecAttrLabel as String] as? String ?? "-")"
             }
             return ["add \(added)", label(of: first), label(of: second), label(of: secondPublic)]
         }

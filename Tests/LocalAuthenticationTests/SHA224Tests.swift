@@ -89,7 +89,8 @@ struct SHA224Tests {
             }
             let peer = P256.KeyAgreement.PrivateKey()
             outcome.peerPublicKey = peer.publicKey.x963Representation
-            let peerKey = SecKeyCreateWithData(outcome.peerPublicKey as CFData, [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom] as CFDictionary, nil)
+            let peerKey = SecKeyCreateWithData(outcome.peerPublicKey as CFData, [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                                                                 kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary, nil)
             let parameters: [String: Any] = [kSecKeyKeyExchangeParameterRequestedSize as String: 40,
                                              kSecKeyKeyExchangeParameterSharedInfo as String: Data("info".utf8)]
             for algorithm in [SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA224, .ecdhKeyExchangeCofactorX963SHA224] {

@@ -1,0 +1,228 @@
+#if !canImport(Darwin)
+import Crypto
+import Foundation
+import LocalAuthentication
+import Testing
+import TouchstoneTesting
+
+/// Rules read from Apple's published Security code (the October 2025 mirror of
+/// apple-oss-distributions/Security) that real code meets: each test names its rule, and the
+/// file and function of Apple's it comes from.
+@Suite("Security answers as Apple's published code: key operations, key attributes, item rules, match limits")
+struct SecurityPublishedRuleTests {
+    /// The OSStatus of a `SecKey` call's CFError (0 when there was none).
+    static func status(_ error: Unmanaged<CFError>?) -> Int {
+        error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0
+    }
+
+    static func p256(token: Bool, _ extra: [String: Any] = [:]) -> SecKey? {
+        var parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+        if token { parameters[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave }
+        parameters.merge(extra) { $1 }
+        return SecKeyCreateRandomKey(parameters as CFDictionary, nil)
+    }
+
+    @Test("an EC private key neither verifies nor encrypts: errSecParam 'algorithm not supported by the key' and SecKeyIsAlgorithmSupported false (SecECKey.m, SecCTKKey.m, SecKey.m's SecKeyRunAlgorithmAndCopyResult); its public key does both")
+    func ecPrivateKeyDoesNotVerifyOrEncrypt() async throws {
+        let device = try TestDevice(enrolled: [])
+        let lines = await device.blocking { () -> [String] in
+            var lines: [String] = []
+            let message = Data("challenge".utf8) as CFData
+            let p384 = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                              kSecAttrKeySizeInBits as String: 384] as CFDictionary, nil)
+            for (name, key) in [("enclave", Self.p256(token: true)), ("software", Self.p256(token: false)), ("P-384", p384)] {
+                guard let key, let publicKey = SecKeyCopyPublicKey(key),
+                      let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, nil) else {
+                    lines.append("\(name): no key")
+                    continue
+                }
+                var error: Unmanaged<CFError>?
+                let verified = SecKeyVerifySignature(key, .ecdsaSignatureMessageX962SHA256, message, signature, &error)
+                let verifyStatus = Self.status(error)
+                error = nil
+                let sealed = SecKeyCreateEncryptedData(key, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, message, &error)
+                let encryptStatus = Self.status(error)
+                let supported = SecKeyIsAlgorithmSupported(key, .verify, .ecdsaSignatureMessageX962SHA256)
+                    || SecKeyIsAlgorithmSupported(key, .encrypt, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM)
+                let publicVerifies = SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message, signature, nil)
+                    && SecKeyIsAlgorithmSupported(publicKey, .verify, .ecdsaSignatureMessageX962SHA256)
+                lines.append("\(name): \(verified) \(verifyStatus) \(sealed == nil) \(encryptStatus) \(supported) \(publicVerifies)")
+            }
+            return lines
+        }
+        #expect(lines == ["enclave: false -50 true -50 false true", "software: false -50 true -50 false true",
+                          "P-384: false -50 true -50 false true"])
+    }
+
+    @Test("an RSA private key 'verifies' through its private operation, so nothing verifies (errSecVerifyFailed), and does not encrypt (errSecParam) (SecKeyAdaptors.m, SecRSAKey.c)")
+    func rsaPrivateKeyVerifiesNothingAndDoesNotEncrypt() throws {
+        let key = try #require(SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
+                                                      kSecAttrKeySizeInBits as String: 1024] as CFDictionary, nil))
+        let publicKey = try #require(SecKeyCopyPublicKey(key))
+        let message = Data("challenge".utf8) as CFData
+        let signature = try #require(SecKeyCreateSignature(key, .rsaSignatureMessagePKCS1v15SHA256, message, nil))
+        var error: Unmanaged<CFError>?
+        #expect(!SecKeyVerifySignature(key, .rsaSignatureMessagePKCS1v15SHA256, message, signature, &error))
+        #expect(Self.status(error) == Int(errSecVerifyFailed))
+        #expect(SecKeyIsAlgorithmSupported(key, .verify, .rsaSignatureMessagePKCS1v15SHA256))
+        #expect(SecKeyVerifySignature(publicKey, .rsaSignatureMessagePKCS1v15SHA256, message, signature, nil))
+        error = nil
+        #expect(SecKeyCreateEncryptedData(key, .rsaEncryptionOAEPSHA256, message, &error) == nil)
+        #expect(Self.status(error) == Int(errSecParam))
+        #expect(!SecKeyIsAlgorithmSupported(key, .encrypt, .rsaEncryptionOAEPSHA256))
+        #expect(SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionOAEPSHA256))
+    }
+
+    @Test("an algorithm the key does not do is errSecParam before the signature is read: RSA on an EC public key with bytes that are no signature (SecKey.m)")
+    func unsupportedAlgorithmBeforeTheSignature() {
+        guard let publicKey = SecKeyCreateWithData(P256.Signing.PrivateKey().publicKey.x963Representation as CFData,
+                                                   [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                                    kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary, nil) else {
+            Issue.record("no public key")
+            return
+        }
+        var error: Unmanaged<CFError>?
+        #expect(!SecKeyVerifySignature(publicKey, .rsaSignatureMessagePKCS1v15SHA256, Data("m".utf8) as CFData, Data([1, 2, 3]) as CFData, &error))
+        #expect(Self.status(error) == Int(errSecParam))
+    }
+
+    @Test("SecKeyCreateWithData needs kSecAttrKeyType and kSecAttrKeyClass (errSecParam without either); kSecAttrKeyClassSymmetric is errSecUnimplemented (SecKey.m)")
+    func createWithDataNeedsTypeAndClass() {
+        let bytes = P256.Signing.PrivateKey().publicKey.x963Representation as CFData
+        func status(_ attributes: [String: Any]) -> Int {
+            var error: Unmanaged<CFError>?
+            return SecKeyCreateWithData(bytes, attributes as CFDictionary, &error) == nil ? Self.status(error) : 0
+        }
+        #expect(status([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom]) == Int(errSecParam))
+        #expect(status([kSecAttrKeyClass as String: kSecAttrKeyClassPublic]) == Int(errSecParam))
+        #expect(status([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassSymmetric]) == Int(errSecUnimplemented))
+        #expect(status([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]) == 0)
+        // Numbers name them too, as Apple's SecKeyParamsAsInt64 reads them.
+        #expect(status([kSecAttrKeyType as String: 73, kSecAttrKeyClass as String: 0]) == 0)
+    }
+
+    @Test("kSecReturnAttributes of a key item gives kSecAttrKeyType and kSecAttrKeyClass as numbers (SecItemSchema.c, SecDbItem.c); SecKeyCopyAttributes gives the strings (SecKey.m)")
+    func keyItemTypeAndClassAreNumbers() async throws {
+        let device = try TestDevice(enrolled: [])
+        let (typeNumber, classNumber, typeIsString, copiedType) = await device.blocking { () -> (Int?, Int?, Bool, String?) in
+            let tag = Data("numbers".utf8)
+            guard let key = Self.p256(token: true, [kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                                   kSecAttrApplicationTag as String: tag]]) else { return (nil, nil, true, nil) }
+            var result: CFTypeRef?
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                                     kSecReturnAttributes as String: true] as CFDictionary, &result)
+            let attributes = result as? [String: Any] ?? [:]
+            let copied = SecKeyCopyAttributes(key) as? [String: Any] ?? [:]
+            return (attributes[kSecAttrKeyType as String] as? Int, attributes[kSecAttrKeyClass as String] as? Int,
+                    attributes[kSecAttrKeyType as String] is String, copied[kSecAttrKeyType as String] as? String)
+        }
+        #expect(typeNumber == 73 && classNumber == 1 && !typeIsString)
+        #expect(copiedType == kSecAttrKeyTypeECSECPrimeRandom as String)
+    }
+
+    @Test("a top-level kSecAttrIsPermanent stores the public half of a new P-256 key as an item of its own, and kSecPublicKeyAttrs can say so alone (SecKey.m's SecKeyCreateRandomKey)")
+    func permanentPublicHalfIsStored() async throws {
+        let device = try TestDevice(enrolled: [])
+        let lines = await device.blocking { () -> [String] in
+            func count(_ tag: String) -> String {
+                var result: CFTypeRef?
+                let status = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data(tag.utf8),
+                                                  kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true] as CFDictionary, &result)
+                let classes = (result as? [[String: Any]] ?? []).compactMap { $0[kSecAttrKeyClass as String] as? Int }.sorted()
+                return "\(status) \(classes)"
+            }
+            _ = Self.p256(token: true, [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data("both".utf8)])
+            _ = Self.p256(token: false, [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data("software".utf8)])
+            _ = Self.p256(token: true, [kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data("private".utf8)]])
+            _ = Self.p256(token: false, [kSecPublicKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data("public".utf8)]])
+            _ = Self.p256(token: true, [kSecAttrApplicationTag as String: Data("token-default".utf8)])
+            let both = count("both")
+            let deleted = SecItemDelete([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("both".utf8)] as CFDictionary)
+            return [both, "\(deleted)", count("both"), count("software"), count("private"), count("public"), count("token-default")]
+        }
+        #expect(lines == ["0 [0, 1]", "0", "-25300 []", "0 [0, 1]", "0 [1]", "0 [0]", "0 [1]"])
+    }
+
+    @Test("an access control with kSecAttrSynchronizable true is errSecParam on add and in an update's changes, for every class (SecItem.m's SecItemAuthDoQuery); nothing is stored")
+    func accessControlIsNotSynchronizable() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [], nil) else { return [] }
+            let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "sync",
+                                       kSecAttrAccount as String: "a"]
+            var add = base
+            add[kSecValueData as String] = Data("v".utf8)
+            add[kSecAttrAccessControl as String] = access
+            add[kSecAttrSynchronizable as String] = true
+            let refused = SecItemAdd(add as CFDictionary, nil)
+            let stored = SecItemCopyMatching(base as CFDictionary, nil)
+            add[kSecAttrSynchronizable as String] = false
+            let added = SecItemAdd(add as CFDictionary, nil)
+            let update = SecItemUpdate(base as CFDictionary, [kSecAttrAccessControl as String: access,
+                                                              kSecAttrSynchronizable as String: true] as CFDictionary)
+            let key = SecItemAdd([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic,
+                                  kSecValueData as String: P256.Signing.PrivateKey().publicKey.x963Representation,
+                                  kSecAttrAccessControl as String: access, kSecAttrSynchronizable as String: true] as CFDictionary, nil)
+            return [refused, stored, added, update, key]
+        }
+        #expect(statuses == [errSecParam, errSecItemNotFound, errSecSuccess, errSecParam, errSecParam])
+    }
+
+    @Test("kSecUseAuthenticationUISkip is allowed only in SecItemCopyMatching: errSecParam in SecItemAdd, SecItemUpdate and SecItemDelete (SecItem.m)")
+    func authenticationUISkipOnlyInLookups() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "skip",
+                                       kSecAttrAccount as String: "a"]
+            var skip = base
+            skip[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUISkip
+            var add = skip
+            add[kSecValueData as String] = Data("v".utf8)
+            let added = SecItemAdd(add as CFDictionary, nil)
+            _ = SecItemAdd(base.merging([kSecValueData as String: Data("v".utf8)]) { $1 } as CFDictionary, nil)
+            return [added, SecItemUpdate(skip as CFDictionary, [kSecValueData as String: Data("w".utf8)] as CFDictionary),
+                    SecItemDelete(skip as CFDictionary), SecItemCopyMatching(skip as CFDictionary, nil)]
+        }
+        #expect(statuses == [errSecParam, errSecParam, errSecParam, errSecSuccess])
+    }
+
+    @Test("a numeric kSecMatchLimit n returns at most n matches, in an array; 1 returns the match itself (SecDbQuery.c, SecItemDb.c)")
+    func numericMatchLimitCaps() async throws {
+        let device = try TestDevice()
+        let (two, one, all, keys) = await device.blocking { () -> (Int, Bool, Int, Int) in
+            for account in ["a", "b", "c"] {
+                _ = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "limit",
+                                kSecAttrAccount as String: account, kSecValueData as String: Data(account.utf8)] as CFDictionary, nil)
+            }
+            func lookup(_ limit: Any, keys: Bool = false) -> CFTypeRef? {
+                var result: CFTypeRef?
+                var query: [String: Any] = [kSecClass as String: keys ? kSecClassKey : kSecClassGenericPassword,
+                                            kSecMatchLimit as String: limit, kSecReturnAttributes as String: true]
+                if !keys { query[kSecAttrService as String] = "limit" }
+                _ = SecItemCopyMatching(query as CFDictionary, &result)
+                return result
+            }
+            for tag in ["k1", "k2", "k3"] {
+                _ = Self.p256(token: false, [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data(tag.utf8)])
+            }
+            return ((lookup(2) as? [Any])?.count ?? -1, lookup(1) is [String: Any], (lookup(kSecMatchLimitAll) as? [Any])?.count ?? -1,
+                    (lookup(4, keys: true) as? [Any])?.count ?? -1)
+        }
+        #expect(two == 2 && one && all == 3)
+        #expect(keys == 4)
+    }
+
+    @Test("a kSecClass that names no class is errSecNoSuchClass (-25306), as securityd's query_get_class answers it")
+    func unknownClassIsNoSuchClass() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            let query: [String: Any] = [kSecClass as String: "genp-typo", kSecAttrAccount as String: "a"]
+            return [SecItemCopyMatching(query as CFDictionary, nil), SecItemDelete(query as CFDictionary),
+                    SecItemAdd(query.merging([kSecValueData as String: Data("v".utf8)]) { $1 } as CFDictionary, nil)]
+        }
+        #expect(statuses == [errSecNoSuchClass, errSecNoSuchClass, errSecNoSuchClass])
+        #expect(errSecNoSuchClass == -25306)
+    }
+}
+
+#endif

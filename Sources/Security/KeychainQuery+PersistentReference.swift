@@ -90,10 +90,13 @@ extension KeychainQuery {
             let service = Data(service.utf8)
             let length = UInt32(truncatingIfNeeded: service.count)
             let classByte: UInt8 = switch itemClass {
+            case .genericPassword: 0
             case .internetPassword: 1
             case .key: 2
             case .certificate: 3
-            default: 0
+            // No SecItem call returns a framework's own records, so none is given a reference;
+            // bytes of this class name a generic password, never a system record.
+            case .system: 0
             }
             return Self.magic + Data([1, classByte])
                 + withUnsafeBytes(of: length.bigEndian) { Data($0) } + service + Data(account.utf8)

@@ -482,6 +482,11 @@ struct KeychainQuery {
     }
 
     /// The attributes of an item as `kSecReturnAttributes` gives them.
+    /// `kSecAttrTombstone` (`SecItemPriv.h`): whether an item is a deleted item's tombstone.
+    static let tombstoneKey = "tomb"
+    /// `kSecAttrMultiUser` (`SecItemPriv.h`): the user of a shared iPad; empty for everyone else.
+    static let multiUserKey = "musr"
+
     static func attributes(of item: Found, defaultGroup: String) -> [String: Any] {
         var attributes: [String: Any] = [
             kSecClass as String: (item.itemClass == .internetPassword ? kSecClassInternetPassword : kSecClassGenericPassword) as String,
@@ -506,6 +511,14 @@ struct KeychainQuery {
         if let date = item.modificationDate { attributes[kSecAttrModificationDate as String] = date.foundationDate }
         // Every item's, flags or none: iOS 11.3 and later return it for each item.
         attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
+        // As iOS's keychain schema keeps them (`SecItemSchema.c`, `SecDbItem.c`): whether the
+        // item synchronizes, and its tombstone flag (always 0 here), are numbers, so `as? Bool`
+        // and `as? Int` both read them; the multi-user id is empty data. (iOS also returns the
+        // item's `sha1`, a digest of its DER-encoded attributes: not given here.)
+        let synchronizes = (attributes[kSecAttrSynchronizable as String] as? Bool) ?? false
+        attributes[kSecAttrSynchronizable as String] = NSNumber(value: Int32(synchronizes ? 1 : 0))
+        attributes[Self.tombstoneKey] = NSNumber(value: Int32(0))
+        attributes[Self.multiUserKey] = Data()
         return attributes
     }
 

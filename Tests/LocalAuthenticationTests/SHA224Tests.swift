@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import LocalAuthentication
 import Testing
+import TestSupport
 import Touchstone
 import TouchstoneTesting
 
@@ -28,7 +29,8 @@ struct SHA224Tests {
 
     @Test("SHA-224 agrees with Python's hashlib at every length from 0 to 300 bytes (each padding boundary: 55, 56, 63, 64, 119, 120 bytes...) and at 10,000")
     func agreesWithHashlib() throws {
-        var generator = SystemRandomNumberGenerator()
+        // Seeded: a failure names an input that runs again.
+        var generator = SeededGenerator(state: 224)
         let inputs = (Array(0...300) + [10_000]).map { length in Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
         let answer = try IndependentKeyCheck.run(["sha224"], input: ["inputs": inputs.map { $0.base64EncodedString() }])
         let digests = try #require(answer["digests"] as? [String])

@@ -212,6 +212,28 @@ struct SecurityPublishedRuleTests {
         #expect(keys == 4)
     }
 
+    @Test("a password's kSecReturnAttributes gives kSecAttrSynchronizable and its tombstone flag as numbers (as? Bool and as? Int both read them) and its multi-user id as empty data (SecItemSchema.c, SecDbItem.c)")
+    func passwordAttributesAsStored() async throws {
+        let device = try TestDevice()
+        let lines = await device.blocking { () -> [String] in
+            var lines: [String] = []
+            for (account, synchronizable) in [("local", false), ("synced", true)] {
+                _ = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "numbers",
+                                kSecAttrAccount as String: account, kSecAttrSynchronizable as String: synchronizable,
+                                kSecValueData as String: Data("v".utf8)] as CFDictionary, nil)
+                var result: CFTypeRef?
+                _ = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: account,
+                                         kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+                                         kSecReturnAttributes as String: true] as CFDictionary, &result)
+                let attributes = result as? [String: Any] ?? [:]
+                let sync = attributes[kSecAttrSynchronizable as String]
+                lines.append("\(account) \(sync as? Bool as Any) \(sync as? Int as Any) \(attributes["tomb"] as? Int as Any) \((attributes["musr"] as? Data)?.count as Any)")
+            }
+            return lines
+        }
+        #expect(lines == ["local Optional(false) Optional(0) Optional(0) Optional(0)", "synced Optional(true) Optional(1) Optional(0) Optional(0)"])
+    }
+
     @Test("a kSecClass that names no class is errSecNoSuchClass (-25306), as securityd's query_get_class answers it")
     func unknownClassIsNoSuchClass() async throws {
         let device = try TestDevice()

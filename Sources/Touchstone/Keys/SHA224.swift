@@ -39,12 +39,12 @@ enum SHA224 {
     static func hash(_ data: Data) -> Data {
         var state = initialState
         // The message, a 1 bit, zeros up to 56 bytes past a multiple of 64, then the message's
-        // length in bits as a 64-bit big-endian number (§5.1.1). Data counts fit in 61 bits,
-        // so the length in bits cannot overflow.
+        // length in bits as a 64-bit big-endian number (§5.1.1).
         var padded = [UInt8](data)
         padded.append(0x80)
         padded.append(contentsOf: repeatElement(0, count: (119 - data.count % 64) % 64))
-        padded.append(contentsOf: withUnsafeBytes(of: (UInt64(data.count) * 8).bigEndian, Array.init))
+        // The message length in bits, modulo 2^64 (FIPS 180-4 §5.1.1): wrapping, never trapping.
+        padded.append(contentsOf: withUnsafeBytes(of: (UInt64(truncatingIfNeeded: data.count) &<< 3).bigEndian, Array.init))
         for start in stride(from: 0, to: padded.count, by: 64) {
             compress(&state, padded[start..<start + 64])
         }

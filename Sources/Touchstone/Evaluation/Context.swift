@@ -242,7 +242,8 @@ public final class AuthenticationContext: Sendable {
             // and writes the trace.
             var action = try machine.start()
             while true {
-                switch action {
+                // Each action is taken apart once (consumed: its prompt is moved, not copied).
+                switch consume action {
                 case let .capture(prompt, box):
                     let reading = try await box.sensor.capture(prompt)
                     action = try machine.step(.captured(reading, on: prompt))

@@ -147,13 +147,14 @@ struct EvaluationMachine {
     }
 
     /// Goes on from `event`, the answer to the last action, to the next action.
-    mutating func step(_ event: Event) throws -> Action {
+    mutating func step(_ event: consuming Event) throws -> Action {
         stamp = nil  // time may have passed while the driver waited
         let current = state
         state = .over  // until the next action, should this event end the evaluation
-        switch (current, event) {
-        case let (.scanning, .captured(reading, prompt)):
-            guard var scan = scan.take() else { preconditionFailure("scanning without a scan") }
+        // The event is taken apart once (consumed: its prompt is moved, not copied).
+        switch consume event {
+        case let .captured(reading, prompt):
+            guard current == .scanning, var scan = scan.take() else { preconditionFailure("a capture answers a scan") }
             switch try handleCapture(reading, on: prompt, in: &scan) {
             case let .decided(method): return try stepSucceeded(method)
             case .passcode: return try enterPersonPrompt(.passcode)
@@ -162,13 +163,15 @@ struct EvaluationMachine {
                 self.scan = consume scan
                 return wait(duration, on: prompt, then: .scanning)
             }
-        case let (.asking, .acted(action, prompt)):
+        case let .acted(action, prompt):
+            guard current == .asking else { preconditionFailure("an action answers a prompt of the person's") }
             switch try answer(action, on: prompt) {
             case let .decided(method): return try stepSucceeded(method)
             case .again: return try ask(prompt)
             case let .wait(duration): return wait(duration, on: prompt, then: .asking)
             }
-        case let (.waiting(then), .waited(duration, prompt)):
+        case let .waited(duration, prompt):
+            guard case let .waiting(then) = current else { preconditionFailure("a wait answers a wait") }
             record(.waited(duration))
             switch then {
             case .scanning:
@@ -177,8 +180,6 @@ struct EvaluationMachine {
             case .asking:
                 return try ask(prompt)
             }
-        default:
-            preconditionFailure("\(event) does not answer the evaluation's last action")
         }
     }
 

@@ -141,6 +141,21 @@ struct KeychainQuery {
         return nil
     }
 
+    /// Whether `attributes` of an add hold a search key (`kSecMatchLimit` among them) under a
+    /// class securityd knows. iOS's securityd then stores nothing and yet reports success:
+    /// `s3dl_query_add` (`SecItemDb.c`) answers `errSecItemMatchUnsupported` from a function
+    /// that returns a `bool`, which reads as true. (An add with an unknown class is refused
+    /// first, as there; other malformed values are not: our limit.)
+    static func isAddStoringNothing(_ attributes: CFDictionary) -> Bool {
+        guard let name = attributes.object(forKey: kSecClass as String) as? String, knownClasses.contains(name) else { return false }
+        return searchKeys.contains { attributes.object(forKey: $0) != nil }
+    }
+
+    /// The `kSecClass` values securityd knows.
+    private static let knownClasses: Set<String> = Set([
+        kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity,
+    ].map { $0 as String })
+
     /// The `kSecMatch…` keys.
     private static let searchKeys: [String] = [
         kSecMatchLimit, kSecMatchPolicy, kSecMatchItemList, kSecMatchSearchList, kSecMatchIssuers, kSecMatchEmailAddressIfPresent,

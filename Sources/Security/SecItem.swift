@@ -11,6 +11,10 @@ import TouchstoneSimulation
 /// port...). Creating a protected item never prompts. When `kSecReturnData` /
 /// `kSecReturnAttributes` / `kSecReturnPersistentRef` are set, `result` receives them.
 ///
+/// An add whose attributes hold a search key (`kSecMatchLimit`, `kSecMatchCaseInsensitive`...)
+/// stores nothing and returns `errSecSuccess`, as iOS's securityd does (a query reused for an
+/// add fails so, silently, on a device); the call is logged at notice level.
+///
 /// Returns `errSecDuplicateItem` when the item exists — also when it was invalidated by an
 /// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a
 /// whenPasscodeSetThisDeviceOnly item without a passcode, `errSecAuthFailed` for a biometric
@@ -19,6 +23,11 @@ import TouchstoneSimulation
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if let refused = KeychainQuery.refusedClientRules(query: attributes, stored: attributes) { return refused }
+    if KeychainQuery.isAddStoringNothing(attributes) {
+        LocalAuthenticationSystem.callLogger.withLock { $0 }.notice(
+            "SecItemAdd with a kSecMatch… key (kSecMatchLimit too) stores nothing and reports success, as iOS's securityd does: take the search keys out of the add")
+        return errSecSuccess
+    }
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
     if CertificateQuery.isCertificateClass(attributes) { return CertificateItems.add(attributes, result) }
     return KeychainCall.run { call in

@@ -234,6 +234,26 @@ struct SecurityPublishedRuleTests {
         #expect(lines == ["local Optional(false) Optional(0) Optional(0) Optional(0)", "synced Optional(true) Optional(1) Optional(0) Optional(0)"])
     }
 
+    @Test("SecItemAdd whose attributes hold a search key (kSecMatchLimit too) reports success and stores nothing, as securityd's s3dl_query_add does; without it the same add stores")
+    func addWithSearchKeyStoresNothing() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "reused",
+                                       kSecAttrAccount as String: "a", kSecValueData as String: Data("v".utf8)]
+            let key: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic,
+                                      kSecAttrApplicationTag as String: Data("reused".utf8),
+                                      kSecValueData as String: P256.Signing.PrivateKey().publicKey.x963Representation]
+            let lookup: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "reused"]
+            let keyLookup: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("reused".utf8)]
+            let withLimit = item.merging([kSecMatchLimit as String: kSecMatchLimitOne]) { $1 }
+            let keyWithLimit = key.merging([kSecMatchCaseInsensitive as String: true]) { $1 }
+            return [SecItemAdd(withLimit as CFDictionary, nil), SecItemCopyMatching(lookup as CFDictionary, nil),
+                    SecItemAdd(keyWithLimit as CFDictionary, nil), SecItemCopyMatching(keyLookup as CFDictionary, nil),
+                    SecItemAdd(item as CFDictionary, nil), SecItemCopyMatching(lookup as CFDictionary, nil)]
+        }
+        #expect(statuses == [errSecSuccess, errSecItemNotFound, errSecSuccess, errSecItemNotFound, errSecSuccess, errSecSuccess])
+    }
+
     @Test("a kSecClass that names no class is errSecNoSuchClass (-25306), as securityd's query_get_class answers it")
     func unknownClassIsNoSuchClass() async throws {
         let device = try TestDevice()

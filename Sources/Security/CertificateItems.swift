@@ -67,8 +67,7 @@ struct CertificateQuery {
     let context: (any KeychainAuthenticationContext)?
     /// What the query asks back (`kSecReturn*`).
     let returns: ReturnedParts
-    /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names
-    /// something that is no certificate's reference (it matches nothing).
+    /// `kSecValuePersistentRef`: nil when the query names none (``KeychainQuery/PersistentReference/named(in:itemClass:)``).
     let persistentRef: KeychainQuery.PersistentReference?
     let limit: MatchLimit
 
@@ -212,6 +211,7 @@ enum CertificateItems {
             stored.merge(query.attributes) { $1 }
             let authenticator = try call.authenticator(context: query.context)
             try KeychainQuery.requireEntitlement(query.accessGroup.map { [kSecAttrAccessGroup as String: $0] }, of: authenticator)
+            if let nothing = KeychainQuery.addStoringNothing(attributes) { return nothing }
             // The access group is part of the item, as on iOS: the one given, else the app's first.
             stored[kSecAttrAccessGroup as String] = query.accessGroup ?? .string(KeychainQuery.defaultAccessGroup(of: authenticator))
             let accessibility = query.accessibility ?? .always
@@ -300,8 +300,8 @@ enum CertificateItems {
             try KeychainQuery.requireEntitlement(query.accessGroup.map { [kSecAttrAccessGroup as String: $0] }, of: authenticator)
             if query.isIdentity { return try copyIdentities(query, result, on: authenticator) }
             var found = try matching(query, on: authenticator)
-            guard !found.isEmpty else { return errSecItemNotFound }
             found = query.limit.cap(found)
+            guard !found.isEmpty else { return errSecItemNotFound }
             if query.returns.any { result?.pointee = shape(found, query) }
             return errSecSuccess
         }
@@ -348,8 +348,8 @@ enum CertificateItems {
         // Our limit: an identity's key data (kSecReturnData) is not given.
         guard query.returns.ref || query.returns.attributes || !query.returns.data else { throw KeychainQuery.Unsimulated() }
         var pairs = try identities(query, on: authenticator)
-        guard !pairs.isEmpty else { return errSecItemNotFound }
         pairs = query.limit.cap(pairs)
+        guard !pairs.isEmpty else { return errSecItemNotFound }
         let shaped: [Any] = pairs.compactMap { pair in
             let (certificate, key, keyAttributes) = (pair.certificate, pair.key, pair.keyAttributes)
             // As iOS: no identity when the certificate's key is not the private key's public half.

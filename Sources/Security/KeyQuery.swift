@@ -25,8 +25,7 @@ struct KeyQuery {
     let prompt: String?
     /// What the query asks back (`kSecReturn*`).
     let returns: ReturnedParts
-    /// `kSecValuePersistentRef`: nil when the query names none; `.some(nil)` when it names
-    /// something that is no reference to a key (it matches nothing).
+    /// `kSecValuePersistentRef`: nil when the query names none (``KeychainQuery/PersistentReference/named(in:itemClass:)``).
     let persistentRef: KeychainQuery.PersistentReference?
     let limit: MatchLimit
     let valueRef: SecKey?
@@ -296,6 +295,8 @@ enum KeyItems {
             // A persistent reference names an existing item; securityd refuses one in an add
             // (errSecValuePersistentRefUnsupported, which is errSecParam).
             if query.persistentRef != nil { throw KeychainQuery.Invalid(reason: "SecItemAdd does not take kSecValuePersistentRef") }
+            try query.requireEntitlement(of: call.authenticator(context: query.context))
+            if let nothing = KeychainQuery.addStoringNothing(attributes) { return nothing }
             // An item that makes no key, as iOS keeps it: attributes alone (neither a key nor
             // its bytes), or a symmetric key's bytes as given.
             let isSymmetric = query.keyClass == kSecAttrKeyClassSymmetric as String
@@ -399,8 +400,8 @@ enum KeyItems {
             found += try StoredInMemoryKeys.matchingWithoutKey(query, on: authenticator).map { item in
                 FoundKey(key: nil, bytes: item.value, reference: KeyQuery.reference(toItem: item.account)) { item.attributes }
             }
-            guard !found.isEmpty else { return errSecItemNotFound }
             found = query.limit.cap(found)
+            guard !found.isEmpty else { return errSecItemNotFound }
             // kSecReturnData alone of a Secure Enclave key: it has no bytes to give.
             if query.returns.onlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
             if query.returns.any {

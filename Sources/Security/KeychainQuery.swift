@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Logging
 import Touchstone
 
 /// What the keychain needs from the `LAContext` given as `kSecUseAuthenticationContext`.
@@ -13,9 +14,10 @@ package protocol KeychainAuthenticationContext: AnyObject, Sendable {
 }
 
 /// `kSecMatchLimit` of a lookup, as iOS's securityd reads it (`SecDbQuery.c`, `SecItemDb.c`):
-/// `kSecMatchLimitOne` (the default) or 1 returns the first match itself; `kSecMatchLimitAll`
-/// every match, and a number n above 1 at most n, in an array. A number below 1 is errSecParam
-/// (our rule: securityd's answers to those are accidents of its loop).
+/// `kSecMatchLimitOne` (the default) or 1 returns the first match itself; `kSecMatchLimitAll`,
+/// or -1 (`kSecMatchUnlimited`), every match, and a number n above 1 at most n, in an array;
+/// 0 finds nothing (`LIMIT 0`: errSecItemNotFound). A number below -1 is errSecParam (our
+/// rule: securityd's loop then stops after one match, which it returns in an array).
 struct MatchLimit: Equatable {
     /// At most this many matches; nil for all of them.
     let count: Int?
@@ -32,10 +34,10 @@ struct MatchLimit: Equatable {
         case let text as String where text == kSecMatchLimitOne as String: self = .one
         case let text as String where text == kSecMatchLimitAll as String: count = nil
         case let raw?:
-            guard let count = KeychainQuery.integer(raw), count > 0 else {
+            guard let count = KeychainQuery.integer(raw), count >= -1 else {
                 throw KeychainQuery.Invalid(reason: "unknown kSecMatchLimit '\(raw)'")
             }
-            self.count = count
+            self.count = count == -1 ? nil : count
         }
     }
 
@@ -121,8 +123,9 @@ struct KeychainQuery {
         return (try? checkItemList([kSecMatchItemList as String: list])) == nil ? errSecParam : nil
     }
 
-    /// The status iOS's client code (`SecItem.m`, `SecItemAuthDoQuery`) gives an add or an
-    /// update before anything reaches securityd, for any class; nil when the call may go on:
+    /// The status iOS's client code (`SecItem.m`, `SecItemAuthDoQuery`) gives an add, an
+    /// update or a delete before anything reaches securityd, for any class; nil when the call
+    /// may go on:
     /// - an access control with `kSecAttrSynchronizable` true, in the attributes an add stores
     ///   or an update sets: errSecParam, "item with kSecAttrAccessControl is not
     ///   synchronizable" (every `SecAccessControl` counts, one without flags too: each carries
@@ -141,20 +144,21 @@ struct KeychainQuery {
         return nil
     }
 
-    /// Whether `attributes` of an add hold a search key (`kSecMatchLimit` among them) under a
-    /// class securityd knows. iOS's securityd then stores nothing and yet reports success:
-    /// `s3dl_query_add` (`SecItemDb.c`) answers `errSecItemMatchUnsupported` from a function
-    /// that returns a `bool`, which reads as true. (An add with an unknown class is refused
-    /// first, as there; other malformed values are not: our limit.)
-    static func isAddStoringNothing(_ attributes: CFDictionary) -> Bool {
-        guard let name = attributes.object(forKey: kSecClass as String) as? String, knownClasses.contains(name) else { return false }
-        return searchKeys.contains { attributes.object(forKey: $0) != nil }
+    /// An add whose attributes hold a search key (`kSecMatchLimit` among them) stores nothing
+    /// and yet reports success on iOS: securityd's `s3dl_query_add` (`SecItemDb.c`) answers
+    /// `errSecItemMatchUnsupported` from a function that returns a `bool`, which reads as
+    /// true. Called where securityd gets to it: after the add's values are read, the
+    /// entitlement to its group checked and a persistent reference refused. Returns
+    /// errSecSuccess for such an add (and logs it at notice level, naming the keys), nil for
+    /// any other.
+    static func addStoringNothing(_ attributes: CFDictionary) -> OSStatus? {
+        let found = searchKeys.filter { attributes.object(forKey: $0) != nil }
+        guard !found.isEmpty else { return nil }
+        LocalAuthenticationSystem.callLogger.withLock { $0 }.notice(
+            "SecItemAdd with a search key stores nothing and reports success, as iOS's securityd does: take the search keys out of the add",
+            metadata: ["security.search-keys": .array(found.map { .string($0) })])
+        return errSecSuccess
     }
-
-    /// The `kSecClass` values securityd knows.
-    private static let knownClasses: Set<String> = Set([
-        kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity,
-    ].map { $0 as String })
 
     /// The `kSecMatch…` keys.
     private static let searchKeys: [String] = [
@@ -496,12 +500,12 @@ struct KeychainQuery {
         return shaped.first.map { $0 as AnyObject }
     }
 
-    /// The attributes of an item as `kSecReturnAttributes` gives them.
     /// `kSecAttrTombstone` (`SecItemPriv.h`): whether an item is a deleted item's tombstone.
     static let tombstoneKey = "tomb"
     /// `kSecAttrMultiUser` (`SecItemPriv.h`): the user of a shared iPad; empty for everyone else.
     static let multiUserKey = "musr"
 
+    /// The attributes of an item as `kSecReturnAttributes` gives them.
     static func attributes(of item: Found, defaultGroup: String) -> [String: Any] {
         var attributes: [String: Any] = [
             kSecClass as String: (item.itemClass == .internetPassword ? kSecClassInternetPassword : kSecClassGenericPassword) as String,
@@ -528,15 +532,15 @@ struct KeychainQuery {
         attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
         // As iOS's keychain schema keeps them (`SecItemSchema.c`, `SecDbItem.c`): whether the
         // item synchronizes, and its tombstone flag (always 0 here), are numbers, so `as? Bool`
-        // and `as? Int` both read them; the multi-user id is empty data. (iOS also returns the
-        // item's `sha1`, a digest of its DER-encoded attributes: not given here.)
+        // and `as? Int` both read them; the multi-user id is empty data. (With `kSecReturnData`
+        // too, iOS also returns the item's `sha1`, a digest of its DER-encoded attributes: not
+        // given here.)
         let synchronizes = (attributes[kSecAttrSynchronizable as String] as? Bool) ?? false
         attributes[kSecAttrSynchronizable as String] = NSNumber(value: Int32(synchronizes ? 1 : 0))
         attributes[Self.tombstoneKey] = NSNumber(value: Int32(0))
         attributes[Self.multiUserKey] = Data()
         return attributes
     }
-
 }
 
 extension Timestamp {

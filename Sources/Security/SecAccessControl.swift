@@ -77,7 +77,7 @@ public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible
 /// `error`, when the class is unknown or the flags break one of Apple's rules: `or` with
 /// `and`, both biometry flags, or `userPresence` with anything but `applicationPassword` and
 /// `privateKeyUsage` (``AccessControlFlags/validate()``). Bits no flag has are ignored, as
-/// Apple's.
+/// Apple's, except with `userPresence`, which Apple's rule refuses with any other bit.
 ///
 /// ```swift
 /// var error: Unmanaged<CFError>?
@@ -96,9 +96,11 @@ public func SecAccessControlCreateWithFlags(
         return nil
     }
     do {
-        // Apple's function reads the bits it knows and ignores the rest.
-        let known = AccessControlFlags(rawValue: flags.rawValue).intersection(AccessControlFlags.all)
-        return SecAccessControl(try AccessControl(accessibility, flags: known))
+        // Apple's function checks its rules on every bit (userPresence with an unknown bit is
+        // refused), then reads the bits it knows and ignores the rest.
+        let given = AccessControlFlags(rawValue: flags.rawValue)
+        try given.validateCombinations()
+        return SecAccessControl(try AccessControl(accessibility, flags: given.intersection(.knownFlags)))
     } catch let failure {
         error?.pointee = Unmanaged.passRetained(osStatusError(failure.osStatus, failure.message))
         return nil

@@ -23,11 +23,6 @@ import TouchstoneSimulation
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if let refused = KeychainQuery.refusedClientRules(query: attributes, stored: attributes) { return refused }
-    if KeychainQuery.isAddStoringNothing(attributes) {
-        LocalAuthenticationSystem.callLogger.withLock { $0 }.notice(
-            "SecItemAdd with a kSecMatch… key (kSecMatchLimit too) stores nothing and reports success, as iOS's securityd does: take the search keys out of the add")
-        return errSecSuccess
-    }
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
     if CertificateQuery.isCertificateClass(attributes) { return CertificateItems.add(attributes, result) }
     return KeychainCall.run { call in
@@ -41,6 +36,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let access = try query.accessControl ?? AccessControl()
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
+        if let nothing = KeychainQuery.addStoringNothing(attributes) { return nothing }
         let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
         let ownGroup = KeychainQuery.applicationIdentifier(of: keychain.authenticator)
         let attributes = query.storedAttributes(defaultGroup: defaultGroup, ownGroup: ownGroup)
@@ -93,8 +89,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         if query.authenticationUI == .skip, query.returnData {
             matches.removeAll { $0.accessControl.flags.requiresAuthentication }
         }
-        guard !matches.isEmpty else { return errSecItemNotFound }
         matches = query.limit.cap(matches)
+        guard !matches.isEmpty else { return errSecItemNotFound }
         var found: [(KeychainQuery.Found, Data?)] = []
         for match in matches {
             var data: Data?

@@ -98,8 +98,8 @@ struct RSAKey: InMemoryKey {
     func supports(_ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
         switch operation {
         case .sign: privateKey != nil && algorithm.rsaSignature != nil
-        // As Apple's adaptors: a private key "verifies" through its private operation (so
-        // nothing verifies) and does not encrypt.
+        // As Apple's adaptors: a private key verifies through its private operation (so no
+        // signature verifies) and does not encrypt.
         case .verify: algorithm.rsaSignature != nil
         case .encrypt: privateKey == nil && algorithm.rsaEncryption != nil
         case .decrypt: privateKey != nil && algorithm.rsaEncryption != nil
@@ -144,20 +144,22 @@ struct RSAKey: InMemoryKey {
 
     /// `SecKeyVerifySignature`: whether `signature` signs `message` (a message, a digest or a
     /// block, as the algorithm says). The inputs are checked as for signing; a signature that
-    /// is not a block below the modulus does not verify. A private key verifies nothing: Apple's
-    /// verify adaptor runs the key's raw decryption, which for a private key is its private
-    /// operation (`SecKeyAdaptors.m`, `SecRSAKey.c`), never the signed block.
+    /// is not a block below the modulus does not verify. The signature is opened as Apple's
+    /// verify adaptor opens it (``opened(_:)``), so with a private key only the public-key
+    /// encryption of the expected block verifies, never a signature.
     func isValidSignature(_ signature: Data, for message: Data, _ algorithm: SecKeyAlgorithm) throws -> Bool {
-        if algorithm.rsaSignature != nil, privateKey != nil { return false }
         switch algorithm.rsaSignature {
         case nil:
             throw Self.unsupported(algorithm)
         case let .message(hash, pss):
-            let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
-            let valid = hash.withDigest(of: message) { digest in
-                publicKey.isValidSignature(parsed, for: digest, padding: pss ? .PSS : .insecurePKCS1v1_5)
+            if privateKey == nil {
+                // swift-crypto's check, for the hashes it signs with.
+                let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
+                let valid = hash.withDigest(of: message) { digest in
+                    publicKey.isValidSignature(parsed, for: digest, padding: pss ? .PSS : .insecurePKCS1v1_5)
+                }
+                if let valid { return valid }
             }
-            if let valid { return valid }
             return try digestSignatureVerifies(signature, hash.digest(message), hash, pss: pss, algorithm)
         case let .digest(hash, pss):
             return try digestSignatureVerifies(signature, message, hash, pss: pss, algorithm)
@@ -166,9 +168,17 @@ struct RSAKey: InMemoryKey {
         case .raw:
             // As Apple's: the block loses all its leading zeros, then equals the input exactly
             // (so an input starting with a zero byte never verifies).
-            guard let block = try? publicOperation(signature) else { return false }
+            guard let block = opened(signature) else { return false }
             return Data(block.drop { $0 == 0 }) == message
         }
+    }
+
+    /// The block a signature opens to, as Apple's verify adaptor gets it: the key's raw
+    /// decryption (`SecKeyAdaptors.m`), which is the public operation for a public key and the
+    /// private one for a private key (`SecRSAKey.c`); nil when the signature is no block of
+    /// this key.
+    private func opened(_ signature: Data) -> Data? {
+        try? (privateKey == nil ? publicOperation(signature) : privateOperation(signature))
     }
 
     /// The block a digest form signs: PSS (the digest checked for length) or PKCS#1 v1.5 of
@@ -184,7 +194,7 @@ struct RSAKey: InMemoryKey {
                                          _ algorithm: SecKeyAlgorithm) throws -> Bool {
         guard pss else { return opens(signature, to: pkcs1v15Block(digestInfoOf: digest, hash)) }
         let checked = try checkedDigest(digest, hash, algorithm)
-        guard let block = try? publicOperation(signature) else { return false }
+        guard let block = opened(signature) else { return false }
         return RSAEncoding.pssVerifies(block, digest: checked, hash, modulusBits: bits)
     }
 
@@ -194,9 +204,9 @@ struct RSAKey: InMemoryKey {
         RSAEncoding.digestInfo(digest, hash).flatMap { RSAEncoding.pkcs1v15SignatureBlock($0, length: blockSize) }
     }
 
-    /// Whether the public operation on `signature` gives `expected`.
+    /// Whether `signature` opens (``opened(_:)``) to `expected`.
     private func opens(_ signature: Data, to expected: Data?) -> Bool {
-        guard let expected, let block = try? publicOperation(signature) else { return false }
+        guard let expected, let block = opened(signature) else { return false }
         return block == expected
     }
 

@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import Logging
 import Touchstone
 import TouchstoneSimulation
 
@@ -110,7 +111,10 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
 /// `kSecAttrKeySizeInBits` 256; `kSecAttrTokenID` = `kSecAttrTokenIDSecureEnclave` for a
 /// Secure Enclave key, no token for a software key; under `kSecPrivateKeyAttrs`:
 /// `kSecAttrIsPermanent`, `kSecAttrApplicationTag`, `kSecAttrLabel`, `kSecAttrAccessControl`).
-/// A permanent key is stored in the device's keychain. Never prompts.
+/// A permanent key is stored in the device's keychain (a Secure Enclave key is permanent
+/// unless `kSecAttrIsPermanent` says false, as Apple's). When the public parameters — the top
+/// level, overridden by `kSecPublicKeyAttrs` — say `kSecAttrIsPermanent`, the public half is
+/// stored too, as an item of its own with their tag and label. Never prompts.
 ///
 /// With `kSecAttrKeyTypeRSA` (1024 to 8192 bits, a multiple of 128), or EC with 384 or 521
 /// bits: a key pair held in memory, no token, kept in the keychain as `kSecAttrIsPermanent`
@@ -151,23 +155,35 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         default: throw SecKeyCall.Failure(errSecParam, "the only token is kSecAttrTokenIDSecureEnclave")
         }
         let query = try KeyQuery(KeyQuery.scope(dictionary, nested: kSecPrivateKeyAttrs as String))
-        let publicQuery = try KeyQuery(KeyQuery.scope(dictionary, nested: kSecPublicKeyAttrs as String))
+        // Also as SecKey.m: the public half is stored as an item of its own when its parameters
+        // (the top level, overridden by kSecPublicKeyAttrs) say kSecAttrIsPermanent, so a
+        // top-level kSecAttrIsPermanent stores both halves; they are read only then.
+        let publicParameters = try KeyQuery.scope(dictionary, nested: kSecPublicKeyAttrs as String)
+        let storesPublicHalf = try publicParameters[kSecAttrIsPermanent as String]
+            .map { try KeychainQuery.bool($0, kSecAttrIsPermanent as String) } ?? false
+        let publicQuery = storesPublicHalf ? try KeyQuery(publicParameters) : nil
         let authenticator = try call.authenticator(query.context)
         try query.requireEntitlement(of: authenticator)
+        try publicQuery?.requireEntitlement(of: authenticator)
         let access = try query.accessControl ?? AccessControl(.whenUnlocked, flags: .privateKeyUsage)
         // As Apple's SecKey.m: a private key made in a token (the Secure Enclave) is permanent
         // unless kSecAttrIsPermanent says otherwise; a software key is not.
         let key = try authenticator.keys.create(accessControl: access, tag: query.tag, label: query.label,
                                                 permanent: query.isPermanent ?? !software, software: software)
-        // Also as SecKey.m: the public half is stored as an item of its own when its parameters
-        // (the top level, overridden by kSecPublicKeyAttrs) say kSecAttrIsPermanent, so a
-        // top-level kSecAttrIsPermanent stores both halves. A failure stores neither.
-        if publicQuery.isPermanent == true {
+        if let publicQuery {
             do {
-                try publicQuery.requireEntitlement(of: authenticator)
                 try authenticator.keys.storePublicKey(key.publicKeyData, tag: publicQuery.tag, label: publicQuery.label)
             } catch {
-                if key.isPermanent { try? authenticator.keys.delete(key) }
+                // Our rule: a key whose public half cannot be stored is not kept either (Apple
+                // stores the public half first and keeps it when the private one fails).
+                if key.isPermanent {
+                    do {
+                        try authenticator.keys.delete(key)
+                    } catch let cleanup {
+                        LocalAuthenticationSystem.callLogger.withLock { $0 }
+                            .warning("a new key's public half could not be stored, nor its private half removed", error: cleanup)
+                    }
+                }
                 throw error
             }
         }
@@ -229,8 +245,11 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
         let keyClass = dictionary[kSecAttrKeyClass as String].flatMap(KeyQuery.code)
         let bytes = Data(referencing: keyData)
         // Both are required, as Apple's SecKey.m reads them ("Unsupported key type: (null)").
-        guard let type else { throw SecKeyCall.Failure(errSecParam, "Unsupported key type: (null)") }
-        guard let keyClass else { throw SecKeyCall.Failure(errSecParam, "Unsupported key class: (null)") }
+        // Each a number or a decimal string, the type read first (Apple's SecKeyParamsAsInt64).
+        guard let type, Int64(type) != nil else { throw SecKeyCall.Failure(errSecParam, "Unsupported key type: \(type ?? "(null)")") }
+        guard let keyClass, Int64(keyClass) != nil else {
+            throw SecKeyCall.Failure(errSecParam, "Unsupported key class: \(keyClass ?? "(null)")")
+        }
         if keyClass == kSecAttrKeyClassSymmetric as String {
             throw SecKeyCall.Failure(errSecUnimplemented, "Unsupported symmetric key type: \(type)")
         }
@@ -437,7 +456,6 @@ extension SecKeyAlgorithm {
     }
 }
 
-/// The ECIES form of `algorithm`; errSecParam for an algorithm that is not a supported ECIES.
 /// Apple's error for an operation the key's backend does not do (`SecKey.m`,
 /// `SecKeyRunAlgorithmAndCopyResult`): errSecParam, "<algorithm>: algorithm not supported by
 /// the key <key>".
@@ -445,6 +463,7 @@ func unsupportedByKey(_ algorithm: SecKeyAlgorithm, _ key: SecKey) -> SecKeyCall
     SecKeyCall.Failure(errSecParam, "\(algorithm.identifier): algorithm not supported by the key \(key)")
 }
 
+/// The ECIES form of `algorithm`; errSecParam for an algorithm that is not a supported ECIES.
 private func eciesVariant(_ algorithm: SecKeyAlgorithm) throws -> ECIES.Variant {
     guard let variant = algorithm.eciesVariant else {
         throw SecKeyCall.Failure(errSecParam, "unsupported encryption algorithm \(algorithm.identifier)")

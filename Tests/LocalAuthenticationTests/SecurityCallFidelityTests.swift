@@ -34,7 +34,7 @@ struct SecurityCallFidelityTests {
         #expect((CFErrorCopyDescription(cfError) as String).contains("SecAccessControl: invalid protection: bogus"))
     }
 
-    @Test("SecAccessControlCreateWithFlags refuses what Apple's SecAccessControl.m refuses (userPresence with another constraint, both biometry flags) and ignores bits no flag has")
+    @Test("SecAccessControlCreateWithFlags refuses what Apple's SecAccessControl.m refuses (userPresence with any other bit, both biometry flags) and otherwise ignores bits no flag has")
     func accessControlFlagRules() {
         func code(_ flags: SecAccessControlCreateFlags) -> CFIndex? {
             var error: Unmanaged<CFError>?
@@ -49,6 +49,8 @@ struct SecurityCallFidelityTests {
         // Bit 2 and bit 20 name no flag: ignored.
         let unknownBits = SecAccessControlCreateFlags(rawValue: 1 << 2 | 1 << 20)
         #expect(code([.biometryAny, unknownBits]) == nil)
+        // Except with userPresence, whose rule counts every other bit.
+        #expect(code([.userPresence, SecAccessControlCreateFlags(rawValue: 1 << 20)]) == CFIndex(errSecParam))
         let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.biometryAny, unknownBits], nil)
         #expect(access?.touchstoneAccessControl.flags == .biometryAny)
     }

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import LocalAuthentication
 import Testing
+import Touchstone
 import TouchstoneTesting
 
 /// Rules read from Apple's published Security code (the October 2025 mirror of
@@ -54,7 +55,7 @@ struct SecurityPublishedRuleTests {
                           "P-384: false -50 true -50 false true"])
     }
 
-    @Test("an RSA private key 'verifies' through its private operation, so nothing verifies (errSecVerifyFailed), and does not encrypt (errSecParam) (SecKeyAdaptors.m, SecRSAKey.c)")
+    @Test("an RSA private key verifies through its private operation, as Apple's adaptor runs its raw decryption: a signature does not verify (errSecVerifyFailed), the public-key encryption of the message does; it does not encrypt (errSecParam) (SecKeyAdaptors.m, SecRSAKey.c)")
     func rsaPrivateKeyVerifiesNothingAndDoesNotEncrypt() throws {
         let key = try #require(SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
                                                       kSecAttrKeySizeInBits as String: 1024] as CFDictionary, nil))
@@ -66,6 +67,11 @@ struct SecurityPublishedRuleTests {
         #expect(Self.status(error) == Int(errSecVerifyFailed))
         #expect(SecKeyIsAlgorithmSupported(key, .verify, .rsaSignatureMessagePKCS1v15SHA256))
         #expect(SecKeyVerifySignature(publicKey, .rsaSignatureMessagePKCS1v15SHA256, message, signature, nil))
+        // What the private operation opens to the message: its encryption with the public key.
+        let block = Data([1]) + Data(repeating: 0x5A, count: 60)
+        let encrypted = try #require(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionRaw, block as CFData, nil))
+        #expect(SecKeyVerifySignature(key, .rsaSignatureRaw, block as CFData, encrypted, nil))
+        #expect(!SecKeyVerifySignature(publicKey, .rsaSignatureRaw, block as CFData, encrypted, nil))
         error = nil
         #expect(SecKeyCreateEncryptedData(key, .rsaEncryptionOAEPSHA256, message, &error) == nil)
         #expect(Self.status(error) == Int(errSecParam))
@@ -96,6 +102,8 @@ struct SecurityPublishedRuleTests {
         #expect(status([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom]) == Int(errSecParam))
         #expect(status([kSecAttrKeyClass as String: kSecAttrKeyClassPublic]) == Int(errSecParam))
         #expect(status([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassSymmetric]) == Int(errSecUnimplemented))
+        // The type is read first: a type that is no number is errSecParam, a symmetric class too.
+        #expect(status([kSecAttrKeyType as String: "bogus", kSecAttrKeyClass as String: kSecAttrKeyClassSymmetric]) == Int(errSecParam))
         #expect(status([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]) == 0)
         // Numbers name them too, as Apple's SecKeyParamsAsInt64 reads them.
         #expect(status([kSecAttrKeyType as String: 73, kSecAttrKeyClass as String: 0]) == 0)
@@ -163,9 +171,12 @@ struct SecurityPublishedRuleTests {
             let key = SecItemAdd([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic,
                                   kSecValueData as String: P256.Signing.PrivateKey().publicKey.x963Representation,
                                   kSecAttrAccessControl as String: access, kSecAttrSynchronizable as String: true] as CFDictionary, nil)
-            return [refused, stored, added, update, key]
+            let internet = SecItemAdd([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                                       kSecAttrAccount as String: "a", kSecValueData as String: Data("v".utf8),
+                                       kSecAttrAccessControl as String: access, kSecAttrSynchronizable as String: true] as CFDictionary, nil)
+            return [refused, stored, added, update, key, internet]
         }
-        #expect(statuses == [errSecParam, errSecItemNotFound, errSecSuccess, errSecParam, errSecParam])
+        #expect(statuses == [errSecParam, errSecItemNotFound, errSecSuccess, errSecParam, errSecParam, errSecParam])
     }
 
     @Test("kSecUseAuthenticationUISkip is allowed only in SecItemCopyMatching: errSecParam in SecItemAdd, SecItemUpdate and SecItemDelete (SecItem.m)")
@@ -186,30 +197,31 @@ struct SecurityPublishedRuleTests {
         #expect(statuses == [errSecParam, errSecParam, errSecParam, errSecSuccess])
     }
 
-    @Test("a numeric kSecMatchLimit n returns at most n matches, in an array; 1 returns the match itself (SecDbQuery.c, SecItemDb.c)")
+    @Test("a numeric kSecMatchLimit n returns at most n matches, in an array; 1 the match itself; -1 (kSecMatchUnlimited) every match; 0 none (errSecItemNotFound); below -1 errSecParam (SecDbQuery.c, SecItemDb.c)")
     func numericMatchLimitCaps() async throws {
         let device = try TestDevice()
-        let (two, one, all, keys) = await device.blocking { () -> (Int, Bool, Int, Int) in
+        let lines = await device.blocking { () -> [String] in
             for account in ["a", "b", "c"] {
                 _ = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "limit",
                                 kSecAttrAccount as String: account, kSecValueData as String: Data(account.utf8)] as CFDictionary, nil)
             }
-            func lookup(_ limit: Any, keys: Bool = false) -> CFTypeRef? {
+            // Private halves only (their public halves are not stored), more than the limit.
+            for tag in ["k1", "k2", "k3", "k4"] {
+                _ = Self.p256(token: false, [kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                             kSecAttrApplicationTag as String: Data(tag.utf8)]])
+            }
+            func lookup(_ limit: Any, keys: Bool = false) -> String {
                 var result: CFTypeRef?
                 var query: [String: Any] = [kSecClass as String: keys ? kSecClassKey : kSecClassGenericPassword,
                                             kSecMatchLimit as String: limit, kSecReturnAttributes as String: true]
                 if !keys { query[kSecAttrService as String] = "limit" }
-                _ = SecItemCopyMatching(query as CFDictionary, &result)
-                return result
+                let status = SecItemCopyMatching(query as CFDictionary, &result)
+                let shape = (result as? [Any]).map { "array \($0.count)" } ?? (result is [String: Any] ? "one" : "none")
+                return "\(status) \(shape)"
             }
-            for tag in ["k1", "k2", "k3"] {
-                _ = Self.p256(token: false, [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data(tag.utf8)])
-            }
-            return ((lookup(2) as? [Any])?.count ?? -1, lookup(1) is [String: Any], (lookup(kSecMatchLimitAll) as? [Any])?.count ?? -1,
-                    (lookup(4, keys: true) as? [Any])?.count ?? -1)
+            return [lookup(2), lookup(1), lookup(kSecMatchLimitAll), lookup(-1), lookup(0), lookup(-2), lookup(3, keys: true)]
         }
-        #expect(two == 2 && one && all == 3)
-        #expect(keys == 4)
+        #expect(lines == ["0 array 2", "0 one", "0 array 3", "0 array 3", "-25300 none", "-50 none", "0 array 3"])
     }
 
     @Test("a password's kSecReturnAttributes gives kSecAttrSynchronizable and its tombstone flag as numbers (as? Bool and as? Int both read them) and its multi-user id as empty data (SecItemSchema.c, SecDbItem.c)")
@@ -254,6 +266,27 @@ struct SecurityPublishedRuleTests {
         #expect(statuses == [errSecSuccess, errSecItemNotFound, errSecSuccess, errSecItemNotFound, errSecSuccess, errSecSuccess])
     }
 
+    @Test("an add with a search key still answers what securityd checks before it: a group the app is not entitled to is errSecMissingEntitlement, a persistent reference errSecParam")
+    func addWithSearchKeyIsCheckedFirst() async throws {
+        var composition = Composition()
+        composition.keychainAccessGroups = ["TEAM.com.example.shared"]
+        let device = try TestDevice(composition: composition)
+        let statuses = await device.blocking { () -> [OSStatus] in
+            let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "reused",
+                                       kSecAttrAccount as String: "a", kSecValueData as String: Data("v".utf8),
+                                       kSecMatchLimit as String: kSecMatchLimitOne]
+            let key: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic,
+                                      kSecValueData as String: P256.Signing.PrivateKey().publicKey.x963Representation,
+                                      kSecMatchLimit as String: kSecMatchLimitOne]
+            let elsewhere = [kSecAttrAccessGroup as String: "OTHER.com.example.app"]
+            return [SecItemAdd(item.merging(elsewhere) { $1 } as CFDictionary, nil),
+                    SecItemAdd(key.merging(elsewhere) { $1 } as CFDictionary, nil),
+                    SecItemAdd(item.merging([kSecValuePersistentRef as String: Data("bogus".utf8)]) { $1 } as CFDictionary, nil),
+                    SecItemAdd(item as CFDictionary, nil)]
+        }
+        #expect(statuses == [errSecMissingEntitlement, errSecMissingEntitlement, errSecParam, errSecSuccess])
+    }
+
     @Test("a kSecClass that names no class is errSecNoSuchClass (-25306), as securityd's query_get_class answers it")
     func unknownClassIsNoSuchClass() async throws {
         let device = try TestDevice()
@@ -262,8 +295,7 @@ struct SecurityPublishedRuleTests {
             return [SecItemCopyMatching(query as CFDictionary, nil), SecItemDelete(query as CFDictionary),
                     SecItemAdd(query.merging([kSecValueData as String: Data("v".utf8)]) { $1 } as CFDictionary, nil)]
         }
-        #expect(statuses == [errSecNoSuchClass, errSecNoSuchClass, errSecNoSuchClass])
-        #expect(errSecNoSuchClass == -25306)
+        #expect(statuses == [-25306, -25306, -25306])
     }
 }
 

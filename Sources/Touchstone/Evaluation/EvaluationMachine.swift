@@ -154,7 +154,9 @@ struct EvaluationMachine {
         // The event is taken apart once (consumed: its prompt is moved, not copied).
         switch consume event {
         case let .captured(reading, prompt):
-            guard current == .scanning, var scan = scan.take() else { preconditionFailure("a capture answers a scan") }
+            guard current == .scanning, var scan = scan.take() else {
+                preconditionFailure("a capture answers a scan, not the evaluation's \(current) state")
+            }
             switch try handleCapture(reading, on: prompt, in: &scan) {
             case let .decided(method): return try stepSucceeded(method)
             case .passcode: return try enterPersonPrompt(.passcode)
@@ -164,14 +166,16 @@ struct EvaluationMachine {
                 return wait(duration, on: prompt, then: .scanning)
             }
         case let .acted(action, prompt):
-            guard current == .asking else { preconditionFailure("an action answers a prompt of the person's") }
+            guard current == .asking else {
+                preconditionFailure("an action answers a prompt of the person's, not the evaluation's \(current) state")
+            }
             switch try answer(action, on: prompt) {
             case let .decided(method): return try stepSucceeded(method)
             case .again: return try ask(prompt)
             case let .wait(duration): return wait(duration, on: prompt, then: .asking)
             }
         case let .waited(duration, prompt):
-            guard case let .waiting(then) = current else { preconditionFailure("a wait answers a wait") }
+            guard case let .waiting(then) = current else { preconditionFailure("a wait answers a wait, not the evaluation's \(current) state") }
             record(.waited(duration))
             switch then {
             case .scanning:

@@ -54,8 +54,8 @@ public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable, Custom
         ("privateKeyUsage", .privateKeyUsage), ("applicationPassword", .applicationPassword),
     ]
 
-    /// Every flag this type names.
-    public static let all: AccessControlFlags = named.reduce(into: []) { $0.formUnion($1.flag) }
+    /// The bits of the flags this type names.
+    package static let knownFlags: AccessControlFlags = named.reduce(into: []) { $0.formUnion($1.flag) }
     private static let allConstraints: AccessControlFlags = [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .companion]
 
     /// Looks a flag up by name (case-insensitive; `touchIDAny`, `touchIDCurrentSet` accepted),
@@ -88,9 +88,20 @@ public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable, Custom
     /// - ``userPresence`` with anything but ``applicationPassword`` and ``privateKeyUsage``
     ///   (`[.userPresence, .or, .devicePasscode]` is refused on iOS: ``userPresence`` already
     ///   means biometry or the passcode);
-    /// - a bit no flag has (our rule: Apple's function ignores such bits, and the `Security`
-    ///   module drops them before it calls this).
+    /// - a bit no flag has (our rule: Apple's function ignores such a bit unless it comes with
+    ///   ``userPresence``; the `Security` module checks Apple's rules on every bit with
+    ///   ``validateCombinations()``, then drops the unknown ones).
     public func validate() throws(KeychainError) {
+        try validateCombinations()
+        let unknown = subtracting(Self.knownFlags)
+        if !unknown.isEmpty {
+            throw KeychainError(.invalidParameter, message: "unknown access-control bits \(unknown.rawValue)")
+        }
+    }
+
+    /// Apple's rules of ``validate()`` alone, which count every bit, unknown ones too (as
+    /// `userPresence` with a bit no flag has is refused on iOS).
+    package func validateCombinations() throws(KeychainError) {
         if contains(.or), contains(.and) {
             throw KeychainError(.invalidParameter, message: "only one logical operation can be set")
         }
@@ -99,10 +110,6 @@ public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable, Custom
         }
         if contains(.userPresence), !subtracting([.userPresence, .applicationPassword, .privateKeyUsage]).isEmpty {
             throw KeychainError(.invalidParameter, message: "kSecAccessControlUserPresence can be combined only with kSecAccessControlApplicationPassword and kSecAccessControlPrivateKeyUsage")
-        }
-        let unknown = subtracting(Self.all)
-        if !unknown.isEmpty {
-            throw KeychainError(.invalidParameter, message: "unknown access-control bits \(unknown.rawValue)")
         }
     }
 
@@ -159,7 +166,7 @@ public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable, Custom
     /// `biometryCurrentSet|or|devicePasscode`; `none` when empty.
     public var description: String {
         let names = Self.named.filter { contains($0.flag) }.map(\.name)
-        let unknown = subtracting(Self.all)
+        let unknown = subtracting(Self.knownFlags)
         let all = names + (unknown.isEmpty ? [] : [String(unknown.rawValue)])
         return all.isEmpty ? "none" : all.joined(separator: "|")
     }
@@ -218,7 +225,9 @@ public struct AccessControl: Sendable, Hashable, Codable, CustomStringConvertibl
     /// The access-control flags.
     public var flags: AccessControlFlags
 
-    /// Creates an access control; `or` combined with `and` is errSecParam.
+    /// Creates an access control; flags that break one of ``AccessControlFlags/validate()``'s
+    /// rules (`or` with `and`, both biometry flags, `userPresence` with another constraint, an
+    /// unknown bit) are errSecParam.
     public init(_ accessibility: Accessibility = .whenUnlocked, flags: AccessControlFlags = []) throws(KeychainError) {
         try flags.validate()
         self.accessibility = accessibility

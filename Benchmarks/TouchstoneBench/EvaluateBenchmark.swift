@@ -87,45 +87,60 @@ func runEvaluateBenchmark(iterations: Int = 20_000, rounds: Int = 25, concurrenc
         break
     }
 
-    // Warm up each, then run many short rounds of the three, interleaved, and keep each
-    // loop's best round: interference (another process, the VM's host) only ever adds time,
-    // so the best of many short rounds is the loop's own cost, and the ratios are those of
-    // the bests. (On this 2-core VM the machine's speed drifts by ±30% within seconds: the
-    // best of 3 long rounds, as before, moved the ratios by as much from run to run.) The
-    // spread of the ratio within rounds run back to back is reported too.
+    // The warm-up sizes the loops: each then runs about as long a round as `iterations`
+    // evaluations of the engine take, so no loop is favoured by being shorter. The rounds
+    // interleave the three loops, each round starting with the next loop in turn. The ratios
+    // are paired: engine time over floor time per evaluation within one round, whose loops
+    // ran back to back; their median over the rounds is the figure, with its quartiles. The
+    // rates are each loop's best round (interference only adds time). This 2-core VM's speed
+    // drifts by ±30% within seconds: the ratio of the best of 3 long rounds, as before, moved
+    // from 0.25 to 0.46 over three runs of one binary.
     let measured: [(name: String, run: (Int) async throws -> Duration)] = [
         ("engine", engine), ("floor", hmacFloor), ("sensor_floor", sensorFloor),
     ]
-    var best: [String: Duration] = [:]
+    var cost: [String: Double] = [:]  // seconds per evaluation, from the warm-up
+    for (name, run) in measured {
+        let warmUp = max(1, iterations / 10)
+        cost[name] = try await run(warmUp).seconds / Double(warmUp)
+    }
+    let roundSeconds = (cost["engine"] ?? 0) * Double(iterations)
+    func count(_ name: String) -> Int {
+        guard let each = cost[name], each > 0, roundSeconds > 0 else { return iterations }
+        return max(1_000, min(10 * iterations, Int(roundSeconds / each)))
+    }
+    var best: [String: Double] = [:]  // seconds per evaluation, best round
     var floorRatios: [Double] = [], sensorRatios: [Double] = []
-    for (name, run) in measured { _ = try await run(iterations / 10); best[name] = .seconds(1_000) }
-    for _ in 0..<rounds {
-        var round: [String: Duration] = [:]
-        for (name, run) in measured {
-            let elapsed = try await run(iterations)
-            round[name] = elapsed
-            best[name] = min(best[name] ?? .seconds(1_000), elapsed)
+    for round in 0..<rounds {
+        var times: [String: Double] = [:]
+        for offset in measured.indices {
+            let (name, run) = measured[(round + offset) % measured.count]
+            let evaluations = count(name)
+            let each = try await run(evaluations).seconds / Double(evaluations)
+            times[name] = each
+            best[name] = min(best[name] ?? .infinity, each)
         }
-        if let engineTime = round["engine"]?.seconds, let floorTime = round["floor"]?.seconds, let sensorTime = round["sensor_floor"]?.seconds {
+        if let engineTime = times["engine"], let floorTime = times["floor"], let sensorTime = times["sensor_floor"] {
             floorRatios.append(engineTime / floorTime)
             sensorRatios.append(engineTime / sensorTime)
         }
     }
-    func rate(_ name: String) -> Double { Double(iterations) / (best[name] ?? .seconds(1)).seconds }
-    let engineRate = rate("engine"), floorRate = rate("floor"), sensorRate = rate("sensor_floor")
-    report("evaluate.engine.rate", engineRate, "evaluations/s")
-    report("evaluate.floor.rate", floorRate, "evaluations/s")
-    report("evaluate.sensor_floor.rate", sensorRate, "evaluations/s")
-    report("evaluate.engine.latency", 1e9 / engineRate, "ns")
-    report("evaluate.floor.latency", 1e9 / floorRate, "ns")
-    report("evaluate.sensor_floor.latency", 1e9 / sensorRate, "ns")
-    // Engine time over floor time (lower is better), of the best rounds; and the median of
-    // the ratios within each round, whose loops ran back to back.
-    let floorRatio = floorRate / engineRate, sensorRatio = sensorRate / engineRate
+    func rate(_ name: String) -> Double { best[name].map { 1 / $0 } ?? 0 }
+    let engineRate = rate("engine")
+    for (name, _) in measured {
+        report("evaluate.\(name).rate", rate(name), "evaluations/s")
+    }
+    for (name, _) in measured {
+        report("evaluate.\(name).latency", (best[name] ?? 0) * 1e9, "ns")
+    }
+    // Engine time over floor time (lower is better): the median of the paired rounds and
+    // its quartiles.
+    let floorRatio = quantile(floorRatios, 0.5), sensorRatio = quantile(sensorRatios, 0.5)
     report("evaluate.ratio", floorRatio, "x")
+    report("evaluate.ratio.p25", quantile(floorRatios, 0.25), "x")
+    report("evaluate.ratio.p75", quantile(floorRatios, 0.75), "x")
     report("evaluate.sensor_ratio", sensorRatio, "x")
-    report("evaluate.ratio.round_median", median(floorRatios), "x")
-    report("evaluate.sensor_ratio.round_median", median(sensorRatios), "x")
+    report("evaluate.sensor_ratio.p25", quantile(sensorRatios, 0.25), "x")
+    report("evaluate.sensor_ratio.p75", quantile(sensorRatios, 0.75), "x")
 
     // Allocations per evaluation, counted over a shorter run of each.
     let counted = min(iterations, 10_000)
@@ -145,7 +160,7 @@ func runEvaluateBenchmark(iterations: Int = 20_000, rounds: Int = 25, concurrenc
     report("evaluate.goal.sensor_ratio_at_most_3.5", sensorRatio <= 3.5 ? 1 : 0, "met")
 
     for tasks in concurrency {
-        try await runConcurrentEvaluations(tasks: tasks, iterations: iterations / 2)
+        try await runConcurrentEvaluations(tasks: tasks, iterations: 50_000)
     }
 }
 
@@ -199,12 +214,16 @@ extension Duration {
     }
 }
 
-/// The middle value of `values` (the mean of the middle two for an even count); 0 for none.
-func median(_ values: [Double]) -> Double {
+/// The `q` quantile of `values` (0.5: the median), interpolated between the two nearest; 0
+/// for none.
+func quantile(_ values: [Double], _ q: Double) -> Double {
     let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    guard let first = sorted.first else { return 0 }
+    let position = q * Double(sorted.count - 1)
+    let below = Int(position.rounded(.down))
+    guard below + 1 < sorted.count else { return sorted.last ?? first }
+    let fraction = position - Double(below)
+    return sorted[below] + (sorted[below + 1] - sorted[below]) * fraction
 }
 
 /// Prints one metric as `name value unit`.

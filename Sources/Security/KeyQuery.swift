@@ -263,11 +263,17 @@ extension KeyQuery {
     /// (`SecItemSchema.c` declares both as numbers, `SecDbItem.c` converts the strings).
     /// `SecKeyCopyAttributes` gives the strings of `kSecAttrKeyTypeECSECPrimeRandom` and its
     /// siblings, as Apple's key code builds that dictionary without the keychain.
+    /// The schema's own columns come too, as for passwords (`KeychainQuery.attributes(of:defaultGroup:)`):
+    /// `kSecAttrSynchronizable` and the tombstone flag as numbers (0: keys never synchronize
+    /// here), the multi-user id as empty data.
     static func returned(_ attributes: [String: Any]) -> [String: Any] {
         var attributes = attributes
         for name in [kSecAttrKeyType as String, kSecAttrKeyClass as String] {
             if let text = attributes[name] as? String, let number = Int(text) { attributes[name] = number }
         }
+        attributes[kSecAttrSynchronizable as String] = NSNumber(value: Int32(0))
+        attributes[KeychainQuery.tombstoneKey] = NSNumber(value: Int32(0))
+        attributes[KeychainQuery.multiUserKey] = Data()
         return attributes
     }
 }

@@ -109,23 +109,32 @@ struct SecurityPublishedRuleTests {
         #expect(status([kSecAttrKeyType as String: 73, kSecAttrKeyClass as String: 0]) == 0)
     }
 
-    @Test("kSecReturnAttributes of a key item gives kSecAttrKeyType and kSecAttrKeyClass as numbers (SecItemSchema.c, SecDbItem.c); SecKeyCopyAttributes gives the strings (SecKey.m)")
+    @Test("kSecReturnAttributes of a key item gives kSecAttrKeyType and kSecAttrKeyClass as numbers, and sync, tomb and musr as the schema keeps them (SecItemSchema.c, SecDbItem.c); SecKeyCopyAttributes gives the type's string (SecKey.m)")
     func keyItemTypeAndClassAreNumbers() async throws {
+        struct Seen: Sendable {
+            var type: Int?, keyClass: Int?, typeIsString = true, schemaColumns = false, copiedType: String?
+        }
         let device = try TestDevice(enrolled: [])
-        let (typeNumber, classNumber, typeIsString, copiedType) = await device.blocking { () -> (Int?, Int?, Bool, String?) in
+        let seen = await device.blocking { () -> Seen in
+            var seen = Seen()
             let tag = Data("numbers".utf8)
             guard let key = Self.p256(token: true, [kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
-                                                                                   kSecAttrApplicationTag as String: tag]]) else { return (nil, nil, true, nil) }
+                                                                                   kSecAttrApplicationTag as String: tag]]) else { return seen }
             var result: CFTypeRef?
             _ = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
                                      kSecReturnAttributes as String: true] as CFDictionary, &result)
             let attributes = result as? [String: Any] ?? [:]
-            let copied = SecKeyCopyAttributes(key) as? [String: Any] ?? [:]
-            return (attributes[kSecAttrKeyType as String] as? Int, attributes[kSecAttrKeyClass as String] as? Int,
-                    attributes[kSecAttrKeyType as String] is String, copied[kSecAttrKeyType as String] as? String)
+            seen.type = attributes[kSecAttrKeyType as String] as? Int
+            seen.keyClass = attributes[kSecAttrKeyClass as String] as? Int
+            seen.typeIsString = attributes[kSecAttrKeyType as String] is String
+            seen.schemaColumns = attributes[kSecAttrSynchronizable as String] as? Int == 0 && attributes["tomb"] as? Int == 0
+                && (attributes["musr"] as? Data)?.isEmpty == true
+            seen.copiedType = (SecKeyCopyAttributes(key) as? [String: Any])?[kSecAttrKeyType as String] as? String
+            return seen
         }
-        #expect(typeNumber == 73 && classNumber == 1 && !typeIsString)
-        #expect(copiedType == kSecAttrKeyTypeECSECPrimeRandom as String)
+        #expect(seen.type == 73 && seen.keyClass == 1 && !seen.typeIsString)
+        #expect(seen.schemaColumns)
+        #expect(seen.copiedType == kSecAttrKeyTypeECSECPrimeRandom as String)
     }
 
     @Test("a top-level kSecAttrIsPermanent stores the public half of a new P-256 key as an item of its own, and kSecPublicKeyAttrs can say so alone (SecKey.m's SecKeyCreateRandomKey)")

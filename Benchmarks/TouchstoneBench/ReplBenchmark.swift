@@ -31,7 +31,7 @@ func runReplBenchmark() async throws {
         { try timeToOutput(hello, arguments: [], marker: "hello> ") },
         { try timeToOutput(helloStatic, arguments: [], marker: "hello> ") },
     ])
-    let replPrompt = replMedian(prompts[0]), helloPrompt = replMedian(prompts[1]), helloStaticPrompt = replMedian(prompts[2])
+    let replPrompt = quantile(prompts[0], 0.5), helloPrompt = quantile(prompts[1], 0.5), helloStaticPrompt = quantile(prompts[2], 0.5)
     replReport("repl.first_prompt.median", replPrompt, "ms")
     replReport("repl.first_prompt.min", prompts[0].min() ?? 0, "ms")
     replReport("baseline.hello_first_output.median", helloPrompt, "ms")
@@ -49,7 +49,7 @@ func runReplBenchmark() async throws {
         { try timeToExit(hello, arguments: []) },
         { try timeToExit(helloStatic, arguments: []) },
     ])
-    let scriptTime = replMedian(exits[0]), helloRun = replMedian(exits[1]), helloStaticRun = replMedian(exits[2])
+    let scriptTime = quantile(exits[0], 0.5), helloRun = quantile(exits[1], 0.5), helloStaticRun = quantile(exits[2], 0.5)
     replReport("repl.script_10000.median", scriptTime, "ms")
     replReport("repl.script_10000.per_command", scriptTime * 1000 / 10_000, "us")
     replReport("repl.script_10000.commands_per_second", 10_000 / (scriptTime / 1000), "cmd/s")
@@ -79,10 +79,6 @@ private func replReport(_ name: String, _ value: Double, _ unit: String) {
     print("\(name) \(String(format: "%.2f", value)) \(unit)")
 }
 
-private func replMedian(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-}
 
 private func milliseconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start

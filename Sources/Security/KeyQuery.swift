@@ -263,18 +263,14 @@ extension KeyQuery {
     /// (`SecItemSchema.c` declares both as numbers, `SecDbItem.c` converts the strings).
     /// `SecKeyCopyAttributes` gives the strings of `kSecAttrKeyTypeECSECPrimeRandom` and its
     /// siblings, as Apple's key code builds that dictionary without the keychain.
-    /// The schema's own columns come too, as for passwords (`KeychainQuery.attributes(of:defaultGroup:)`):
-    /// `kSecAttrSynchronizable` and the tombstone flag as numbers (0: keys never synchronize
-    /// here), the multi-user id as empty data.
+    /// The schema's own columns come too (``KeychainQuery/schemaColumns(synchronizes:)``; keys
+    /// never synchronize here).
     static func returned(_ attributes: [String: Any]) -> [String: Any] {
         var attributes = attributes
         for name in [kSecAttrKeyType as String, kSecAttrKeyClass as String] {
             if let text = attributes[name] as? String, let number = Int(text) { attributes[name] = number }
         }
-        attributes[kSecAttrSynchronizable as String] = NSNumber(value: Int32(0))
-        attributes[KeychainQuery.tombstoneKey] = NSNumber(value: Int32(0))
-        attributes[KeychainQuery.multiUserKey] = Data()
-        return attributes
+        return attributes.merging(KeychainQuery.schemaColumns(synchronizes: false)) { $1 }
     }
 }
 
@@ -301,7 +297,8 @@ enum KeyItems {
             // A persistent reference names an existing item; securityd refuses one in an add
             // (errSecValuePersistentRefUnsupported, which is errSecParam).
             if query.persistentRef != nil { throw KeychainQuery.Invalid(reason: "SecItemAdd does not take kSecValuePersistentRef") }
-            try query.requireEntitlement(of: call.authenticator(context: query.context))
+            let authenticator = try call.authenticator(context: query.context)
+            try query.requireEntitlement(of: authenticator)
             if let nothing = KeychainQuery.addStoringNothing(attributes) { return nothing }
             // An item that makes no key, as iOS keeps it: attributes alone (neither a key nor
             // its bytes), or a symmetric key's bytes as given.
@@ -311,8 +308,6 @@ enum KeyItems {
                     guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
                     return data
                 }
-                let authenticator = try call.authenticator(context: query.context)
-                try query.requireEntitlement(of: authenticator)
                 let bits = dictionary[kSecAttrKeySizeInBits as String].flatMap(KeyQuery.integer) ?? value.map { $0.count * 8 }
                 let stored = try StoredInMemoryKeys.storeWithoutKey(
                     query, value: value, bits: bits, accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
@@ -320,8 +315,6 @@ enum KeyItems {
                 return errSecSuccess
             }
             if let inMemory = try StoredInMemoryKeys.keyToAdd(query, dictionary) {
-                let authenticator = try call.authenticator(context: query.context)
-                try query.requireEntitlement(of: authenticator)
                 let attributes = try StoredInMemoryKeys.store(
                     inMemory, tag: query.tag, label: query.label, applicationLabel: query.applicationLabel,
                     accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
@@ -338,8 +331,6 @@ enum KeyItems {
                 publicKeyData = data
             }
             if let publicKeyData {
-                let authenticator = try call.authenticator(context: query.context)
-                try query.requireEntitlement(of: authenticator)
                 let stored = try authenticator.keys.storePublicKey(publicKeyData, tag: query.tag, label: query.label)
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
                 result?.pointee = query.shape(FoundKey(key: secKey, bytes: stored.publicKeyData, reference: KeyQuery.reference(toPublicKey: stored)) {
@@ -352,16 +343,17 @@ enum KeyItems {
                 ref = given
             } else if query.keyClass == kSecAttrKeyClassPrivate as String, let raw = dictionary[kSecValueData as String] {
                 guard let data = KeyQuery.data(raw) else { throw KeychainQuery.Invalid(reason: "kSecValueData must be Data") }
-                ref = try KeyQuery.softwareKey(data, on: call.authenticator(context: query.context), context: query.context)
+                ref = try KeyQuery.softwareKey(data, on: authenticator, context: query.context)
             } else {
                 throw KeychainQuery.Invalid(reason: "a key's kSecValueData needs kSecAttrKeyClass (and kSecAttrKeyType for RSA)")
             }
-            guard case let .enclave(key, authenticator) = ref.material else { return errSecUnimplemented }
-            call.use(authenticator)
-            try query.requireEntitlement(of: authenticator)
-            let stored = try authenticator.keys.store(key, tag: query.tag, label: query.label,
-                                                      applicationLabel: query.applicationLabel, accessControl: query.accessControl)
-            let secKey = SecKey(.enclave(stored, authenticator), context: ref.context, prompt: ref.prompt)
+            // The key is stored on the device it belongs to (its own context's, not the query's).
+            guard case let .enclave(key, owner) = ref.material else { return errSecUnimplemented }
+            call.use(owner)
+            try query.requireEntitlement(of: owner)
+            let stored = try owner.keys.store(key, tag: query.tag, label: query.label,
+                                              applicationLabel: query.applicationLabel, accessControl: query.accessControl)
+            let secKey = SecKey(.enclave(stored, owner), context: ref.context, prompt: ref.prompt)
             result?.pointee = query.shape(FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: stored)) {
                 KeyQuery.attributes(of: secKey)
             })

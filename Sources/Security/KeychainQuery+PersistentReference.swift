@@ -40,19 +40,6 @@ extension KeychainQuery {
             }
         }
 
-        /// Reads `bytes`; nil when they are not a reference to an item of `itemClass`.
-        init?(_ bytes: Data, itemClass: KeychainItemClass) {
-            let bytes = Data(bytes)
-            let header = Self.headerLength
-            guard Self.itemClass(of: bytes) == itemClass else { return nil }
-            let length = bytes.dropFirst(6).prefix(4).reduce(0) { $0 << 8 | Int($1) }
-            guard length <= bytes.count - header,
-                  let service = String(data: bytes.dropFirst(header).prefix(length), encoding: .utf8),
-                  let account = String(data: bytes.dropFirst(header + length), encoding: .utf8)
-            else { return nil }
-            (self.itemClass, self.service, self.account) = (itemClass, service, account)
-        }
-
         /// The reference a query's `kSecValuePersistentRef` names, for a query of items of
         /// `itemClass`: nil when it names none. As iOS's securityd reads one
         /// (`SecDbQuery.c`): bytes that are no reference (or not `Data`) are errSecParam, and a
@@ -67,16 +54,19 @@ extension KeychainQuery {
         /// Reads `bytes` as a reference to an item of `itemClass` (see ``named(in:itemClass:)``
         /// for the errors).
         init(parsing bytes: Data, itemClass: KeychainItemClass) throws {
-            guard let named = Self.itemClass(of: bytes) else {
-                throw Invalid(reason: "kSecValuePersistentRef is not a persistent reference")
-            }
+            let bytes = Data(bytes)
+            let notAReference = Invalid(reason: "kSecValuePersistentRef is not a persistent reference")
+            guard let named = Self.itemClass(of: bytes) else { throw notAReference }
             guard named == itemClass else {
                 throw NoSuchClass(description: "kSecValuePersistentRef names a \(named) item, not a \(itemClass) one")
             }
-            guard let reference = PersistentReference(bytes, itemClass: itemClass) else {
-                throw Invalid(reason: "kSecValuePersistentRef is not a persistent reference")
-            }
-            self = reference
+            let header = Self.headerLength
+            let length = bytes.dropFirst(6).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            guard length <= bytes.count - header,
+                  let service = String(data: bytes.dropFirst(header).prefix(length), encoding: .utf8),
+                  let account = String(data: bytes.dropFirst(header + length), encoding: .utf8)
+            else { throw notAReference }
+            (self.itemClass, self.service, self.account) = (itemClass, service, account)
         }
 
         /// Whether a query naming `named` (``named(in:itemClass:)``) selects the item this

@@ -500,10 +500,16 @@ struct KeychainQuery {
         return shaped.first.map { $0 as AnyObject }
     }
 
-    /// `kSecAttrTombstone` (`SecItemPriv.h`): whether an item is a deleted item's tombstone.
-    static let tombstoneKey = "tomb"
-    /// `kSecAttrMultiUser` (`SecItemPriv.h`): the user of a shared iPad; empty for everyone else.
-    static let multiUserKey = "musr"
+    /// The columns iOS's keychain schema keeps for every item and returns with its attributes
+    /// (`SecItemSchema.c`, `SecDbItem.c`): whether it synchronizes and its tombstone flag
+    /// (`kSecAttrTombstone`, always 0 here) as numbers, so `as? Bool` and `as? Int` both read
+    /// them, and its multi-user id (`kSecAttrMultiUser`, the user of a shared iPad) as empty
+    /// data. (With `kSecReturnData` too, iOS also returns the item's `sha1`, a digest of its
+    /// DER-encoded attributes: not given here.)
+    static func schemaColumns(synchronizes: Bool) -> [String: Any] {
+        [kSecAttrSynchronizable as String: NSNumber(value: Int32(synchronizes ? 1 : 0)),
+         "tomb": NSNumber(value: Int32(0)), "musr": Data()]
+    }
 
     /// The attributes of an item as `kSecReturnAttributes` gives them.
     static func attributes(of item: Found, defaultGroup: String) -> [String: Any] {
@@ -530,16 +536,8 @@ struct KeychainQuery {
         if let date = item.modificationDate { attributes[kSecAttrModificationDate as String] = date.foundationDate }
         // Every item's, flags or none: iOS 11.3 and later return it for each item.
         attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
-        // As iOS's keychain schema keeps them (`SecItemSchema.c`, `SecDbItem.c`): whether the
-        // item synchronizes, and its tombstone flag (always 0 here), are numbers, so `as? Bool`
-        // and `as? Int` both read them; the multi-user id is empty data. (With `kSecReturnData`
-        // too, iOS also returns the item's `sha1`, a digest of its DER-encoded attributes: not
-        // given here.)
         let synchronizes = (attributes[kSecAttrSynchronizable as String] as? Bool) ?? false
-        attributes[kSecAttrSynchronizable as String] = NSNumber(value: Int32(synchronizes ? 1 : 0))
-        attributes[Self.tombstoneKey] = NSNumber(value: Int32(0))
-        attributes[Self.multiUserKey] = Data()
-        return attributes
+        return attributes.merging(schemaColumns(synchronizes: synchronizes)) { $1 }
     }
 }
 

@@ -97,10 +97,11 @@ public func SecAccessControlCreateWithFlags(
     }
     do {
         // Apple's function checks its rules on every bit (userPresence with an unknown bit is
-        // refused), then reads the bits it knows and ignores the rest.
+        // refused), then reads the bits it knows and ignores the rest (dropping bits breaks no
+        // rule, so the flags kept are checked).
         let given = AccessControlFlags(rawValue: flags.rawValue)
         try given.validateCombinations()
-        return SecAccessControl(try AccessControl(accessibility, flags: given.intersection(.knownFlags)))
+        return SecAccessControl(AccessControl(validated: accessibility, flags: given.intersection(.knownFlags)))
     } catch let failure {
         error?.pointee = Unmanaged.passRetained(osStatusError(failure.osStatus, failure.message))
         return nil

@@ -339,8 +339,9 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
     let verified: Bool? = SecKeyCall.run(error) { _ in
-        // An EC private key's backends sign, decrypt and exchange keys, nothing else.
-        if key.isPrivate, !(key.inMemoryKey is RSAKey) { throw unsupportedByKey(algorithm, key) }
+        // A private key's backend may not verify at all (an EC key's signs, decrypts and
+        // exchanges keys, nothing else): the support table says.
+        if key.isPrivate, !SecKeyIsAlgorithmSupported(key, .verify, algorithm) { throw unsupportedByKey(algorithm, key) }
         if let inMemory = key.inMemoryKey {
             guard try inMemory.isValidSignature(Data(referencing: signature), for: Data(referencing: signedData), algorithm) else {
                 throw SecKeyCall.Failure(errSecVerifyFailed, "signature verification failed")
@@ -376,7 +377,7 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { _ in
-        guard !key.isPrivate else { throw unsupportedByKey(algorithm, key) }
+        if key.isPrivate, !SecKeyIsAlgorithmSupported(key, .encrypt, algorithm) { throw unsupportedByKey(algorithm, key) }
         if let inMemory = key.inMemoryKey { return try inMemory.encrypt(Data(referencing: plaintext), algorithm) as NSData }
         let variant = try eciesVariant(algorithm)
         return try ECIES.seal(Data(referencing: plaintext), to: key.publicKeyData, variant: variant) as NSData

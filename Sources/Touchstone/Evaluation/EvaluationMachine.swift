@@ -175,7 +175,9 @@ struct EvaluationMachine {
             case let .wait(duration): return wait(duration, on: prompt, then: .asking)
             }
         case let .waited(duration, prompt):
-            guard case let .waiting(then) = current else { preconditionFailure("a wait answers a wait, not the evaluation's \(current) state") }
+            guard case let .waiting(then) = current else {
+                preconditionFailure("a wait answers a wait, not the evaluation's \(current) state")
+            }
             record(.waited(duration))
             switch then {
             case .scanning:

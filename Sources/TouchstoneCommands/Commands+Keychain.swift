@@ -24,7 +24,9 @@ extension CommandTable {
                 ],
                 details: [
                     "access flags (REFERENCE §9): userPresence, biometryAny, biometryCurrentSet, devicePasscode, companion,",
-                    "or, and, privateKeyUsage, applicationPassword ('or' with 'and' is errSecParam -50).",
+                    "or, and, privateKeyUsage, applicationPassword. errSecParam (-50), as Apple's SecAccessControl.m:",
+                    "'or' with 'and', biometryAny with biometryCurrentSet, userPresence with anything but",
+                    "privateKeyUsage and applicationPassword.",
                     "accessible: whenUnlocked (default), afterFirstUnlock, whenUnlockedThisDeviceOnly,",
                     "afterFirstUnlockThisDeviceOnly, whenPasscodeSetThisDeviceOnly.",
                     "get/update consume outcomes (as for evaluate) with the prompt the item's flags require;",

@@ -1,0 +1,126 @@
+#if !canImport(Darwin)
+import Foundation
+import Logging
+import Touchstone
+
+/// The rules iOS applies to a call's dictionary before it looks at any item: attributes of
+/// another class, item lists, the search and return keys a change or an add may not hold, and
+/// the access groups the app is entitled to.
+extension KeychainQuery {
+    /// Refuses the attributes of certificates and keys in a password query
+    /// (``NoSuchAttribute``). The search keys iOS's securityd reads no rule from —
+    /// `kSecMatchCaseInsensitive`, `kSecMatchItemList` of persistent references, and the
+    /// certificate searches in a password query — are ignored, as there.
+    static func refuseUnsimulatedKeys(_ dictionary: [String: Any]) throws {
+        if let key = dictionary.keys.first(where: UnsimulatedKeys.notPasswordAttributes.contains) {
+            throw NoSuchAttribute(key: key)
+        }
+    }
+
+    /// `kSecMatchItemList`, which iOS does not implement (SecItem.h: macOS only): a list of
+    /// persistent references (`Data`) reaches securityd and is ignored, while a list of
+    /// `SecKey`s or certificates cannot be sent there (errSecParam).
+    static func checkItemList(_ dictionary: [String: Any]) throws {
+        guard let raw = dictionary[kSecMatchItemList as String] else { return }
+        guard let list = raw as? [Any], list.allSatisfy({ $0 is Data || $0 is NSData }) else {
+            throw Invalid(reason: "kSecMatchItemList is macOS-only: iOS sends only Data (persistent references) to securityd, which ignores them")
+        }
+    }
+
+    /// The status iOS's securityd gives a call, of any class, for the search keys it refuses:
+    /// in `SecItemDelete` and `SecItemUpdate` (`inChange`) every search key, `kSecMatchLimit`
+    /// too (`SecDbQuery.c` records each, the limit among them, as a match rule, and
+    /// `SecItemServer.c` / `SecItemDb.c` refuse any: "match not supported", errSecParam — a
+    /// lookup's query reused for a delete fails so on a device); in `SecItemUpdate` any
+    /// `kSecReturn…` key too (errSecParam: "update doesn't return anything"); in a lookup an
+    /// item list of anything but persistent references (errSecParam). Nil when the call may
+    /// go on. Read before the query is, so every class is refused alike.
+    static func refusedSearchKeys(_ query: CFDictionary, inChange: Bool, isUpdate: Bool = false) -> OSStatus? {
+        if inChange, searchKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
+        if isUpdate, returnKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
+        guard let list = query.object(forKey: kSecMatchItemList as String) else { return nil }
+        return (try? checkItemList([kSecMatchItemList as String: list])) == nil ? errSecParam : nil
+    }
+
+    /// The status iOS's client code (`SecItem.m`, `SecItemAuthDoQuery`) gives an add, an
+    /// update or a delete before anything reaches securityd, for any class; nil when the call
+    /// may go on:
+    /// - an access control with `kSecAttrSynchronizable` true, in the attributes an add stores
+    ///   or an update sets: errSecParam, "item with kSecAttrAccessControl is not
+    ///   synchronizable" (every `SecAccessControl` counts, one without flags too: each carries
+    ///   a default ACL);
+    /// - `kSecUseAuthenticationUISkip` in the query of anything but `SecItemCopyMatching`:
+    ///   errSecParam ("allowed only for SecItemCopyMatching").
+    /// `stored` is what an add stores or an update sets (nil for a delete).
+    static func refusedClientRules(query: CFDictionary, stored: CFDictionary?) -> OSStatus? {
+        if let stored, stored.object(forKey: kSecAttrAccessControl as String) != nil,
+           (stored.object(forKey: kSecAttrSynchronizable as String) as? Bool) == true {
+            return errSecParam
+        }
+        if let ui = query.object(forKey: kSecUseAuthenticationUI as String) as? String, ui == kSecUseAuthenticationUISkip as String {
+            return errSecParam
+        }
+        return nil
+    }
+
+    /// An add whose attributes hold a search key (`kSecMatchLimit` among them) stores nothing
+    /// and yet reports success on iOS: securityd's `s3dl_query_add` (`SecItemDb.c`) answers
+    /// `errSecItemMatchUnsupported` from a function that returns a `bool`, which reads as
+    /// true. Called where securityd gets to it: after the add's values are read, the
+    /// entitlement to its group checked and a persistent reference refused. Returns
+    /// errSecSuccess for such an add (and logs it at notice level, naming the keys), nil for
+    /// any other.
+    static func addStoringNothing(_ attributes: CFDictionary) -> OSStatus? {
+        let found = searchKeys.filter { attributes.object(forKey: $0) != nil }
+        guard !found.isEmpty else { return nil }
+        LocalAuthenticationSystem.callLogger.withLock { $0 }.notice(
+            "SecItemAdd with a search key stores nothing and reports success, as iOS's securityd does: take the search keys out of the add",
+            metadata: ["security.search-keys": .array(found.map { .string($0) })])
+        return errSecSuccess
+    }
+
+    /// The `kSecMatch…` keys.
+    private static let searchKeys: [String] = [
+        kSecMatchLimit, kSecMatchPolicy, kSecMatchItemList, kSecMatchSearchList, kSecMatchIssuers, kSecMatchEmailAddressIfPresent,
+        kSecMatchSubjectContains, kSecMatchHostOrSubdomainOfHost, kSecMatchCaseInsensitive, kSecMatchTrustedOnly,
+        kSecMatchValidOnDate,
+    ].map { $0 as String }
+
+    /// The `kSecReturn…` keys.
+    private static let returnKeys: [String] = [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef]
+        .map { $0 as String }
+
+    /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
+    /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
+    /// team-prefixed as written there), else the app's application identifier.
+    static func defaultAccessGroup(of authenticator: Authenticator) -> String {
+        authenticator.composition.keychainAccessGroups?.first ?? applicationIdentifier(of: authenticator)
+    }
+
+    /// The app's application identifier, `<team id>.<bundle id>` (``Composition/teamID``): the
+    /// access group every app has, as iOS counts its `application-identifier` entitlement among
+    /// its keychain groups.
+    static func applicationIdentifier(of authenticator: Authenticator) -> String {
+        "\(authenticator.composition.teamID).\(authenticator.appID)"
+    }
+
+    /// Refuses an access group in `attributes` that `authenticator`'s composition does not
+    /// entitle the app to (``Composition/keychainAccessGroups``): any group when it has no
+    /// list; else its application identifier (``applicationIdentifier(of:)``), the listed
+    /// groups, and Safari's group, where the shared web credential functions keep their items.
+    static func requireEntitlement(_ attributes: [String: KeychainAttributeValue]?, of authenticator: Authenticator) throws {
+        guard let entitled = authenticator.composition.keychainAccessGroups,
+              let value = attributes?[kSecAttrAccessGroup as String] else { return }
+        let group: String
+        switch value {
+        case let .string(text): group = text
+        case let .data(bytes): group = String(decoding: bytes, as: UTF8.self)
+        case .integer, .bool: throw MissingEntitlement()
+        }
+        guard group == applicationIdentifier(of: authenticator) || group == SharedWebCredentials.accessGroup
+                || entitled.contains(group) else {
+            throw MissingEntitlement()
+        }
+    }
+}
+#endif

@@ -32,6 +32,8 @@ struct KeyQuery {
     /// `kSecUseAuthenticationUIFail` (or `kSecUseNoAuthenticationUI`): the key's operations fail
     /// instead of prompting.
     let failsWithoutUI: Bool
+    /// `kSecUseAuthenticationUISkip`: a lookup leaves out the keys it would have to authenticate.
+    let skipsAuthentication: Bool
     /// `kSecAttrAccessGroup`, checked against the app's entitlements (see
     /// ``requireEntitlement(of:)``); keys are not matched by it (our rule: every key is in the
     /// app's own group, and a key made naming another group is found without naming it).
@@ -88,6 +90,7 @@ struct KeyQuery {
         let ui = dictionary[kSecUseAuthenticationUI as String] as? String
         let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) } ?? false
         failsWithoutUI = ui == kSecUseAuthenticationUIFail as String || noUI
+        skipsAuthentication = ui == kSecUseAuthenticationUISkip as String
         if let raw = dictionary[kSecValueRef as String] {
             guard let key = raw as? SecKey else { throw Invalid(reason: "kSecValueRef must be a SecKey") }
             valueRef = key
@@ -365,7 +368,8 @@ enum KeyItems {
     /// items, the stored public keys, then the items that make no key (symmetric,
     /// attribute-only), matching tag, label, application label, class and type (with
     /// `kSecValueRef` only that key, with `kSecValuePersistentRef` only that item); invalidated
-    /// keys are not found. `kSecReturnRef` gives `SecKey`s (carrying the query's
+    /// keys are not found (a software key whose access control guards its item is authenticated
+    /// first when its ref or data is asked for: ``authenticatesAtLookup(_:)``). `kSecReturnRef` gives `SecKey`s (carrying the query's
     /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` for their prompts),
     /// `kSecReturnData` a key's bytes, `kSecReturnPersistentRef` its persistent reference,
     /// shaped as ``ReturnedParts`` says. `kSecReturnData` alone for a Secure Enclave key is
@@ -375,12 +379,17 @@ enum KeyItems {
             let query = try KeyQuery(try KeyQuery.normalize(query))
             let authenticator = try call.authenticator(context: query.context)
             try query.requireEntitlement(of: authenticator)
-            let (keys, publicKeys) = try query.selected(authenticator.keys.keys(), authenticator.keys.publicKeys())
+            var (keys, publicKeys) = try query.selected(authenticator.keys.keys(), authenticator.keys.publicKeys())
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
+            let opened = query.returns.ref || query.returns.data
+            if opened, query.skipsAuthentication { keys.removeAll(where: authenticatesAtLookup) }
+            let lookupContext = opened && keys.contains(where: authenticatesAtLookup)
+                ? try authenticate(keys.filter(authenticatesAtLookup), for: query, on: authenticator) : nil
             var found: [FoundKey] = keys.map { key in
-                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
+                let context = authenticatesAtLookup(key) ? lookupContext ?? query.context : query.context
+                let secKey = SecKey(.enclave(key, authenticator), context: context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
                 return FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: key)) { KeyQuery.attributes(of: secKey) }
             }
             found += try StoredInMemoryKeys.matching(query, on: authenticator).map { stored in
@@ -410,6 +419,49 @@ enum KeyItems {
             }
             return errSecSuccess
         }
+    }
+
+    /// Whether `key`'s access control is checked when its item is read rather than when the key
+    /// is used: a software key (no token) whose flags ask for authentication without
+    /// `privateKeyUsage`. Apple's `SecAccessControlCreateWithFlags` puts such a constraint on
+    /// the item's decryption (`kAKSKeyOpDecrypt`, `SecAccessControl.m`), and securityd decrypts
+    /// a key item to return its ref or data (`s3dl_item_from_data`, `SecDbKeychainItem.m`); the
+    /// key it returns is then used in memory, without asking again.
+    static func authenticatesAtLookup(_ key: EnclaveKey) -> Bool {
+        key.isSoftware && key.flags.requiresAuthentication && !key.flags.contains(.privateKeyUsage)
+    }
+
+    /// Runs the evaluation `keys` (those ``authenticatesAtLookup(_:)``) need before a lookup
+    /// returns them, through the query's `kSecUseAuthenticationContext` or a context of the
+    /// lookup's own (one that may not prompt under `kSecUseAuthenticationUIFail`), with the
+    /// query's `kSecUseOperationPrompt`. Returns the context the found keys carry, so that
+    /// their use finds the evaluation done (nil: the query's own). A cancel is
+    /// errSecUserCanceled, a failure errSecAuthFailed, as for a protected password.
+    static func authenticate(_ keys: [EnclaveKey], for query: KeyQuery, on authenticator: Authenticator) throws
+        -> (any KeychainAuthenticationContext)? {
+        let given = try query.context.map { context -> AuthenticationContext in
+            guard let engine = context.touchstoneContext else {
+                throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
+            }
+            return engine
+        }
+        let engine = given ?? authenticator.makeContext()
+        if given == nil, query.failsWithoutUI { engine.interactionNotAllowed = true }
+        let reason = query.prompt ?? query.context?.localizedReason
+        for key in keys {
+            _ = try runBlocking {
+                try await authenticator.keys.exportPrivateKey(key, context: engine, reason: reason.flatMap { $0.isEmpty ? nil : $0 })
+            }
+        }
+        return given == nil ? LookupContext(engine) : nil
+    }
+
+    /// The context of a lookup that authenticated without `kSecUseAuthenticationContext`: the
+    /// keys it returns carry it, as iOS's carry their opened bytes.
+    final class LookupContext: KeychainAuthenticationContext {
+        let touchstoneContext: AuthenticationContext?
+        var localizedReason: String { "" }
+        init(_ context: AuthenticationContext) { touchstoneContext = context }
     }
 
     /// `SecItemDelete` of keys: every stored key matching, private (invalidated ones too) and

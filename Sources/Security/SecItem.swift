@@ -69,7 +69,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// `evaluateAccessControl`, reuse window, `interactionNotAllowed` and application password).
 /// Statuses: `errSecItemNotFound` (none, or invalidated by an enrollment change),
 /// `errSecUserCanceled`, `errSecAuthFailed` (failed, locked out, wrong application password),
-/// `errSecInteractionNotAllowed`. Certificates and identities: see `CertificateItems`. `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s.
+/// `errSecInteractionNotAllowed`. Certificates and identities: see `CertificateItems`. `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s (a software key whose access control guards its item is authenticated here, then used without asking again).
 ///
 /// ```swift
 /// var result: CFTypeRef?

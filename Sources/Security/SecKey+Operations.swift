@@ -90,7 +90,8 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
 
 /// Decrypts Apple's ECIES format with a Secure Enclave private key, after its access control's
 /// evaluation (the "secret unwrapped by biometry" pattern). Errors as
-/// ``SecKeyCreateSignature(_:_:_:_:)``; data that does not open is errSecDecode.
+/// ``SecKeyCreateSignature(_:_:_:_:)``; data that does not open (altered, or for another key) is
+/// errSecParam, "ECIES: Failed to aes-gcm decrypt data", as Apple's ECIES adaptor answers.
 public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     SecKeyCall.run(error) { call in

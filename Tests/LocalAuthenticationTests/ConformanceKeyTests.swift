@@ -196,28 +196,28 @@ struct ConformanceKeyTests {
         #expect(sim.user.pending.isEmpty)
     }
 
-    @Test("software keys: a key stored with userPresence asks for the user before exporting or signing; a cancel is LAError -2")
+    @Test("software keys: a key stored with userPresence asks for the user when a lookup returns it (a cancel is errSecUserCanceled), then exports and signs without asking again")
     func softwareKeyAccessControl() async throws {
         let sim = try TestDevice()
         sim.user.enqueue([.cancel, .present("thumb")])
-        let outcome = await sim.blocking { () -> (Int?, Data?) in
+        let outcome = await sim.blocking { () -> (OSStatus?, Data?, Bool) in
             let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)!
             let original = P256.Signing.PrivateKey()
             var add = Self.softwareQuery
             add[kSecAttrKeyClass as String] = kSecAttrKeyClassPrivate
             add[kSecValueData as String] = original.x963Representation
             add[kSecAttrAccessControl as String] = access
-            guard SecItemAdd(add as CFDictionary, nil) == errSecSuccess else { return (nil, nil) }
+            guard SecItemAdd(add as CFDictionary, nil) == errSecSuccess else { return (nil, nil, false) }
             var query = Self.softwareQuery
             query[kSecReturnRef as String] = true
             var item: CFTypeRef?
-            guard SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess, let key = item as? SecKey else { return (nil, nil) }
-            var error: Unmanaged<CFError>?
-            let cancelled = SecKeyCopyExternalRepresentation(key, &error) == nil ? (error?.takeRetainedValue() as NSError?)?.code : 0
-            return (cancelled, SecKeyCopyExternalRepresentation(key, nil) as Data?)
+            let cancelled = SecItemCopyMatching(query as CFDictionary, &item)
+            guard SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess, let key = item as? SecKey else { return (cancelled, nil, false) }
+            return (cancelled, SecKeyCopyExternalRepresentation(key, nil) as Data?, Self.verify(key, (try? Self.sign(key).get()) ?? Data()))
         }
-        #expect(outcome.0 == -2)
+        #expect(outcome.0 == errSecUserCanceled)
         #expect(outcome.1?.count == 97)
+        #expect(outcome.2, "the found key signs without another prompt (nothing more is queued)")
         #expect(sim.user.pending.isEmpty)
     }
 

@@ -306,6 +306,78 @@ struct SecurityPublishedRuleTests {
         }
         #expect(statuses == [-25306, -25306, -25306])
     }
+
+    @Test("an ECIES ciphertext that does not open — one byte of its tag or its data altered — is errSecParam 'ECIES: Failed to aes-gcm decrypt data' (SecKeyAdaptors.m, SecKeyECIESDecryptAESGCMCopyResult); the intact one opens")
+    func eciesCiphertextThatDoesNotOpenIsErrSecParam() async throws {
+        let device = try TestDevice(enrolled: [])
+        let results = await device.blocking { () -> [String] in
+            guard let key = Self.p256(token: true), let publicKey = SecKeyCopyPublicKey(key),
+                  let sealed = SecKeyCreateEncryptedData(publicKey, .eciesEncryptionStandardX963SHA256AESGCM,
+                                                         Data("the secret".utf8) as CFData, nil) as Data? else { return ["no key"] }
+            var tagAltered = sealed
+            tagAltered[tagAltered.count - 1] ^= 0x01
+            var dataAltered = sealed
+            dataAltered[65] ^= 0x01
+            return [sealed, tagAltered, dataAltered].map { ciphertext in
+                var error: Unmanaged<CFError>?
+                if let opened = SecKeyCreateDecryptedData(key, .eciesEncryptionStandardX963SHA256AESGCM, ciphertext as CFData, &error) as Data? {
+                    return String(decoding: opened, as: UTF8.self)
+                }
+                guard let failure = error?.takeRetainedValue() else { return "nil without an error" }
+                let text = String(describing: failure).contains("ECIES: Failed to aes-gcm decrypt data") ? "Apple's text" : "\(failure)"
+                return "\(CFErrorGetCode(failure)) \(text)"
+            }
+        }
+        #expect(results == ["the secret", "-50 Apple's text", "-50 Apple's text"])
+    }
+
+    @Test("a software key whose access control guards its item (userPresence, no privateKeyUsage) is authenticated when a lookup returns its ref — a cancel there is errSecUserCanceled, UI skip leaves it out, attributes alone ask nothing — and the key it returns signs without asking again (SecAccessControl.m's kAKSKeyOpDecrypt constraint, SecDbKeychainItem.m's s3dl_item_from_data)")
+    func softwareKeyItemAuthenticatesAtLookup() async throws {
+        let device = try TestDevice()
+        let tag = Data("com.example.software-key".utf8)
+        let made = await device.blocking { () -> Bool in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, nil) else { return false }
+            return Self.p256(token: false, [kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                          kSecAttrApplicationTag as String: tag,
+                                                                          kSecAttrAccessControl as String: access]]) != nil
+        }
+        #expect(made)
+        /// A lookup of the key with `extra` (made in the blocking call: a dictionary of `Any` is not
+        /// Sendable): its status and the key it returned.
+        func lookup(_ extra: @escaping @Sendable () -> [String: Any]) async -> (OSStatus, SecKey?) {
+            await device.blocking { () -> (OSStatus, SecKey?) in
+                var result: CFTypeRef?
+                let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                                            kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+                let status = SecItemCopyMatching(query.merging(extra()) { $1 } as CFDictionary, &result)
+                return (status, result.flatMap { $0 as? SecKey })
+            }
+        }
+        // Attributes alone: no prompt (nothing is queued; a prompt would fail the lookup).
+        #expect(await lookup { [kSecReturnAttributes as String: true] }.0 == errSecSuccess)
+        // kSecUseAuthenticationUISkip: the key that would ask is left out.
+        #expect(await lookup { [kSecReturnRef as String: true,
+                                kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip] }.0 == errSecItemNotFound)
+        // A cancel at the lookup's prompt.
+        device.enqueue(.cancel)
+        #expect(await lookup { [kSecReturnRef as String: true] }.0 == errSecUserCanceled)
+        // The lookup asks once; the key it returns signs (twice) without another prompt.
+        device.enqueue(.present("thumb"))
+        let (status, found) = await lookup { [kSecReturnRef as String: true] }
+        #expect(status == errSecSuccess)
+        #expect(device.user.pending.isEmpty, "the lookup asked")
+        let key = try #require(found)
+        let signatures = await device.blocking { () -> [Int] in
+            (0..<2).map { _ in
+                var error: Unmanaged<CFError>?
+                let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("challenge".utf8) as CFData, &error)
+                return signature == nil ? Self.status(error) : 0
+            }
+        }
+        // (A prompt at signing would find nothing queued and fail.)
+        #expect(signatures == [0, 0])
+    }
+
 }
 
 #endif

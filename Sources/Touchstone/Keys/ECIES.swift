@@ -103,7 +103,8 @@ public enum ECIES {
                      tag: Data(bytes.suffix(16)))
     }
 
-    /// Opens `parts` with the recipient's private key; errSecDecode when the tag does not match.
+    /// Opens `parts` with the recipient's private key; errSecParam when the tag does not match
+    /// (wrong key or altered data), with the text of Apple's ECIES adaptor (`SecKeyAdaptors.m`).
     static func open(_ parts: Parts, privateKey: P256.Signing.PrivateKey, variant: Variant) throws -> Data {
         let secret = try agree(privateKey, try publicKey(parts.ephemeralPublicKey))
         let (key, iv) = derive(secret, sharedInfo: parts.ephemeralPublicKey, variant: variant)
@@ -111,7 +112,7 @@ public enum ECIES {
             let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: iv), ciphertext: parts.ciphertext, tag: parts.tag)
             return try AES.GCM.open(box, using: key)
         } catch {
-            throw KeychainError(.corrupt, message: "the ciphertext does not open with this key (wrong key or altered data)")
+            throw KeychainError(.invalidParameter, message: "ECIES: Failed to aes-gcm decrypt data (the ciphertext does not open with this key: wrong key or altered data)")
         }
     }
 

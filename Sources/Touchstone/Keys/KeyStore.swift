@@ -273,7 +273,7 @@ public struct KeyStore: Sendable {
     /// Decrypts one of Apple's ECIES formats (see ``ECIES``; by default
     /// `.eciesEncryptionCofactorVariableIVX963SHA256AESGCM`) with `key`, after the key's
     /// evaluation (operation useKeyDecrypt). errSecParam when the ciphertext is malformed;
-    /// errSecDecode when it fails to open.
+    /// errSecParam when it fails to open (``ECIES/open(_:privateKey:variant:)``).
     public func decrypt(_ ciphertext: Data, with key: EnclaveKey, context: AuthenticationContext? = nil,
                         reason: String? = nil, variant: ECIES.Variant = .variableIVSHA256) async throws -> Data {
         let parts = try ECIES.split(ciphertext)

@@ -1,4 +1,5 @@
 import Foundation
+import Touchstone
 
 extension TestDevice {
     /// The policy `name` among the device's policies.

@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import LocalAuthentication
+import Touchstone
 
 extension TestDevice {
     /// Runs `body` with this device as the default device of `LAContext()` and the `SecItem*`

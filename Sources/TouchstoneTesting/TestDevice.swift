@@ -1,5 +1,6 @@
 import Foundation
 import TouchstonePortable
+import Touchstone
 
 /// A simulated device for one test, in one line: an in-memory Touch ID device on a
 /// `VirtualClock` with a `ScriptedInteraction` for the person in front of it, a passcode

@@ -1,6 +1,7 @@
 import Testing
 #if !canImport(Darwin)
 import LocalAuthentication
+import Touchstone
 #endif
 
 /// A Swift Testing trait that gives each test (each case of a parameterized test, each test

@@ -1,4 +1,5 @@
 import Testing
+import Touchstone
 
 /// How an evaluation ended, for assertions on a `Trace`.
 public enum EvaluationOutcome: Sendable, Equatable, CustomStringConvertible {

@@ -4,6 +4,8 @@ import LocalAuthentication
 import Testing
 import TouchstoneCommands
 import TouchstoneTesting
+import Touchstone
+import TouchstonePortable
 
 /// What a default device built from the `TOUCHSTONE_*` environment may use: the portable
 /// plugins by default (all an app adopting `LocalAuthentication` links), every built-in plugin

@@ -3,6 +3,8 @@ import Foundation
 import LocalAuthentication
 import Testing
 import TouchstoneTesting
+import Touchstone
+import TouchstonePortable
 
 /// An item's identity is the primary key of Apple's keychain schema (`SecItemSchema.c`): for
 /// a generic password its service, account, access group and `kSecAttrSynchronizable`; for an

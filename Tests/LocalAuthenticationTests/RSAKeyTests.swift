@@ -5,6 +5,7 @@ import LocalAuthentication
 import TestSupport
 import Testing
 import TouchstoneTesting
+import Touchstone
 
 /// RSA `SecKey`s (issue 34): PKCS#1 keys, every RSA signature and encryption form of SecKey.h
 /// (message and digest signatures, PKCS#1 v1.5 and PSS, raw; PKCS#1 v1.5, OAEP, OAEP-then-AES-GCM

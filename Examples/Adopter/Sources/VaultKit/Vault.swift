@@ -48,6 +48,25 @@ public struct Vault: Sendable {
         guard status == errSecSuccess else { throw Failure.keychain(status) }
     }
 
+    /// The secrets stored, by account. Only their attributes are read, so listing shows no
+    /// prompt.
+    public func records() throws -> [Record] {
+        var result: CFTypeRef?
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecReturnAttributes as String: true,
+            kSecMatchLimit as String: kSecMatchLimitAll,
+        ]
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return [] }
+        guard status == errSecSuccess else { throw Failure.keychain(status) }
+        let items = result as? [[String: Any]] ?? []
+        return items.compactMap { item in
+            (item[kSecAttrAccount as String] as? String).map { Record(service: service, account: $0) }
+        }.sorted { $0.account < $1.account }
+    }
+
     /// Reads the secret of `account`; the system shows the biometric prompt with `reason`.
     public func read(account: String, reason: String) throws -> Data {
         let query: [String: Any] = [
@@ -85,5 +104,16 @@ public struct Vault: Sendable {
             throw Failure.accessControl(error.map { "\($0.takeRetainedValue())" } ?? "unknown error")
         }
         return access
+    }
+}
+
+/// One secret the vault keeps: the service it is under and its account.
+public struct Record: Sendable, Equatable {
+    public let service: String
+    public let account: String
+
+    public init(service: String, account: String) {
+        self.service = service
+        self.account = account
     }
 }

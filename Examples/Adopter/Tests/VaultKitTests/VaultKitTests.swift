@@ -19,6 +19,16 @@ struct VaultTests {
         #expect(vault.canUseBiometrics())
     }
 
+    // `Record` is the app's own type; Touchstone's engine has one of that name too, which the
+    // test kit does not re-export, so this file can name the app's (docs/ADOPTING.md).
+    @Test("the vault lists its records by account, and listing shows no prompt")
+    func recordsListWithoutAPrompt() throws {
+        try vault.store(Data("one".utf8), account: "bob")
+        try vault.store(Data("two".utf8), account: "alice")
+        let records: [Record] = try vault.records()
+        #expect(records == [Record(service: vault.service, account: "alice"), Record(service: vault.service, account: "bob")])
+    }
+
     @Test("a stored secret reads back after a match")
     func storedSecretReadsBackAfterAMatch() throws {
         try vault.store(Data("s3cret".utf8), account: "alice")

@@ -369,7 +369,7 @@ enum KeyItems {
     /// attribute-only), matching tag, label, application label, class and type (with
     /// `kSecValueRef` only that key, with `kSecValuePersistentRef` only that item); invalidated
     /// keys are not found (a software key whose access control guards its item is authenticated
-    /// first when its ref or data is asked for: ``authenticatesAtLookup(_:)``). `kSecReturnRef` gives `SecKey`s (carrying the query's
+    /// first when its ref is asked for: ``authenticatesAtLookup(_:)``). `kSecReturnRef` gives `SecKey`s (carrying the query's
     /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` for their prompts),
     /// `kSecReturnData` a key's bytes, `kSecReturnPersistentRef` its persistent reference,
     /// shaped as ``ReturnedParts`` says. `kSecReturnData` alone for a Secure Enclave key is
@@ -383,7 +383,9 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            let opened = query.returns.ref || query.returns.data
+            // (Only a ref: a software P-256 key gives no bytes to kSecReturnData here, so a
+            // lookup of its data alone stays errSecParam below, without a prompt first.)
+            let opened = query.returns.ref
             if opened, query.skipsAuthentication { keys.removeAll(where: authenticatesAtLookup) }
             let lookupContext = opened && keys.contains(where: authenticatesAtLookup)
                 ? try authenticate(keys.filter(authenticatesAtLookup), for: query, on: authenticator) : nil

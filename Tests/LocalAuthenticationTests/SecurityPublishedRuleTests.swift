@@ -355,6 +355,8 @@ struct SecurityPublishedRuleTests {
         }
         // Attributes alone: no prompt (nothing is queued; a prompt would fail the lookup).
         #expect(await lookup { [kSecReturnAttributes as String: true] }.0 == errSecSuccess)
+        // Its data alone: our limit, no bytes for a software P-256 key (errSecParam), and no prompt first.
+        #expect(await lookup { [kSecReturnData as String: true] }.0 == errSecParam)
         // kSecUseAuthenticationUISkip: the key that would ask is left out.
         #expect(await lookup { [kSecReturnRef as String: true,
                                 kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip] }.0 == errSecItemNotFound)

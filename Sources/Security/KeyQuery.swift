@@ -383,12 +383,12 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            // (Only a ref: a software P-256 key gives no bytes to kSecReturnData here, so a
-            // lookup of its data alone stays errSecParam below, without a prompt first.)
-            let opened = query.returns.ref
-            if opened, query.skipsAuthentication { keys.removeAll(where: authenticatesAtLookup) }
-            let lookupContext = opened && keys.contains(where: authenticatesAtLookup)
-                ? try authenticate(keys.filter(authenticatesAtLookup), for: query, on: authenticator) : nil
+            // Software keys whose item iOS opens under their access control (only for a ref: a
+            // software P-256 key gives no bytes to kSecReturnData here, so a lookup of its data
+            // alone stays errSecParam below, without a prompt first).
+            if query.returns.ref, query.skipsAuthentication { keys.removeAll(where: authenticatesAtLookup) }
+            let guarded = query.returns.ref ? keys.filter(authenticatesAtLookup) : []
+            let lookupContext = guarded.isEmpty ? nil : try authenticate(guarded, for: query, on: authenticator)
             var found: [FoundKey] = keys.map { key in
                 let context = authenticatesAtLookup(key) ? lookupContext ?? query.context : query.context
                 let secKey = SecKey(.enclave(key, authenticator), context: context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
@@ -441,21 +441,14 @@ enum KeyItems {
     /// errSecUserCanceled, a failure errSecAuthFailed, as for a protected password.
     static func authenticate(_ keys: [EnclaveKey], for query: KeyQuery, on authenticator: Authenticator) throws
         -> (any KeychainAuthenticationContext)? {
-        let given = try query.context.map { context -> AuthenticationContext in
-            guard let engine = context.touchstoneContext else {
-                throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
-            }
-            return engine
-        }
-        let engine = given ?? authenticator.makeContext()
-        if given == nil, query.failsWithoutUI { engine.interactionNotAllowed = true }
-        let reason = query.prompt ?? query.context?.localizedReason
+        let engine = try KeychainCall.engineContext(query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator)
+            ?? authenticator.makeContext()
+        // The prompt's reason as a found key's own uses give it (``SecKey/reason``).
+        let reason = [query.prompt, query.context?.localizedReason].compactMap { $0 }.first { !$0.isEmpty } ?? "Use your key"
         for key in keys {
-            _ = try runBlocking {
-                try await authenticator.keys.exportPrivateKey(key, context: engine, reason: reason.flatMap { $0.isEmpty ? nil : $0 })
-            }
+            try runBlocking { try await authenticator.keys.authorize(key, context: engine, reason: reason) }
         }
-        return given == nil ? LookupContext(engine) : nil
+        return query.context == nil ? LookupContext(engine) : nil
     }
 
     /// The context of a lookup that authenticated without `kSecUseAuthenticationContext`: the

@@ -250,25 +250,32 @@ struct KeychainCall {
     /// the default device when there is none. Shared by the item and key calls.
     static func device(of context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
         guard let context else { return try LocalAuthenticationSystem.authenticator }
+        return try engine(of: context).authenticator
+    }
+
+    /// The engine context of an `LAContext`; a configuration error when it has no device.
+    static func engine(of context: any KeychainAuthenticationContext) throws -> AuthenticationContext {
         guard let engine = context.touchstoneContext else {
             throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
         }
-        return engine.authenticator
+        return engine
     }
 
-    /// The engine context a protected read uses: the query's, or a fresh one that may not
-    /// prompt under `kSecUseAuthenticationUIFail`.
-    func readingContext(for query: KeychainQuery) throws -> AuthenticationContext? {
-        if let context = query.context {
-            guard let engine = context.touchstoneContext else {
-                throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
-            }
-            return engine
-        }
-        guard query.authenticationUI == .fail, let used else { return nil }
-        let engine = used.makeContext()
+    /// The engine context a protected item or key is opened through: `given`'s (the call's
+    /// `kSecUseAuthenticationContext`), else under `kSecUseAuthenticationUIFail` a fresh one of
+    /// `authenticator` that may not prompt, else nil (the item's own fresh one, which may).
+    static func engineContext(_ given: (any KeychainAuthenticationContext)?, failsWithoutUI: Bool,
+                              on authenticator: Authenticator?) throws -> AuthenticationContext? {
+        if let given { return try engine(of: given) }
+        guard failsWithoutUI, let authenticator else { return nil }
+        let engine = authenticator.makeContext()
         engine.interactionNotAllowed = true
         return engine
+    }
+
+    /// The engine context a protected read uses (``engineContext(_:failsWithoutUI:on:)``).
+    func readingContext(for query: KeychainQuery) throws -> AuthenticationContext? {
+        try Self.engineContext(query.context, failsWithoutUI: query.authenticationUI == .fail, on: used)
     }
 
     /// Reads one matched item's data (authenticating when its access control requires).

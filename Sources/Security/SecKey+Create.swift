@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import Logging
 import Touchstone
-import TouchstoneSimulation
 
 // Creating keys, converting them and reading their attributes.
 

@@ -1,9 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
-import Logging
 import Touchstone
-import TouchstoneSimulation
 
 // Using keys: signing, verifying, encryption, decryption and key exchange.
 

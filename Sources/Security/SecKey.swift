@@ -1,7 +1,6 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
-import Logging
 import Touchstone
 import TouchstoneSimulation
 
@@ -200,16 +199,10 @@ struct SecKeyCall {
     /// The engine context the key's operations run on: its `LAContext`'s, or nil (a fresh one);
     /// under `kSecUseAuthenticationUIFail` without a context, a fresh one that may not prompt.
     func engineContext(_ key: SecKey) throws -> AuthenticationContext? {
-        guard let context = key.context else {
-            guard key.failsWithoutUI, case let .enclave(_, authenticator) = key.material else { return nil }
-            let engine = authenticator.makeContext()
-            engine.interactionNotAllowed = true
-            return engine
+        guard case let .enclave(_, authenticator) = key.material else {
+            return try key.context.map(KeychainCall.engine(of:))
         }
-        guard let engine = context.touchstoneContext else {
-            throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
-        }
-        return engine
+        return try KeychainCall.engineContext(key.context, failsWithoutUI: key.failsWithoutUI, on: authenticator)
     }
 }
 #endif

@@ -10,8 +10,4 @@
 // such name ambiguous. A test that names an engine type imports `Touchstone` (and
 // `TouchstoneSimulation` for `ScriptedInteraction` or `VirtualClock`, `TouchstonePortable`
 // for `PluginRegistry.portable`); members and cases (`.present("thumb")`, `trace.rules`) need
-// no import.
-
-import Touchstone
-import TouchstonePortable
-import TouchstoneSimulation
+// no import. (This file declares nothing: each of the kit's files imports what it uses.)

@@ -281,20 +281,30 @@ public struct KeyStore: Sendable {
         return try ECIES.open(parts, privateKey: privateKey, variant: variant)
     }
 
-    /// Runs the key's protection rules (``Keychain``'s, shared) and opens its sealed scalar.
-    private func unseal(_ key: EnclaveKey, context: AuthenticationContext?, reason: String) async throws -> P256.Signing.PrivateKey {
+    /// The key's protection rules (``Keychain``'s, shared), which every use of its private
+    /// scalar runs first: the key is this app's, still stored when permanent (deleted keys
+    /// cannot sign), and its access control is satisfied through `context` (prompting with
+    /// `reason` when that is needed). `Security` also runs them alone, where iOS checks a
+    /// software key's access control: when a lookup returns the key.
+    package func authorize(_ key: EnclaveKey, context: AuthenticationContext?, reason: String) async throws {
         guard key.appID == authenticator.appID else {
             throw KeychainError(.itemNotFound, message: "the key belongs to another app")
         }
-        return try await keychain.translatingErrors {
+        try await keychain.translatingErrors {
             var storedAt: RecordKey?
             if key.isPermanent {
-                // A stored key must still be there: deleted keys cannot sign.
                 let recordKey = try self.recordKey(key)
                 guard try device.storage.read(recordKey) != nil else { throw KeychainError(.itemNotFound) }
                 storedAt = recordKey
             }
             try await keychain.enforce(key, storedAt: storedAt, context: context, reason: reason)
+        }
+    }
+
+    /// Runs ``authorize(_:context:reason:)`` and opens the key's sealed scalar.
+    private func unseal(_ key: EnclaveKey, context: AuthenticationContext?, reason: String) async throws -> P256.Signing.PrivateKey {
+        try await authorize(key, context: context, reason: reason)
+        return try keychain.translatingErrors {
             let raw = try open(key.sealedPrivateKey, publicKey: key.publicKeyData, snapshot: try device.snapshot())
             if let known = device.unsealedKeys.withLock({ $0[raw] }) { return known.key }
             let privateKey: P256.Signing.PrivateKey

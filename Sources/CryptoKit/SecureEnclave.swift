@@ -126,14 +126,9 @@ public enum SecureEnclave {
                     return (key, authenticator)
                 }
 
+                /// The device of `context`, or the default device (as the keychain calls find it).
                 static func device(_ context: LAContext?) throws -> Authenticator {
-                    if let context {
-                        guard let engine = context.touchstoneContext else {
-                            throw TouchstoneError(.configuration, "the LAContext has no device (see the earlier Touchstone message)")
-                        }
-                        return engine.authenticator
-                    }
-                    return try LocalAuthenticationSystem.authenticator
+                    try KeychainCall.device(of: context)
                 }
 
                 /// A prompt's failure is its LAError; anything else a CryptoKit error with the `OSStatus`.

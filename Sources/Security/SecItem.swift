@@ -177,8 +177,9 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     NSString(string: securityErrorMessage(status))
 }
 
-/// One `SecItem*` call: resolves the device, maps errors to `OSStatus`.
-struct KeychainCall {
+/// One `SecItem*` call: resolves the device, maps errors to `OSStatus`. (CryptoKit's Secure
+/// Enclave keys find their device through ``device(of:)`` too.)
+package struct KeychainCall {
     /// The authenticator the call used, for saving virtual time afterwards.
     fileprivate(set) var used: Authenticator?
 
@@ -248,7 +249,7 @@ struct KeychainCall {
 
     /// The device of `context` (an `LAContext` passed as `kSecUseAuthenticationContext`), or
     /// the default device when there is none. Shared by the item and key calls.
-    static func device(of context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
+    package static func device(of context: (any KeychainAuthenticationContext)?) throws -> Authenticator {
         guard let context else { return try LocalAuthenticationSystem.authenticator }
         return try engine(of: context).authenticator
     }

@@ -436,8 +436,8 @@ enum KeyItems {
     /// Runs the evaluation `keys` (those ``authenticatesAtLookup(_:)``) need before a lookup
     /// returns them, through the query's `kSecUseAuthenticationContext` or a context of the
     /// lookup's own (one that may not prompt under `kSecUseAuthenticationUIFail`), with the
-    /// query's `kSecUseOperationPrompt`. Returns the context the found keys carry, so that
-    /// their use finds the evaluation done (nil: the query's own). A cancel is
+    /// query's `kSecUseOperationPrompt`, and opens them through it. Returns the context the
+    /// found keys carry, so that their uses ask nothing more (nil: the query's own). A cancel is
     /// errSecUserCanceled, a failure errSecAuthFailed, as for a protected password.
     static func authenticate(_ keys: [EnclaveKey], for query: KeyQuery, on authenticator: Authenticator) throws
         -> (any KeychainAuthenticationContext)? {
@@ -447,13 +447,26 @@ enum KeyItems {
         let reason = [query.prompt, query.context?.localizedReason].compactMap { $0 }.first { !$0.isEmpty } ?? "Use your key"
         for key in keys {
             try runBlocking { try await authenticator.keys.authorize(key, context: engine, reason: reason) }
+            engine.open(key)
         }
-        return query.context == nil ? LookupContext(engine) : nil
+        return query.context == nil ? OpeningContext(engine) : nil
     }
 
-    /// The context of a lookup that authenticated without `kSecUseAuthenticationContext`: the
-    /// keys it returns carry it, as iOS's carry their opened bytes.
-    final class LookupContext: KeychainAuthenticationContext {
+    /// The context the key `SecKeyCreateRandomKey` just made carries when it
+    /// ``authenticatesAtLookup(_:)``: `given`'s (`kSecUseAuthenticationContext`) or one of its
+    /// own, which opened the key. iOS returns such a key in memory, where its access control is
+    /// not checked (a lookup that reads the stored item later is).
+    static func openedAtCreation(_ key: EnclaveKey, given: (any KeychainAuthenticationContext)?,
+                                 on authenticator: Authenticator) throws -> any KeychainAuthenticationContext {
+        let engine = try given.map(KeychainCall.engine(of:)) ?? authenticator.makeContext()
+        engine.open(key)
+        return given ?? OpeningContext(engine)
+    }
+
+    /// The context that opened keys (``AuthenticationContext/open(_:)``) when the call gave no
+    /// `kSecUseAuthenticationContext`: the keys it returns carry it, as iOS's carry their
+    /// opened bytes, and their uses ask nothing.
+    final class OpeningContext: KeychainAuthenticationContext {
         let touchstoneContext: AuthenticationContext?
         var localizedReason: String { "" }
         init(_ context: AuthenticationContext) { touchstoneContext = context }

@@ -331,6 +331,49 @@ struct SecurityPublishedRuleTests {
         #expect(results == ["the secret", "-50 Apple's text", "-50 Apple's text"])
     }
 
+    @Test("the software key SecKeyCreateRandomKey returns with such access control (userPresence, no privateKeyUsage) is used in memory: it signs and exports without a prompt, while the device is locked and after its item is deleted, where a lookup of the stored item asks (SecKey.m's SecKeyCreateRandomKey returns the key it generated; SecAccessControl.m puts the constraint on the item's decryption)")
+    func softwareKeyMadeWithAccessControlIsUsedInMemory() async throws {
+        let device = try TestDevice()
+        let tag = Data("com.example.made-software-key".utf8)
+        let key = try #require(await device.blocking { () -> SecKey? in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, nil) else { return nil }
+            return Self.p256(token: false, [kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                          kSecAttrApplicationTag as String: tag,
+                                                                          kSecAttrAccessControl as String: access]])
+        })
+        /// "ok" when the key signs, else the OSStatus of its error.
+        @Sendable func sign() -> String {
+            var error: Unmanaged<CFError>?
+            let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("challenge".utf8) as CFData, &error)
+            return signature == nil ? "\(Self.status(error))" : "ok"
+        }
+        /// The status of a lookup of the stored private key's ref.
+        @Sendable func lookup() -> String {
+            var result: CFTypeRef?
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                                        kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecReturnRef as String: true]
+            return "\(SecItemCopyMatching(query as CFDictionary, &result))"
+        }
+        // Nothing is queued: a prompt would fail the call.
+        let unlocked = await device.blocking { () -> [String] in
+            [sign(), SecKeyCopyExternalRepresentation(key, nil) == nil ? "no bytes" : "ok"]
+        }
+        #expect(unlocked == ["ok", "ok"])
+        // Locked: the stored item is out of reach (a lookup fails), the key in memory is not.
+        try device.device.lock()
+        #expect(await device.blocking { [lookup(), sign()] } == ["\(errSecInteractionNotAllowed)", "ok"])
+        try device.device.unlock(with: "thumb")
+        // The stored item still asks when a lookup reads it: a cancel there.
+        device.enqueue(.cancel)
+        #expect(await device.blocking { lookup() } == "\(errSecUserCanceled)")
+        // Deleted, the item is gone; the key in memory still signs.
+        let deleted = await device.blocking { () -> [String] in
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag]
+            return ["\(SecItemDelete(query as CFDictionary))", lookup(), sign()]
+        }
+        #expect(deleted == ["0", "\(errSecItemNotFound)", "ok"])
+    }
+
     @Test("a software key whose access control guards its item (userPresence, no privateKeyUsage) is authenticated when a lookup returns its ref — a cancel there is errSecUserCanceled, UI skip leaves it out, attributes alone ask nothing — and the key it returns signs without asking again (SecAccessControl.m's kAKSKeyOpDecrypt constraint, SecDbKeychainItem.m's s3dl_item_from_data)")
     func softwareKeyItemAuthenticatesAtLookup() async throws {
         let device = try TestDevice()

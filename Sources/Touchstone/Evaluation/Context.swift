@@ -58,6 +58,8 @@ public final class AuthenticationContext: Sendable {
         /// What this context has proved (a set: repeating an evaluation adds nothing).
         /// What evaluations on this context granted, each once.
         var accessGrants: [AccessGrant] = []
+        /// The public keys of the keys opened through this context (``open(_:)``).
+        var openedKeys: Set<Data> = []
 
         /// Records the grant of `methods` for `operation`, once. Checked before a grant is made
         /// (every evaluation after the first finds its grant already there).

@@ -64,6 +64,19 @@ extension AuthenticationContext {
         return result.methods
     }
 
+    /// Marks `key` as opened through this context: its later uses with this context run none of
+    /// its protection rules (``KeyStore/authorize(_:context:reason:)``). `Security` opens a
+    /// software key a lookup authenticated or `SecKeyCreateRandomKey` just made: iOS checks such
+    /// a key's access control when it reads the stored item, then uses the key in memory.
+    package func open(_ key: EnclaveKey) {
+        state.withLock { _ = $0.openedKeys.insert(key.publicKeyData) }
+    }
+
+    /// Whether ``open(_:)`` opened `key` through this context.
+    func hasOpened(_ key: EnclaveKey) -> Bool {
+        state.withLock { $0.openedKeys.contains(key.publicKeyData) }
+    }
+
     /// Whether an earlier successful evaluation on this context satisfies `flags` (our rule:
     /// any operation's grant opens matching items, as does a policy evaluation that used the
     /// required factors).

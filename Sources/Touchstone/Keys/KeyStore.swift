@@ -285,11 +285,13 @@ public struct KeyStore: Sendable {
     /// scalar runs first: the key is this app's, still stored when permanent (deleted keys
     /// cannot sign), and its access control is satisfied through `context` (prompting with
     /// `reason` when that is needed). `Security` also runs them alone, where iOS checks a
-    /// software key's access control: when a lookup returns the key.
+    /// software key's access control: when a lookup returns the key. A key `context` opened
+    /// (``AuthenticationContext/open(_:)``) is this app's and nothing more is checked.
     package func authorize(_ key: EnclaveKey, context: AuthenticationContext?, reason: String) async throws {
         guard key.appID == authenticator.appID else {
             throw KeychainError(.itemNotFound, message: "the key belongs to another app")
         }
+        if let context, context.hasOpened(key) { return }
         try await keychain.translatingErrors {
             var storedAt: RecordKey?
             if key.isPermanent {

@@ -374,7 +374,7 @@ struct SecurityPublishedRuleTests {
         #expect(deleted == ["0", "\(errSecItemNotFound)", "ok"])
     }
 
-    @Test("a software key whose access control guards its item (userPresence, no privateKeyUsage) is authenticated when a lookup returns its ref — a cancel there is errSecUserCanceled, UI skip leaves it out, attributes alone ask nothing — and the key it returns signs without asking again (SecAccessControl.m's kAKSKeyOpDecrypt constraint, SecDbKeychainItem.m's s3dl_item_from_data)")
+    @Test("a software key whose access control guards its item (userPresence, no privateKeyUsage) is authenticated when a lookup returns its ref — a cancel there is errSecUserCanceled, UI skip leaves it out, attributes alone ask nothing — and the key it returns signs without asking again, after its item is deleted too (SecAccessControl.m's kAKSKeyOpDecrypt constraint, SecDbKeychainItem.m's s3dl_item_from_data)")
     func softwareKeyItemAuthenticatesAtLookup() async throws {
         let device = try TestDevice()
         let tag = Data("com.example.software-key".utf8)
@@ -421,6 +421,15 @@ struct SecurityPublishedRuleTests {
         }
         // (A prompt at signing would find nothing queued and fail.)
         #expect(signatures == [0, 0])
+        // The key is in memory: it still signs after its item is deleted.
+        let afterDelete = await device.blocking { () -> [Int] in
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag]
+            let deleted = Int(SecItemDelete(query as CFDictionary))
+            var error: Unmanaged<CFError>?
+            let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("challenge".utf8) as CFData, &error)
+            return [deleted, signature == nil ? Self.status(error) : 0]
+        }
+        #expect(afterDelete == [0, 0])
     }
 
 }

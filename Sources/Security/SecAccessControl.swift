@@ -156,8 +156,16 @@ package func accessibleValue(_ accessibility: Accessibility) -> String {
 /// The type identifier of `SecAccessControl`, for `CFGetTypeID(value) == SecAccessControlGetTypeID()`.
 public func SecAccessControlGetTypeID() -> CFTypeID { CFTypeKind.secAccessControl.rawValue }
 
-/// An `NSError` in `NSOSStatusErrorDomain`, as Security reports `CFError`s.
+/// An `NSError` in `NSOSStatusErrorDomain`, as Security reports `CFError`s. Apple's `SecError`
+/// keeps the message under `kCFErrorDescriptionKey` ("NSDescription", `SecCFError.c`), and
+/// CoreFoundation makes the localized description of it (`CFError.c`,
+/// `_CFErrorCreateLocalizedDescription`, the domain localized as "OSStatus"): "The operation
+/// couldn’t be completed. (OSStatus error -50 - RSAdecrypt wrong input (err -27))". Linux's
+/// Foundation reads `NSLocalizedDescriptionKey` alone, so that sentence is stored there too.
 package func osStatusError(_ status: OSStatus, _ message: String) -> NSError {
-    NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])
+    NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [
+        "NSDescription": message,
+        NSLocalizedDescriptionKey: "The operation couldn\u{2019}t be completed. (OSStatus error \(status) - \(message))",
+    ])
 }
 #endif

@@ -331,6 +331,22 @@ struct SecurityPublishedRuleTests {
         #expect(results == ["the secret", "-50 Apple's text", "-50 Apple's text"])
     }
 
+    @Test("a SecKey call's CFError keeps its message under kCFErrorDescriptionKey (SecCFError.c's SecCFCreateErrorWithFormatAndArguments), and its localized description is CoreFoundation's sentence of domain, code and message (CFError.c's _CFErrorCreateLocalizedDescription), as iOS prints it")
+    func secKeyErrorDescribesItselfAsCoreFoundationDoes() async throws {
+        let device = try TestDevice(enrolled: [])
+        let (description, message, code) = await device.blocking { () -> (String, String?, Int) in
+            guard let key = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
+                                                   kSecAttrKeySizeInBits as String: 1024] as CFDictionary, nil) else { return ("no key", nil, 0) }
+            var error: Unmanaged<CFError>?
+            let plain = SecKeyCreateDecryptedData(key, .rsaEncryptionPKCS1, Data(repeating: 1, count: 128) as CFData, &error)
+            guard plain == nil, let failure = error?.takeRetainedValue() else { return ("no error", nil, 0) }
+            return (failure.localizedDescription, failure.userInfo["NSDescription"] as? String, failure.code)
+        }
+        #expect(code == -50)
+        #expect(message == "RSAdecrypt wrong input (err -27)")
+        #expect(description == "The operation couldn\u{2019}t be completed. (OSStatus error -50 - RSAdecrypt wrong input (err -27))")
+    }
+
     @Test("the software key SecKeyCreateRandomKey returns with such access control (userPresence, no privateKeyUsage) is used in memory: it signs and exports without a prompt, while the device is locked and after its item is deleted, where a lookup of the stored item asks (SecKey.m's SecKeyCreateRandomKey returns the key it generated; SecAccessControl.m puts the constraint on the item's decryption)")
     func softwareKeyMadeWithAccessControlIsUsedInMemory() async throws {
         let device = try TestDevice()

@@ -31,7 +31,9 @@ struct SharedWebCredentialTests {
             LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
                 SecRequestSharedWebCredential(domain.map { $0 as CFString }, account.map { $0 as CFString }) { array, error in
                     let credentials = (array as? [[String: String]]) ?? []
-                    if let error { #expect(error.localizedDescription == (SecCopyErrorMessageString(OSStatus(error.code), nil) as String?)) }
+                    if let error, let message = SecCopyErrorMessageString(OSStatus(error.code), nil) as String? {
+                        #expect(error.userInfo["NSDescription"] as? String == message)
+                    }
                     #expect(array != nil, "an array, empty when nothing matched")
                     continuation.resume(returning: (credentials, error?.code ?? 0))
                 }

@@ -2,6 +2,7 @@
 import _CryptoExtras
 import Crypto
 import Foundation
+import SwiftASN1
 import Touchstone
 
 /// An RSA key of `SecKeyCreateRandomKey` or `SecKeyCreateWithData`, over swift-crypto's RSA
@@ -44,12 +45,17 @@ struct RSAKey: InMemoryKey {
         }
     }
 
-    /// A public key from its PKCS#1 `RSAPublicKey` DER; a private key from its PKCS#1
-    /// `RSAPrivateKey` DER. As on iOS (SecRSAKey.c), other encodings — X.509
-    /// `SubjectPublicKeyInfo`, PKCS#8 — are errSecParam: strip the header as iOS code does.
-    /// A key whose modulus is not a whole number of bytes is refused too (swift-crypto's
-    /// encryption keys need one).
-    init(pkcs1 data: Data, isPrivate: Bool) throws {
+    /// A public key from its PKCS#1 `RSAPublicKey` DER, or from the X.509
+    /// `SubjectPublicKeyInfo` that wraps one (``publicKeyInfoContents(_:)``); a private key from
+    /// its PKCS#1 `RSAPrivateKey` DER. Other encodings (PKCS#8) are errSecParam, as on iOS. A
+    /// key of fewer than 1024 bits, or whose modulus is not a whole number of bytes, is refused
+    /// too (our limits: BoringSSL reads no smaller key, swift-crypto's encryption keys need
+    /// whole bytes), with a message that says so.
+    init(pkcs1 encoded: Data, isPrivate: Bool) throws {
+        let data = isPrivate ? encoded : Self.publicKeyInfoContents(encoded) ?? encoded
+        if let bits = Self.modulusBits(data, isPrivate: isPrivate), !Self.bitSizes.contains(bits) || bits % 8 != 0 {
+            throw Self.unreadableSize(bits)
+        }
         do {
             if isPrivate {
                 let key = try _RSA.Signing.PrivateKey(unsafeDERRepresentation: data)
@@ -65,9 +71,40 @@ struct RSAKey: InMemoryKey {
         guard (privateKey?.derRepresentation ?? publicKey.pkcs1DERRepresentation) == data else {
             throw SecKeyCall.Failure(errSecParam, "an RSA key is PKCS#1 DER (RSAPublicKey or RSAPrivateKey), not X.509 SubjectPublicKeyInfo or PKCS#8")
         }
-        guard Self.bitSizes.contains(bits), bits % 8 == 0 else {
-            throw SecKeyCall.Failure(errSecParam, "RSA keys are read here with 1024 to 8192 bits, a whole number of bytes, not \(bits)")
+        guard Self.bitSizes.contains(bits), bits % 8 == 0 else { throw Self.unreadableSize(bits) }
+    }
+
+    private static func unreadableSize(_ bits: Int) -> SecKeyCall.Failure {
+        SecKeyCall.Failure(errSecParam, "RSA keys are read here with 1024 to 8192 bits, a whole number of bytes, not \(bits)")
+    }
+
+    /// The `RSAPublicKey` an X.509 `SubjectPublicKeyInfo` holds; nil when `data` is not one.
+    /// iOS reads that form first: `SecRSAPublicKeyInit` (SecRSAKey.c) imports with corecrypto's
+    /// `ccrsa_import_pub`, which tries X.509 (an algorithm identifier with NULL parameters,
+    /// whose OID it does not check) before PKCS#1.
+    static func publicKeyInfoContents(_ data: Data) -> Data? {
+        struct NotPublicKeyInfo: Error {}
+        guard let node = try? DER.parse(Array(data)) else { return nil }
+        return try? DER.sequence(node, identifier: .sequence) { parts in
+            guard let algorithm = parts.next(), let bits = parts.next(), parts.next() == nil else { throw NotPublicKeyInfo() }
+            try DER.sequence(algorithm, identifier: .sequence) { fields in
+                guard fields.next()?.identifier == .objectIdentifier, fields.next()?.identifier == .null,
+                      fields.next() == nil else { throw NotPublicKeyInfo() }
+            }
+            return Data(try ASN1BitString(derEncoded: bits).bytes)
         }
+    }
+
+    /// The modulus size of PKCS#1 DER (`RSAPublicKey`: the first integer; `RSAPrivateKey`: the
+    /// second, after the version); nil when the bytes are not that shape.
+    private static func modulusBits(_ data: Data, isPrivate: Bool) -> Int? {
+        guard let node = try? DER.parse(Array(data)), case let .constructed(fields) = node.content else { return nil }
+        var integers = fields.makeIterator()
+        if isPrivate { _ = integers.next() }
+        guard let modulus = integers.next(), modulus.identifier == .integer, case let .primitive(bytes) = modulus.content,
+              let first = bytes.first(where: { $0 != 0 }) else { return nil }
+        let leading = bytes.prefix { $0 == 0 }.count
+        return (bytes.count - leading) * 8 - first.leadingZeroBitCount
     }
 
     private init(privateKey: _RSA.Signing.PrivateKey?, publicKey: _RSA.Signing.PublicKey) {

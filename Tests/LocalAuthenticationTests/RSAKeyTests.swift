@@ -194,16 +194,29 @@ struct RSAKeyTests {
         #expect(privateAttributes[kSecAttrEffectiveKeySize as String] as? Int == 2048)
     }
 
-    @Test("SecKeyCreateWithData takes PKCS#1 only, as iOS (SecRSAKey.c): an X.509 SubjectPublicKeyInfo, a PKCS#8 private key or damaged bytes are errSecParam")
-    func pkcs1Only() throws {
+    @Test("SecKeyCreateWithData reads a public key as X.509 SubjectPublicKeyInfo or PKCS#1 and a private key as PKCS#1, as iOS (SecRSAKey.c's SecRSAPublicKeyInit through corecrypto's ccrsa_import_pub, X.509 first): the key read from the SubjectPublicKeyInfo exports as PKCS#1; a PKCS#8 private key or damaged bytes are errSecParam")
+    func pkcs1OrSubjectPublicKeyInfo() throws {
         let made = try check("make")
+        let (fromInfo, infoError) = key(try bytes(made["spki"]), isPrivate: false)
+        #expect(infoError == nil)
+        #expect(try fromInfo.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? } == bytes(made["publicKey"]))
         var damaged = try bytes(made["publicKey"])
         damaged.removeLast(20)
-        for (bytes, isPrivate) in [(try bytes(made["spki"]), false), (try bytes(made["pkcs8"]), true), (damaged, false),
-                                   (Data([0x30, 0x03, 0x02, 0x01, 0x00]), true)] {
+        for (bytes, isPrivate) in [(try bytes(made["pkcs8"]), true), (damaged, false), (Data([0x30, 0x03, 0x02, 0x01, 0x00]), true)] {
             let (key, error) = key(bytes, isPrivate: isPrivate)
             #expect(key == nil && (error as NSError?)?.code == Int(errSecParam))
         }
+    }
+
+    @Test("an RSA key under 1024 bits (iOS reads 512 and up: our limit, BoringSSL reads none smaller) is errSecParam with a message naming its size, not a claim that its bytes are not PKCS#1")
+    func smallKeyNamesItsSize() throws {
+        // A 512-bit RSAPublicKey: modulus 2^511 + 1, exponent 65537 (only its shape matters here).
+        let modulus: [UInt8] = [0x00, 0x80] + [UInt8](repeating: 0, count: 62) + [0x01]
+        let body: [UInt8] = [0x02, 0x41] + modulus + [0x02, 0x03, 0x01, 0x00, 0x01]
+        let (key, error) = key(Data([0x30, UInt8(body.count)] + body), isPrivate: false)
+        #expect(key == nil && (error as NSError?)?.code == Int(errSecParam))
+        #expect((error as NSError?)?.userInfo["NSDescription"] as? String
+            == "RSA keys are read here with 1024 to 8192 bits, a whole number of bytes, not 512")
     }
 
     @Test("a ciphertext that does not decrypt is errSecParam \"RSAdecrypt wrong input\", as iOS reports it")

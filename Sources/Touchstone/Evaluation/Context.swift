@@ -54,9 +54,8 @@ public final class AuthenticationContext: Sendable {
         var isInvalidated = false
         var current: EvaluationHandle?
         var lastTrace: Trace?
-        /// What successful evaluations on this context proved (opens keychain items, §8).
-        /// What this context has proved (a set: repeating an evaluation adds nothing).
-        /// What evaluations on this context granted, each once.
+        /// What successful evaluations on this context proved, each once (opens keychain
+        /// items, §8).
         var accessGrants: [AccessGrant] = []
         /// The public keys of the keys opened through this context (``open(_:)``).
         var openedKeys: Set<Data> = []

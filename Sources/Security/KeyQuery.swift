@@ -369,7 +369,7 @@ enum KeyItems {
     /// attribute-only), matching tag, label, application label, class and type (with
     /// `kSecValueRef` only that key, with `kSecValuePersistentRef` only that item); invalidated
     /// keys are not found (a software key whose access control guards its item is authenticated
-    /// first when its ref is asked for: ``authenticatesAtLookup(_:)``). `kSecReturnRef` gives `SecKey`s (carrying the query's
+    /// first when its ref is asked for: ``accessControlGuardsItem(_:)``). `kSecReturnRef` gives `SecKey`s (carrying the query's
     /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` for their prompts),
     /// `kSecReturnData` a key's bytes, `kSecReturnPersistentRef` its persistent reference,
     /// shaped as ``ReturnedParts`` says. `kSecReturnData` alone for a Secure Enclave key is
@@ -386,11 +386,11 @@ enum KeyItems {
             // Software keys whose item iOS opens under their access control (only for a ref: a
             // software P-256 key gives no bytes to kSecReturnData here, so a lookup of its data
             // alone stays errSecParam below, without a prompt first).
-            if query.returns.ref, query.skipsAuthentication { keys.removeAll(where: authenticatesAtLookup) }
-            let guarded = query.returns.ref ? keys.filter(authenticatesAtLookup) : []
+            if query.returns.ref, query.skipsAuthentication { keys.removeAll(where: accessControlGuardsItem) }
+            let guarded = query.returns.ref ? keys.filter(accessControlGuardsItem) : []
             let lookupContext = guarded.isEmpty ? nil : try authenticate(guarded, for: query, on: authenticator)
             var found: [FoundKey] = keys.map { key in
-                let context = authenticatesAtLookup(key) ? lookupContext ?? query.context : query.context
+                let context = accessControlGuardsItem(key) ? lookupContext ?? query.context : query.context
                 let secKey = SecKey(.enclave(key, authenticator), context: context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
                 return FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: key)) { KeyQuery.attributes(of: secKey) }
             }
@@ -429,37 +429,42 @@ enum KeyItems {
     /// the item's decryption (`kAKSKeyOpDecrypt`, `SecAccessControl.m`), and securityd decrypts
     /// a key item to return its ref or data (`s3dl_item_from_data`, `SecDbKeychainItem.m`); the
     /// key it returns is then used in memory, without asking again.
-    static func authenticatesAtLookup(_ key: EnclaveKey) -> Bool {
+    static func accessControlGuardsItem(_ key: EnclaveKey) -> Bool {
         key.isSoftware && key.flags.requiresAuthentication && !key.flags.contains(.privateKeyUsage)
     }
 
-    /// Runs the evaluation `keys` (those ``authenticatesAtLookup(_:)``) need before a lookup
+    /// Runs the evaluation `keys` (those ``accessControlGuardsItem(_:)``) need before a lookup
     /// returns them, through the query's `kSecUseAuthenticationContext` or a context of the
     /// lookup's own (one that may not prompt under `kSecUseAuthenticationUIFail`), with the
     /// query's `kSecUseOperationPrompt`, and opens them through it. Returns the context the
-    /// found keys carry, so that their uses ask nothing more (nil: the query's own). A cancel is
+    /// found keys carry, so that their uses ask nothing more. A cancel is
     /// errSecUserCanceled, a failure errSecAuthFailed, as for a protected password.
     static func authenticate(_ keys: [EnclaveKey], for query: KeyQuery, on authenticator: Authenticator) throws
-        -> (any KeychainAuthenticationContext)? {
+        -> any KeychainAuthenticationContext {
         let engine = try KeychainCall.engineContext(query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator)
             ?? authenticator.makeContext()
         // The prompt's reason as a found key's own uses give it (``SecKey/reason``).
         let reason = [query.prompt, query.context?.localizedReason].compactMap { $0 }.first { !$0.isEmpty } ?? "Use your key"
         for key in keys {
             try runBlocking { try await authenticator.keys.authorize(key, context: engine, reason: reason) }
-            engine.open(key)
         }
-        return query.context == nil ? OpeningContext(engine) : nil
+        return open(keys, through: engine, given: query.context)
     }
 
     /// The context the key `SecKeyCreateRandomKey` just made carries when it
-    /// ``authenticatesAtLookup(_:)``: `given`'s (`kSecUseAuthenticationContext`) or one of its
+    /// ``accessControlGuardsItem(_:)``: `given`'s (`kSecUseAuthenticationContext`) or one of its
     /// own, which opened the key. iOS returns such a key in memory, where its access control is
     /// not checked (a lookup that reads the stored item later is).
     static func openedAtCreation(_ key: EnclaveKey, given: (any KeychainAuthenticationContext)?,
                                  on authenticator: Authenticator) throws -> any KeychainAuthenticationContext {
-        let engine = try given.map(KeychainCall.engine(of:)) ?? authenticator.makeContext()
-        engine.open(key)
+        try open([key], through: given.map(KeychainCall.engine(of:)) ?? authenticator.makeContext(), given: given)
+    }
+
+    /// Opens `keys` through `engine` (``AuthenticationContext/open(_:)``); returns the context
+    /// they carry: `given` (whose engine context is `engine`), or one holding `engine`.
+    private static func open(_ keys: [EnclaveKey], through engine: AuthenticationContext,
+                             given: (any KeychainAuthenticationContext)?) -> any KeychainAuthenticationContext {
+        for key in keys { engine.open(key) }
         return given ?? OpeningContext(engine)
     }
 

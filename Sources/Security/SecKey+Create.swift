@@ -88,7 +88,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         }
         // A software key whose access control guards its stored item is used in memory, as
         // iOS's: it asks nothing now; a lookup that reads it later does.
-        let context = KeyItems.authenticatesAtLookup(key)
+        let context = KeyItems.accessControlGuardsItem(key)
             ? try KeyItems.openedAtCreation(key, given: query.context, on: authenticator) : query.context
         return SecKey(.enclave(key, authenticator), context: context, prompt: query.prompt)
     }

@@ -53,9 +53,6 @@ struct RSAKey: InMemoryKey {
     /// whole bytes), with a message that says so.
     init(pkcs1 encoded: Data, isPrivate: Bool) throws {
         let data = isPrivate ? encoded : Self.publicKeyInfoContents(encoded) ?? encoded
-        if let bits = Self.modulusBits(data, isPrivate: isPrivate), !Self.bitSizes.contains(bits) || bits % 8 != 0 {
-            throw Self.unreadableSize(bits)
-        }
         do {
             if isPrivate {
                 let key = try _RSA.Signing.PrivateKey(unsafeDERRepresentation: data)
@@ -64,6 +61,8 @@ struct RSAKey: InMemoryKey {
                 self.init(privateKey: nil, publicKey: try _RSA.Signing.PublicKey(unsafeDERRepresentation: data))
             }
         } catch {
+            // BoringSSL reads no key under 1024 bits: name the size when that is why.
+            if let bits = Self.modulusBits(data, isPrivate: isPrivate), !Self.bitSizes.contains(bits) { throw Self.unreadableSize(bits) }
             throw SecKeyCall.Failure(errSecParam, "not an RSA \(isPrivate ? "private" : "public") key in PKCS#1 DER")
         }
         // swift-crypto's parsers also take PKCS#8 and SubjectPublicKeyInfo: only bytes that are

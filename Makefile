@@ -49,7 +49,7 @@ example: deps
 	$(SWIFT) run ChangeDetection
 
 server: deps
-	$(SWIFT) run --package-path Server touchstone-server $(ARGS)
+	SWIFT=$(SWIFT) scripts/swift-quick run --package-path Server touchstone-server $(ARGS)
 
 docs:
 	$(SWIFT) package --disable-sandbox generate-documentation --target Touchstone

@@ -7,7 +7,7 @@
 # toolchain alone.
 #
 #   scripts/adopter-test.sh            clean build and test (own scratch folder, removed after)
-#   scripts/adopter-test.sh --keep     keep the build folder (Examples/Adopter/.build-hidden)
+#   scripts/adopter-test.sh --keep     keep the build folder (Examples/Adopter/.build)
 #
 # Needs root (or unshare's privileges) for the mount namespace; make test runs it as CI does.
 # Hiding: an overlay over /usr/include and the multiarch library folder whose upper layer holds
@@ -16,7 +16,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 adopter="$root/Examples/Adopter"
-scratch="$adopter/.build-hidden"
+scratch="$adopter/.build"
 SWIFT=${SWIFT:-swift}
 
 if [ "${1:-}" != "--inside" ]; then
@@ -72,6 +72,9 @@ if command -v pkg-config >/dev/null 2>&1; then
 fi
 echo "adopter-test: no -dev header and no .pc file of ${packages[*]} is visible"
 
+# Through scripts/swift-quick: BoringSSL's objects from the ThreadSanitizer build, its folder
+# named .build as theirs is so that ccache sees the same relative paths (a header hidden above
+# would be a miss, not a stale hit).
 cd "$adopter"
-"$SWIFT" build -q --build-tests --scratch-path "$scratch"
-"$SWIFT" test --skip-build --scratch-path "$scratch"
+SWIFT="$SWIFT" "$root/scripts/swift-quick" build -q --build-tests --scratch-path "$scratch"
+SWIFT="$SWIFT" "$root/scripts/swift-quick" test --skip-build --scratch-path "$scratch"

@@ -14,6 +14,9 @@
 #   dbus                    dbus-daemon for the private system bus
 # and, for the independent App Attest verifier (scripts/pyattest-env.sh):
 #   python3-venv            Debian's python3 with venv (pyattest is installed from PyPI into it)
+# and, for make test's later builds (scripts/swift-quick):
+#   ccache                  compiles BoringSSL once for the ThreadSanitizer, adopter and server
+#                           builds instead of once each
 # Uses sudo when not running as root. Does nothing when everything is present.
 set -euo pipefail
 
@@ -47,6 +50,7 @@ fi
 if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
   missing+=(python3-venv)
 fi
+command -v ccache >/dev/null 2>&1 || missing+=(ccache)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -16,10 +16,10 @@ check=0
 
 "$SWIFT" build --product FingerprintLogin -q
 "$SWIFT" build --product touchstone -q
-"$SWIFT" build --package-path Server --product touchstone-server -q
+SWIFT="$SWIFT" scripts/swift-quick build --package-path Server --product touchstone-server -q
 app="$("$SWIFT" build --show-bin-path)/FingerprintLogin"
 touchstone="$("$SWIFT" build --show-bin-path)/touchstone"
-server="$("$SWIFT" build --package-path Server --show-bin-path)/touchstone-server"
+server="$(SWIFT="$SWIFT" scripts/swift-quick build --package-path Server --show-bin-path)/touchstone-server"
 
 # shellcheck source=scripts/login-server-lib.sh
 . scripts/login-server-lib.sh

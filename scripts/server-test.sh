@@ -25,12 +25,12 @@ trap 'stop_login_server || true; thaw_postgres; scripts/postgres-testenv.sh stop
 
 # Build first (no time limit: a clean build takes minutes), then test under one: a hung test
 # must not hang CI (TERM after 10 minutes, KILL 10 s later).
-"$SWIFT" build --package-path Server --build-tests
-timeout -k 10 600 "$SWIFT" test --package-path Server --skip-build
+SWIFT="$SWIFT" scripts/swift-quick build --package-path Server --build-tests
+timeout -k 10 600 env SWIFT="$SWIFT" scripts/swift-quick test --package-path Server --skip-build
 
 # The executable: --help, start on a free port, /health, SIGTERM drains and exits 0.
-"$SWIFT" build --package-path Server --product touchstone-server -q
-bin="$("$SWIFT" build --package-path Server --show-bin-path)/touchstone-server"
+SWIFT="$SWIFT" scripts/swift-quick build --package-path Server --product touchstone-server -q
+bin="$(SWIFT="$SWIFT" scripts/swift-quick build --package-path Server --show-bin-path)/touchstone-server"
 "$bin" --help >/dev/null
 # A host that does not resolve is a usage error (64) before anything is created.
 nowhere=$(mktemp -d)

@@ -63,6 +63,7 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
+        .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         // App Attest: Apple's formats and a server-side verifier (no Touchstone in it), the
         // device side over an authenticator, and `DeviceCheck` under Apple's names.
         .library(name: "TouchstoneAppAttestFormat", targets: ["TouchstoneAppAttestFormat"]),
@@ -188,6 +189,19 @@ let package = Package(
         .target(
             name: "CryptoKit",
             dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+
+        // CommonCrypto's C API under its Swift names (digests, HMAC, AES with CCCrypt and
+        // cryptors, PBKDF2, AES key wrap, random bytes) over swift-crypto: iOS code that
+        // imports it compiles unchanged (Linux only, as the other Apple-named modules).
+        .target(
+            name: "CommonCrypto",
+            dependencies: [
+                "Touchstone",  // SHA-224, which swift-crypto does not offer
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),  // AES's block function, PBKDF2
+            ],
             swiftSettings: strictSettings
         ),
 
@@ -337,6 +351,11 @@ let package = Package(
         // Shared by the test targets: child processes without Foundation's Process.
         .target(name: "CTestSupport", path: "Tests/CSupport"),
         .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/Support", swiftSettings: strictSettings),
+        .testTarget(
+            name: "CommonCryptoTests",
+            dependencies: ["CommonCrypto"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "TouchstoneTests",
             dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneTesting"],

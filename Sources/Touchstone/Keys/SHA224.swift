@@ -11,9 +11,9 @@ import Foundation
 /// xor) takes the same time whatever the value. `SHA224Tests` checks it against FIPS 180-4's
 /// examples, NIST's long-message vector and Python's `hashlib` at every length around the
 /// padding's block boundaries.
-enum SHA224 {
+package enum SHA224 {
     /// The digest's length in bytes.
-    static let byteCount = 28
+    package static let byteCount = 28
 
     /// SHA-224's initial hash value (FIPS 180-4 §5.3.2): the second 32 bits of the fractional
     /// parts of the square roots of the 9th to 16th primes.
@@ -36,7 +36,7 @@ enum SHA224 {
     ]
 
     /// The SHA-224 digest of `data` (28 bytes).
-    static func hash(_ data: Data) -> Data {
+    package static func hash(_ data: Data) -> Data {
         var state = initialState
         // The message, a 1 bit, zeros up to 56 bytes past a multiple of 64, then the message's
         // length in bits as a 64-bit big-endian number (§5.1.1).

@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+import Touchstone
+
+// Apple's `CommonHMAC.h`: HMAC in one call or through a context, on swift-crypto's `HMAC`
+// (HMAC-SHA-224 over Touchstone's SHA-224, RFC 2104's construction written out).
+
+/// The digest an HMAC uses: one of the `kCCHmacAlg…` constants.
+public typealias CCHmacAlgorithm = UInt32
+
+/// HMAC with SHA-1.
+public let kCCHmacAlgSHA1 = 0
+/// HMAC with MD5.
+public let kCCHmacAlgMD5 = 1
+/// HMAC with SHA-256.
+public let kCCHmacAlgSHA256 = 2
+/// HMAC with SHA-384.
+public let kCCHmacAlgSHA384 = 3
+/// HMAC with SHA-512.
+public let kCCHmacAlgSHA512 = 4
+/// HMAC with SHA-224.
+public let kCCHmacAlgSHA224 = 5
+
+/// An HMAC in progress (`CCHmacInit`, `CCHmacUpdate`, `CCHmacFinal`).
+public struct CCHmacContext: Sendable {
+    var state: HMACState?
+    /// An empty context; `CCHmacInit` starts it.
+    public init() {}
+}
+
+/// An HMAC in progress, by digest.
+enum HMACState: Sendable {
+    case md5(HMAC<Insecure.MD5>)
+    case sha1(HMAC<Insecure.SHA1>)
+    /// HMAC-SHA-224 is computed at the end, from the key and everything given.
+    case sha224(key: Data, message: Data)
+    case sha256(HMAC<SHA256>)
+    case sha384(HMAC<SHA384>)
+    case sha512(HMAC<SHA512>)
+
+    /// The state for `algorithm` keyed with `key`, or nil for an algorithm CommonCrypto does not
+    /// name (its `CCHmacInit` then leaves the context as it was).
+    init?(_ algorithm: CCHmacAlgorithm, key: UnsafeRawBufferPointer) {
+        let symmetricKey = SymmetricKey(data: key)
+        switch Int(algorithm) {
+        case kCCHmacAlgMD5: self = .md5(HMAC(key: symmetricKey))
+        case kCCHmacAlgSHA1: self = .sha1(HMAC(key: symmetricKey))
+        case kCCHmacAlgSHA224: self = .sha224(key: Data(key), message: Data())
+        case kCCHmacAlgSHA256: self = .sha256(HMAC(key: symmetricKey))
+        case kCCHmacAlgSHA384: self = .sha384(HMAC(key: symmetricKey))
+        case kCCHmacAlgSHA512: self = .sha512(HMAC(key: symmetricKey))
+        default: return nil
+        }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        switch self {
+        case .md5(var mac): mac.update(data: bytes); self = .md5(mac)
+        case .sha1(var mac): mac.update(data: bytes); self = .sha1(mac)
+        case .sha224(let key, var message): message.append(contentsOf: bytes); self = .sha224(key: key, message: message)
+        case .sha256(var mac): mac.update(data: bytes); self = .sha256(mac)
+        case .sha384(var mac): mac.update(data: bytes); self = .sha384(mac)
+        case .sha512(var mac): mac.update(data: bytes); self = .sha512(mac)
+        }
+    }
+
+    func finalize() -> [UInt8] {
+        switch self {
+        case .md5(let mac): Array(mac.finalize())
+        case .sha1(let mac): Array(mac.finalize())
+        case .sha224(let key, let message): Self.hmacSHA224(key: key, message: message)
+        case .sha256(let mac): Array(mac.finalize())
+        case .sha384(let mac): Array(mac.finalize())
+        case .sha512(let mac): Array(mac.finalize())
+        }
+    }
+
+    /// RFC 2104 over SHA-224 (64-byte blocks): H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ message)).
+    private static func hmacSHA224(key: Data, message: Data) -> [UInt8] {
+        let blockSize = 64
+        var block = key.count > blockSize ? Array(SHA224.hash(key)) : Array(key)
+        block += [UInt8](repeating: 0, count: blockSize - block.count)
+        let inner = SHA224.hash(Data(block.map { $0 ^ 0x36 }) + message)
+        return Array(SHA224.hash(Data(block.map { $0 ^ 0x5C }) + inner))
+    }
+}
+
+/// Starts an HMAC with `algorithm` (a `kCCHmacAlg…` constant) and `keyLength` bytes of key at
+/// `key`. An unknown algorithm leaves the context as it was.
+public func CCHmacInit(
+    _ ctx: UnsafeMutablePointer<CCHmacContext>!, _ algorithm: CCHmacAlgorithm, _ key: UnsafeRawPointer!, _ keyLength: Int
+) {
+    guard let ctx, let state = HMACState(algorithm, key: rawBytes(key, keyLength)) else { return }
+    ctx.pointee.state = state
+}
+
+/// Adds `dataLength` bytes at `data` to the HMAC.
+public func CCHmacUpdate(_ ctx: UnsafeMutablePointer<CCHmacContext>!, _ data: UnsafeRawPointer!, _ dataLength: Int) {
+    guard let ctx, var state = ctx.pointee.state else { return }
+    state.update(rawBytes(data, dataLength))
+    ctx.pointee.state = state
+}
+
+/// Writes the HMAC to `macOut` (the digest's length) and ends the context.
+public func CCHmacFinal(_ ctx: UnsafeMutablePointer<CCHmacContext>!, _ macOut: UnsafeMutableRawPointer!) {
+    guard let ctx, let state = ctx.pointee.state else { return }
+    copyBytes(state.finalize(), to: macOut)
+    ctx.pointee.state = nil
+}
+
+/// The HMAC of `dataLength` bytes at `data` with `algorithm` and `keyLength` bytes of key,
+/// written to `macOut` (the digest's length). An unknown algorithm writes nothing.
+public func CCHmac(
+    _ algorithm: CCHmacAlgorithm, _ key: UnsafeRawPointer!, _ keyLength: Int,
+    _ data: UnsafeRawPointer!, _ dataLength: Int, _ macOut: UnsafeMutableRawPointer!
+) {
+    guard var state = HMACState(algorithm, key: rawBytes(key, keyLength)) else { return }
+    state.update(rawBytes(data, dataLength))
+    copyBytes(state.finalize(), to: macOut)
+}

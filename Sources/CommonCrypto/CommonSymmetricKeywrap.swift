@@ -1,0 +1,137 @@
+import Crypto
+import _CryptoExtras
+import Foundation
+
+// Apple's `CommonSymmetricKeywrap.h`: AES key wrap (RFC 3394) with CommonCrypto's argument
+// checks and statuses (`CommonSymmetricKeywrap.c`), on swift-crypto's AES block function so
+// that any 8-byte IV works as it does there.
+
+/// The key-wrap algorithm: `kCCWRAPAES`.
+public typealias CCWrappingAlgorithm = UInt32
+/// AES key wrap (RFC 3394).
+public let kCCWRAPAES = 1
+
+/// RFC 3394's default initial value, eight 0xA6 bytes.
+nonisolated(unsafe) public let CCrfc3394_iv: UnsafePointer<UInt8>! = {
+    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 8)
+    bytes.initialize(repeating: 0xA6, count: 8)
+    return UnsafePointer(bytes)
+}()
+
+/// The length of `CCrfc3394_iv`.
+public let CCrfc3394_ivLen = 8
+
+/// The length of a key of `rawKeyLen` bytes once wrapped: 8 bytes more.
+public func CCSymmetricWrappedSize(_ algorithm: CCWrappingAlgorithm, _ rawKeyLen: Int) -> Int {
+    rawKeyLen > Int.max - 8 ? 0 : rawKeyLen + 8
+}
+
+/// The length of a wrapped key of `wrappedKeyLen` bytes once unwrapped: 8 bytes fewer.
+public func CCSymmetricUnwrappedSize(_ algorithm: CCWrappingAlgorithm, _ wrappedKeyLen: Int) -> Int {
+    max(wrappedKeyLen - 8, 0)
+}
+
+/// Wraps `rawKeyLen` bytes of key with a 16-, 24- or 32-byte key-encryption key. `iv` (nil
+/// means `CCrfc3394_iv`) needs at least 8 bytes; the key at least 16, a multiple of 8.
+/// `wrappedKeyLen` holds the room in `wrappedKey` and gets the length written. kCCParamError,
+/// with the output cleared and its length 0, for anything else.
+public func CCSymmetricKeyWrap(
+    _ algorithm: CCWrappingAlgorithm, _ iv: UnsafePointer<UInt8>!, _ ivLen: Int,
+    _ kek: UnsafePointer<UInt8>!, _ kekLen: Int, _ rawKey: UnsafePointer<UInt8>!, _ rawKeyLen: Int,
+    _ wrappedKey: UnsafeMutablePointer<UInt8>!, _ wrappedKeyLen: UnsafeMutablePointer<Int>!
+) -> Int32 {
+    guard let wrappedKeyLen else { return Int32(kCCParamError) }
+    let room = wrappedKeyLen.pointee
+    guard let wrapping = KeyWrap(kek: kek, length: kekLen), let wrappedKey,
+          room >= CCSymmetricWrappedSize(algorithm, rawKeyLen), iv == nil || ivLen >= 8,
+          rawKeyLen >= 16, rawKeyLen % 8 == 0, let rawKey
+    else {
+        if let wrappedKey, room > 0 { wrappedKey.update(repeating: 0, count: room) }
+        wrappedKeyLen.pointee = 0
+        return Int32(kCCParamError)
+    }
+    let initial = Array(UnsafeBufferPointer(start: iv ?? CCrfc3394_iv, count: 8))
+    let wrapped = wrapping.wrap(Array(UnsafeBufferPointer(start: rawKey, count: rawKeyLen)), iv: initial)
+    wrappedKey.update(from: wrapped, count: wrapped.count)
+    wrappedKeyLen.pointee = wrapped.count
+    return Int32(kCCSuccess)
+}
+
+/// Unwraps `wrappedKeyLen` bytes with the key-encryption key, checking the result against `iv`
+/// and then against `CCrfc3394_iv`, as CommonCrypto does. `rawKeyLen` holds the room in
+/// `rawKey` and gets the length written. kCCDecodeError when neither IV matches (the wrong key,
+/// or damaged data); kCCParamError for a bad key-encryption key, IV or room. On failure the
+/// output is cleared and its length is 0.
+public func CCSymmetricKeyUnwrap(
+    _ algorithm: CCWrappingAlgorithm, _ iv: UnsafePointer<UInt8>!, _ ivLen: Int,
+    _ kek: UnsafePointer<UInt8>!, _ kekLen: Int, _ wrappedKey: UnsafePointer<UInt8>!, _ wrappedKeyLen: Int,
+    _ rawKey: UnsafeMutablePointer<UInt8>!, _ rawKeyLen: UnsafeMutablePointer<Int>!
+) -> Int32 {
+    guard let rawKeyLen else { return Int32(kCCParamError) }
+    let room = rawKeyLen.pointee
+    rawKeyLen.pointee = 0
+    guard let wrapping = KeyWrap(kek: kek, length: kekLen), let rawKey,
+          room >= CCSymmetricUnwrappedSize(algorithm, wrappedKeyLen), iv == nil || ivLen >= 8
+    else { return Int32(kCCParamError) }
+    rawKey.update(repeating: 0, count: room)
+    guard let wrappedKey, wrappedKeyLen >= 24, wrappedKeyLen % 8 == 0 else { return Int32(kCCDecodeError) }
+    let wrapped = Array(UnsafeBufferPointer(start: wrappedKey, count: wrappedKeyLen))
+    for candidate in [iv, CCrfc3394_iv] {
+        guard let candidate else { continue }
+        if let key = wrapping.unwrap(wrapped, iv: Array(UnsafeBufferPointer(start: candidate, count: 8))) {
+            rawKey.update(from: key, count: key.count)
+            rawKeyLen.pointee = key.count
+            return Int32(kCCSuccess)
+        }
+    }
+    return Int32(kCCDecodeError)
+}
+
+/// RFC 3394's wrapping: six passes over the key's 64-bit halves, each AES-encrypting the
+/// integrity value with one of them.
+private struct KeyWrap {
+    let key: SymmetricKey
+
+    init?(kek: UnsafePointer<UInt8>?, length: Int) {
+        guard let kek, [16, 24, 32].contains(length) else { return nil }
+        key = SymmetricKey(data: UnsafeRawBufferPointer(start: kek, count: length))
+    }
+
+    /// AES on one block with a key already checked to be an AES key.
+    private func permute(_ block: [UInt8], forward: Bool) -> [UInt8] {
+        var block = block
+        if forward { try? AES.permute(&block, key: key) } else { try? AES.inversePermute(&block, key: key) }
+        return block
+    }
+
+    private static func counter(_ t: Int) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(t) >> (8 * (7 - $0))) }
+    }
+
+    func wrap(_ plain: [UInt8], iv: [UInt8]) -> [UInt8] {
+        var a = iv
+        var r = stride(from: 0, to: plain.count, by: 8).map { Array(plain[$0..<$0 + 8]) }
+        for j in 0..<6 {
+            for i in r.indices {
+                let b = permute(a + r[i], forward: true)
+                a = zip(b.prefix(8), Self.counter(r.count * j + i + 1)).map { $0 ^ $1 }
+                r[i] = Array(b.suffix(8))
+            }
+        }
+        return a + r.flatMap { $0 }
+    }
+
+    func unwrap(_ wrapped: [UInt8], iv: [UInt8]) -> [UInt8]? {
+        var a = Array(wrapped.prefix(8))
+        var r = stride(from: 8, to: wrapped.count, by: 8).map { Array(wrapped[$0..<$0 + 8]) }
+        for j in (0..<6).reversed() {
+            for i in r.indices.reversed() {
+                let t = Self.counter(r.count * j + i + 1)
+                let b = permute(zip(a, t).map { $0 ^ $1 } + r[i], forward: false)
+                a = Array(b.prefix(8))
+                r[i] = Array(b.suffix(8))
+            }
+        }
+        return a == iv ? r.flatMap { $0 } : nil
+    }
+}

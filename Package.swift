@@ -63,7 +63,7 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
-        .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
+        .library(name: "CommonCrypto", targets: ["CommonCrypto", "CommonCryptoImplementation"]),
         // App Attest: Apple's formats and a server-side verifier (no Touchstone in it), the
         // device side over an authenticator, and `DeviceCheck` under Apple's names.
         .library(name: "TouchstoneAppAttestFormat", targets: ["TouchstoneAppAttestFormat"]),
@@ -192,13 +192,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // CommonCrypto's C API under its Swift names (digests, HMAC, AES with CCCrypt and
-        // cryptors, PBKDF2, AES key wrap, random bytes) over swift-crypto: iOS code that
-        // imports it compiles unchanged (Linux only, as the other Apple-named modules).
+        // CommonCrypto (digests, HMAC, AES with CCCrypt and cryptors, PBKDF2, AES key wrap,
+        // random bytes): its C header as the module `CommonCrypto`, so Swift imports it as it
+        // does Apple's (C's pointer conversions included) and iOS code that imports it compiles
+        // unchanged; the functions are defined in Swift with @_cdecl, over swift-crypto (Linux
+        // only, as the other Apple-named modules). A C module is also seen only by the targets
+        // that depend on it: swift-crypto's `#if canImport(CommonCrypto)` stays false.
+        .target(name: "CommonCrypto"),
         .target(
-            name: "CommonCrypto",
+            name: "CommonCryptoImplementation",
             dependencies: [
-                "Touchstone",  // SHA-224, which swift-crypto does not offer
+                "CommonCrypto",
+                "Touchstone",  // SHA-224, which swift-crypto does not offer; `Locked`
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // AES's block function, PBKDF2
             ],
@@ -353,7 +358,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/Support", swiftSettings: strictSettings),
         .testTarget(
             name: "CommonCryptoTests",
-            dependencies: ["CommonCrypto"],
+            dependencies: ["CommonCrypto", "CommonCryptoImplementation"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,32 +1,10 @@
+import CommonCrypto
 import Crypto
 import Foundation
 import Touchstone
 
-// Apple's `CommonHMAC.h`: HMAC in one call or through a context, on swift-crypto's `HMAC`
-// (HMAC-SHA-224 over Touchstone's SHA-224, RFC 2104's construction written out).
-
-/// The digest an HMAC uses: one of the `kCCHmacAlg…` constants.
-public typealias CCHmacAlgorithm = UInt32
-
-/// HMAC with SHA-1.
-public let kCCHmacAlgSHA1 = 0
-/// HMAC with MD5.
-public let kCCHmacAlgMD5 = 1
-/// HMAC with SHA-256.
-public let kCCHmacAlgSHA256 = 2
-/// HMAC with SHA-384.
-public let kCCHmacAlgSHA384 = 3
-/// HMAC with SHA-512.
-public let kCCHmacAlgSHA512 = 4
-/// HMAC with SHA-224.
-public let kCCHmacAlgSHA224 = 5
-
-/// An HMAC in progress (`CCHmacInit`, `CCHmacUpdate`, `CCHmacFinal`).
-public struct CCHmacContext: Sendable {
-    var state: HMACState?
-    /// An empty context; `CCHmacInit` starts it.
-    public init() {}
-}
+// CommonHMAC.h's functions, on swift-crypto's `HMAC` (HMAC-SHA-224 over Touchstone's SHA-224,
+// RFC 2104's construction written out).
 
 /// An HMAC in progress, by digest.
 enum HMACState: Sendable {
@@ -85,35 +63,38 @@ enum HMACState: Sendable {
     }
 }
 
-/// Starts an HMAC with `algorithm` (a `kCCHmacAlg…` constant) and `keyLength` bytes of key at
-/// `key`. An unknown algorithm leaves the context as it was.
-public func CCHmacInit(
-    _ ctx: UnsafeMutablePointer<CCHmacContext>!, _ algorithm: CCHmacAlgorithm, _ key: UnsafeRawPointer!, _ keyLength: Int
-) {
+/// The HMACs of the contexts in progress.
+private let hmacs = ContextHandles<HMACState>()
+
+@_cdecl("CCHmacInit")
+public func ccHmacInit(_ ctx: UnsafeMutableRawPointer?, _ algorithm: CCHmacAlgorithm, _ key: UnsafeRawPointer?, _ keyLength: Int) {
+    // An algorithm CommonCrypto does not name leaves the context as it was.
     guard let ctx, let state = HMACState(algorithm, key: rawBytes(key, keyLength)) else { return }
-    ctx.pointee.state = state
+    hmacs.start(ctx, with: state)
 }
 
-/// Adds `dataLength` bytes at `data` to the HMAC.
-public func CCHmacUpdate(_ ctx: UnsafeMutablePointer<CCHmacContext>!, _ data: UnsafeRawPointer!, _ dataLength: Int) {
-    guard let ctx, var state = ctx.pointee.state else { return }
-    state.update(rawBytes(data, dataLength))
-    ctx.pointee.state = state
+@_cdecl("CCHmacUpdate")
+public func ccHmacUpdate(_ ctx: UnsafeMutableRawPointer?, _ data: UnsafeRawPointer?, _ dataLength: Int) {
+    guard let ctx else { return }
+    let bytes = rawBytes(data, dataLength)
+    // A context never started has no key: an HMAC-SHA-1 with an empty one, as a zeroed C
+    // context's first algorithm.
+    hmacs.update(ctx, fresh: .sha1(HMAC(key: SymmetricKey(data: Data())))) { $0.update(bytes) }
 }
 
-/// Writes the HMAC to `macOut` (the digest's length) and ends the context.
-public func CCHmacFinal(_ ctx: UnsafeMutablePointer<CCHmacContext>!, _ macOut: UnsafeMutableRawPointer!) {
-    guard let ctx, let state = ctx.pointee.state else { return }
+@_cdecl("CCHmacFinal")
+public func ccHmacFinal(_ ctx: UnsafeMutableRawPointer?, _ macOut: UnsafeMutableRawPointer?) {
+    guard let ctx else { return }
+    let state = hmacs.finish(ctx, fresh: .sha1(HMAC(key: SymmetricKey(data: Data()))))
     copyBytes(state.finalize(), to: macOut)
-    ctx.pointee.state = nil
 }
 
-/// The HMAC of `dataLength` bytes at `data` with `algorithm` and `keyLength` bytes of key,
-/// written to `macOut` (the digest's length). An unknown algorithm writes nothing.
-public func CCHmac(
-    _ algorithm: CCHmacAlgorithm, _ key: UnsafeRawPointer!, _ keyLength: Int,
-    _ data: UnsafeRawPointer!, _ dataLength: Int, _ macOut: UnsafeMutableRawPointer!
+@_cdecl("CCHmac")
+public func ccHmac(
+    _ algorithm: CCHmacAlgorithm, _ key: UnsafeRawPointer?, _ keyLength: Int,
+    _ data: UnsafeRawPointer?, _ dataLength: Int, _ macOut: UnsafeMutableRawPointer?
 ) {
+    // An algorithm CommonCrypto does not name writes nothing.
     guard var state = HMACState(algorithm, key: rawBytes(key, keyLength)) else { return }
     state.update(rawBytes(data, dataLength))
     copyBytes(state.finalize(), to: macOut)

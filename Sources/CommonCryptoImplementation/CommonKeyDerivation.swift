@@ -1,36 +1,20 @@
+import CommonCrypto
 import Crypto
 import _CryptoExtras
 import Foundation
 
-// Apple's `CommonKeyDerivation.h`: PBKDF2 (RFC 8018) on swift-crypto's, with CommonCrypto's
-// argument checks (`CommonKeyDerivation.c`).
-
-/// The key derivation: `kCCPBKDF2`.
-public typealias CCPBKDFAlgorithm = UInt32
-/// PBKDF2.
-public let kCCPBKDF2 = 2
-
-/// PBKDF2's pseudorandom function: one of the `kCCPRFHmacAlg…` constants.
-public typealias CCPseudoRandomAlgorithm = UInt32
-/// HMAC-SHA-1.
-public let kCCPRFHmacAlgSHA1 = 1
-/// HMAC-SHA-224.
-public let kCCPRFHmacAlgSHA224 = 2
-/// HMAC-SHA-256.
-public let kCCPRFHmacAlgSHA256 = 3
-/// HMAC-SHA-384.
-public let kCCPRFHmacAlgSHA384 = 4
-/// HMAC-SHA-512.
-public let kCCPRFHmacAlgSHA512 = 5
+// CommonKeyDerivation.h's PBKDF2 (RFC 8018) on swift-crypto's, with CommonCrypto's argument
+// checks (`CommonKeyDerivation.c`).
 
 /// Derives `derivedKeyLen` bytes into `derivedKey` from `passwordLen` bytes of password and
 /// `saltLen` bytes of salt, with `rounds` iterations of `prf`. Returns kCCParamError for an
 /// algorithm other than kCCPBKDF2, an unknown `prf`, a missing password or output, an empty
 /// output, zero rounds, or a missing salt with a length.
-public func CCKeyDerivationPBKDF(
-    _ algorithm: CCPBKDFAlgorithm, _ password: UnsafePointer<CChar>!, _ passwordLen: Int,
-    _ salt: UnsafePointer<UInt8>!, _ saltLen: Int, _ prf: CCPseudoRandomAlgorithm, _ rounds: UInt32,
-    _ derivedKey: UnsafeMutablePointer<UInt8>!, _ derivedKeyLen: Int
+@_cdecl("CCKeyDerivationPBKDF")
+public func ccKeyDerivationPBKDF(
+    _ algorithm: CCPBKDFAlgorithm, _ password: UnsafePointer<CChar>?, _ passwordLen: Int,
+    _ salt: UnsafePointer<UInt8>?, _ saltLen: Int, _ prf: CCPseudoRandomAlgorithm, _ rounds: UInt32,
+    _ derivedKey: UnsafeMutablePointer<UInt8>?, _ derivedKeyLen: Int
 ) -> Int32 {
     let failure = Int32(kCCParamError)
     guard Int(algorithm) == kCCPBKDF2 else { return failure }

@@ -1,14 +1,12 @@
+import CommonCrypto
 import Foundation
 
-// Apple's `CommonRandom.h`.
-
-/// The status `CCRandomGenerateBytes` returns.
-public typealias CCRNGStatus = CCCryptorStatus
+// CommonRandom.h.
 
 /// Fills `count` bytes at `bytes` from the system's generator (`getrandom(2)`). kCCParamError
 /// when `bytes` is missing and `count` is not 0.
-@discardableResult
-public func CCRandomGenerateBytes(_ bytes: UnsafeMutableRawPointer!, _ count: Int) -> CCRNGStatus {
+@_cdecl("CCRandomGenerateBytes")
+public func ccRandomGenerateBytes(_ bytes: UnsafeMutableRawPointer?, _ count: Int) -> CCRNGStatus {
     guard count > 0 else { return CCRNGStatus(kCCSuccess) }
     guard let bytes else { return CCRNGStatus(kCCParamError) }
     var generator = SystemRandomNumberGenerator()

@@ -1,3 +1,4 @@
+import CommonCrypto
 import Crypto
 import _CryptoExtras
 import Foundation

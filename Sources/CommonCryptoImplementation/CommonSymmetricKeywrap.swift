@@ -1,33 +1,21 @@
+import CommonCrypto
 import Crypto
 import _CryptoExtras
 import Foundation
 
-// Apple's `CommonSymmetricKeywrap.h`: AES key wrap (RFC 3394) with CommonCrypto's argument
-// checks and statuses (`CommonSymmetricKeywrap.c`), on swift-crypto's AES block function so
-// that any 8-byte IV works as it does there.
-
-/// The key-wrap algorithm: `kCCWRAPAES`.
-public typealias CCWrappingAlgorithm = UInt32
-/// AES key wrap (RFC 3394).
-public let kCCWRAPAES = 1
-
-/// RFC 3394's default initial value, eight 0xA6 bytes.
-nonisolated(unsafe) public let CCrfc3394_iv: UnsafePointer<UInt8>! = {
-    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 8)
-    bytes.initialize(repeating: 0xA6, count: 8)
-    return UnsafePointer(bytes)
-}()
-
-/// The length of `CCrfc3394_iv`.
-public let CCrfc3394_ivLen = 8
+// CommonSymmetricKeywrap.h: AES key wrap (RFC 3394) with CommonCrypto's argument checks and
+// statuses (`CommonSymmetricKeywrap.c`), on swift-crypto's AES block function so that any
+// 8-byte IV works as it does there.
 
 /// The length of a key of `rawKeyLen` bytes once wrapped: 8 bytes more.
-public func CCSymmetricWrappedSize(_ algorithm: CCWrappingAlgorithm, _ rawKeyLen: Int) -> Int {
+@_cdecl("CCSymmetricWrappedSize")
+public func ccSymmetricWrappedSize(_ algorithm: CCWrappingAlgorithm, _ rawKeyLen: Int) -> Int {
     rawKeyLen > Int.max - 8 ? 0 : rawKeyLen + 8
 }
 
 /// The length of a wrapped key of `wrappedKeyLen` bytes once unwrapped: 8 bytes fewer.
-public func CCSymmetricUnwrappedSize(_ algorithm: CCWrappingAlgorithm, _ wrappedKeyLen: Int) -> Int {
+@_cdecl("CCSymmetricUnwrappedSize")
+public func ccSymmetricUnwrappedSize(_ algorithm: CCWrappingAlgorithm, _ wrappedKeyLen: Int) -> Int {
     max(wrappedKeyLen - 8, 0)
 }
 
@@ -35,15 +23,16 @@ public func CCSymmetricUnwrappedSize(_ algorithm: CCWrappingAlgorithm, _ wrapped
 /// means `CCrfc3394_iv`) needs at least 8 bytes; the key at least 16, a multiple of 8.
 /// `wrappedKeyLen` holds the room in `wrappedKey` and gets the length written. kCCParamError,
 /// with the output cleared and its length 0, for anything else.
-public func CCSymmetricKeyWrap(
-    _ algorithm: CCWrappingAlgorithm, _ iv: UnsafePointer<UInt8>!, _ ivLen: Int,
-    _ kek: UnsafePointer<UInt8>!, _ kekLen: Int, _ rawKey: UnsafePointer<UInt8>!, _ rawKeyLen: Int,
-    _ wrappedKey: UnsafeMutablePointer<UInt8>!, _ wrappedKeyLen: UnsafeMutablePointer<Int>!
+@_cdecl("CCSymmetricKeyWrap")
+public func ccSymmetricKeyWrap(
+    _ algorithm: CCWrappingAlgorithm, _ iv: UnsafePointer<UInt8>?, _ ivLen: Int,
+    _ kek: UnsafePointer<UInt8>?, _ kekLen: Int, _ rawKey: UnsafePointer<UInt8>?, _ rawKeyLen: Int,
+    _ wrappedKey: UnsafeMutablePointer<UInt8>?, _ wrappedKeyLen: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let wrappedKeyLen else { return Int32(kCCParamError) }
     let room = wrappedKeyLen.pointee
     guard let wrapping = KeyWrap(kek: kek, length: kekLen), let wrappedKey,
-          room >= CCSymmetricWrappedSize(algorithm, rawKeyLen), iv == nil || ivLen >= 8,
+          room >= ccSymmetricWrappedSize(algorithm, rawKeyLen), iv == nil || ivLen >= 8,
           rawKeyLen >= 16, rawKeyLen % 8 == 0, let rawKey
     else {
         if let wrappedKey, room > 0 { wrappedKey.update(repeating: 0, count: room) }
@@ -62,16 +51,17 @@ public func CCSymmetricKeyWrap(
 /// `rawKey` and gets the length written. kCCDecodeError when neither IV matches (the wrong key,
 /// or damaged data); kCCParamError for a bad key-encryption key, IV or room. On failure the
 /// output is cleared and its length is 0.
-public func CCSymmetricKeyUnwrap(
-    _ algorithm: CCWrappingAlgorithm, _ iv: UnsafePointer<UInt8>!, _ ivLen: Int,
-    _ kek: UnsafePointer<UInt8>!, _ kekLen: Int, _ wrappedKey: UnsafePointer<UInt8>!, _ wrappedKeyLen: Int,
-    _ rawKey: UnsafeMutablePointer<UInt8>!, _ rawKeyLen: UnsafeMutablePointer<Int>!
+@_cdecl("CCSymmetricKeyUnwrap")
+public func ccSymmetricKeyUnwrap(
+    _ algorithm: CCWrappingAlgorithm, _ iv: UnsafePointer<UInt8>?, _ ivLen: Int,
+    _ kek: UnsafePointer<UInt8>?, _ kekLen: Int, _ wrappedKey: UnsafePointer<UInt8>?, _ wrappedKeyLen: Int,
+    _ rawKey: UnsafeMutablePointer<UInt8>?, _ rawKeyLen: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let rawKeyLen else { return Int32(kCCParamError) }
     let room = rawKeyLen.pointee
     rawKeyLen.pointee = 0
     guard let wrapping = KeyWrap(kek: kek, length: kekLen), let rawKey,
-          room >= CCSymmetricUnwrappedSize(algorithm, wrappedKeyLen), iv == nil || ivLen >= 8
+          room >= ccSymmetricUnwrappedSize(algorithm, wrappedKeyLen), iv == nil || ivLen >= 8
     else { return Int32(kCCParamError) }
     rawKey.update(repeating: 0, count: room)
     guard let wrappedKey, wrappedKeyLen >= 24, wrappedKeyLen % 8 == 0 else { return Int32(kCCDecodeError) }

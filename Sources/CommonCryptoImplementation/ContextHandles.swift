@@ -1,0 +1,69 @@
+import CommonCrypto
+import Touchstone
+
+/// The states of the C contexts in progress (`CC_SHA256_CTX`, `CCHmacContext`, …), by the
+/// handle each context holds in its first bytes.
+///
+/// A C context is a plain struct the caller owns and may copy; swift-crypto's hashers are Swift
+/// values that cannot live in its bytes. So `_Init` puts a state in this table and writes its
+/// handle, with a tag, into the context; `_Update` finds it there, and `_Final` takes it out.
+/// A context with no handle of ours (zeroed, as Swift's `CC_SHA256_CTX()` is, or already
+/// finished) starts a fresh state. A copy of a context names the same state (our limit: in C
+/// the copy is independent), and a context never finished keeps its entry.
+final class ContextHandles<State: Sendable>: Sendable {
+    /// "TSCC": this handle is one of ours.
+    private static var tag: UInt32 { 0x5453_4343 }
+
+    private let table = Locked<(next: UInt64, states: [UInt64: State])>((1, [:]))
+
+    /// The state `context` holds, if any.
+    private func handle(in context: UnsafeMutableRawPointer) -> UInt64? {
+        guard context.loadUnaligned(fromByteOffset: 8, as: UInt32.self) == Self.tag else { return nil }
+        return context.loadUnaligned(as: UInt64.self)
+    }
+
+    private func write(_ handle: UInt64?, into context: UnsafeMutableRawPointer) {
+        context.storeBytes(of: handle ?? 0, as: UInt64.self)
+        context.storeBytes(of: handle == nil ? 0 : Self.tag, toByteOffset: 8, as: UInt32.self)
+    }
+
+    /// Gives `context` the state `state`, replacing any it had.
+    func start(_ context: UnsafeMutableRawPointer, with state: State) {
+        let existing = handle(in: context)
+        let handle = table.withLock { table -> UInt64 in
+            if let existing, table.states[existing] != nil {
+                table.states[existing] = state
+                return existing
+            }
+            let handle = table.next
+            table.next += 1
+            table.states[handle] = state
+            return handle
+        }
+        write(handle, into: context)
+    }
+
+    /// Changes the state `context` holds, starting from `fresh` when it holds none.
+    func update(_ context: UnsafeMutableRawPointer, fresh: State, _ change: (inout State) -> Void) {
+        if let handle = handle(in: context) {
+            let found = table.withLock { table -> Bool in
+                guard var state = table.states[handle] else { return false }
+                change(&state)
+                table.states[handle] = state
+                return true
+            }
+            if found { return }
+        }
+        var state = fresh
+        change(&state)
+        start(context, with: state)
+    }
+
+    /// Takes the state out of `context` (`fresh` when it holds none) and clears its handle.
+    func finish(_ context: UnsafeMutableRawPointer, fresh: State) -> State {
+        let handle = handle(in: context)
+        write(nil, into: context)
+        guard let handle else { return fresh }
+        return table.withLock { $0.states.removeValue(forKey: handle) } ?? fresh
+    }
+}

@@ -72,8 +72,12 @@ struct SealedSeed: Codable, Sendable {
         return (sealed, authenticator)
     }
 
-    /// The blob `restore` reads.
-    var dataRepresentation: Data { (try? JSONEncoder().encode(self)) ?? Data() }
+    /// The blob `restore` reads: JSON with sorted keys, so one sealed seed has one blob.
+    var blob: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(self)) ?? Data()
+    }
 
     /// Opens the seed through the wrapping key — its evaluation, the prompt — and runs
     /// `operation` with it; failures come out as CryptoKit reports them.
@@ -189,6 +193,7 @@ public struct SecureEnclavePostQuantumKey<Key: SeededPrivateKey>: Sendable {
                                                       accessControl: accessControl, context: authenticationContext)
         context = authenticationContext
         publicKey = key.publicKey
+        dataRepresentation = sealed.blob
     }
 
     /// Restores a key from its ``dataRepresentation`` on the device (and app) that made it, as
@@ -198,10 +203,12 @@ public struct SecureEnclavePostQuantumKey<Key: SeededPrivateKey>: Sendable {
                                                          context: authenticationContext)
         context = authenticationContext
         publicKey = try Key.PublicKey(rawRepresentation: sealed.publicKey)
+        self.dataRepresentation = Data(dataRepresentation)
     }
 
-    /// The key as an opaque blob: the sealed seed, which only this device and app can open.
-    public var dataRepresentation: Data { sealed.dataRepresentation }
+    /// The key as an opaque blob: the sealed seed, which only this device and app can open. A
+    /// constant: the same bytes on every read, and a restored key's are the blob it came from.
+    public let dataRepresentation: Data
 
     /// Runs `operation` with the key, after its evaluation (the prompt).
     private func withKey<T: Sendable>(_ operation: @escaping @Sendable (Key) throws -> T) throws -> T {

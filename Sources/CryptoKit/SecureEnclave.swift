@@ -51,6 +51,7 @@ public enum SecureEnclave {
                     (key, authenticator) = try Self.newKey(accessControl, authenticationContext)
                     context = authenticationContext
                     publicKey = try key.signingPublicKey
+                    dataRepresentation = Self.blob(key)
                 }
 
                 /// Restores a key from its ``dataRepresentation`` on the device that made it.
@@ -58,11 +59,20 @@ public enum SecureEnclave {
                     (key, authenticator) = try Self.restoredKey(dataRepresentation, authenticationContext)
                     context = authenticationContext
                     publicKey = try key.signingPublicKey
+                    self.dataRepresentation = dataRepresentation
                 }
 
                 /// The key as an opaque blob: the sealed private key, which only this device
-                /// (and this app) can open.
-                public var dataRepresentation: Data { (try? JSONEncoder().encode(key)) ?? Data() }
+                /// (and this app) can open. A constant, as Apple declares it: the same bytes on
+                /// every read, and a restored key's are the blob it was restored from.
+                public let dataRepresentation: Data
+
+                /// A new key's blob, its JSON with sorted keys (one key, one blob).
+                static func blob(_ key: EnclaveKey) -> Data {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = .sortedKeys
+                    return (try? encoder.encode(key)) ?? Data()
+                }
 
                 /// Signs the SHA-256 of `data` (the prompt happens here).
                 public func signature<D: DataProtocol>(for data: D) throws -> Crypto.P256.Signing.ECDSASignature {
@@ -173,6 +183,7 @@ extension SecureEnclave.P256 {
                 (key, authenticator) = try Signing.PrivateKey.newKey(accessControl, authenticationContext)
                 context = authenticationContext
                 publicKey = try Crypto.P256.KeyAgreement.PublicKey(x963Representation: key.publicKeyData)
+                dataRepresentation = Signing.PrivateKey.blob(key)
             }
 
             /// Restores a key from its ``dataRepresentation`` on the device (and app) that made it;
@@ -181,11 +192,12 @@ extension SecureEnclave.P256 {
                 (key, authenticator) = try Signing.PrivateKey.restoredKey(dataRepresentation, authenticationContext)
                 context = authenticationContext
                 publicKey = try Crypto.P256.KeyAgreement.PublicKey(x963Representation: key.publicKeyData)
+                self.dataRepresentation = dataRepresentation
             }
 
             /// The key as an opaque blob: the sealed private key, which only this device (and
-            /// this app) can open.
-            public var dataRepresentation: Data { (try? JSONEncoder().encode(key)) ?? Data() }
+            /// this app) can open. A constant, as Apple declares it (see the signing key's).
+            public let dataRepresentation: Data
 
             /// ECDH with `publicKeyShare` (the prompt happens here): the same secret the other
             /// party computes with its private key and this key's ``publicKey``.

@@ -74,6 +74,21 @@ struct CryptoKitSecureEnclaveTests {
         #expect(sim.user.pending.isEmpty)
     }
 
+    @Test("dataRepresentation is a constant, as Apple declares it: the same bytes on every read, and a restored key's are the blob it came from")
+    func dataRepresentationIsAConstant() async throws {
+        let sim = try TestDevice()
+        let (reads, restoredReads, blob) = await sim.blocking { () -> (Set<Data>, Set<Data>, Data) in
+            guard let key = try? SecureEnclave.P256.Signing.PrivateKey(),
+                  let agreement = try? SecureEnclave.P256.KeyAgreement.PrivateKey() else { return ([], [], Data()) }
+            let reads = Set((0..<8).map { _ in key.dataRepresentation })
+            let restored = try? SecureEnclave.P256.KeyAgreement.PrivateKey(dataRepresentation: agreement.dataRepresentation)
+            let restoredReads = Set((0..<8).map { _ in restored?.dataRepresentation ?? Data() })
+            return (reads, restoredReads, agreement.dataRepresentation)
+        }
+        #expect(reads.count == 1)
+        #expect(restoredReads == [blob])
+    }
+
     @Test("a dataRepresentation does not open on another device")
     func otherDevice() async throws {
         let first = try TestDevice()

@@ -347,6 +347,26 @@ struct SecurityPublishedRuleTests {
         #expect(description == "The operation couldn\u{2019}t be completed. (OSStatus error -50 - RSAdecrypt wrong input (err -27))")
     }
 
+    @Test("a software P-256 key that is not kept (SecKeyCreateWithData, SecKeyCreateRandomKey without kSecAttrIsPermanent) is made and signs while the device is locked (SecKey.m adds a key to the keychain only when kSecAttrIsPermanent is set; until then it is in the app's memory)")
+    func softwareKeyNotKeptIsMadeAndUsedWhileLocked() async throws {
+        let device = try TestDevice()
+        try device.device.lock()
+        let results = await device.blocking { () -> [String] in
+            /// "ok" when `key` exists and signs, else why not.
+            func signs(_ key: SecKey?) -> String {
+                guard let key else { return "not made" }
+                var error: Unmanaged<CFError>?
+                let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("challenge".utf8) as CFData, &error)
+                return signature == nil ? "\(Self.status(error))" : "ok"
+            }
+            let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                             kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+            let imported = SecKeyCreateWithData(P256.Signing.PrivateKey().x963Representation as CFData, attributes as CFDictionary, nil)
+            return [signs(imported), signs(Self.p256(token: false))]
+        }
+        #expect(results == ["ok", "ok"])
+    }
+
     @Test("the software key SecKeyCreateRandomKey returns with such access control (userPresence, no privateKeyUsage) is used in memory: it signs and exports without a prompt, while the device is locked and after its item is deleted, where a lookup of the stored item asks (SecKey.m's SecKeyCreateRandomKey returns the key it generated; SecAccessControl.m puts the constraint on the item's decryption)")
     func softwareKeyMadeWithAccessControlIsUsedInMemory() async throws {
         let device = try TestDevice()

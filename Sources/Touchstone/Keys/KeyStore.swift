@@ -96,7 +96,12 @@ public struct KeyStore: Sendable {
     ) throws -> EnclaveKey {
         try accessControl.flags.validate()
         return try keychain.translatingErrors {
-            let binding = try keychain.protectionBinding(accessControl)
+            // A software key that is not kept (`SecKeyCreateWithData`, `SecKeyCreateRandomKey`
+            // without `kSecAttrIsPermanent`) lives in the app's memory, as iOS's does: no data
+            // protection applies to it, so a locked device makes one too.
+            let inMemory = software && !permanent
+                && !accessControl.flags.contains(.biometryAny) && !accessControl.flags.contains(.biometryCurrentSet)
+            let binding = inMemory ? (setHash: nil, sequence: nil) : try keychain.protectionBinding(accessControl)
             let snapshot = try device.snapshot()
             let publicKeyData = privateKey.publicKey.x963Representation
             let sealed = try seal(privateKey.rawRepresentation, publicKey: publicKeyData, snapshot: snapshot)
@@ -286,12 +291,16 @@ public struct KeyStore: Sendable {
     /// cannot sign), and its access control is satisfied through `context` (prompting with
     /// `reason` when that is needed). `Security` also runs them alone, where iOS checks a
     /// software key's access control: when a lookup returns the key. A key `context` opened
-    /// (``AuthenticationContext/open(_:)``) is this app's and nothing more is checked.
+    /// (``AuthenticationContext/open(_:)``), or a software key never stored, is this app's and
+    /// nothing more is checked.
     package func authorize(_ key: EnclaveKey, context: AuthenticationContext?, reason: String) async throws {
         guard key.appID == authenticator.appID else {
             throw KeychainError(.itemNotFound, message: "the key belongs to another app")
         }
         if let context, context.hasOpened(key) { return }
+        // A software key never stored is in the app's memory: iOS uses it without a check, the
+        // device locked or not.
+        if key.isSoftware, !key.isPermanent { return }
         try await keychain.translatingErrors {
             var storedAt: RecordKey?
             if key.isPermanent {

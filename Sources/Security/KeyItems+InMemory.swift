@@ -73,6 +73,9 @@ enum StoredInMemoryKeys {
                       accessibility: Accessibility, on authenticator: Authenticator) throws -> [String: Any] {
         let label = label ?? ""
         let applicationLabel = applicationLabel ?? Data(Insecure.SHA1.hash(data: key.publicKeyData))
+        if key.isPrivate {
+            try requireNewPrimaryKey(applicationLabel: applicationLabel, tag: tag, keyType: key.keyType, bits: key.bits, on: authenticator)
+        }
         var attributes: [String: KeychainAttributeValue] = [
             kSecAttrApplicationLabel as String: .data(applicationLabel),
             kSecAttrKeyType as String: .string(key.keyType as String),
@@ -118,6 +121,34 @@ enum StoredInMemoryKeys {
         var attributes = returnedAttributes(stored, accessibility: accessibility, itemClass: kSecClassKey)
         attributes[kSecAttrIsPermanent as String] = true
         return attributes
+    }
+
+    /// Apple's key primary key (`SecItemSchema.c`: class, application label, tag, type, size,
+    /// within the app's group), not the key's bytes: a private key added under the application
+    /// label and tag of one stored already is errSecDuplicateItem, even if it is another key.
+    /// (`SecItem.m` lets the caller's `kSecAttrApplicationLabel` win over the key's own.) The
+    /// stored items compared are this app's private keys of every kind: the P-256 keys of its
+    /// key store, the RSA, P-384 and P-521 items, and the items of attributes alone.
+    static func requireNewPrimaryKey(applicationLabel: Data, tag: Data?, keyType: CFString, bits: Int,
+                                     on authenticator: Authenticator) throws {
+        let duplicate = KeychainError(.duplicateItem, message: "a private key with this application label and tag is stored already")
+        let keyType = keyType as String
+        if keyType == kSecAttrKeyTypeECSECPrimeRandom as String, bits == 256 {
+            for key in try authenticator.keys.keys(includingInvalidated: true)
+            where key.applicationLabel == applicationLabel && key.applicationTag == tag {
+                throw duplicate
+            }
+        }
+        for item in try authenticator.keychain.items(service: service, itemClass: .key) {
+            let attributes = item.attributes
+            if attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String,
+               attributes[kSecAttrKeyType as String]?.stringValue == keyType,
+               attributes[kSecAttrKeySizeInBits as String]?.integerValue == Int64(bits),
+               attributes[kSecAttrApplicationLabel as String]?.dataValue == applicationLabel,
+               attributes[kSecAttrApplicationTag as String]?.dataValue == tag {
+                throw duplicate
+            }
+        }
     }
 
     /// One item per key half: the SHA-1 of the public key, and which half.
@@ -232,6 +263,12 @@ extension KeychainAttributeValue {
     /// The bytes of a data attribute.
     fileprivate var dataValue: Data? {
         if case let .data(bytes) = self { return bytes }
+        return nil
+    }
+
+    /// The number of an integer attribute.
+    fileprivate var integerValue: Int64? {
+        if case let .integer(number) = self { return number }
         return nil
     }
 

@@ -347,6 +347,31 @@ struct SecurityPublishedRuleTests {
         #expect(description == "The operation couldn\u{2019}t be completed. (OSStatus error -50 - RSAdecrypt wrong input (err -27))")
     }
 
+    @Test("a key item's identity is Apple's key primary key (SecItemSchema.c: class, application label, tag, type, size), not its bytes: another private key added under a stored one's kSecAttrApplicationLabel is errSecDuplicateItem; under another tag it is a new item")
+    func anotherKeyUnderAStoredApplicationLabelIsADuplicate() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            func add(_ x963: Data, label: String, tag: String? = nil) -> OSStatus {
+                let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                                 kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+                guard let key = SecKeyCreateWithData(x963 as CFData, attributes as CFDictionary, nil) else { return errSecParam }
+                var item: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationLabel as String: label,
+                                           kSecValueRef as String: key]
+                if let tag { item[kSecAttrApplicationTag as String] = Data(tag.utf8) }
+                return SecItemAdd(item as CFDictionary, nil)
+            }
+            return [
+                add(P256.Signing.PrivateKey().x963Representation, label: "L"),
+                add(P256.Signing.PrivateKey().x963Representation, label: "L"),
+                add(P256.Signing.PrivateKey().x963Representation, label: "L", tag: "other"),
+                add(P384.Signing.PrivateKey().x963Representation, label: "M"),
+                add(P384.Signing.PrivateKey().x963Representation, label: "M"),
+                add(P384.Signing.PrivateKey().x963Representation, label: "L"),
+            ]
+        }
+        #expect(statuses == [errSecSuccess, errSecDuplicateItem, errSecSuccess, errSecSuccess, errSecDuplicateItem, errSecSuccess])
+    }
+
     @Test("a software P-256 key that is not kept (SecKeyCreateWithData, SecKeyCreateRandomKey without kSecAttrIsPermanent) is made and signs while the device is locked (SecKey.m adds a key to the keychain only when kSecAttrIsPermanent is set; until then it is in the app's memory)")
     func softwareKeyNotKeptIsMadeAndUsedWhileLocked() async throws {
         let device = try TestDevice()

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // Adopter: an iOS-style Swift package that adopts Touchstone the way docs/ADOPTING.md says.
-// Its code imports Apple's LocalAuthentication, Security and CryptoKit; on Apple platforms
+// Its code imports Apple's LocalAuthentication, Security, CryptoKit and CommonCrypto; on Apple platforms
 // those are the system frameworks, on Linux Touchstone's modules of the same names, so the
 // package depends on them for Linux only. Its tests use TouchstoneTesting's simulated
 // device. Building it needs the Swift toolchain alone: `make test` builds and tests it with
@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "LocalAuthentication", package: "Touchstone", condition: .when(platforms: [.linux])),
                 .product(name: "Security", package: "Touchstone", condition: .when(platforms: [.linux])),
                 .product(name: "CryptoKit", package: "Touchstone", condition: .when(platforms: [.linux])),
+                .product(name: "CommonCrypto", package: "Touchstone", condition: .when(platforms: [.linux])),
             ]
         ),
         .testTarget(

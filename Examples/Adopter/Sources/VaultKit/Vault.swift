@@ -1,5 +1,6 @@
 // VaultKit: the code of an iOS app's secrets screen, unchanged for Linux. Nothing here knows
-// about Touchstone: on Linux the three imports are Touchstone's modules of Apple's names.
+// about Touchstone: on Linux the four Apple imports are Touchstone's modules of Apple's names.
+import CommonCrypto
 import CryptoKit
 import Foundation
 import LocalAuthentication
@@ -96,6 +97,16 @@ public struct Vault: Sendable {
     public func makeSigningKey() throws -> SecureEnclave.P256.Signing.PrivateKey {
         let access = try accessControl(kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .biometryCurrentSet])
         return try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
+    }
+
+    /// The SHA-256 fingerprint of a public key as a server shows it (lowercase hex), with
+    /// CommonCrypto as much iOS code still computes it.
+    public func fingerprint(of publicKey: Data) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(CC_SHA256_DIGEST_LENGTH))
+        publicKey.withUnsafeBytes { bytes in
+            _ = CC_SHA256(bytes.baseAddress, CC_LONG(publicKey.count), &digest)
+        }
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 
     private func accessControl(_ protection: CFString, _ flags: SecAccessControlCreateFlags) throws -> SecAccessControl {

@@ -65,6 +65,13 @@ struct VaultTests {
         #expect(await !vault.unlock(reason: "Unlock the vault"))
     }
 
+    @Test("a public key's fingerprint is its SHA-256, through CommonCrypto")
+    func fingerprintIsTheSHA256() throws {
+        let key = P256.Signing.PrivateKey().publicKey.x963Representation
+        let expected = SHA256.hash(data: key).map { String(format: "%02x", $0) }.joined()
+        #expect(vault.fingerprint(of: key) == expected)
+    }
+
     @Test("a Secure Enclave key signs after a match and its public key verifies the signature")
     func secureEnclaveKeySigns() throws {
         let key = try vault.makeSigningKey()

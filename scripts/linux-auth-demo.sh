@@ -13,9 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 touchstone=${TOUCHSTONE:-}
 if [ -z "$touchstone" ]; then
-  ${SWIFT:-swift} build --product touchstone -q
-  ${SWIFT:-swift} build --product LinuxLogin -q
-  touchstone=$(${SWIFT:-swift} build --show-bin-path)/touchstone
+  # Through scripts/swift-quick, as make test builds the root package (the same C compiler).
+  SWIFT=${SWIFT:-swift} scripts/swift-quick --debug-info build --product touchstone -q
+  SWIFT=${SWIFT:-swift} scripts/swift-quick --debug-info build --product LinuxLogin -q
+  touchstone=$(SWIFT=${SWIFT:-swift} scripts/swift-quick --debug-info build --show-bin-path)/touchstone
 fi
 login=$(dirname "$touchstone")/LinuxLogin
 dir=$(mktemp -d "${TMPDIR:-/tmp}/touchstone-linux-demo.XXXXXX")

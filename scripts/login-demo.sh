@@ -14,11 +14,11 @@ SWIFT=${SWIFT:-swift}
 check=0
 [ "${1:-}" = "--check" ] && check=1
 
-"$SWIFT" build --product FingerprintLogin -q
-"$SWIFT" build --product touchstone -q
+SWIFT="$SWIFT" scripts/swift-quick --debug-info build --product FingerprintLogin -q
+SWIFT="$SWIFT" scripts/swift-quick --debug-info build --product touchstone -q
 SWIFT="$SWIFT" scripts/swift-quick build --package-path Server --product touchstone-server -q
-app="$("$SWIFT" build --show-bin-path)/FingerprintLogin"
-touchstone="$("$SWIFT" build --show-bin-path)/touchstone"
+app="$(SWIFT="$SWIFT" scripts/swift-quick --debug-info build --show-bin-path)/FingerprintLogin"
+touchstone="$(SWIFT="$SWIFT" scripts/swift-quick --debug-info build --show-bin-path)/touchstone"
 server="$(SWIFT="$SWIFT" scripts/swift-quick build --package-path Server --show-bin-path)/touchstone-server"
 
 # shellcheck source=scripts/login-server-lib.sh

@@ -125,8 +125,8 @@ fi
 echo "server-test: with PostgreSQL frozen, /health/ready was 503 within the deadline and came back after"
 
 # Seed 003 in the REPL against a real server (a fresh SQLite database).
-"$SWIFT" build --product touchstone -q
-touchstone="$("$SWIFT" build --show-bin-path)/touchstone"
+SWIFT="$SWIFT" scripts/swift-quick --debug-info build --product touchstone -q
+touchstone="$(SWIFT="$SWIFT" scripts/swift-quick --debug-info build --show-bin-path)/touchstone"
 if ! start_login_server "$bin"; then
   echo "server-test: touchstone-server did not start for the fingerprint-login transcript" >&2
   exit 1

@@ -39,7 +39,7 @@ if [ "${1:-}" = "--ci" ]; then
     SWIFT="$SWIFT" scripts/swift-quick build --build-tests "${sanitize[@]}" "$@"
     SWIFT="$SWIFT" scripts/swift-quick test --skip-build "${sanitize[@]}" "$@" 2>&1 | tee "$log" || status=$?
 else
-    "$SWIFT" build --product touchstone
+    SWIFT="$SWIFT" scripts/swift-quick --debug-info build --product touchstone
     TOUCHSTONE_BINARY="$PWD/.build/debug/touchstone" \
         "$SWIFT" test --sanitize=thread --build-path .build-tsan "$@" 2>&1 | tee "$log" || status=$?
 fi

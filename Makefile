@@ -19,7 +19,7 @@ SWIFT ?= swift
 # The root package is built through scripts/swift-quick with its debug info: C through ccache,
 # whose objects the ThreadSanitizer, adopter and server builds then reuse. A plain `swift build`
 # names another C compiler, so the first one after a make target compiles the C targets again.
-ROOT_SWIFT = SWIFT=$(SWIFT) scripts/swift-quick --debug-info
+ROOT_SWIFT = env SWIFT=$(SWIFT) scripts/swift-quick --debug-info
 
 .PHONY: deps run test bench example server docs
 

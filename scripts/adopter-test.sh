@@ -6,7 +6,9 @@
 # So CI proves on every run what docs/ADOPTING.md promises: an adopting app needs the Swift
 # toolchain alone.
 #
-#   scripts/adopter-test.sh            clean build and test (own scratch folder, removed after)
+#   scripts/adopter-test.sh            clean build and test in Examples/Adopter/.build, removed
+#                                      after (a build of your own there goes too: the folder is
+#                                      .build so that ccache sees the other packages' paths)
 #   scripts/adopter-test.sh --keep     keep the build folder (Examples/Adopter/.build)
 #
 # Needs root (or unshare's privileges) for the mount namespace; make test runs it as CI does.

@@ -20,7 +20,10 @@ enum DigestState: Sendable {
         switch self {
         case .md5(var hasher): hasher.update(bufferPointer: bytes); self = .md5(hasher)
         case .sha1(var hasher): hasher.update(bufferPointer: bytes); self = .sha1(hasher)
-        case .sha224(var message): message.append(contentsOf: bytes); self = .sha224(message)
+        case .sha224(var message):
+            self = .sha224(Data())  // the buffer is now `message`'s alone: appended in place
+            message.append(contentsOf: bytes)
+            self = .sha224(message)
         case .sha256(var hasher): hasher.update(bufferPointer: bytes); self = .sha256(hasher)
         case .sha384(var hasher): hasher.update(bufferPointer: bytes); self = .sha384(hasher)
         case .sha512(var hasher): hasher.update(bufferPointer: bytes); self = .sha512(hasher)

@@ -35,7 +35,10 @@ enum HMACState: Sendable {
         switch self {
         case .md5(var mac): mac.update(data: bytes); self = .md5(mac)
         case .sha1(var mac): mac.update(data: bytes); self = .sha1(mac)
-        case .sha224(let key, var message): message.append(contentsOf: bytes); self = .sha224(key: key, message: message)
+        case .sha224(let key, var message):
+            self = .sha224(key: key, message: Data())  // the buffer is now `message`'s alone
+            message.append(contentsOf: bytes)
+            self = .sha224(key: key, message: message)
         case .sha256(var mac): mac.update(data: bytes); self = .sha256(mac)
         case .sha384(var mac): mac.update(data: bytes); self = .sha384(mac)
         case .sha512(var mac): mac.update(data: bytes); self = .sha512(mac)
@@ -68,8 +71,13 @@ private let hmacs = ContextHandles<HMACState>()
 
 @_cdecl("CCHmacInit")
 public func ccHmacInit(_ ctx: UnsafeMutableRawPointer?, _ algorithm: CCHmacAlgorithm, _ key: UnsafeRawPointer?, _ keyLength: Int) {
-    // An algorithm CommonCrypto does not name leaves the context as it was.
-    guard let ctx, let state = HMACState(algorithm, key: rawBytes(key, keyLength)) else { return }
+    guard let ctx else { return }
+    // CommonCrypto clears the context first, so an algorithm it does not name ends what the
+    // context held.
+    guard let state = HMACState(algorithm, key: rawBytes(key, keyLength)) else {
+        hmacs.clear(ctx)
+        return
+    }
     hmacs.start(ctx, with: state)
 }
 

@@ -10,13 +10,13 @@ import Foundation
 /// The length of a key of `rawKeyLen` bytes once wrapped: 8 bytes more.
 @_cdecl("CCSymmetricWrappedSize")
 public func ccSymmetricWrappedSize(_ algorithm: CCWrappingAlgorithm, _ rawKeyLen: Int) -> Int {
-    rawKeyLen > Int.max - 8 ? 0 : rawKeyLen + 8
+    rawKeyLen &+ 8  // size_t arithmetic, as CommonCrypto's
 }
 
 /// The length of a wrapped key of `wrappedKeyLen` bytes once unwrapped: 8 bytes fewer.
 @_cdecl("CCSymmetricUnwrappedSize")
 public func ccSymmetricUnwrappedSize(_ algorithm: CCWrappingAlgorithm, _ wrappedKeyLen: Int) -> Int {
-    max(wrappedKeyLen - 8, 0)
+    wrappedKeyLen &- 8  // size_t arithmetic: less than 8 wraps, and no room is that large
 }
 
 /// Wraps `rawKeyLen` bytes of key with a 16-, 24- or 32-byte key-encryption key. `iv` (nil
@@ -32,7 +32,7 @@ public func ccSymmetricKeyWrap(
     guard let wrappedKeyLen else { return Int32(kCCParamError) }
     let room = wrappedKeyLen.pointee
     guard let wrapping = KeyWrap(kek: kek, length: kekLen), let wrappedKey,
-          room >= ccSymmetricWrappedSize(algorithm, rawKeyLen), iv == nil || ivLen >= 8,
+          UInt(bitPattern: room) >= UInt(bitPattern: ccSymmetricWrappedSize(algorithm, rawKeyLen)), iv == nil || ivLen >= 8,
           rawKeyLen >= 16, rawKeyLen % 8 == 0, let rawKey
     else {
         if let wrappedKey, room > 0 { wrappedKey.update(repeating: 0, count: room) }
@@ -61,11 +61,16 @@ public func ccSymmetricKeyUnwrap(
     let room = rawKeyLen.pointee
     rawKeyLen.pointee = 0
     guard let wrapping = KeyWrap(kek: kek, length: kekLen), let rawKey,
-          room >= ccSymmetricUnwrappedSize(algorithm, wrappedKeyLen), iv == nil || ivLen >= 8
+          UInt(bitPattern: room) >= UInt(bitPattern: ccSymmetricUnwrappedSize(algorithm, wrappedKeyLen)), iv == nil || ivLen >= 8
     else { return Int32(kCCParamError) }
-    rawKey.update(repeating: 0, count: room)
-    guard let wrappedKey, wrappedKeyLen >= 24, wrappedKeyLen % 8 == 0 else { return Int32(kCCDecodeError) }
+    // The input is copied first: `rawKey` may be `wrappedKey` itself (CommonCrypto unwraps
+    // into scratch space for that reason).
+    guard let wrappedKey, wrappedKeyLen >= 24, wrappedKeyLen % 8 == 0 else {
+        rawKey.update(repeating: 0, count: min(room, max(wrappedKeyLen &- 8, 0)))
+        return Int32(kCCDecodeError)
+    }
     let wrapped = Array(UnsafeBufferPointer(start: wrappedKey, count: wrappedKeyLen))
+    rawKey.update(repeating: 0, count: min(room, wrappedKeyLen - 8))
     for candidate in [iv, CCrfc3394_iv] {
         guard let candidate else { continue }
         if let key = wrapping.unwrap(wrapped, iv: Array(UnsafeBufferPointer(start: candidate, count: 8))) {

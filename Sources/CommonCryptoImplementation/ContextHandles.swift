@@ -43,20 +43,25 @@ final class ContextHandles<State: Sendable>: Sendable {
         write(handle, into: context)
     }
 
-    /// Changes the state `context` holds, starting from `fresh` when it holds none.
+    /// Changes the state `context` holds, starting from `fresh` when it holds none. The state is
+    /// taken out of the table while it changes: the hashing runs outside the lock, and a state
+    /// holding a buffer (SHA-224's message) is changed in place, not copied.
     func update(_ context: UnsafeMutableRawPointer, fresh: State, _ change: (inout State) -> Void) {
-        if let handle = handle(in: context) {
-            let found = table.withLock { table -> Bool in
-                guard var state = table.states[handle] else { return false }
-                change(&state)
-                table.states[handle] = state
-                return true
-            }
-            if found { return }
-        }
-        var state = fresh
+        let handle = handle(in: context)
+        var state = handle.flatMap { handle in table.withLock { $0.states.removeValue(forKey: handle) } } ?? fresh
         change(&state)
-        start(context, with: state)
+        if let handle {
+            table.withLock { $0.states[handle] = state }
+            write(handle, into: context)
+        } else {
+            start(context, with: state)
+        }
+    }
+
+    /// Ends whatever state `context` holds and clears its handle.
+    func clear(_ context: UnsafeMutableRawPointer) {
+        if let handle = handle(in: context) { _ = table.withLock { $0.states.removeValue(forKey: handle) } }
+        write(nil, into: context)
     }
 
     /// Takes the state out of `context` (`fresh` when it holds none) and clears its handle.

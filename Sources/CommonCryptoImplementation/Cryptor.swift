@@ -77,7 +77,10 @@ final class Cryptor {
         case kCCModeCFB: chosen = .cfb
         case kCCModeCFB8: chosen = .cfb8
         case kCCModeOFB: chosen = .ofb
-        case kCCModeRC4: return .failure(.unimplemented)
+        // RC4 is its own mode; the modes of CommonCryptorSPI.h (XTS 8, GCM 11, CCM 12) exist
+        // in CommonCrypto but are not implemented here.
+        case kCCModeRC4 where Int(algorithm) == kCCAlgorithmRC4: return .failure(.unimplemented)
+        case 8, 11, 12: return .failure(.unimplemented)
         default: return .failure(.param)
         }
         guard Int(algorithm) == kCCAlgorithmAES else { return .failure(.unimplemented) }
@@ -86,7 +89,7 @@ final class Cryptor {
         }
         let cryptor = Cryptor(
             encrypting: operation == kCCEncrypt, mode: chosen, padded: Int(padding) == ccPKCS7Padding,
-            key: SymmetricKey(data: key), iv: initialVector(iv)
+            key: SymmetricKey(data: key), iv: initialVector(chosen == .ecb ? nil : iv)  // ECB has no IV: it is not read
         )
         return .success(cryptor)
     }
@@ -107,7 +110,8 @@ final class Cryptor {
         guard !overflow else { return Int.max }
         let block = Self.blockSize
         guard padded else { return total / block * block }
-        if encrypting { return final ? (total / block + 1) * block : total / block * block }
+        // As CommonCrypto's size_t arithmetic, wrapping rather than trapping near the top.
+        if encrypting { return final ? (total / block &+ 1) &* block : total / block * block }
         if final { return total }
         let processable = total > 0 && total % block == 0 ? total - 1 : total
         return processable / block * block
@@ -127,7 +131,18 @@ final class Cryptor {
     /// The end of the data (`CCCryptorFinal`).
     func finish(available: Int) -> Result<[UInt8], CCFailure> {
         if mode.isStream { return .success([]) }
-        defer { held = [] }
+        // Too little room changes nothing: the call can be repeated ("no state is lost").
+        let (heldBefore, registerBefore) = (held, register)
+        let result = finishHeld(available: available)
+        if case .failure(.bufferTooSmall) = result {
+            (held, register) = (heldBefore, registerBefore)
+        } else {
+            held = []
+        }
+        return result
+    }
+
+    private func finishHeld(available: Int) -> Result<[UInt8], CCFailure> {
         guard padded else { return held.isEmpty ? .success([]) : .failure(.alignment) }
         let block = Self.blockSize
         let output: [UInt8]
@@ -217,8 +232,10 @@ final class Cryptor {
     private func nextKeyStream() {
         switch mode {
         case .ctr:
+            // corecrypto's counter is the block's last 8 bytes, big-endian; it wraps there and
+            // the first 8 stay as they are (ccmode_ctr; CommonCryptoSymCTR.c's vectors).
             keyStream = permute(register)
-            for index in register.indices.reversed() {
+            for index in (8..<16).reversed() {
                 register[index] &+= 1
                 if register[index] != 0 { break }
             }

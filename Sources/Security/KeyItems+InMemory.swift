@@ -124,21 +124,26 @@ enum StoredInMemoryKeys {
     }
 
     /// Apple's key primary key (`SecItemSchema.c`: class, application label, tag, type, size,
-    /// within the app's group), not the key's bytes: a private key added under the application
+    /// token, within the app's group), not the key's bytes: a private key added under the application
     /// label and tag of one stored already is errSecDuplicateItem, even if it is another key.
     /// (`SecItem.m` lets the caller's `kSecAttrApplicationLabel` win over the key's own.) The
     /// stored items compared are this app's private keys of every kind: the P-256 keys of its
-    /// key store, the RSA, P-384 and P-521 items, and the items of attributes alone.
-    static func requireNewPrimaryKey(applicationLabel: Data, tag: Data?, keyType: CFString, bits: Int,
+    /// key store, the RSA, P-384 and P-521 items, and the items of attributes alone. The caller
+    /// passes the label the item will keep: a software key takes the add's, a Secure Enclave key
+    /// its own.
+    static func requireNewPrimaryKey(applicationLabel: Data, tag: Data?, keyType: CFString, bits: Int, isToken: Bool = false,
                                      on authenticator: Authenticator) throws {
         let duplicate = KeychainError(.duplicateItem, message: "a private key with this application label and tag is stored already")
         let keyType = keyType as String
         if keyType == kSecAttrKeyTypeECSECPrimeRandom as String, bits == 256 {
+            // The token is part of the primary key too (`tkid`): a Secure Enclave key and a
+            // software key never collide.
             for key in try authenticator.keys.keys(includingInvalidated: true)
-            where key.applicationLabel == applicationLabel && key.applicationTag == tag {
+            where key.applicationLabel == applicationLabel && key.applicationTag == tag && key.isSoftware == !isToken {
                 throw duplicate
             }
         }
+        guard !isToken else { return }
         for item in try authenticator.keychain.items(service: service, itemClass: .key) {
             let attributes = item.attributes
             if attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String,

@@ -354,9 +354,9 @@ enum KeyItems {
             guard case let .enclave(key, owner) = ref.material else { return errSecUnimplemented }
             call.use(owner)
             try query.requireEntitlement(of: owner)
-            try StoredInMemoryKeys.requireNewPrimaryKey(
-                applicationLabel: query.applicationLabel ?? key.applicationLabel, tag: query.tag ?? key.applicationTag,
-                keyType: kSecAttrKeyTypeECSECPrimeRandom, bits: 256, on: owner)
+            let storedLabel = key.isSoftware ? query.applicationLabel ?? key.applicationLabel : key.applicationLabel
+            try StoredInMemoryKeys.requireNewPrimaryKey(applicationLabel: storedLabel, tag: query.tag ?? key.applicationTag,
+                                                        keyType: kSecAttrKeyTypeECSECPrimeRandom, bits: 256, isToken: !key.isSoftware, on: owner)
             let stored = try owner.keys.store(key, tag: query.tag, label: query.label,
                                               applicationLabel: query.applicationLabel, accessControl: query.accessControl)
             let secKey = SecKey(.enclave(stored, owner), context: ref.context, prompt: ref.prompt)

@@ -190,10 +190,36 @@ struct CommonCryptorTests {
         }
     }
 
-    @Test("CTR's counter is the whole 16-byte block: all ones carries over to all zeros")
-    func counterCarriesAcrossTheBlock() {
-        let encrypted = cryptor(kCCEncrypt, mode: kCCModeCTR, key: key, iv: [UInt8](repeating: 0xFF, count: 16), plain)
-        #expect(hexString(encrypted.output) == "e13338e36cb71962e00d020b4cedbd86d3dae15b04bb352fa0f59febfcb4da3e")
+    @Test("CTR's counter is the block's last 8 bytes (corecrypto): all ones rolls over to ff…ff 00…00, CommonCryptoSymCTR.c's vector")
+    func counterRollsOverIn64Bits() {
+        let encrypted = cryptor(kCCEncrypt, mode: kCCModeCTR, key: hex("000102030405060708090a0b0c0d0e0f"),
+                                iv: [UInt8](repeating: 0xFF, count: 16), [UInt8](repeating: 0, count: 32))
+        #expect(hexString(encrypted.output) == "3c441f32ce07822364d7a2990e50bb1325d4e948bd5e1296afc0bf87095a7248")
+    }
+
+    @Test("CCCryptorFinal with too little room loses nothing: the call can be repeated (CommonCryptor.h)")
+    func finalCanBeRepeated() {
+        var ref: CCCryptorRef?
+        _ = CCCryptorCreate(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding | kCCOptionECBMode),
+                            key, 16, nil, &ref)
+        defer { CCCryptorRelease(ref) }
+        var out = [UInt8](repeating: 0, count: 16)
+        var moved = 0
+        let abc = Array("abc".utf8)
+        #expect(CCCryptorUpdate(ref, abc, 3, &out, out.count, &moved) == kCCSuccess && moved == 0)
+        #expect(CCCryptorFinal(ref, &out, 8, &moved) == kCCBufferTooSmall)
+        #expect(CCCryptorFinal(ref, &out, 16, &moved) == kCCSuccess && moved == 16)
+        #expect(out == crypt(kCCEncrypt, options: kCCOptionPKCS7Padding | kCCOptionECBMode, key: key, iv: nil, abc).output)
+    }
+
+    @Test("ECB reads no IV (CommonCryptor.h: ignored in ECB mode); the SPI modes XTS, GCM and CCM are kCCUnimplemented here, AES in RC4's mode kCCParamError")
+    func modesAndIVs() {
+        #expect(cryptor(kCCEncrypt, mode: kCCModeECB, key: key, iv: [0xFF], plain).output
+            == cryptor(kCCEncrypt, mode: kCCModeECB, key: key, iv: nil, plain).output)
+        for mode in [8, 11, 12] {
+            #expect(cryptor(kCCEncrypt, mode: mode, key: key, iv: iv, plain).status == kCCUnimplemented)
+        }
+        #expect(cryptor(kCCEncrypt, mode: kCCModeRC4, key: key, iv: nil, plain).status == kCCParamError)
     }
 
     @Test("an empty plaintext padded with PKCS #7 is one block: CommonCrypto's zero-length regression vectors, with and without an IV")
@@ -303,6 +329,15 @@ struct CommonCryptorTests {
         _ = CCCryptorCreate(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionECBMode), key, 16, nil, &ref)
         #expect(CCCryptorReset(ref, iv) == kCCUnimplemented)
         CCCryptorRelease(ref)
+        // CTR: the counter starts again from the new IV.
+        let counter = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
+        _ = CCCryptorCreateWithMode(CCOperation(kCCEncrypt), CCMode(kCCModeCTR), CCAlgorithm(kCCAlgorithmAES), CCPadding(ccNoPadding),
+                                    nil, key, 16, nil, 0, 0, 0, &ref)
+        _ = CCCryptorUpdate(ref, plain, 16, &out, 16, &moved)
+        #expect(CCCryptorReset(ref, counter) == kCCSuccess)
+        _ = CCCryptorUpdate(ref, plain, 16, &out, 16, &moved)
+        #expect(hexString(out) == "874d6191b620e3261bef6864990db6ce")
+        CCCryptorRelease(ref)
     }
 }
 
@@ -356,6 +391,14 @@ struct CommonKeyTests {
         let otherIV = [UInt8](repeating: 0x11, count: 8)
         #expect(CCSymmetricKeyUnwrap(algorithm, otherIV, 8, kek, kek.count, wrapped, 24, &unwrapped, &unwrappedLength) == kCCSuccess)
         #expect(unwrapped == raw && unwrappedLength == 16)
+
+        // In place: the output may be the input itself (CommonCrypto unwraps into scratch space).
+        var inPlace = wrapped
+        var inPlaceLength = 24
+        let inPlaceStatus = inPlace.withUnsafeMutableBufferPointer { buffer in
+            CCSymmetricKeyUnwrap(algorithm, CCrfc3394_iv, 8, kek, kek.count, buffer.baseAddress, 24, buffer.baseAddress, &inPlaceLength)
+        }
+        #expect(inPlaceStatus == kCCSuccess && Array(inPlace.prefix(inPlaceLength)) == raw)
 
         let wrongKEK = [UInt8](repeating: 7, count: 16)
         unwrappedLength = 16

@@ -387,9 +387,11 @@ struct SecurityPublishedRuleTests {
             let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
                                              kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
             let imported = SecKeyCreateWithData(P256.Signing.PrivateKey().x963Representation as CFData, attributes as CFDictionary, nil)
-            return [signs(imported), signs(Self.p256(token: false))]
+            // Storing it is a keychain write: refused while locked, as any whenUnlocked item.
+            let add: [String: Any] = [kSecClass as String: kSecClassKey, kSecValueRef as String: imported as Any]
+            return [signs(imported), signs(Self.p256(token: false)), "\(SecItemAdd(add as CFDictionary, nil))"]
         }
-        #expect(results == ["ok", "ok"])
+        #expect(results == ["ok", "ok", "\(errSecInteractionNotAllowed)"])
     }
 
     @Test("the software key SecKeyCreateRandomKey returns with such access control (userPresence, no privateKeyUsage) is used in memory: it signs and exports without a prompt, while the device is locked and after its item is deleted, where a lookup of the stored item asks (SecKey.m's SecKeyCreateRandomKey returns the key it generated; SecAccessControl.m puts the constraint on the item's decryption)")

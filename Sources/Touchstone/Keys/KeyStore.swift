@@ -136,12 +136,17 @@ public struct KeyStore: Sendable {
                       accessControl: AccessControl? = nil) throws -> EnclaveKey {
         guard key.appID == authenticator.appID else { throw KeychainError(.invalidParameter, message: "the key belongs to another app") }
         var access = key.accessControl
-        var binding: (setHash: Data?, sequence: Int?) = (key.enrolledSetHash, key.enrollmentSequence)
         if key.isSoftware, let accessControl {
             try accessControl.flags.validate()
             access = accessControl
-            binding = try keychain.translatingErrors { try keychain.protectionBinding(accessControl) }
         }
+        // Storing is a keychain write under the item's protection, whatever made the key (a key
+        // made in memory skipped it): a locked device refuses a whenUnlocked key, and a
+        // whenPasscodeSet one needs a passcode, as any other item.
+        let checked = try keychain.translatingErrors { try keychain.protectionBinding(access) }
+        // A key already bound to an enrolled set keeps that set unless the add gives new access.
+        let keepsBinding = accessControl == nil || !key.isSoftware
+        let binding = keepsBinding && key.enrolledSetHash != nil ? (setHash: key.enrolledSetHash, sequence: key.enrollmentSequence) : checked
         let stored = EnclaveKey(
             appID: key.appID, publicKeyData: key.publicKeyData, applicationTag: tag ?? key.applicationTag,
             label: label ?? key.label, accessibility: access.accessibility, flags: access.flags, isPermanent: true,

@@ -1,5 +1,6 @@
 import CommonCrypto
 import Foundation
+import Touchstone
 
 // CommonRandom.h.
 
@@ -9,14 +10,6 @@ import Foundation
 public func ccRandomGenerateBytes(_ bytes: UnsafeMutableRawPointer?, _ count: Int) -> CCRNGStatus {
     guard count > 0 else { return CCRNGStatus(kCCSuccess) }
     guard let bytes else { return CCRNGStatus(kCCParamError) }
-    var generator = SystemRandomNumberGenerator()
-    var offset = 0
-    while offset < count {
-        let word = generator.next()
-        for index in 0..<min(8, count - offset) {
-            bytes.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * index)), toByteOffset: offset + index, as: UInt8.self)
-        }
-        offset += 8
-    }
+    copyBytes(RandomSource.system.bytes(count), to: bytes)
     return CCRNGStatus(kCCSuccess)
 }

@@ -1,6 +1,4 @@
 import CommonCrypto
-import Crypto
-import _CryptoExtras
 import Foundation
 
 // CommonSymmetricKeywrap.h: AES key wrap (RFC 3394) with CommonCrypto's argument checks and
@@ -85,18 +83,15 @@ public func ccSymmetricKeyUnwrap(
 /// RFC 3394's wrapping: six passes over the key's 64-bit halves, each AES-encrypting the
 /// integrity value with one of them.
 private struct KeyWrap {
-    let key: SymmetricKey
+    private let aes: AESBlock
 
     init?(kek: UnsafePointer<UInt8>?, length: Int) {
-        guard let kek, [16, 24, 32].contains(length) else { return nil }
-        key = SymmetricKey(data: UnsafeRawBufferPointer(start: kek, count: length))
+        guard let kek, let aes = AESBlock(key: UnsafeRawBufferPointer(start: kek, count: max(length, 0))) else { return nil }
+        self.aes = aes
     }
 
-    /// AES on one block with a key already checked to be an AES key.
     private func permute(_ block: [UInt8], forward: Bool) -> [UInt8] {
-        var block = block
-        if forward { try? AES.permute(&block, key: key) } else { try? AES.inversePermute(&block, key: key) }
-        return block
+        aes.permute(block, forward: forward)
     }
 
     private static func counter(_ t: Int) -> [UInt8] {

@@ -1,6 +1,4 @@
 import CommonCrypto
-import Crypto
-import _CryptoExtras
 import Foundation
 
 /// A CommonCrypto status other than success, as an error.
@@ -43,7 +41,7 @@ final class Cryptor {
     private let encrypting: Bool
     private let mode: Mode
     private let padded: Bool
-    private let key: SymmetricKey
+    private let aes: AESBlock
     /// CBC's previous ciphertext block, CTR's counter, CFB's, CFB8's and OFB's register.
     private var register: [UInt8]
     /// Block modes: input not processed yet.
@@ -54,11 +52,11 @@ final class Cryptor {
     /// CFB: the ciphertext of the block in progress, the next register.
     private var feedback: [UInt8] = []
 
-    private init(encrypting: Bool, mode: Mode, padded: Bool, key: SymmetricKey, iv: [UInt8]) {
+    private init(encrypting: Bool, mode: Mode, padded: Bool, aes: AESBlock, iv: [UInt8]) {
         self.encrypting = encrypting
         self.mode = mode
         self.padded = padded
-        self.key = key
+        self.aes = aes
         self.register = iv
     }
 
@@ -84,12 +82,10 @@ final class Cryptor {
         default: return .failure(.param)
         }
         guard Int(algorithm) == kCCAlgorithmAES else { return .failure(.unimplemented) }
-        guard [kCCKeySizeAES128, kCCKeySizeAES192, kCCKeySizeAES256].contains(key.count) else {
-            return .failure(.keySize)
-        }
+        guard let aes = AESBlock(key: key) else { return .failure(.keySize) }
         let cryptor = Cryptor(
             encrypting: operation == kCCEncrypt, mode: chosen, padded: Int(padding) == ccPKCS7Padding,
-            key: SymmetricKey(data: key), iv: initialVector(chosen == .ecb ? nil : iv)  // ECB has no IV: it is not read
+            aes: aes, iv: initialVector(chosen == .ecb ? nil : iv)  // ECB has no IV: it is not read
         )
         return .success(cryptor)
     }
@@ -175,16 +171,8 @@ final class Cryptor {
 
     // MARK: - The modes
 
-    /// AES on one 16-byte block, forward or backward. The key was checked at creation, so
-    /// swift-crypto has nothing to refuse.
     private func permute(_ block: [UInt8], forward: Bool = true) -> [UInt8] {
-        var block = block
-        if forward {
-            try? AES.permute(&block, key: key)
-        } else {
-            try? AES.inversePermute(&block, key: key)
-        }
-        return block
+        aes.permute(block, forward: forward)
     }
 
     /// ECB or CBC over whole blocks.

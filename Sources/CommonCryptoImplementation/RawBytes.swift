@@ -8,11 +8,7 @@ func rawBytes(_ pointer: UnsafeRawPointer?, _ count: Int) -> UnsafeRawBufferPoin
 }
 
 /// Copies `bytes` to `destination` (nothing when it is absent: C's caller would crash there).
-func copyBytes<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to destination: UnsafeMutableRawPointer?) {
+func copyBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes, to destination: UnsafeMutableRawPointer?) {
     guard let destination else { return }
-    var offset = 0
-    for byte in bytes {
-        destination.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
-        offset += 1
-    }
+    UnsafeMutableRawBufferPointer(start: destination, count: bytes.count).copyBytes(from: bytes)
 }

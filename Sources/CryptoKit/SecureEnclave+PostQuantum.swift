@@ -73,11 +73,7 @@ struct SealedSeed: Codable, Sendable {
     }
 
     /// The blob `restore` reads: JSON with sorted keys, so one sealed seed has one blob.
-    var blob: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)) ?? Data()
-    }
+    var blob: Data { sortedKeysJSON(self) }
 
     /// Opens the seed through the wrapping key — its evaluation, the prompt — and runs
     /// `operation` with it; failures come out as CryptoKit reports them.

@@ -68,11 +68,7 @@ public enum SecureEnclave {
                 public let dataRepresentation: Data
 
                 /// A new key's blob, its JSON with sorted keys (one key, one blob).
-                static func blob(_ key: EnclaveKey) -> Data {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = .sortedKeys
-                    return (try? encoder.encode(key)) ?? Data()
-                }
+                static func blob(_ key: EnclaveKey) -> Data { sortedKeysJSON(key) }
 
                 /// Signs the SHA-256 of `data` (the prompt happens here).
                 public func signature<D: DataProtocol>(for data: D) throws -> Crypto.P256.Signing.ECDSASignature {
@@ -214,4 +210,12 @@ extension SecureEnclave.P256 {
 }
 
 extension SecureEnclave.P256.KeyAgreement.PrivateKey: DiffieHellmanKeyAgreement, HPKEDiffieHellmanPrivateKey {}
+
+/// `value`'s JSON with sorted keys: the same bytes for the same value, which a key's
+/// `dataRepresentation` needs (Linux's encoder otherwise orders a keyed container by hash).
+func sortedKeysJSON<Value: Encodable>(_ value: Value) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return (try? encoder.encode(value)) ?? Data()
+}
 #endif

@@ -59,7 +59,7 @@ public func ccCryptorUpdate(
     guard dataInLength > 0 else { return CCCryptorStatus(kCCSuccess) }
     // Too little room changes nothing and says how much is needed.
     let needed = cryptor.outputLength(forInput: dataInLength, final: false)
-    guard needed <= dataOutAvailable else {
+    guard needed <= availableRoom(dataOutAvailable) else {
         dataOutMoved?.pointee = needed
         return CCCryptorStatus(kCCBufferTooSmall)
     }
@@ -77,7 +77,7 @@ public func ccCryptorFinal(
     // CommonCrypto answers a missing cryptor here with success.
     guard let cryptor = lookUpCryptor(cryptorRef) else { return CCCryptorStatus(kCCSuccess) }
     dataOutMoved?.pointee = 0
-    switch cryptor.finish(available: dataOutAvailable) {
+    switch cryptor.finish(available: availableRoom(dataOutAvailable)) {
     case .success(let output):
         copyBytes(output, to: dataOut)
         dataOutMoved?.pointee = dataOut == nil ? 0 : output.count
@@ -115,12 +115,12 @@ public func ccCrypt(
     // checked first, and its length reported when short.
     let needed = ccCryptorGetOutputLength(ref, dataInLength, true)
     dataOutMoved?.pointee = needed
-    guard needed <= dataOutAvailable else { return CCCryptorStatus(kCCBufferTooSmall) }
+    guard needed <= availableRoom(dataOutAvailable) else { return CCCryptorStatus(kCCBufferTooSmall) }
     var updated = 0
     let status = ccCryptorUpdate(ref, dataIn, dataInLength, dataOut, dataOutAvailable, &updated)
     guard status == kCCSuccess else { return status }
     var finished = 0
-    let ended = ccCryptorFinal(ref, dataOut.map { $0 + updated }, dataOutAvailable - updated, &finished)
+    let ended = ccCryptorFinal(ref, dataOut.map { $0 + updated }, availableRoom(dataOutAvailable) - updated, &finished)
     dataOutMoved?.pointee = updated + finished
     return ended
 }

@@ -28,12 +28,16 @@ public func ccSymmetricKeyWrap(
     _ wrappedKey: UnsafeMutablePointer<UInt8>?, _ wrappedKeyLen: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let wrappedKeyLen else { return Int32(kCCParamError) }
-    let room = wrappedKeyLen.pointee
+    let given = wrappedKeyLen.pointee
+    let room = availableRoom(given)
     guard let wrapping = KeyWrap(kek: kek, length: kekLen), let wrappedKey,
           UInt(bitPattern: room) >= UInt(bitPattern: ccSymmetricWrappedSize(algorithm, rawKeyLen)), iv == nil || ivLen >= 8,
           rawKeyLen >= 16, rawKeyLen % 8 == 0, let rawKey
     else {
-        if let wrappedKey, room > 0 { wrappedKey.update(repeating: 0, count: room) }
+        // CommonCrypto clears the room it was given; a room of 2^63 bytes or more is no real
+        // buffer (CommonCrypto would fault clearing it), so only what the wrap would write is.
+        let cleared = given >= 0 ? given : max(0, ccSymmetricWrappedSize(algorithm, rawKeyLen))
+        if let wrappedKey, cleared > 0 { wrappedKey.update(repeating: 0, count: cleared) }
         wrappedKeyLen.pointee = 0
         return Int32(kCCParamError)
     }
@@ -56,7 +60,7 @@ public func ccSymmetricKeyUnwrap(
     _ rawKey: UnsafeMutablePointer<UInt8>?, _ rawKeyLen: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let rawKeyLen else { return Int32(kCCParamError) }
-    let room = rawKeyLen.pointee
+    let room = availableRoom(rawKeyLen.pointee)
     rawKeyLen.pointee = 0
     guard let wrapping = KeyWrap(kek: kek, length: kekLen), let rawKey,
           UInt(bitPattern: room) >= UInt(bitPattern: ccSymmetricUnwrappedSize(algorithm, wrappedKeyLen)), iv == nil || ivLen >= 8

@@ -12,3 +12,11 @@ func copyBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes, to destination: UnsafeM
     guard let destination else { return }
     UnsafeMutableRawBufferPointer(start: destination, count: bytes.count).copyBytes(from: bytes)
 }
+
+/// The room a caller's `size_t` gives, as these `@_cdecl` functions read it (a `size_t` is an
+/// `Int` here, so one of 2^63 or more is negative): such a room is more than any buffer, and
+/// C callers pass `SIZE_MAX` to mean "room enough", so it reads as `Int.max`. Without this a
+/// comparison with the room needed would call `SIZE_MAX` too small.
+func availableRoom(_ size: Int) -> Int {
+    size < 0 ? .max : size
+}

@@ -59,14 +59,21 @@ extension SQLiteStorage {
     /// A column read as `CAST(... AS BLOB)` (or a namespace) as text: every byte. Nil when the
     /// column is NULL or its bytes are not UTF-8.
     static func text(_ row: Row, _ column: String) -> String? {
-        guard let bytes = row[column] as Data? else { return nil }
+        guard let bytes = Self.column(row, column, as: Data.self) else { return nil }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// A column of `row` as `type`; nil when it is NULL or holds what `type` cannot be made
+    /// from (a file edited by hand: text in the checksum's column). GRDB's subscript
+    /// (`row[column] as Int64?`) stops the process on such a value instead.
+    static func column<Value: DatabaseValueConvertible>(_ row: Row, _ column: String, as type: Value.Type) -> Value? {
+        (try? row.decode(Value?.self, forColumn: column)) ?? nil
     }
 
     /// The value and attributes text of `row`, the record at `key`, once its checksum matches.
     private static func verified(_ row: Row, key: RecordKey) throws -> (value: Data, attributes: String) {
-        guard let value = row["value"] as Data?, let attributes = row["attributes"] as String?,
-              let stored = row["checksum"] as Int64? else {
+        guard let value = column(row, "value", as: Data.self), let attributes = column(row, "attributes", as: String.self),
+              let stored = column(row, "checksum", as: Int64.self) else {
             throw StorageError.corruptRecord(key: key.description, reason: "a column is missing or has the wrong type")
         }
         guard stored == checksum(key, value, attributes) else {

@@ -260,14 +260,27 @@ enum CertificateItems {
     }
 
     /// Whether `item`'s issuer is one of `issuers`, or the subject of a stored certificate
-    /// (not self-issued) that chains to one, within `depth` levels.
+    /// (not self-issued) that chains to one, within `depth` levels. Breadth first over issuer
+    /// names, each name once: certificates whose names form a cycle (each the issuer of the
+    /// next) are walked in `depth` passes over `all`, not in `all.count ^ depth` steps.
     private static func chains(_ item: KeychainItemInfo, to issuers: [Data], among all: [KeychainItemInfo], depth: Int) -> Bool {
-        guard depth > 0, case let .data(issuer)? = item.attributes[kSecAttrIssuer as String] else { return false }
-        if issuers.contains(issuer) { return true }
-        return all.contains { parent in
-            parent.attributes[kSecAttrSubject as String] == .data(issuer) && parent.attributes[kSecAttrIssuer as String] != .data(issuer)
-                && chains(parent, to: issuers, among: all, depth: depth - 1)
+        guard case let .data(first)? = item.attributes[kSecAttrIssuer as String] else { return false }
+        var level: Set<Data> = [first]
+        var seen = level
+        for _ in 0..<depth {
+            if !level.isDisjoint(with: issuers) { return true }
+            var next: Set<Data> = []
+            for parent in all {
+                guard case let .data(subject)? = parent.attributes[kSecAttrSubject as String], level.contains(subject),
+                      case let .data(issuer)? = parent.attributes[kSecAttrIssuer as String], issuer != subject,
+                      seen.insert(issuer).inserted
+                else { continue }
+                next.insert(issuer)
+            }
+            if next.isEmpty { return false }
+            level = next
         }
+        return false
     }
 
     /// The attributes `kSecReturnAttributes` gives for a stored certificate.

@@ -279,5 +279,24 @@ struct CertificateItemTests {
         #expect(statuses == [Int(errSecSuccess), Int(errSecDuplicateItem), Int(errSecSuccess), 1, Int(errSecSuccess), 1, 0,
                              Int(errSecSuccess), Int(errSecItemNotFound)])
     }
+
+    @Test("kSecMatchIssuers over stored certificates whose names form a cycle (A issued B, B issued A, ten certificates of each) answers at once: each issuer name is followed once, not every path of up to ten levels (20^10 of them)")
+    func issuerSearchThroughACycleOfNamesEnds() async throws {
+        let device = try TestDevice()
+        let (statuses, found) = await device.blocking { () -> ([OSStatus], OSStatus) in
+            let nameA = Data([0x30, 0x03, 0x0C, 0x01, 0x41])
+            let nameB = Data([0x30, 0x03, 0x0C, 0x01, 0x42])
+            let statuses = (0..<20).map { index -> OSStatus in
+                let (subject, issuer) = index % 2 == 0 ? (nameA, nameB) : (nameB, nameA)
+                return SecItemAdd([kSecClass as String: kSecClassCertificate, kSecValueData as String: Data([UInt8(index)]),
+                                   kSecAttrSubject as String: subject, kSecAttrIssuer as String: issuer,
+                                   kSecAttrSerialNumber as String: Data([UInt8(index)])] as CFDictionary, nil)
+            }
+            let (status, _) = Self.find([kSecMatchIssuers as String: [Data([0x30, 0x00])], kSecMatchLimit as String: kSecMatchLimitAll])
+            return (statuses, status)
+        }
+        #expect(statuses.allSatisfy { $0 == errSecSuccess }, "\(statuses)")
+        #expect(found == errSecItemNotFound)
+    }
 }
 #endif

@@ -122,6 +122,17 @@ extension KeychainQuery {
         return nil
     }
 
+    /// A caller's value as an error message shows it: text and numbers as they are, anything
+    /// else by its type. The description of any object could be long, and for a `Date` of NaN
+    /// seconds Foundation's `Date.description` stops the process.
+    static func shown(_ value: Any) -> String {
+        switch value {
+        case let text as String: text
+        case let number as NSNumber: number.stringValue
+        default: "a \(type(of: value))"
+        }
+    }
+
     static func data(_ value: Any) -> Data? {
         if let data = value as? Data { return data }
         if let data = value as? NSData { return Data(referencing: data) }

@@ -35,7 +35,7 @@ struct MatchLimit: Equatable {
         case let text as String where text == kSecMatchLimitAll as String: count = nil
         case let raw?:
             guard let count = KeychainQuery.integer(raw), count >= -1 else {
-                throw KeychainQuery.Invalid(reason: "unknown kSecMatchLimit '\(raw)'")
+                throw KeychainQuery.Invalid(reason: "unknown kSecMatchLimit '\(KeychainQuery.shown(raw))'")
             }
             self.count = count == -1 ? nil : count
         }
@@ -188,7 +188,7 @@ struct KeychainQuery {
             case kSecClassGenericPassword.swiftString: itemClass = .genericPassword
             case kSecClassInternetPassword.swiftString: itemClass = .internetPassword
             case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
-            case let other: throw NoSuchClass(description: "kSecClass '\(other)' is no keychain class")
+            case let other: throw NoSuchClass(description: "kSecClass '\(Self.shown(other))' is no keychain class")
             }
         } else if let referenceBytes, let named = PersistentReference.itemClass(of: referenceBytes) {
             // As on iOS: a query by persistent reference may leave the class out; the
@@ -255,7 +255,7 @@ struct KeychainQuery {
                 ? .fail : .allow
         case kSecUseAuthenticationUIFail.swiftString: authenticationUI = .fail
         case kSecUseAuthenticationUISkip.swiftString: authenticationUI = .skip
-        case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(other)'")
+        case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(Self.shown(other))'")
         }
     }
 

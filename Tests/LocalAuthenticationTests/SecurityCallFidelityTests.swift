@@ -86,6 +86,20 @@ struct SecurityCallFidelityTests {
         #expect(code == Int(errSecUnimplemented))
         #expect(errSecUnimplemented == -4)
     }
+
+    @Test("a value of the wrong type where a keychain call names it in its error (kSecMatchLimit, kSecClass, kSecUseAuthenticationUI) is errSecParam, whatever it is: a Date of NaN seconds, whose description stops the process in Foundation, included (found by scripts/fuzz.sh)")
+    func wrongValuesAreParamErrorsWhateverTheyAre() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            let odd: [Any] = [Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: .infinity), [1, 2]]
+            return odd.flatMap { value -> [OSStatus] in
+                [SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: value] as CFDictionary, nil),
+                 SecItemCopyMatching([kSecClass as String: value] as CFDictionary, nil),
+                 SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecUseAuthenticationUI as String: value] as CFDictionary, nil)]
+            }
+        }
+        #expect(statuses == Array(repeating: errSecParam, count: 9))
+    }
 }
 
 #endif

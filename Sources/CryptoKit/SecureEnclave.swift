@@ -126,7 +126,12 @@ public enum SecureEnclave {
                 /// `CryptoKitError.incorrectParameterSize` otherwise.
                 static func restoredKey(_ data: Data, _ context: LAContext?) throws -> (EnclaveKey, Authenticator) {
                     let authenticator = try device(context)
-                    guard let key = try? JSONDecoder().decode(EnclaveKey.self, from: data), key.appID == authenticator.appID else {
+                    // The blob's seal must open here over the attributes it carries: another device's
+                    // key, or one whose access control was edited, is refused as iOS refuses a blob the
+                    // Secure Enclave did not make.
+                    guard let key = try? JSONDecoder().decode(EnclaveKey.self, from: data), key.appID == authenticator.appID,
+                          authenticator.keys.sealIsIntact(key)
+                    else {
                         throw CryptoKitError.incorrectParameterSize
                     }
                     return (key, authenticator)

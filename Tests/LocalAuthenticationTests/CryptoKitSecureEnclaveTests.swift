@@ -101,6 +101,35 @@ struct CryptoKitSecureEnclaveTests {
         #expect(!blob.isEmpty && !opened)
     }
 
+    @Test("a dataRepresentation whose access control was edited (biometry flags cleared, or marked a software key kept in memory) does not restore: CryptoKitError.incorrectParameterSize, as iOS refuses a blob its Secure Enclave did not seal; the unedited blob restores")
+    func editedAccessControlDoesNotRestore() async throws {
+        let sim = try TestDevice()
+        let outcomes = await sim.blocking { () -> [String] in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                               [.privateKeyUsage, .biometryCurrentSet], nil),
+                  let blob = try? SecureEnclave.P256.Signing.PrivateKey(accessControl: access).dataRepresentation,
+                  let fields = try? JSONSerialization.jsonObject(with: blob) as? [String: Any]
+            else { return ["no key"] }
+            func restore(_ change: [String: Any]) -> String {
+                guard let edited = try? JSONSerialization.data(withJSONObject: fields.merging(change) { $1 }, options: .sortedKeys) else {
+                    return "not encoded"
+                }
+                do {
+                    _ = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: edited)
+                    return "restored"
+                } catch let error as CryptoKitError {
+                    if case .incorrectParameterSize = error { return "incorrectParameterSize" }
+                    return "\(error)"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            return [restore([:]), restore(["flags": 0]), restore(["software": true, "isPermanent": false]),
+                    restore(["accessibility": "always"])]
+        }
+        #expect(outcomes == ["restored", "incorrectParameterSize", "incorrectParameterSize", "incorrectParameterSize"])
+    }
+
     @Test("SecureEnclave.MLDSA65/87 (iOS 26): each signature runs the key's evaluation; the public key verifies, with and without a context string; dataRepresentation restores the key on its device only")
     func mldsaSignsAfterEvaluation() async throws {
         let sim = try TestDevice()

@@ -113,6 +113,28 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
         software = isSoftware ? true : nil
         storedApplicationLabel = applicationLabel
     }
+
+    /// What the seal of the private key authenticates besides it (``KeyStore``): the app, the
+    /// public key and every attribute that decides how the key may be used — accessibility,
+    /// access-control flags, whether it is stored, whether it is a software key, and the
+    /// enrolled set it is bound to. A key's handle travels outside the device (CryptoKit's
+    /// `dataRepresentation`, which the app keeps where it likes), and on iOS the Secure Enclave
+    /// binds these to the key: an edited handle does not open.
+    var sealedAttributes: Data {
+        let fields = [
+            "touchstone.key.v2", appID, accessibility.rawValue, String(flags.rawValue), isPermanent ? "permanent" : "memory",
+            isSoftware ? "software" : "enclave", enrolledSetHash?.hexString ?? "-", enrollmentSequence.map(String.init) ?? "-",
+        ]
+        return Data(fields.joined(separator: "\u{0}").utf8) + [0] + publicKeyData
+    }
+
+    /// This key with `sealed` as its sealed private half (sealed over ``sealedAttributes``).
+    func sealing(_ sealed: Data) -> EnclaveKey {
+        EnclaveKey(appID: appID, publicKeyData: publicKeyData, applicationTag: applicationTag, label: label,
+                   accessibility: accessibility, flags: flags, isPermanent: isPermanent, creationDate: creationDate,
+                   enrolledSetHash: enrolledSetHash, enrollmentSequence: enrollmentSequence, sealedPrivateKey: sealed,
+                   isSoftware: isSoftware, applicationLabel: storedApplicationLabel)
+    }
 }
 
 /// A digest given as bytes (`…DigestX962…` algorithms), so swift-crypto can sign and verify

@@ -26,8 +26,10 @@ import Foundation
 /// ``KeychainError/Kind/invalidated``), errSecInteractionNotAllowed, errSecParam for bad input.
 ///
 /// Sealing: the private scalar is sealed with AES-GCM under a key derived by HKDF-SHA256 from
-/// the device secret (salt `touchstone.keys.v1`, info = app id), authenticating the app id and
-/// the public key, so a sealed key cannot be moved to another app or device. Every use opens the
+/// the device secret (salt `touchstone.keys.v1`, info = app id), authenticating the app id, the
+/// public key and the attributes that decide how the key may be used
+/// (``EnclaveKey/sealedAttributes``), so a sealed key cannot be moved to another app or device,
+/// and a handle with edited access control does not open. Every use opens the
 /// sealed key again; the swift-crypto key object built from the opened scalar is kept per device
 /// in memory (at most 64), so its public point is not recomputed on each signature.
 public struct KeyStore: Sendable {
@@ -103,13 +105,12 @@ public struct KeyStore: Sendable {
                 && !accessControl.flags.contains(.biometryAny) && !accessControl.flags.contains(.biometryCurrentSet)
             let binding = inMemory ? (setHash: nil, sequence: nil) : try keychain.protectionBinding(accessControl)
             let snapshot = try device.snapshot()
-            let publicKeyData = privateKey.publicKey.x963Representation
-            let sealed = try seal(privateKey.rawRepresentation, publicKey: publicKeyData, snapshot: snapshot)
-            let key = EnclaveKey(
-                appID: authenticator.appID, publicKeyData: publicKeyData, applicationTag: tag, label: label,
-                accessibility: accessControl.accessibility, flags: accessControl.flags, isPermanent: permanent,
+            let unsealed = EnclaveKey(
+                appID: authenticator.appID, publicKeyData: privateKey.publicKey.x963Representation, applicationTag: tag,
+                label: label, accessibility: accessControl.accessibility, flags: accessControl.flags, isPermanent: permanent,
                 creationDate: device.clock.now, enrolledSetHash: binding.setHash,
-                enrollmentSequence: binding.sequence, sealedPrivateKey: sealed, isSoftware: software)
+                enrollmentSequence: binding.sequence, sealedPrivateKey: Data(), isSoftware: software)
+            let key = unsealed.sealing(try seal(privateKey.rawRepresentation, for: unsealed, snapshot: snapshot))
             if permanent {
                 try device.storage.commit([.put(try record(of: key))])
             }
@@ -147,12 +148,17 @@ public struct KeyStore: Sendable {
         // A key already bound to an enrolled set keeps that set unless the add gives new access.
         let keepsBinding = accessControl == nil || !key.isSoftware
         let binding = keepsBinding && key.enrolledSetHash != nil ? (setHash: key.enrolledSetHash, sequence: key.enrollmentSequence) : checked
-        let stored = EnclaveKey(
+        let unsealed = EnclaveKey(
             appID: key.appID, publicKeyData: key.publicKeyData, applicationTag: tag ?? key.applicationTag,
             label: label ?? key.label, accessibility: access.accessibility, flags: access.flags, isPermanent: true,
             creationDate: key.creationDate, enrolledSetHash: binding.setHash, enrollmentSequence: binding.sequence,
-            sealedPrivateKey: key.sealedPrivateKey, isSoftware: key.isSoftware,
+            sealedPrivateKey: Data(), isSoftware: key.isSoftware,
             applicationLabel: key.isSoftware ? applicationLabel ?? key.storedApplicationLabel : key.storedApplicationLabel)
+        // Sealed again over what the stored key now is (it is stored, perhaps with new access).
+        let stored = try keychain.translatingErrors {
+            let snapshot = try device.snapshot()
+            return unsealed.sealing(try seal(try open(key, snapshot: snapshot), for: unsealed, snapshot: snapshot))
+        }
         let record = try record(of: stored)
         try keychain.translatingErrors {
             try device.storage.transaction { transaction in
@@ -321,7 +327,7 @@ public struct KeyStore: Sendable {
     private func unseal(_ key: EnclaveKey, context: AuthenticationContext?, reason: String) async throws -> P256.Signing.PrivateKey {
         try await authorize(key, context: context, reason: reason)
         return try keychain.translatingErrors {
-            let raw = try open(key.sealedPrivateKey, publicKey: key.publicKeyData, snapshot: try device.snapshot())
+            let raw = try open(key, snapshot: try device.snapshot())
             if let known = device.unsealedKeys.withLock({ $0[raw] }) { return known.key }
             let privateKey: P256.Signing.PrivateKey
             do {
@@ -355,13 +361,16 @@ public struct KeyStore: Sendable {
         return key
     }
 
-    private func aad(_ publicKey: Data) -> Data {
+    /// What keys sealed before their attributes were (``EnclaveKey/sealedAttributes``)
+    /// authenticate: the app and the public key. Such a key still opens (a store or a
+    /// `dataRepresentation` kept from then loses nothing), with its attributes unbound.
+    private func unboundAttributes(_ publicKey: Data) -> Data {
         Data(authenticator.appID.utf8) + Data([0]) + publicKey
     }
 
-    private func seal(_ scalar: Data, publicKey: Data, snapshot: Device.Snapshot) throws -> Data {
+    private func seal(_ scalar: Data, for key: EnclaveKey, snapshot: Device.Snapshot) throws -> Data {
         do {
-            guard let combined = try AES.GCM.seal(scalar, using: deviceKey(snapshot), authenticating: aad(publicKey)).combined else {
+            guard let combined = try AES.GCM.seal(scalar, using: deviceKey(snapshot), authenticating: key.sealedAttributes).combined else {
                 throw KeychainError(.storageFailure, message: "sealing the key failed")
             }
             return combined
@@ -372,12 +381,25 @@ public struct KeyStore: Sendable {
         }
     }
 
-    private func open(_ sealed: Data, publicKey: Data, snapshot: Device.Snapshot) throws -> Data {
-        do {
-            return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: deviceKey(snapshot), authenticating: aad(publicKey))
-        } catch {
-            throw KeychainError(.corrupt, message: "the sealed key cannot be opened on this device")
+    /// The private scalar of `key`, when its seal opens on this device over the attributes it
+    /// carries (or over the app and public key alone, for a key sealed before those were bound).
+    private func open(_ key: EnclaveKey, snapshot: Device.Snapshot) throws -> Data {
+        let deviceKey = deviceKey(snapshot)
+        guard let box = try? AES.GCM.SealedBox(combined: key.sealedPrivateKey) else {
+            throw KeychainError(.corrupt, message: "the sealed key is damaged")
         }
+        for attributes in [key.sealedAttributes, unboundAttributes(key.publicKeyData)] {
+            if let scalar = try? AES.GCM.open(box, using: deviceKey, authenticating: attributes) { return scalar }
+        }
+        throw KeychainError(.corrupt, message: "the sealed key cannot be opened on this device, or its attributes were altered")
+    }
+
+    /// Whether `key`'s sealed private half opens on this device with the attributes the key
+    /// carries: false for another device's or app's key, or a handle whose attributes were
+    /// edited. Never prompts (nothing is used).
+    package func sealIsIntact(_ key: EnclaveKey) -> Bool {
+        guard key.appID == authenticator.appID, let snapshot = try? device.snapshot() else { return false }
+        return (try? open(key, snapshot: snapshot)) != nil
     }
 
     // MARK: Records

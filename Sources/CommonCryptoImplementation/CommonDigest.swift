@@ -10,8 +10,7 @@ import Touchstone
 enum DigestState: Sendable {
     case md5(Insecure.MD5)
     case sha1(Insecure.SHA1)
-    /// SHA-224 is computed at the end over everything given.
-    case sha224(Data)
+    case sha224(SHA224.Hasher)
     case sha256(SHA256)
     case sha384(SHA384)
     case sha512(SHA512)
@@ -20,10 +19,7 @@ enum DigestState: Sendable {
         switch self {
         case .md5(var hasher): hasher.update(bufferPointer: bytes); self = .md5(hasher)
         case .sha1(var hasher): hasher.update(bufferPointer: bytes); self = .sha1(hasher)
-        case .sha224(var message):
-            self = .sha224(Data())  // the buffer is now `message`'s alone: appended in place
-            message.append(contentsOf: bytes)
-            self = .sha224(message)
+        case .sha224(var hasher): hasher.update(bytes); self = .sha224(hasher)
         case .sha256(var hasher): hasher.update(bufferPointer: bytes); self = .sha256(hasher)
         case .sha384(var hasher): hasher.update(bufferPointer: bytes); self = .sha384(hasher)
         case .sha512(var hasher): hasher.update(bufferPointer: bytes); self = .sha512(hasher)
@@ -34,7 +30,7 @@ enum DigestState: Sendable {
         switch self {
         case .md5(let hasher): Array(hasher.finalize())
         case .sha1(let hasher): Array(hasher.finalize())
-        case .sha224(let message): Array(SHA224.hash(message))
+        case .sha224(let hasher): Array(hasher.finalize())
         case .sha256(let hasher): Array(hasher.finalize())
         case .sha384(let hasher): Array(hasher.finalize())
         case .sha512(let hasher): Array(hasher.finalize())
@@ -108,17 +104,17 @@ public func ccSHA1Final(_ md: UnsafeMutablePointer<UInt8>?, _ c: UnsafeMutableRa
 
 @_cdecl("CC_SHA224")
 public func ccSHA224(_ data: UnsafeRawPointer?, _ len: CC_LONG, _ md: UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>? {
-    digest(.sha224(Data()), data, len, md)
+    digest(.sha224(SHA224.Hasher()), data, len, md)
 }
 @_cdecl("CC_SHA224_Init")
-public func ccSHA224Init(_ c: UnsafeMutableRawPointer?) -> Int32 { start(c, .sha224(Data())) }
+public func ccSHA224Init(_ c: UnsafeMutableRawPointer?) -> Int32 { start(c, .sha224(SHA224.Hasher())) }
 @_cdecl("CC_SHA224_Update")
 public func ccSHA224Update(_ c: UnsafeMutableRawPointer?, _ data: UnsafeRawPointer?, _ len: CC_LONG) -> Int32 {
-    update(c, data, len, fresh: .sha224(Data()))
+    update(c, data, len, fresh: .sha224(SHA224.Hasher()))
 }
 @_cdecl("CC_SHA224_Final")
 public func ccSHA224Final(_ md: UnsafeMutablePointer<UInt8>?, _ c: UnsafeMutableRawPointer?) -> Int32 {
-    finish(md, c, fresh: .sha224(Data()))
+    finish(md, c, fresh: .sha224(SHA224.Hasher()))
 }
 
 @_cdecl("CC_SHA256")

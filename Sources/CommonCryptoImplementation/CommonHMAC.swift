@@ -10,8 +10,9 @@ import Touchstone
 enum HMACState: Sendable {
     case md5(HMAC<Insecure.MD5>)
     case sha1(HMAC<Insecure.SHA1>)
-    /// HMAC-SHA-224 is computed at the end, from the key and everything given.
-    case sha224(key: Data, message: Data)
+    /// HMAC-SHA-224 (RFC 2104 written out): the inner digest in progress, and the key block
+    /// for the outer one.
+    case sha224(inner: SHA224.Hasher, keyBlock: [UInt8])
     case sha256(HMAC<SHA256>)
     case sha384(HMAC<SHA384>)
     case sha512(HMAC<SHA512>)
@@ -23,7 +24,11 @@ enum HMACState: Sendable {
         switch Int(algorithm) {
         case kCCHmacAlgMD5: self = .md5(HMAC(key: symmetricKey))
         case kCCHmacAlgSHA1: self = .sha1(HMAC(key: symmetricKey))
-        case kCCHmacAlgSHA224: self = .sha224(key: Data(key), message: Data())
+        case kCCHmacAlgSHA224:
+            let keyBlock = Self.sha224KeyBlock(key)
+            var inner = SHA224.Hasher()
+            keyBlock.map { $0 ^ 0x36 }.withUnsafeBytes { inner.update($0) }
+            self = .sha224(inner: inner, keyBlock: keyBlock)
         case kCCHmacAlgSHA256: self = .sha256(HMAC(key: symmetricKey))
         case kCCHmacAlgSHA384: self = .sha384(HMAC(key: symmetricKey))
         case kCCHmacAlgSHA512: self = .sha512(HMAC(key: symmetricKey))
@@ -35,10 +40,7 @@ enum HMACState: Sendable {
         switch self {
         case .md5(var mac): mac.update(data: bytes); self = .md5(mac)
         case .sha1(var mac): mac.update(data: bytes); self = .sha1(mac)
-        case .sha224(let key, var message):
-            self = .sha224(key: key, message: Data())  // the buffer is now `message`'s alone
-            message.append(contentsOf: bytes)
-            self = .sha224(key: key, message: message)
+        case .sha224(var inner, let keyBlock): inner.update(bytes); self = .sha224(inner: inner, keyBlock: keyBlock)
         case .sha256(var mac): mac.update(data: bytes); self = .sha256(mac)
         case .sha384(var mac): mac.update(data: bytes); self = .sha384(mac)
         case .sha512(var mac): mac.update(data: bytes); self = .sha512(mac)
@@ -49,20 +51,22 @@ enum HMACState: Sendable {
         switch self {
         case .md5(let mac): Array(mac.finalize())
         case .sha1(let mac): Array(mac.finalize())
-        case .sha224(let key, let message): Self.hmacSHA224(key: key, message: message)
+        case .sha224(let inner, let keyBlock):
+            // RFC 2104: H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ message)).
+            Array(SHA224.hash(Data(keyBlock.map { $0 ^ 0x5C }) + inner.finalize()))
         case .sha256(let mac): Array(mac.finalize())
         case .sha384(let mac): Array(mac.finalize())
         case .sha512(let mac): Array(mac.finalize())
         }
     }
 
-    /// RFC 2104 over SHA-224 (64-byte blocks): H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ message)).
-    private static func hmacSHA224(key: Data, message: Data) -> [UInt8] {
+    /// RFC 2104's key block for SHA-224 (64-byte blocks): the key, hashed first when longer,
+    /// padded with zeros.
+    private static func sha224KeyBlock(_ key: UnsafeRawBufferPointer) -> [UInt8] {
         let blockSize = 64
-        var block = key.count > blockSize ? Array(SHA224.hash(key)) : Array(key)
+        var block = key.count > blockSize ? Array(SHA224.hash(Data(key))) : Array(key)
         block += [UInt8](repeating: 0, count: blockSize - block.count)
-        let inner = SHA224.hash(Data(block.map { $0 ^ 0x36 }) + message)
-        return Array(SHA224.hash(Data(block.map { $0 ^ 0x5C }) + inner))
+        return block
     }
 }
 

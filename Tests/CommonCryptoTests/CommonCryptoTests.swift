@@ -434,38 +434,4 @@ struct CommonKeyTests {
         #expect(CCRandomGenerateBytes(nil, 0) == kCCSuccess)
         #expect(CCRandomGenerateBytes(nil, 4) == kCCParamError)
     }
-
-    @Test("a room of SIZE_MAX (C's \"room enough\") is room enough for CCCrypt, CCCryptorUpdate/Final and the key wrap (it read as a negative Int: CCCrypt said kCCBufferTooSmall and CCSymmetricKeyUnwrap trapped); CCRandomGenerateBytes with a count of 2^63 or more is kCCParamError, not a success that wrote nothing (found by a review and scripts/fuzz.sh)")
-    func sizeMaxRoomIsRoomEnough() {
-        let sizeMax = Int(bitPattern: UInt.max)
-        let key = [UInt8](repeating: 3, count: 16)
-        let iv = [UInt8](repeating: 0, count: 16)
-        let input = [UInt8](repeating: 9, count: 20)
-        var output = [UInt8](repeating: 0, count: 32)
-        var moved = 0
-        let status = CCCrypt(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding),
-                             key, key.count, iv, input, input.count, &output, sizeMax, &moved)
-        #expect(status == kCCSuccess && moved == 32)
-        #expect(crypt(kCCEncrypt, options: kCCOptionPKCS7Padding, key: key, iv: iv, input).output == output)
-
-        let kek = [UInt8](repeating: 1, count: 16)
-        let raw = [UInt8](repeating: 2, count: 16)
-        let algorithm = CCWrappingAlgorithm(kCCWRAPAES)
-        var wrapped = [UInt8](repeating: 0, count: 24)
-        var wrappedLength = sizeMax
-        #expect(CCSymmetricKeyWrap(algorithm, CCrfc3394_iv, 8, kek, 16, raw, 16, &wrapped, &wrappedLength) == kCCSuccess)
-        #expect(wrappedLength == 24)
-        var unwrapped = [UInt8](repeating: 0, count: 16)
-        var unwrappedLength = sizeMax
-        #expect(CCSymmetricKeyUnwrap(algorithm, CCrfc3394_iv, 8, kek, 16, wrapped, 24, &unwrapped, &unwrappedLength) == kCCSuccess)
-        #expect(unwrapped == raw && unwrappedLength == 16)
-        wrapped[0] ^= 1
-        unwrappedLength = sizeMax
-        #expect(CCSymmetricKeyUnwrap(algorithm, CCrfc3394_iv, 8, kek, 16, wrapped, 24, &unwrapped, &unwrappedLength) == kCCDecodeError)
-        #expect(unwrappedLength == 0 && unwrapped == [UInt8](repeating: 0, count: 16), "only what the unwrap would write is cleared")
-
-        var byte: UInt8 = 0
-        #expect(CCRandomGenerateBytes(&byte, sizeMax) == kCCParamError)
-        #expect(CCRandomGenerateBytes(&byte, Int.min) == kCCParamError)
-    }
 }

@@ -37,26 +37,65 @@ package enum SHA224 {
 
     /// The SHA-224 digest of `data` (28 bytes).
     package static func hash(_ data: Data) -> Data {
-        var state = initialState
-        // The message, a 1 bit, zeros up to 56 bytes past a multiple of 64, then the message's
-        // length in bits as a 64-bit big-endian number (§5.1.1).
-        var padded = [UInt8](data)
-        padded.append(0x80)
-        padded.append(contentsOf: repeatElement(0, count: (119 - data.count % 64) % 64))
-        // The message length in bits, modulo 2^64 (FIPS 180-4 §5.1.1): wrapping, never trapping.
-        padded.append(contentsOf: withUnsafeBytes(of: (UInt64(truncatingIfNeeded: data.count) &<< 3).bigEndian, Array.init))
-        for start in stride(from: 0, to: padded.count, by: 64) {
-            compress(&state, padded[start..<start + 64])
+        var hasher = Hasher()
+        data.withUnsafeBytes { hasher.update($0) }
+        return hasher.finalize()
+    }
+
+    /// A digest fed in pieces: it keeps the state and at most one partial block, so a long
+    /// message streamed through it takes constant memory.
+    package struct Hasher: Sendable {
+        private var state = SHA224.initialState
+        /// The bytes of the block not yet complete (fewer than 64).
+        private var pending: [UInt8] = []
+        /// The message's length in bytes, modulo 2^64 (its length in bits is taken modulo 2^64
+        /// too, FIPS 180-4 §5.1.1: wrapping, never trapping).
+        private var length: UInt64 = 0
+
+        /// A digest of nothing yet.
+        package init() {}
+
+        /// Adds `bytes` to the message.
+        package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            length &+= UInt64(bytes.count)
+            var rest = bytes[...]
+            if !pending.isEmpty {
+                let taken = rest.prefix(64 - pending.count)
+                pending += taken
+                rest = rest.dropFirst(taken.count)
+                guard pending.count == 64 else { return }
+                SHA224.compress(&state, pending[...])
+                pending.removeAll(keepingCapacity: true)
+            }
+            while rest.count >= 64 {
+                SHA224.compress(&state, ArraySlice(rest.prefix(64)))
+                rest = rest.dropFirst(64)
+            }
+            pending += rest
         }
-        var digest = Data(capacity: byteCount)
-        for word in state.prefix(7) {
-            withUnsafeBytes(of: word.bigEndian) { digest.append(contentsOf: $0) }
+
+        /// The digest of the message so far (28 bytes).
+        package func finalize() -> Data {
+            var state = state
+            // The last bytes, a 1 bit, zeros up to 56 bytes past a multiple of 64, then the
+            // message's length in bits as a 64-bit big-endian number (§5.1.1).
+            var padded = pending
+            padded.append(0x80)
+            padded.append(contentsOf: repeatElement(0, count: (119 - pending.count) % 64))
+            padded.append(contentsOf: withUnsafeBytes(of: (length &<< 3).bigEndian, Array.init))
+            for start in stride(from: 0, to: padded.count, by: 64) {
+                SHA224.compress(&state, padded[start..<start + 64])
+            }
+            var digest = Data(capacity: byteCount)
+            for word in state.prefix(7) {
+                withUnsafeBytes(of: word.bigEndian) { digest.append(contentsOf: $0) }
+            }
+            return digest
         }
-        return digest
     }
 
     /// SHA-256's compression function (§6.2.2) of one 64-byte block into `state`.
-    private static func compress(_ state: inout [UInt32], _ block: ArraySlice<UInt8>) {
+    fileprivate static func compress(_ state: inout [UInt32], _ block: ArraySlice<UInt8>) {
         var schedule = [UInt32](repeating: 0, count: 64)
         for index in 0..<16 {
             let offset = block.startIndex + index * 4

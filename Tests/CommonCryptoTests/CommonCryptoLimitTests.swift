@@ -1,0 +1,77 @@
+import CommonCrypto
+import Foundation
+import Testing
+
+/// CommonCrypto at the edges of its C arguments (sizes near the top of `size_t`) and of its
+/// streaming contexts.
+@Suite struct CommonCryptoLimitTests {
+    @Test("a room of SIZE_MAX (C's \"room enough\") is room enough for CCCrypt, CCCryptorUpdate/Final and the key wrap (it read as a negative Int: CCCrypt said kCCBufferTooSmall and CCSymmetricKeyUnwrap trapped); CCRandomGenerateBytes with a count of 2^63 or more is kCCParamError, not a success that wrote nothing (found by a review and scripts/fuzz.sh)")
+    func sizeMaxRoomIsRoomEnough() {
+        let sizeMax = Int(bitPattern: UInt.max)
+        let key = [UInt8](repeating: 3, count: 16)
+        let iv = [UInt8](repeating: 0, count: 16)
+        let input = [UInt8](repeating: 9, count: 20)
+        var output = [UInt8](repeating: 0, count: 32)
+        var moved = 0
+        let status = CCCrypt(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding),
+                             key, key.count, iv, input, input.count, &output, sizeMax, &moved)
+        var expected = [UInt8](repeating: 0, count: 32)
+        var expectedMoved = 0
+        let expectedStatus = CCCrypt(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding),
+                                     key, key.count, iv, input, input.count, &expected, expected.count, &expectedMoved)
+        #expect(status == kCCSuccess && moved == 32)
+        #expect(expectedStatus == kCCSuccess && output == expected, "the same bytes as with the room given exactly")
+
+        let kek = [UInt8](repeating: 1, count: 16)
+        let raw = [UInt8](repeating: 2, count: 16)
+        let algorithm = CCWrappingAlgorithm(kCCWRAPAES)
+        var wrapped = [UInt8](repeating: 0, count: 24)
+        var wrappedLength = sizeMax
+        #expect(CCSymmetricKeyWrap(algorithm, CCrfc3394_iv, 8, kek, 16, raw, 16, &wrapped, &wrappedLength) == kCCSuccess)
+        #expect(wrappedLength == 24)
+        var unwrapped = [UInt8](repeating: 0, count: 16)
+        var unwrappedLength = sizeMax
+        #expect(CCSymmetricKeyUnwrap(algorithm, CCrfc3394_iv, 8, kek, 16, wrapped, 24, &unwrapped, &unwrappedLength) == kCCSuccess)
+        #expect(unwrapped == raw && unwrappedLength == 16)
+        wrapped[0] ^= 1
+        unwrappedLength = sizeMax
+        #expect(CCSymmetricKeyUnwrap(algorithm, CCrfc3394_iv, 8, kek, 16, wrapped, 24, &unwrapped, &unwrappedLength) == kCCDecodeError)
+        #expect(unwrappedLength == 0 && unwrapped == [UInt8](repeating: 0, count: 16), "only what the unwrap would write is cleared")
+
+        var byte: UInt8 = 0
+        #expect(CCRandomGenerateBytes(&byte, sizeMax) == kCCParamError)
+        #expect(CCRandomGenerateBytes(&byte, Int.min) == kCCParamError)
+    }
+
+    @Test("SHA-224 and HMAC-SHA-224 stream: fed in pieces of 1 to 70 bytes they give the one-shot digest at every length from 0 to 300 (a context keeps one partial block, not the whole message)")
+    func sha224Streams() {
+        let message = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let key = [UInt8](repeating: 0x0B, count: 20)
+        for length in 0...300 {
+            let input = Array(message.prefix(length))
+            var expected = [UInt8](repeating: 0, count: 28)
+            _ = CC_SHA224(input, CC_LONG(length), &expected)
+            var expectedMAC = [UInt8](repeating: 0, count: 28)
+            CCHmac(CCHmacAlgorithm(kCCHmacAlgSHA224), key, key.count, input, length, &expectedMAC)
+            var context = CC_SHA256_CTX()
+            _ = CC_SHA224_Init(&context)
+            var mac = CCHmacContext()
+            CCHmacInit(&mac, CCHmacAlgorithm(kCCHmacAlgSHA224), key, key.count)
+            var offset = 0
+            var piece = length % 70 + 1
+            while offset < length {
+                let end = min(length, offset + piece)
+                let chunk = Array(input[offset..<end])
+                _ = CC_SHA224_Update(&context, chunk, CC_LONG(chunk.count))
+                CCHmacUpdate(&mac, chunk, chunk.count)
+                offset = end
+                piece = piece % 70 + 13
+            }
+            var streamed = [UInt8](repeating: 0, count: 28)
+            _ = CC_SHA224_Final(&streamed, &context)
+            var streamedMAC = [UInt8](repeating: 0, count: 28)
+            CCHmacFinal(&mac, &streamedMAC)
+            #expect(streamed == expected && streamedMAC == expectedMAC, "\(length) bytes")
+        }
+    }
+}

@@ -83,11 +83,16 @@ public enum RepositoryError: Error, Equatable, CustomStringConvertible {
     /// The database cannot be reached or did not answer in time (the reason, for the log and
     /// the operator; never sent to a client). The API answers 503 `database_unavailable`.
     case unavailable(String)
+    /// A stored row does not hold what the schema says (the database was edited outside the
+    /// server): the table and column, never the value. The API answers 500 `internal`; the
+    /// operator repairs or removes the row.
+    case damaged(String)
 
     public var description: String {
         switch self {
         case .duplicate: "the value exists already"
         case let .unavailable(reason): reason
+        case let .damaged(what): "a stored row is damaged: \(what)"
         }
     }
 }

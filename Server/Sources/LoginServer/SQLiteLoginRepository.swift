@@ -180,7 +180,9 @@ public struct SQLiteLoginRepository: LoginRepository {
         let sql = "SELECT profile_id, username, password_hash, created_at FROM accounts WHERE \(column) = ?"
         return try await writes.read { db in
             try Row.fetchOne(db, sql: sql, arguments: [value]).map { row in
-                AccountRecord(profileID: row[0], username: row[1], passwordHash: row[2], createdAt: Date(millisecondsSince1970: row[3]))
+                AccountRecord(profileID: try Self.column(row, 0, of: "accounts"), username: try Self.column(row, 1, of: "accounts"),
+                              passwordHash: try Self.column(row, 2, of: "accounts"),
+                              createdAt: Date(millisecondsSince1970: try Self.column(row, 3, of: "accounts")))
             }
         }
     }
@@ -273,18 +275,32 @@ public struct SQLiteLoginRepository: LoginRepository {
     private static let deviceColumns =
         "device_id, profile_id, kind, name, credential_hash, public_key, created_at, last_used_at, sign_count"
 
-    private static func device(from row: Row) -> DeviceRecord? {
-        guard let kind = DeviceKind(rawValue: row[2]) else { return nil }
-        let credential: Data = row[4]
-        let key: Data? = row[5]
-        let lastUsed: Int64? = row[7]
-        let signCount: Int64? = row[8]
+    private static func device(from row: Row) throws -> DeviceRecord? {
+        func column<Value: DatabaseValueConvertible>(_ index: Int) throws -> Value { try Self.column(row, index, of: "devices") }
+        guard let kind = DeviceKind(rawValue: try column(2)) else { return nil }
+        let credential: Data = try column(4)
+        let key: Data? = try column(5)
+        let lastUsed: Int64? = try column(7)
+        let signCount: Int64? = try column(8)
         return DeviceRecord(
-            deviceID: row[0], profileID: row[1], kind: kind, name: row[3],
+            deviceID: try column(0), profileID: try column(1), kind: kind, name: try column(3),
             credentialHash: Array(credential), publicKey: key.map { Array($0) },
-            createdAt: Date(millisecondsSince1970: row[6]), lastUsedAt: lastUsed.map { Date(millisecondsSince1970: $0) },
+            createdAt: Date(millisecondsSince1970: try column(6)), lastUsedAt: lastUsed.map { Date(millisecondsSince1970: $0) },
             signCount: signCount.flatMap { UInt32(exactly: $0) }
         )
+    }
+
+    /// Column `index` of a row read from `table`, as `Value`. A value of another type (text in
+    /// an integer column: SQLite stores what it is given, and the file may have been edited)
+    /// throws ``RepositoryError/damaged(_:)`` naming the table and column, never the value:
+    /// GRDB's subscript would stop the server, and its own error quotes the whole row.
+    static func column<Value: DatabaseValueConvertible>(_ row: Row, _ index: Int, of table: String) throws -> Value {
+        do {
+            return try row.decode(Value.self, atIndex: index)
+        } catch {
+            let name = index < row.count ? Array(row.columnNames)[index] : "#\(index)"
+            throw RepositoryError.damaged("\(table).\(name) holds a value of the wrong type")
+        }
     }
 
     public func devices(profileID: String) async throws -> [DeviceRecord] {
@@ -456,8 +472,8 @@ public struct SQLiteLoginRepository: LoginRepository {
                 db, sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?",
                 arguments: [key, since.millisecondsSince1970]
             ) else { return (0, nil) }
-            let count: Int = row[0]
-            let oldest: Int64? = row[1]
+            let count: Int = try Self.column(row, 0, of: "login_failures")
+            let oldest: Int64? = try Self.column(row, 1, of: "login_failures")
             return (count, oldest.map { Date(millisecondsSince1970: $0) })
         }
     }

@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+import Hummingbird
+@testable import LoginServer
+import Testing
+
+/// A SQLite database edited outside the server: SQLite stores a value of any type in any
+/// column, so a row can hold what the schema does not say.
+extension RobustnessTests {
+    @Test("a device row edited to hold text in an integer column (sign_count, created_at) is a 500 for the requests that read it, logged with the table and column and never the value; the server keeps serving, and the row is left as it was")
+    func damagedRowIsAnErrorNotACrash() async throws {
+        let server = try await TestServer.make(.sqlite)
+        guard case let .sqlite(path) = server.database.location else { throw CancellationError() }
+        let device = try await server.run { client in try await EnrolledDevice.make(client) }
+        let other = try DatabaseQueue(path: path)
+        try await other.write { db in
+            try db.execute(sql: "UPDATE devices SET sign_count = 'secret-looking text', created_at = 'x' WHERE device_id = ?",
+                           arguments: [device.deviceID])
+        }
+        try other.close()
+        let statuses = try await server.run { client -> [HTTPResponse.Status] in
+            let challenge = try await client.send(.post, "/v1/challenges", json: ["deviceID": device.deviceID])
+            let devices = try await client.send(.get, "/v1/devices", token: device.sessionToken)
+            let health = try await client.send(.get, "/health")
+            return [challenge.status, devices.status, health.status]
+        }
+        #expect(statuses == [.ok, .internalServerError, .ok])
+        #expect(server.logs.text.contains("devices.sign_count holds a value of the wrong type"))
+        #expect(!server.logs.text.contains("secret-looking text"))
+        let stored = try DatabaseQueue(path: path)
+        let signCount = try await stored.read { db in
+            try String.fetchOne(db, sql: "SELECT CAST(sign_count AS TEXT) FROM devices WHERE device_id = ?", arguments: [device.deviceID])
+        }
+        try stored.close()
+        #expect(signCount == "secret-looking text")
+    }
+}

@@ -14,6 +14,8 @@
 #   make example run the ChangeDetection example
 #   make server  start touchstone-server (the fingerprint-login server) on 127.0.0.1:8080
 #   make docs    build the DocC documentation of the Touchstone module (offline; swift-docc-plugin)
+#   make fuzz    coverage-guided fuzzing (libFuzzer + AddressSanitizer) of the parsers and C-style
+#                APIs that take outside bytes, 60 s per target (scripts/fuzz.sh; FUZZ_SECONDS=… to change)
 
 SWIFT ?= swift
 # The root package is built through scripts/swift-quick with its debug info: C through ccache,
@@ -21,7 +23,7 @@ SWIFT ?= swift
 # names another C compiler, so the first one after a make target compiles the C targets again.
 ROOT_SWIFT = env SWIFT=$(SWIFT) scripts/swift-quick --debug-info
 
-.PHONY: deps run test bench example server docs
+.PHONY: deps run test bench example server docs fuzz
 
 deps:
 	@scripts/install-deps.sh
@@ -57,3 +59,7 @@ server: deps
 
 docs:
 	$(SWIFT) package --disable-sandbox generate-documentation --target Touchstone
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh $(FUZZ_SECONDS)

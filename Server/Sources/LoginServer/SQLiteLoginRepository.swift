@@ -376,8 +376,8 @@ public struct SQLiteLoginRepository: LoginRepository {
                 db.cachedStatement(sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?"),
                 arguments: [failureKey, since.millisecondsSince1970]
             )
-            let count: Int = row?[0] ?? 0
-            let oldest: Int64? = row?[1]
+            let count: Int = try row.map { try Self.column($0, 0, of: "login_failures") } ?? 0
+            let oldest: Int64? = try row.flatMap { try Self.column($0, 1, of: "login_failures") }
             return (device, count, oldest.map { Date(millisecondsSince1970: $0) })
         }
     }
@@ -448,8 +448,8 @@ public struct SQLiteLoginRepository: LoginRepository {
                     db.cachedStatement(sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ? AND rowid <> ?"),
                     arguments: [key, since.millisecondsSince1970, rowID]
                 )
-                let count: Int = row?[0] ?? 0
-                let oldest: Int64? = row?[1]
+                let count: Int = try row.map { try Self.column($0, 0, of: "login_failures") } ?? 0
+                let oldest: Int64? = try row.flatMap { try Self.column($0, 1, of: "login_failures") }
                 attempt.rowIDs.append(rowID)
                 attempt.earlier.append(.init(count: count, oldest: oldest.map { Date(millisecondsSince1970: $0) }))
             }

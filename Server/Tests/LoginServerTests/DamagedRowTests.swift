@@ -34,4 +34,30 @@ extension RobustnessTests {
         try stored.close()
         #expect(signCount == "secret-looking text")
     }
+
+    @Test("a failure row edited to hold text in login_failures.at (which SQLite sorts above every time, so it is never pruned) is a 500 for the logins that count it, not a server stopped at each restart")
+    func damagedFailureRowIsAnErrorNotACrash() async throws {
+        let server = try await TestServer.make(.sqlite)
+        guard case let .sqlite(path) = server.database.location else { throw CancellationError() }
+        let device = try await server.run { client -> EnrolledDevice in
+            let device = try await EnrolledDevice.make(client)
+            let challenge = try await client.challenge(device.deviceID)
+            #expect(try await client.login(device.deviceID, challenge: challenge, signature: try P256Key().sign(challenge)).status == .unauthorized)
+            return device
+        }
+        let other = try DatabaseQueue(path: path)
+        let edited = try await other.write { db -> Int in
+            try db.execute(sql: "UPDATE login_failures SET at = 'x'")
+            return db.changesCount
+        }
+        try other.close()
+        #expect(edited > 0)
+        let statuses = try await server.run { client -> [HTTPResponse.Status] in
+            let challenge = try await client.challenge(device.deviceID)
+            let login = try await client.login(device.deviceID, challenge: challenge, signature: try device.key.sign(challenge))
+            return [login.status, try await client.send(.get, "/health").status]
+        }
+        #expect(statuses == [.internalServerError, .ok])
+        #expect(server.logs.text.contains("login_failures.MIN(at) holds a value of the wrong type"))
+    }
 }

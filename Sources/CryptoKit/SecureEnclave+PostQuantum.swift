@@ -65,8 +65,10 @@ struct SealedSeed: Codable, Sendable {
     /// the same parameter set; `CryptoKitError.incorrectParameterSize` otherwise.
     static func restore(_ data: Data, algorithm: String, context: LAContext?) throws -> (SealedSeed, Authenticator) {
         let authenticator = try SecureEnclave.P256.Signing.PrivateKey.device(context)
+        // The wrapping key's seal must open here over the attributes it carries (as for P-256
+        // keys): another device's blob, or one whose access control was edited, is refused.
         guard let sealed = try? JSONDecoder().decode(SealedSeed.self, from: data), sealed.algorithm == algorithm,
-              sealed.wrappingKey.appID == authenticator.appID else {
+              sealed.wrappingKey.appID == authenticator.appID, authenticator.keys.sealIsIntact(sealed.wrappingKey) else {
             throw CryptoKitError.incorrectParameterSize
         }
         return (sealed, authenticator)

@@ -130,6 +130,41 @@ struct CryptoKitSecureEnclaveTests {
         #expect(outcomes == ["restored", "incorrectParameterSize", "incorrectParameterSize", "incorrectParameterSize"])
     }
 
+    @Test("an ML-DSA or ML-KEM dataRepresentation whose wrapping key's access control was edited does not restore either (CryptoKitError.incorrectParameterSize); the unedited blobs restore")
+    func editedPostQuantumBlobsDoNotRestore() async throws {
+        let sim = try TestDevice()
+        let outcomes = await sim.blocking { () -> [String] in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                                                               [.privateKeyUsage, .biometryCurrentSet], nil),
+                  let signing = try? SecureEnclave.MLDSA65.PrivateKey(accessControl: access).dataRepresentation,
+                  let agreement = try? SecureEnclave.MLKEM768.PrivateKey(accessControl: access).dataRepresentation
+            else { return ["no key"] }
+            func edited(_ blob: Data) -> Data {
+                guard var fields = try? JSONSerialization.jsonObject(with: blob) as? [String: Any],
+                      var wrapping = fields["wrappingKey"] as? [String: Any] else { return Data() }
+                wrapping["flags"] = 0
+                fields["wrappingKey"] = wrapping
+                return (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)) ?? Data()
+            }
+            func outcome(_ restore: () throws -> Void) -> String {
+                do {
+                    try restore()
+                    return "restored"
+                } catch let error as CryptoKitError {
+                    if case .incorrectParameterSize = error { return "incorrectParameterSize" }
+                    return "\(error)"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            return [outcome { _ = try SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: signing) },
+                    outcome { _ = try SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: edited(signing)) },
+                    outcome { _ = try SecureEnclave.MLKEM768.PrivateKey(dataRepresentation: agreement) },
+                    outcome { _ = try SecureEnclave.MLKEM768.PrivateKey(dataRepresentation: edited(agreement)) }]
+        }
+        #expect(outcomes == ["restored", "incorrectParameterSize", "restored", "incorrectParameterSize"])
+    }
+
     @Test("SecureEnclave.MLDSA65/87 (iOS 26): each signature runs the key's evaluation; the public key verifies, with and without a context string; dataRepresentation restores the key on its device only")
     func mldsaSignsAfterEvaluation() async throws {
         let sim = try TestDevice()

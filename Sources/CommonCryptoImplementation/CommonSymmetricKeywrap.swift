@@ -62,6 +62,9 @@ public func ccSymmetricKeyUnwrap(
     guard let rawKeyLen else { return Int32(kCCParamError) }
     let room = availableRoom(rawKeyLen.pointee)
     rawKeyLen.pointee = 0
+    // A wrapped key of 2^63 bytes or more (negative here) is no real buffer: with a room of
+    // SIZE_MAX it would pass the room check and clear that much.
+    guard wrappedKeyLen >= 0 else { return Int32(kCCParamError) }
     guard let wrapping = KeyWrap(kek: kek, length: kekLen), let rawKey,
           UInt(bitPattern: room) >= UInt(bitPattern: ccSymmetricUnwrappedSize(algorithm, wrappedKeyLen)), iv == nil || ivLen >= 8
     else { return Int32(kCCParamError) }

@@ -188,7 +188,7 @@ struct KeychainQuery {
             case kSecClassGenericPassword.swiftString: itemClass = .genericPassword
             case kSecClassInternetPassword.swiftString: itemClass = .internetPassword
             case kSecClassKey.swiftString, kSecClassCertificate.swiftString, kSecClassIdentity.swiftString: throw Unsimulated()
-            case let other: throw NoSuchClass(description: "kSecClass '\(Self.shown(other))' is no keychain class")
+            case let other: throw NoSuchClass(description: "kSecClass '\(other)' is no keychain class")
             }
         } else if let referenceBytes, let named = PersistentReference.itemClass(of: referenceBytes) {
             // As on iOS: a query by persistent reference may leave the class out; the
@@ -255,7 +255,7 @@ struct KeychainQuery {
                 ? .fail : .allow
         case kSecUseAuthenticationUIFail.swiftString: authenticationUI = .fail
         case kSecUseAuthenticationUISkip.swiftString: authenticationUI = .skip
-        case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(Self.shown(other))'")
+        case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(other)'")
         }
     }
 

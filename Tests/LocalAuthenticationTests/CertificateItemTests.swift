@@ -280,7 +280,8 @@ struct CertificateItemTests {
                              Int(errSecSuccess), Int(errSecItemNotFound)])
     }
 
-    @Test("kSecMatchIssuers over stored certificates whose names form a cycle (A issued B, B issued A, ten certificates of each) answers at once: each issuer name is followed once, not every path of up to ten levels (20^10 of them)")
+    @Test("kSecMatchIssuers over stored certificates whose names form a cycle (A issued B, B issued A, ten certificates of each) answers at once: each issuer name is followed once, not every path of up to ten levels (20^10 of them)",
+          .timeLimit(.minutes(1)))
     func issuerSearchThroughACycleOfNamesEnds() async throws {
         let device = try TestDevice()
         let (statuses, found) = await device.blocking { () -> ([OSStatus], OSStatus) in

@@ -20,6 +20,9 @@
 # Fuzz/.build/debug/<target> <file>.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The targets use the default device (LocalAuthentication.md), and FuzzSecItem deletes every
+# item after each input: never the device a developer configured for other work.
+unset TOUCHSTONE_CONFIG TOUCHSTONE_SETUP TOUCHSTONE_OUTCOMES
 seconds=${1:-60}
 shift || true
 targets=("$@")
@@ -59,7 +62,8 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target $(ls "$corpus" | wc -l) inputs in its corpus, no failure"
   else
     failed+=("$target")
-    grep -E "ERROR|Fatal error|SUMMARY|Test unit written" "$crashes/log.txt" | head -5 | sed "s/^/fuzz: $target /"
+    { grep -E "ERROR|Fatal error|SUMMARY|Test unit written" "$crashes/log.txt" || echo "stopped without a report (killed?)"; } \
+      | head -5 | sed "s/^/fuzz: $target /"
   fi
 done
 if [ ${#failed[@]} -gt 0 ]; then

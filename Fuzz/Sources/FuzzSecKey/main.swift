@@ -31,13 +31,26 @@ struct Keys {
 }
 
 guard let keys = Keys() else { fatalError("the fuzz target's keys could not be made") }
+// A Secure Enclave key of this process's device (a blob opens only on the device that made it):
+// the input edits its blob.
+guard let enclaveBlob = try? SecureEnclave.P256.Signing.PrivateKey().dataRepresentation else {
+    fatalError("the fuzz target's Secure Enclave key could not be made")
+}
 writeSeedsIfAsked {
     var seeds: [Data] = []
-    for key in keys.privateKeys + keys.publicKeys {
-        if let data = SecKeyCopyExternalRepresentation(key, nil) { seeds.append(Data([0, 0, 0]) + (data as Data)) }
+    // Case 0 reads: the case, "has a type" (0), the type's index, "has a class" (0), the class's
+    // index, "has a size" (even: no), then the key's bytes.
+    // (type: 0 RSA, 1 EC; class: 0 public, 1 private): the RSA and P-256 keys, each half.
+    let halves: [(type: UInt8, keyClass: UInt8, key: SecKey?)] = [
+        (0, 1, keys.privateKeys.last), (1, 1, keys.privateKeys.first), (0, 0, keys.publicKeys.last), (1, 0, keys.publicKeys.first),
+    ]
+    for (type, keyClass, key) in halves {
+        guard let key else { continue }
+        if let data = SecKeyCopyExternalRepresentation(key, nil) {
+            seeds.append(Data([0, 0, type, 0, keyClass, 0]) + (data as Data))
+        }
     }
-    let enclaveKey = try SecureEnclave.P256.Signing.PrivateKey()
-    seeds.append(Data([6]) + enclaveKey.dataRepresentation)
+    seeds.append(Data([6]))  // the blob unedited
     return seeds
 }
 
@@ -111,7 +124,13 @@ fuzz { input in
         }
         precondition(status != errSecSuccess || room <= output.count, "claimed \(room) bytes written into \(output.count)")
     default:
-        let blob = input.rest()
+        // The blob with bytes set (position, value) and perhaps cut short.
+        var blob = enclaveBlob
+        if input.bool() { blob = blob.prefix(input.int(in: 0...blob.count)) }
+        while !input.isEmpty, !blob.isEmpty {
+            let position = blob.startIndex + input.int(in: 0...(blob.count - 1))
+            blob[position] = input.byte()
+        }
         if let key = try? SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: blob) {
             _ = try? key.signature(for: Data("m".utf8))
         }

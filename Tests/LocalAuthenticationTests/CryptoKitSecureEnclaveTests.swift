@@ -101,6 +101,20 @@ struct CryptoKitSecureEnclaveTests {
         #expect(!blob.isEmpty && !opened)
     }
 
+    /// How restoring a key from a blob ended: "restored", "incorrectParameterSize" (the
+    /// CryptoKit error iOS gives a blob its Secure Enclave did not seal) or another error.
+    static func restoreOutcome(_ restore: () throws -> Void) -> String {
+        do {
+            try restore()
+            return "restored"
+        } catch let error as CryptoKitError {
+            if case .incorrectParameterSize = error { return "incorrectParameterSize" }
+            return "\(error)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
     @Test("a dataRepresentation whose access control was edited (biometry flags cleared, or marked a software key kept in memory) does not restore: CryptoKitError.incorrectParameterSize, as iOS refuses a blob its Secure Enclave did not seal; the unedited blob restores")
     func editedAccessControlDoesNotRestore() async throws {
         let sim = try TestDevice()
@@ -114,15 +128,7 @@ struct CryptoKitSecureEnclaveTests {
                 guard let edited = try? JSONSerialization.data(withJSONObject: fields.merging(change) { $1 }, options: .sortedKeys) else {
                     return "not encoded"
                 }
-                do {
-                    _ = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: edited)
-                    return "restored"
-                } catch let error as CryptoKitError {
-                    if case .incorrectParameterSize = error { return "incorrectParameterSize" }
-                    return "\(error)"
-                } catch {
-                    return "\(error)"
-                }
+                return Self.restoreOutcome { _ = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: edited) }
             }
             return [restore([:]), restore(["flags": 0]), restore(["software": true, "isPermanent": false]),
                     restore(["accessibility": "always"])]
@@ -146,21 +152,10 @@ struct CryptoKitSecureEnclaveTests {
                 fields["wrappingKey"] = wrapping
                 return (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)) ?? Data()
             }
-            func outcome(_ restore: () throws -> Void) -> String {
-                do {
-                    try restore()
-                    return "restored"
-                } catch let error as CryptoKitError {
-                    if case .incorrectParameterSize = error { return "incorrectParameterSize" }
-                    return "\(error)"
-                } catch {
-                    return "\(error)"
-                }
-            }
-            return [outcome { _ = try SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: signing) },
-                    outcome { _ = try SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: edited(signing)) },
-                    outcome { _ = try SecureEnclave.MLKEM768.PrivateKey(dataRepresentation: agreement) },
-                    outcome { _ = try SecureEnclave.MLKEM768.PrivateKey(dataRepresentation: edited(agreement)) }]
+            return [Self.restoreOutcome { _ = try SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: signing) },
+                    Self.restoreOutcome { _ = try SecureEnclave.MLDSA65.PrivateKey(dataRepresentation: edited(signing)) },
+                    Self.restoreOutcome { _ = try SecureEnclave.MLKEM768.PrivateKey(dataRepresentation: agreement) },
+                    Self.restoreOutcome { _ = try SecureEnclave.MLKEM768.PrivateKey(dataRepresentation: edited(agreement)) }]
         }
         #expect(outcomes == ["restored", "incorrectParameterSize", "restored", "incorrectParameterSize"])
     }

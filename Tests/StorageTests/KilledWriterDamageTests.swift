@@ -204,11 +204,7 @@ struct KilledWriterDamageTests {
     func droppedRecordsTableIsCorruption() throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let file = try #require(Backend.sqlite.file(in: directory))
-        do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
-            try rig.keychain.add("value", service: "s", account: "a")
-        }
+        let file = try Backend.sqliteStore(in: directory)
         let other = try DatabaseQueue(path: file.path)
         try other.write { db in try db.execute(sql: "DROP TABLE records") }
         try other.close()
@@ -229,11 +225,7 @@ struct KilledWriterDamageTests {
     func headerMarkedReadOnlyIsRefusedAtOpen() throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let file = try #require(Backend.sqlite.file(in: directory))
-        do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
-            try rig.keychain.add("value", service: "s", account: "a")
-        }
+        let file = try Backend.sqliteStore(in: directory)
         var bytes = try Data(contentsOf: file)
         bytes[18] = 0x58   // the file format write version: 1 (rollback) or 2 (WAL) are SQLite's
         try bytes.write(to: file)
@@ -297,12 +289,7 @@ struct KilledWriterDamageTests {
     func checkAndExport() throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let file = try #require(Backend.sqlite.file(in: directory))
-        do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
-            try rig.keychain.add("first-value", service: "s", account: "a")
-            try rig.keychain.add("second-value", service: "s", account: "b")
-        }
+        let file = try Backend.sqliteStore(in: directory, values: ["first-value", "second-value"])
         // Alter one stored value behind the backend's back: its checksum no longer matches.
         let other = try DatabaseQueue(path: file.path)
         try other.write { db in

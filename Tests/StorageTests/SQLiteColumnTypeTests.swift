@@ -16,11 +16,7 @@ struct SQLiteColumnTypeTests {
     func wrongColumnTypeIsDamage(column: String, value: String) throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
-        let file = try #require(Backend.sqlite.file(in: directory))
-        do {
-            let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
-            try rig.keychain.add("value", service: "s", account: "a")
-        }
+        let file = try Backend.sqliteStore(in: directory)
         let other = try DatabaseQueue(path: file.path)
         try other.write { db in
             try db.execute(sql: "UPDATE records SET \(column) = \(value) WHERE namespace = 'keychain'")

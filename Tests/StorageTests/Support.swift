@@ -32,6 +32,18 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         PluginSelection(rawValue, options: options(in: directory))
     }
 
+    /// A SQLite store in `directory` written through a device (the keychain items
+    /// `values[n]` under service "s", accounts "a", "b"...) and closed again; its data file, for
+    /// a test to edit behind the backend's back.
+    static func sqliteStore(in directory: URL, values: [String] = ["value"]) throws -> URL {
+        let file = try #require(Backend.sqlite.file(in: directory))
+        let rig = try TestDevice(storage: Backend.sqlite.selection(in: directory), registry: .builtIn)
+        for (index, value) in values.enumerated() {
+            try rig.keychain.add(value, service: "s", account: String(UnicodeScalar(UInt8(ascii: "a") + UInt8(index))))
+        }
+        return file
+    }
+
     /// Opens the store in `directory` through the registry, as a composition would.
     func open(in directory: URL) throws -> any StorageBackend {
         let environment = PluginEnvironment(clock: VirtualClock(), random: RandomSource(seed: 1), interaction: ScriptedInteraction())

@@ -37,8 +37,9 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
     let enrolledSetHash: Data?
     /// The device's enrollment-change count at creation (biometryCurrentSet only).
     let enrollmentSequence: Int?
-    /// The private key, AES-GCM sealed (nonce, ciphertext, tag) under the device key.
-    let sealedPrivateKey: Data
+    /// The private key, AES-GCM sealed (nonce, ciphertext, tag) under the device key, over
+    /// ``sealedAttributes`` (set by ``KeyStore`` once the other fields are final).
+    var sealedPrivateKey: Data
     /// True for a software key (made without `kSecAttrTokenIDSecureEnclave`, or imported);
     /// nil (absent from records) for a Secure Enclave key.
     let software: Bool?
@@ -126,14 +127,6 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
             isSoftware ? "software" : "enclave", enrolledSetHash?.hexString ?? "-", enrollmentSequence.map(String.init) ?? "-",
         ]
         return Data(fields.joined(separator: "\u{0}").utf8) + [0] + publicKeyData
-    }
-
-    /// This key with `sealed` as its sealed private half (sealed over ``sealedAttributes``).
-    func sealing(_ sealed: Data) -> EnclaveKey {
-        EnclaveKey(appID: appID, publicKeyData: publicKeyData, applicationTag: applicationTag, label: label,
-                   accessibility: accessibility, flags: flags, isPermanent: isPermanent, creationDate: creationDate,
-                   enrolledSetHash: enrolledSetHash, enrollmentSequence: enrollmentSequence, sealedPrivateKey: sealed,
-                   isSoftware: isSoftware, applicationLabel: storedApplicationLabel)
     }
 }
 

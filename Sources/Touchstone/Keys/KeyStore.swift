@@ -105,12 +105,12 @@ public struct KeyStore: Sendable {
                 && !accessControl.flags.contains(.biometryAny) && !accessControl.flags.contains(.biometryCurrentSet)
             let binding = inMemory ? (setHash: nil, sequence: nil) : try keychain.protectionBinding(accessControl)
             let snapshot = try device.snapshot()
-            let unsealed = EnclaveKey(
+            var key = EnclaveKey(
                 appID: authenticator.appID, publicKeyData: privateKey.publicKey.x963Representation, applicationTag: tag,
                 label: label, accessibility: accessControl.accessibility, flags: accessControl.flags, isPermanent: permanent,
                 creationDate: device.clock.now, enrolledSetHash: binding.setHash,
                 enrollmentSequence: binding.sequence, sealedPrivateKey: Data(), isSoftware: software)
-            let key = unsealed.sealing(try seal(privateKey.rawRepresentation, for: unsealed, snapshot: snapshot))
+            try seal(privateKey.rawRepresentation, into: &key, snapshot: snapshot)
             if permanent {
                 try device.storage.commit([.put(try record(of: key))])
             }
@@ -148,16 +148,16 @@ public struct KeyStore: Sendable {
         // A key already bound to an enrolled set keeps that set unless the add gives new access.
         let keepsBinding = accessControl == nil || !key.isSoftware
         let binding = keepsBinding && key.enrolledSetHash != nil ? (setHash: key.enrolledSetHash, sequence: key.enrollmentSequence) : checked
-        let unsealed = EnclaveKey(
+        var stored = EnclaveKey(
             appID: key.appID, publicKeyData: key.publicKeyData, applicationTag: tag ?? key.applicationTag,
             label: label ?? key.label, accessibility: access.accessibility, flags: access.flags, isPermanent: true,
             creationDate: key.creationDate, enrolledSetHash: binding.setHash, enrollmentSequence: binding.sequence,
             sealedPrivateKey: Data(), isSoftware: key.isSoftware,
             applicationLabel: key.isSoftware ? applicationLabel ?? key.storedApplicationLabel : key.storedApplicationLabel)
         // Sealed again over what the stored key now is (it is stored, perhaps with new access).
-        let stored = try keychain.translatingErrors {
+        try keychain.translatingErrors {
             let snapshot = try device.snapshot()
-            return unsealed.sealing(try seal(try open(key, snapshot: snapshot), for: unsealed, snapshot: snapshot))
+            try seal(try open(key, snapshot: snapshot), into: &stored, snapshot: snapshot)
         }
         let record = try record(of: stored)
         try keychain.translatingErrors {
@@ -368,12 +368,13 @@ public struct KeyStore: Sendable {
         Data(authenticator.appID.utf8) + Data([0]) + publicKey
     }
 
-    private func seal(_ scalar: Data, for key: EnclaveKey, snapshot: Device.Snapshot) throws -> Data {
+    /// Seals `scalar` as `key`'s private half, over the attributes `key` now has.
+    private func seal(_ scalar: Data, into key: inout EnclaveKey, snapshot: Device.Snapshot) throws {
         do {
             guard let combined = try AES.GCM.seal(scalar, using: deviceKey(snapshot), authenticating: key.sealedAttributes).combined else {
                 throw KeychainError(.storageFailure, message: "sealing the key failed")
             }
-            return combined
+            key.sealedPrivateKey = combined
         } catch let error as KeychainError {
             throw error
         } catch {

@@ -303,6 +303,15 @@ public struct SQLiteLoginRepository: LoginRepository {
         }
     }
 
+    /// The count and oldest time of a `SELECT COUNT(*), MIN(at) FROM login_failures` row
+    /// (none: no failures).
+    private static func failureCount(_ row: Row?) throws -> (count: Int, oldest: Date?) {
+        guard let row else { return (0, nil) }
+        let count: Int = try column(row, 0, of: "login_failures")
+        let oldest: Int64? = try column(row, 1, of: "login_failures")
+        return (count, oldest.map { Date(millisecondsSince1970: $0) })
+    }
+
     public func devices(profileID: String) async throws -> [DeviceRecord] {
         try await writes.read { db in
             try Row.fetchAll(
@@ -376,9 +385,8 @@ public struct SQLiteLoginRepository: LoginRepository {
                 db.cachedStatement(sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?"),
                 arguments: [failureKey, since.millisecondsSince1970]
             )
-            let count: Int = try row.map { try Self.column($0, 0, of: "login_failures") } ?? 0
-            let oldest: Int64? = try row.flatMap { try Self.column($0, 1, of: "login_failures") }
-            return (device, count, oldest.map { Date(millisecondsSince1970: $0) })
+            let (count, oldest) = try Self.failureCount(row)
+            return (device, count, oldest)
         }
     }
 
@@ -448,10 +456,9 @@ public struct SQLiteLoginRepository: LoginRepository {
                     db.cachedStatement(sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ? AND rowid <> ?"),
                     arguments: [key, since.millisecondsSince1970, rowID]
                 )
-                let count: Int = try row.map { try Self.column($0, 0, of: "login_failures") } ?? 0
-                let oldest: Int64? = try row.flatMap { try Self.column($0, 1, of: "login_failures") }
+                let (count, oldest) = try Self.failureCount(row)
                 attempt.rowIDs.append(rowID)
-                attempt.earlier.append(.init(count: count, oldest: oldest.map { Date(millisecondsSince1970: $0) }))
+                attempt.earlier.append(.init(count: count, oldest: oldest))
             }
             return attempt
         }
@@ -468,13 +475,10 @@ public struct SQLiteLoginRepository: LoginRepository {
 
     public func failures(key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
         try await writes.read { db in
-            guard let row = try Row.fetchOne(
+            try Self.failureCount(Row.fetchOne(
                 db, sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?",
                 arguments: [key, since.millisecondsSince1970]
-            ) else { return (0, nil) }
-            let count: Int = try Self.column(row, 0, of: "login_failures")
-            let oldest: Int64? = try Self.column(row, 1, of: "login_failures")
-            return (count, oldest.map { Date(millisecondsSince1970: $0) })
+            ))
         }
     }
 

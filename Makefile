@@ -17,11 +17,12 @@
 #   make fuzz    coverage-guided fuzzing (libFuzzer + AddressSanitizer) of the parsers and C-style
 #                APIs that take outside bytes, 60 s per target (scripts/fuzz.sh; FUZZ_SECONDS=… to change)
 
+# The swift executable (a path; spaces in it are fine).
 SWIFT ?= swift
 # The root package is built through scripts/swift-quick with its debug info: C through ccache,
 # whose objects the ThreadSanitizer, adopter and server builds then reuse. A plain `swift build`
 # names another C compiler, so the first one after a make target compiles the C targets again.
-ROOT_SWIFT = env SWIFT=$(SWIFT) scripts/swift-quick --debug-info
+ROOT_SWIFT = env SWIFT='$(SWIFT)' scripts/swift-quick --debug-info
 
 .PHONY: deps run test bench example server docs fuzz
 
@@ -40,26 +41,26 @@ test: deps
 	scripts/pyattest-env.sh
 	$(ROOT_SWIFT) build --build-tests
 	timeout -k 10 900 $(ROOT_SWIFT) test --skip-build
-	SWIFT=$(SWIFT) scripts/tsan.sh --ci
-	SWIFT=$(SWIFT) scripts/linux-auth-demo.sh >/dev/null
-	SWIFT=$(SWIFT) scripts/adopter-test.sh
-	SWIFT=$(SWIFT) scripts/server-test.sh
+	SWIFT='$(SWIFT)' scripts/tsan.sh --ci
+	SWIFT='$(SWIFT)' scripts/linux-auth-demo.sh >/dev/null
+	SWIFT='$(SWIFT)' scripts/adopter-test.sh
+	SWIFT='$(SWIFT)' scripts/server-test.sh
 
 bench: deps
-	$(SWIFT) build -c release --product touchstone
-	$(SWIFT) build -c release --product BenchHello
-	$(SWIFT) build -c release --product BenchHelloStatic
-	$(SWIFT) run -c release touchstone-bench all
+	'$(SWIFT)' build -c release --product touchstone
+	'$(SWIFT)' build -c release --product BenchHello
+	'$(SWIFT)' build -c release --product BenchHelloStatic
+	'$(SWIFT)' run -c release touchstone-bench all
 
 example: deps
 	$(ROOT_SWIFT) run ChangeDetection
 
 server: deps
-	SWIFT=$(SWIFT) scripts/swift-quick run --package-path Server touchstone-server $(ARGS)
+	SWIFT='$(SWIFT)' scripts/swift-quick run --package-path Server touchstone-server $(ARGS)
 
 docs:
-	$(SWIFT) package --disable-sandbox generate-documentation --target Touchstone
+	'$(SWIFT)' package --disable-sandbox generate-documentation --target Touchstone
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	SWIFT=$(SWIFT) scripts/fuzz.sh $(FUZZ_SECONDS)
+	SWIFT='$(SWIFT)' scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 // Coverage-guided fuzzing (libFuzzer) of the parsers and C-style APIs that take bytes from
 // outside: X.509 certificates, App Attest objects, SecKey data, CommonCrypto and SecItem
-// queries. Each executable is one libFuzzer target; `scripts/fuzz.sh` builds them with
+// queries, and the command language. Each executable is one libFuzzer target; `scripts/fuzz.sh` builds them with
 // `-sanitize=fuzzer,address` and runs each for a while. Not part of `make test` (a
 // sanitized build of its own takes minutes): `make fuzz`.
 import PackageDescription
@@ -28,5 +28,7 @@ let package = Package(
         fuzzTarget("FuzzSecKey", ["Security", "CryptoKit"]),
         fuzzTarget("FuzzCommonCrypto", ["CommonCrypto"]),
         fuzzTarget("FuzzSecItem", ["Security"]),
+        fuzzTarget("FuzzCommands", ["TouchstoneCommands", "TouchstonePortable", "StandardPolicies", "MemoryStorage",
+                                    "SimulatedPasscode", "ChangeDetectors"]),
     ]
 )

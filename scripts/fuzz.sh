@@ -9,6 +9,8 @@
 #   FuzzCommonCrypto  CCCrypt, cryptors, key wrap, PBKDF2, HMAC and digests, every argument
 #                     from the input
 #   FuzzSecItem       SecItem* with dictionaries of any keys and value types
+#   FuzzCommands      the command language of touchstone, line by line, on a fresh simulated
+#                     device (with a dictionary of its words)
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    each target SECONDS (default 60); all by default
 #
@@ -26,7 +28,7 @@ unset TOUCHSTONE_CONFIG TOUCHSTONE_SETUP TOUCHSTONE_OUTCOMES
 seconds=${1:-60}
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzX509 FuzzAppAttest FuzzSecKey FuzzCommonCrypto FuzzSecItem); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzX509 FuzzAppAttest FuzzSecKey FuzzCommonCrypto FuzzSecItem FuzzCommands); fi
 case "$seconds" in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
 # Each target's main sets up its fixture, then starts libFuzzer's driver (LLVMFuzzerRunDriver),
@@ -52,12 +54,19 @@ for target in "${targets[@]}"; do
   if ! TOUCHSTONE_FUZZ_SEEDS="$corpus" ASAN_OPTIONS=detect_leaks=0 "$bin/$target" >/dev/null 2>&1; then
     echo "fuzz: $target could not write its seeds; fuzzing from its corpus as it is" >&2
   fi
+  # A target of a text format writes the words it is made of (writeDictionaryIfAsked); the
+  # others write none and exit 0 without a file.
+  dictionary="$root/Fuzz/corpus/$target.dict"
+  rm -f "$dictionary"
+  TOUCHSTONE_FUZZ_DICTIONARY="$dictionary" ASAN_OPTIONS=detect_leaks=0 "$bin/$target" >/dev/null 2>&1 || true
+  options=()
+  if [ -s "$dictionary" ]; then options+=("-dict=$dictionary"); fi
   echo "fuzz: $target for ${seconds}s ($(ls "$corpus" | wc -l) inputs in its corpus)"
   # Leaks are not errors here: the Swift runtime keeps metadata caches for the process's life.
   # Swift's own backtracer is off: it reads the crashed thread's stack, which AddressSanitizer
   # reports as a second error hiding the first.
   if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$bin/$target" "$corpus" -max_total_time="$seconds" -timeout=10 \
-      -max_len=4096 -print_final_stats=1 -artifact_prefix="$crashes/" 2> "$crashes/log.txt"; then
+      -max_len=4096 -print_final_stats=1 -artifact_prefix="$crashes/" ${options[@]+"${options[@]}"} 2> "$crashes/log.txt"; then
     grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$crashes/log.txt" | sed "s/^/fuzz: $target /"
     echo "fuzz: $target $(ls "$corpus" | wc -l) inputs in its corpus, no failure"
   else

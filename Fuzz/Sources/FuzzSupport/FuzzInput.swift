@@ -61,8 +61,10 @@ nonisolated(unsafe) private var target: ((inout FuzzInput) -> Void)?
 /// Runs libFuzzer with the process's arguments, calling `body` with each input, and exits
 /// with its status. A target's main sets up what every run shares, then calls this.
 public func fuzz(_ body: @escaping (inout FuzzInput) -> Void) -> Never {
-    // Asked only for seeds (``writeSeedsIfAsked(_:)``): a target with none has none to write.
-    if ProcessInfo.processInfo.environment[seedsVariable] != nil { exit(0) }
+    // Asked only for seeds or a dictionary (``writeSeedsIfAsked(_:)``,
+    // ``writeDictionaryIfAsked(_:)``): a target with none has none to write.
+    let environment = ProcessInfo.processInfo.environment
+    if environment[seedsVariable] != nil || environment[dictionaryVariable] != nil { exit(0) }
     target = body
     var argc = CommandLine.argc
     var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
@@ -87,5 +89,40 @@ public func writeSeedsIfAsked(_ seeds: () throws -> [Data]) {
     } catch {
         FileHandle.standardError.write(Data("could not write the seeds: \(error)\n".utf8))
         exit(1)
+    }
+}
+
+/// The environment variable naming the file a dictionary is written to.
+private let dictionaryVariable = "TOUCHSTONE_FUZZ_DICTIONARY"
+
+/// Writes `words` as a libFuzzer dictionary (one quoted entry per line) to the file named by
+/// the environment variable `TOUCHSTONE_FUZZ_DICTIONARY` and exits, when it is set:
+/// `scripts/fuzz.sh` passes it to the run with `-dict=`, so that the mutations splice in the
+/// words a text format is made of. Otherwise returns.
+public func writeDictionaryIfAsked(_ words: () -> [String]) {
+    guard let path = ProcessInfo.processInfo.environment[dictionaryVariable] else { return }
+    let entries = Set(words()).filter { !$0.isEmpty }.sorted().map { word in
+        // Printable ASCII as it is but the quote and the backslash; every other byte as \xNN.
+        let escaped = word.utf8.map { byte -> String in
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): "\\" + String(UnicodeScalar(byte))
+            case 0x20...0x7E: String(UnicodeScalar(byte))
+            default: "\\x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return "\"" + escaped.joined() + "\""
+    }
+    do {
+        try Data((entries.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("could not write the dictionary: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -372,7 +372,7 @@ enum KeyItems {
     /// attribute-only), matching tag, label, application label, class and type (with
     /// `kSecValueRef` only that key, with `kSecValuePersistentRef` only that item); invalidated
     /// keys are not found (a software key whose access control guards its item is authenticated
-    /// first when its ref is asked for: ``accessControlGuardsItem(_:)``). `kSecReturnRef` gives `SecKey`s (carrying the query's
+    /// first, whatever is asked for but its data alone: ``accessControlGuardsItem(_:)``). `kSecReturnRef` gives `SecKey`s (carrying the query's
     /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` for their prompts),
     /// `kSecReturnData` a key's bytes, `kSecReturnPersistentRef` its persistent reference,
     /// shaped as ``ReturnedParts`` says. `kSecReturnData` alone for a Secure Enclave key is
@@ -386,11 +386,11 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            // Software keys whose item iOS opens under their access control (only for a ref: a
-            // software P-256 key gives no bytes to kSecReturnData here, so a lookup of its data
-            // alone stays errSecParam below, without a prompt first).
-            if query.returns.ref, query.skipsAuthentication { keys.removeAll(where: accessControlGuardsItem) }
-            let guarded = query.returns.ref ? keys.filter(accessControlGuardsItem) : []
+            // Software keys whose item any lookup opens (`ks_decrypt_data`), but one of data
+            // alone: that stays errSecParam below (no bytes here), without a prompt first.
+            let opensItems = !query.returns.onlyData
+            if opensItems, query.skipsAuthentication { keys.removeAll(where: accessControlGuardsItem) }
+            let guarded = opensItems ? keys.filter(accessControlGuardsItem) : []
             let lookupContext = guarded.isEmpty ? nil : try authenticate(guarded, for: query, on: authenticator)
             var found: [FoundKey] = keys.map { key in
                 let context = accessControlGuardsItem(key) ? lookupContext ?? query.context : query.context
@@ -429,9 +429,9 @@ enum KeyItems {
     /// Whether `key`'s access control is checked when its item is read rather than when the key
     /// is used: a software key (no token) whose flags ask for authentication without
     /// `privateKeyUsage`. Apple's `SecAccessControlCreateWithFlags` puts such a constraint on
-    /// the item's decryption (`kAKSKeyOpDecrypt`, `SecAccessControl.m`), and securityd decrypts
-    /// a key item to return its ref or data (`s3dl_item_from_data`, `SecDbKeychainItem.m`); the
-    /// key it returns is then used in memory, without asking again.
+    /// the item's decryption (`kAKSKeyOpDecrypt`, `SecAccessControl.m`), which securityd does for
+    /// any lookup that matches it (`ks_decrypt_data`, `SecDbKeychainItem.m`); the key it returns
+    /// is then used in memory, without asking again.
     static func accessControlGuardsItem(_ key: EnclaveKey) -> Bool {
         key.isSoftware && key.flags.requiresAuthentication && !key.flags.contains(.privateKeyUsage)
     }

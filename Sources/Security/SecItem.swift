@@ -64,7 +64,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// `kSecReturnAttributes` and `kSecMatchLimit`, puts `Data`, `[String: Any]` or an array of
 /// them in `result`. Attributes include `kSecAttrCreationDate` and `kSecAttrModificationDate`.
 ///
-/// Returning the data of a protected item runs the evaluation its access control requires,
+/// Finding a protected item — for its data, its attributes, a reference or only whether it is
+/// there — runs the evaluation its access control requires, as on iOS,
 /// through `kSecUseAuthenticationContext`'s context when given (honouring its earlier
 /// `evaluateAccessControl`, reuse window, `interactionNotAllowed` and application password).
 /// Statuses: `errSecItemNotFound` (none, or invalidated by an enrollment change),
@@ -86,16 +87,28 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let keychain = try call.keychain(query)
         let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
         var matches = try query.matches(in: keychain, defaultGroup: defaultGroup)
-        if query.authenticationUI == .skip, query.returnData {
+        // Whatever the lookup returns — data, attributes, a reference, or nothing (an existence
+        // check) — iOS opens an item whose access control asks for the user: securityd decrypts
+        // it whenever its ACL has constraints (`ks_decrypt_data`, SecDbKeychainItem.m: "Should
+        // also try and decrypt if there are ACL constraints"). So under
+        // kSecUseAuthenticationUISkip such an item is not found (SecItemDb.c skips the items
+        // that need authentication), under kSecUseAuthenticationUIFail it is
+        // errSecInteractionNotAllowed, and otherwise it prompts (Apple's sec_acl_stress.c).
+        if query.authenticationUI == .skip {
             matches.removeAll { $0.accessControl.flags.requiresAuthentication }
         }
         matches = query.limit.cap(matches)
         guard !matches.isEmpty else { return errSecItemNotFound }
+        // One context opens every item the lookup reads, as iOS's client evaluates each access
+        // control securityd names through one LAContext (SecItemAuthDo): an evaluation that
+        // satisfied one item's access control satisfies the next one's with the same constraints.
+        let context = try call.readingContext(for: query) ?? keychain.authenticator.makeContext()
         var found: [(KeychainQuery.Found, Data?)] = []
         for match in matches {
             var data: Data?
-            if query.returnData {
-                data = try call.read(match, query: query, keychain: keychain)
+            if query.returnData || match.accessControl.flags.requiresAuthentication {
+                let opened = try call.read(match, query: query, keychain: keychain, context: context)
+                if query.returnData { data = opened }
             }
             found.append((match, data))
         }
@@ -279,9 +292,9 @@ package struct KeychainCall {
         try Self.engineContext(query.context, failsWithoutUI: query.authenticationUI == .fail, on: used)
     }
 
-    /// Reads one matched item's data (authenticating when its access control requires).
-    func read(_ match: KeychainQuery.Found, query: KeychainQuery, keychain: Keychain) throws -> Data {
-        let context = try readingContext(for: query)
+    /// Reads one matched item's data through `context` (authenticating when its access
+    /// control requires).
+    func read(_ match: KeychainQuery.Found, query: KeychainQuery, keychain: Keychain, context: AuthenticationContext) throws -> Data {
         // An item whose reading needs no evaluation is read here, without a task.
         if let data = try keychain.readWithoutEvaluation(service: match.service, account: match.account,
                                                          itemClass: match.itemClass, context: context) {

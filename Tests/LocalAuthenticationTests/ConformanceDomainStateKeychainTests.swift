@@ -298,9 +298,36 @@ struct ConformanceDomainStateKeychainTests {
         #expect(statuses == [errSecInteractionNotAllowed, errSecItemNotFound])
     }
 
-    @Test("§9 kSecMatchLimitAll returns every matching item, in the order they were added (as iOS does); attributes never need authentication")
+    @Test("§9 a lookup that asks for no data opens a protected item all the same: an existence check or attributes alone is errSecInteractionNotAllowed under UIFail, errSecItemNotFound under UISkip, and otherwise prompts (Apple's sec_acl_stress.c; SecDbKeychainItem.m decrypts an item whose ACL has constraints)")
+    func lookupWithoutDataOpensProtectedItem() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.cancel, .present("thumb")])
+        let statuses = await sim.blocking { () -> [OSStatus] in
+            _ = Self.add(.userPresence)
+            var statuses: [OSStatus] = []
+            let exists: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"]
+            for ui in [kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip] {
+                statuses.append(SecItemCopyMatching(exists.merging([kSecUseAuthenticationUI as String: ui]) { $1 } as CFDictionary, nil))
+            }
+            var result: CFTypeRef?
+            let attributes = exists.merging([kSecReturnAttributes as String: true]) { $1 }
+            for ui in [kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip] {
+                statuses.append(SecItemCopyMatching(attributes.merging([kSecUseAuthenticationUI as String: ui]) { $1 } as CFDictionary, &result))
+            }
+            // Prompts: the cancel, then the match.
+            statuses.append(SecItemCopyMatching(exists as CFDictionary, nil))
+            statuses.append(SecItemCopyMatching(attributes as CFDictionary, &result))
+            return statuses
+        }
+        #expect(statuses == [errSecInteractionNotAllowed, errSecItemNotFound, errSecInteractionNotAllowed, errSecItemNotFound,
+                             errSecUserCanceled, errSecSuccess])
+        #expect(sim.user.pending.isEmpty)
+    }
+
+    @Test("§9 kSecMatchLimitAll returns every matching item, in the order they were added (as iOS does); one prompt opens the protected items a lookup of their attributes finds (one LAContext for the call, as SecItem.m's SecItemAuthDo evaluates every access control)")
     func matchAll() async throws {
         let sim = try TestDevice()
+        sim.user.enqueue([.present("thumb")])
         let accounts = await sim.blocking { () -> [String] in
             for account in ["b", "a", "c"] {
                 let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil)
@@ -315,6 +342,7 @@ struct ConformanceDomainStateKeychainTests {
             return ((result as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrAccount as String] as? String }
         }
         #expect(accounts == ["b", "a", "c"])
+        #expect(sim.user.pending.isEmpty, "the one match opened all three")
     }
 
     @Test("the order of adds: a renamed or updated item keeps its place, a deleted one leaves it; the count lives in the store and is rebuilt if damaged")

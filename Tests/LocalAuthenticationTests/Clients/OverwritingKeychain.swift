@@ -2,7 +2,8 @@
 import Foundation
 import Security
 
-// Client code in the style of KeychainAccess's `set` (our own code): look the item up, and
+// Client code in the style of KeychainAccess's `set` (our own code): look the item up without
+// a prompt (`kSecUseAuthenticationUIFail`), and
 // when it exists overwrite it with `SecItemUpdate` whose attributes carry **everything** again
 // — value, `kSecAttrAccessible` (or `kSecAttrAccessControl`), label, comment, synchronizable —
 // else add it. Queries say `kSecAttrSynchronizable: kSecAttrSynchronizableAny`.
@@ -52,7 +53,11 @@ struct OverwritingKeychain: Sendable {
     func set(_ value: String, key: String) throws(KeychainStoreError) {
         let data = Data(value.utf8)
         var query = query(key: key)
-        var status = SecItemCopyMatching(query as CFDictionary, nil)
+        // As KeychainAccess asks: without a prompt (an item that needs one answers
+        // errSecInteractionNotAllowed, and is overwritten all the same).
+        var exists = query
+        exists[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
+        var status = SecItemCopyMatching(exists as CFDictionary, nil)
         switch status {
         case errSecSuccess, errSecInteractionNotAllowed:
             status = SecItemUpdate(query as CFDictionary, try attributes(value: data) as CFDictionary)

@@ -106,19 +106,24 @@ extension KeychainQuery {
 
     /// Refuses an access group in `attributes` that `authenticator`'s composition does not
     /// entitle the app to (``Composition/keychainAccessGroups``): any group when it has no
-    /// list; else its application identifier (``applicationIdentifier(of:)``), the listed
-    /// groups, and Safari's group, where the shared web credential functions keep their items.
+    /// list; else its application identifier (``applicationIdentifier(of:)``) and the listed
+    /// groups. Safari's group, where the shared web credential functions keep their items, is
+    /// refused whatever the list says: on iOS no app holds it, and securityd reaches it for
+    /// those functions alone, as a client of that group (`SecItemServer.c`).
     static func requireEntitlement(_ attributes: [String: KeychainAttributeValue]?, of authenticator: Authenticator) throws {
-        guard let entitled = authenticator.composition.keychainAccessGroups,
-              let value = attributes?[kSecAttrAccessGroup as String] else { return }
-        let group: String
+        guard let value = attributes?[kSecAttrAccessGroup as String] else { return }
+        let group: String?
         switch value {
         case let .string(text): group = text
         case let .data(bytes): group = String(decoding: bytes, as: UTF8.self)
-        case .integer, .bool: throw MissingEntitlement()
+        case .integer, .bool: group = nil
         }
-        guard group == applicationIdentifier(of: authenticator) || group == SharedWebCredentials.accessGroup
-                || entitled.contains(group) else {
+        if group == SharedWebCredentials.accessGroup {
+            guard SharedWebCredentials.asSafari else { throw MissingEntitlement() }
+            return
+        }
+        guard let entitled = authenticator.composition.keychainAccessGroups else { return }
+        guard let group, group == applicationIdentifier(of: authenticator) || entitled.contains(group) else {
             throw MissingEntitlement()
         }
     }

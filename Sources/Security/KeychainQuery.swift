@@ -345,6 +345,9 @@ struct KeychainQuery {
             guard info.itemClass == itemClass, account.map(Self.stored).map({ $0 == Self.baseAccount(info.account) }) ?? true,
                   reference.map({ $0.service == info.service && $0.account == info.account }) ?? true,
                   includingInvalidated || !info.isInvalidated,
+                  // Safari's shared credentials are out of an app's sight (securityd lists them
+                  // only to the shared web credential functions).
+                  SharedWebCredentials.asSafari || info.attributes[kSecAttrAccessGroup as String] != .string(SharedWebCredentials.accessGroup),
                   accessibility.map({ $0 == info.accessControl.accessibility }) ?? true,
                   hostOrSubdomain.map({ info.service == $0 || info.service.hasSuffix("." + $0) }) ?? true
             else { return nil }

@@ -10,9 +10,13 @@ import Foundation
 // - The app is entitled to every domain, as it is to every access group; no entitlement is
 //   checked.
 // - The person approves every request: no sheet asks to save or to choose a password.
-// - A shared credential is an internet-password item in the device's keychain: server = the
-//   domain, the account, protocol HTTPS, access group `com.apple.cfnetwork` (Safari's). The
-//   `SecItem*` functions see it too.
+// - A shared credential is an internet-password item in the device's keychain, as securityd
+//   stores it (`SecServerAddSharedWebCredential`, SecItemServer.c): server = the domain, the
+//   account, protocol HTTPS, authentication type HTML form, synchronizable, label
+//   "<domain> (<account>)", comment "default", creator 'swca', access group
+//   `com.apple.cfnetwork` (Safari's). As on iOS, the app's own `SecItem*` calls neither see
+//   that group nor may name it (errSecMissingEntitlement); these functions reach it as
+//   securityd does, as a client of that group (``SharedWebCredentials/asSafari``).
 // - The work and the completion handler run on another thread, after the function returned,
 //   as on iOS, with the device the caller had (``LocalAuthenticationSystem``) as the default
 //   device of the `SecItem*` calls the handler makes.
@@ -67,6 +71,16 @@ enum SharedWebCredentials {
     /// Safari's access group, where iOS keeps shared web credentials.
     static let accessGroup = "com.apple.cfnetwork"
 
+    /// Whether the keychain calls on this task are the shared web credential functions' own,
+    /// which alone see and write ``accessGroup`` (securityd makes them as a client of that
+    /// group; an app's calls are refused it).
+    @TaskLocal static var asSafari = false
+
+    /// Safari's comment on the credentials it keeps (`kSecSafariDefaultComment`).
+    static let comment = "default"
+    /// The creator code securityd marks the credentials these functions add with ('swca').
+    static let creator: Int32 = 0x7377_6361
+
     /// The character sets of a generated password (SecSharedCredential.h).
     static let passwordSets: [[Character]] = [
         Array("abcdefghkmnopqrstuvwxy"), Array("ABCDEFGHJKLMNPQRSTUVWXYZ"), Array("3456789"),
@@ -78,6 +92,8 @@ enum SharedWebCredentials {
             kSecClass as String: kSecClassInternetPassword,
             kSecAttrAccessGroup as String: accessGroup,
             kSecAttrProtocol as String: kSecAttrProtocolHTTPS,
+            kSecAttrAuthenticationType as String: kSecAttrAuthenticationTypeHTMLForm,
+            kSecAttrSynchronizable as String: true,
         ]
         if let domain { query[kSecAttrServer as String] = domain }
         if let account { query[kSecAttrAccount as String] = account }
@@ -87,6 +103,11 @@ enum SharedWebCredentials {
     /// Adds, replaces or removes a credential; the status of the keychain call.
     static func store(domain: String, account: String, password: String?) -> OSStatus {
         guard !domain.isEmpty, !account.isEmpty else { return errSecParam }
+        return $asSafari.withValue(true) { write(domain: domain, account: account, password: password) }
+    }
+
+    /// ``store(domain:account:password:)`` as Safari's client.
+    private static func write(domain: String, account: String, password: String?) -> OSStatus {
         let item = query(domain: domain, account: account)
         guard let password else {
             let status = SecItemDelete(item as CFDictionary)
@@ -97,6 +118,9 @@ enum SharedWebCredentials {
         guard updated == errSecItemNotFound else { return updated }
         var attributes = item
         attributes[kSecValueData as String] = value
+        attributes[kSecAttrLabel as String] = "\(domain) (\(account))"
+        attributes[kSecAttrComment as String] = comment
+        attributes[kSecAttrCreator as String] = creator
         let added = SecItemAdd(attributes as CFDictionary, nil)
         // Added meanwhile by another call: replaced, as a stored password is.
         guard added == errSecDuplicateItem else { return added }
@@ -110,7 +134,7 @@ enum SharedWebCredentials {
         search[kSecReturnData as String] = true
         search[kSecMatchLimit as String] = kSecMatchLimitAll
         var result: CFTypeRef?
-        let status = SecItemCopyMatching(search as CFDictionary, &result)
+        let status = $asSafari.withValue(true) { SecItemCopyMatching(search as CFDictionary, &result) }
         guard status == errSecSuccess, let items = result as? [[String: Any]] else { return ([], status) }
         let credentials = items.compactMap { item -> [String: String]? in
             guard let server = item[kSecAttrServer as String] as? String, let account = item[kSecAttrAccount as String] as? String,

@@ -79,33 +79,49 @@ struct SharedWebCredentialTests {
         #expect(await add(sim, "example.com", "", "x") == Int(errSecParam))
     }
 
-    @Test("a shared credential is an HTTPS internet password in Safari's access group, which SecItem queries see")
-    func storedAsInternetPassword() async throws {
+    @Test("a shared credential is kept as securityd keeps it (HTTPS, HTML form, synchronizable, label, comment, creator 'swca', Safari's group), and the app's own SecItem calls neither see that group nor may name it: errSecMissingEntitlement, as on iOS (SecItemServer.c)")
+    func storedAsSafariKeepsIt() async throws {
         let sim = try TestDevice()
         #expect(await add(sim, "example.com", "ada", "pw") == 0)
-        let query = [
-            kSecClass: kSecClassInternetPassword, kSecAttrServer: "example.com", kSecAttrAccount: "ada",
-            kSecReturnAttributes: true, kSecReturnData: true,
-        ] as [CFString: Any]
-        var result: CFTypeRef?
-        let status = LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { SecItemCopyMatching(query as CFDictionary, &result) }
-        #expect(status == errSecSuccess)
-        let item = try #require(result as? [String: Any])
-        #expect(item[kSecAttrAccessGroup as String] as? String == "com.apple.cfnetwork")
-        #expect(item[kSecAttrProtocol as String] as? String == kSecAttrProtocolHTTPS as String)
-        #expect(item[kSecValueData as String] as? Data == Data("pw".utf8))
+        let stored = try #require(try sim.authenticator.keychain.items(service: "example.com", itemClass: .internetPassword).first)
+        let attributes = stored.attributes
+        #expect(attributes[kSecAttrAccessGroup as String] == .string("com.apple.cfnetwork"))
+        #expect(attributes[kSecAttrProtocol as String] == .string(kSecAttrProtocolHTTPS as String))
+        #expect(attributes[kSecAttrAuthenticationType as String] == .string(kSecAttrAuthenticationTypeHTMLForm as String))
+        #expect(attributes[kSecAttrSynchronizable as String] == .bool(true))
+        #expect(attributes[kSecAttrLabel as String] == .string("example.com (ada)"))
+        #expect(attributes[kSecAttrComment as String] == .string("default"))
+        #expect(attributes[kSecAttrCreator as String] == .integer(0x7377_6361))
+        let statuses = LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { () -> [OSStatus] in
+            let lookup = [kSecClass: kSecClassInternetPassword, kSecAttrServer: "example.com", kSecAttrAccount: "ada",
+                          kSecAttrSynchronizable: kSecAttrSynchronizableAny, kSecReturnData: true] as [CFString: Any]
+            var result: CFTypeRef?
+            let named = lookup.merging([kSecAttrAccessGroup: "com.apple.cfnetwork"]) { $1 }
+            let add = [kSecClass: kSecClassInternetPassword, kSecAttrServer: "example.org", kSecAttrAccount: "ada",
+                       kSecAttrAccessGroup: "com.apple.cfnetwork", kSecValueData: Data("x".utf8)] as [CFString: Any]
+            return [SecItemCopyMatching(lookup as CFDictionary, &result), SecItemCopyMatching(named as CFDictionary, &result),
+                    SecItemAdd(add as CFDictionary, nil), SecItemDelete(named as CFDictionary)]
+        }
+        #expect(statuses == [errSecItemNotFound, errSecMissingEntitlement, errSecMissingEntitlement, errSecMissingEntitlement])
+        // Still there for the functions themselves.
+        #expect(await request(sim, "example.com", "ada").credentials.count == 1)
     }
 
     @Test("the work and the completion handler run with the caller's device: SecItem calls in the handler reach it")
     func handlerHasTheCallersDevice() async throws {
         let sim = try TestDevice()
-        let found: Int32 = await withCheckedContinuation { continuation in
+        let added: Int32 = await withCheckedContinuation { continuation in
             LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
                 SecAddSharedWebCredential("example.com" as CFString, "ada" as CFString, "pw" as CFString) { _ in
-                    let query = [kSecClass: kSecClassInternetPassword, kSecAttrServer: "example.com"] as [CFString: Any]
-                    continuation.resume(returning: SecItemCopyMatching(query as CFDictionary, nil))
+                    let item = [kSecClass: kSecClassGenericPassword, kSecAttrService: "from-the-handler",
+                                kSecValueData: Data("v".utf8)] as [CFString: Any]
+                    continuation.resume(returning: SecItemAdd(item as CFDictionary, nil))
                 }
             }
+        }
+        #expect(added == errSecSuccess)
+        let found = LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+            SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: "from-the-handler"] as CFDictionary, nil)
         }
         #expect(found == errSecSuccess, "the item is on the caller's device, not on the process's default one")
     }

@@ -90,6 +90,16 @@ extension KeychainQuery {
     private static let returnKeys: [String] = [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef]
         .map { $0 as String }
 
+    /// Refuses `privateKeyUsage` on a password item: the flag binds a key's use to the Secure
+    /// Enclave, and securityd cannot store an item under it — an add (or a change of access
+    /// control) is errSecAuthFailed, with another constraint or without (Apple's
+    /// `sec_acl_stress.c`).
+    static func refusePrivateKeyUsage(_ access: AccessControl) throws {
+        guard access.flags.contains(.privateKeyUsage) else { return }
+        throw KeychainError(.authenticationFailed,
+                            message: "privateKeyUsage is for Secure Enclave keys (SecKeyCreateRandomKey); a keychain item cannot be stored under it")
+    }
+
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
     /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
     /// team-prefixed as written there), else the app's application identifier.

@@ -34,6 +34,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         }
         try KeychainQuery.requireAccountWithoutSeparator(query.account)
         let access = try query.accessControl ?? AccessControl()
+        try KeychainQuery.refusePrivateKeyUsage(access)
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
         if let nothing = KeychainQuery.addStoringNothing(attributes) { return nothing }
@@ -143,7 +144,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let matches = try query.matches(in: keychain, defaultGroup: KeychainQuery.defaultAccessGroup(of: keychain.authenticator))
         guard !matches.isEmpty else { return errSecItemNotFound }
         try KeychainQuery.requireAccountWithoutSeparator(changes.account)
-        let engineContext = try call.readingContext(for: query)
+        if let access = changes.accessControl { try KeychainQuery.refusePrivateKeyUsage(access) }
+        // One context for every item, as for a lookup (one prompt for items alike).
+        let engineContext = try call.readingContext(for: query) ?? keychain.authenticator.makeContext()
         let reason = query.reason
         // A change to the rest of the primary key (group, synchronizability...) moves an item
         // as a change of account does; where each goes is settled before any is changed.

@@ -498,6 +498,28 @@ struct SecurityPublishedRuleTests {
         #expect(afterDelete == [0, 0])
     }
 
+
+    @Test("a password item under privateKeyUsage is errSecAuthFailed, on its own or with a constraint, on add and on a change of access control (sec_acl_stress.c); nothing is stored")
+    func privateKeyUsageIsNotForItems() async throws {
+        let device = try TestDevice(passcode: "1234")
+        let statuses = await device.blocking { () -> [OSStatus] in
+            var statuses: [OSStatus] = []
+            for flags: SecAccessControlCreateFlags in [.privateKeyUsage, [.devicePasscode, .privateKeyUsage]] {
+                let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil)
+                statuses.append(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "pku",
+                                            kSecValueData as String: Data("v".utf8),
+                                            kSecAttrAccessControl as String: access as Any] as CFDictionary, nil))
+            }
+            let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "pku"]
+            statuses.append(SecItemCopyMatching(item as CFDictionary, nil))
+            statuses.append(SecItemAdd(item.merging([kSecValueData as String: Data("v".utf8)]) { $1 } as CFDictionary, nil))
+            let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .privateKeyUsage, nil)
+            statuses.append(SecItemUpdate(item as CFDictionary, [kSecAttrAccessControl as String: access as Any] as CFDictionary))
+            return statuses
+        }
+        #expect(statuses == [errSecAuthFailed, errSecAuthFailed, errSecItemNotFound, errSecSuccess, errSecAuthFailed])
+    }
+
 }
 
 #endif

@@ -49,15 +49,18 @@ public struct Vault: Sendable {
         guard status == errSecSuccess else { throw Failure.keychain(status) }
     }
 
-    /// The secrets stored, by account. Only their attributes are read, so listing shows no
-    /// prompt.
-    public func records() throws -> [Record] {
+    /// The secrets stored, by account. Only their attributes are asked for, but the items are
+    /// protected, and iOS opens a protected item for any lookup (its attributes, or only
+    /// whether it is there): listing shows the prompt once, with `reason`, and one match opens
+    /// them all.
+    public func records(reason: String) throws -> [Record] {
         var result: CFTypeRef?
         let query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
             kSecReturnAttributes as String: true,
             kSecMatchLimit as String: kSecMatchLimitAll,
+            kSecUseOperationPrompt as String: reason,
         ]
         let status = SecItemCopyMatching(query as CFDictionary, &result)
         if status == errSecItemNotFound { return [] }

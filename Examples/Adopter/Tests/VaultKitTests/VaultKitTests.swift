@@ -21,12 +21,14 @@ struct VaultTests {
 
     // `Record` is the app's own type; Touchstone's engine has one of that name too, which the
     // test kit does not re-export, so this file can name the app's (docs/ADOPTING.md).
-    @Test("the vault lists its records by account, and listing shows no prompt")
-    func recordsListWithoutAPrompt() throws {
+    @Test("the vault lists its records by account after one match: a lookup of protected items' attributes asks too, as on iOS")
+    func recordsListAfterOneMatch() throws {
         try vault.store(Data("one".utf8), account: "bob")
         try vault.store(Data("two".utf8), account: "alice")
-        let records: [Record] = try vault.records()
+        try TestDevice.current.enqueue(.present("thumb"))
+        let records: [Record] = try vault.records(reason: "List your secrets")
         #expect(records == [Record(service: vault.service, account: "alice"), Record(service: vault.service, account: "bob")])
+        #expect(try TestDevice.current.user.pending.isEmpty, "one prompt opened both")
     }
 
     @Test("a stored secret reads back after a match")

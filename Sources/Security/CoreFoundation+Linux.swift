@@ -179,6 +179,16 @@ public func CFErrorCreate(_ allocator: CFAllocator!, _ domain: CFErrorDomain!, _
     NSError(domain: (domain as String?) ?? "", code: code, userInfo: (userInfo as? [String: Any]) ?? [:])
 }
 
+/// The domain of POSIX errors (`errno` values): `"NSPOSIXErrorDomain"`, as on Apple platforms.
+nonisolated(unsafe) public let kCFErrorDomainPOSIX: CFErrorDomain = "NSPOSIXErrorDomain"
+/// The domain of `OSStatus` errors, Security's: `"NSOSStatusErrorDomain"`, as on Apple platforms:
+/// `CFErrorCreate(nil, kCFErrorDomainOSStatus, CFIndex(errSecParam), nil)`.
+nonisolated(unsafe) public let kCFErrorDomainOSStatus: CFErrorDomain = "NSOSStatusErrorDomain"
+/// The domain of Mach errors: `"NSMachErrorDomain"`, as on Apple platforms.
+nonisolated(unsafe) public let kCFErrorDomainMach: CFErrorDomain = "NSMachErrorDomain"
+/// The domain of Cocoa errors: `"NSCocoaErrorDomain"`, as on Apple platforms.
+nonisolated(unsafe) public let kCFErrorDomainCocoa: CFErrorDomain = "NSCocoaErrorDomain"
+
 /// The `Info.plist` key of the bundle identifier (`"CFBundleIdentifier"`), which keychain
 /// libraries use to name their default service:
 /// `Bundle.main.infoDictionary?[String(kCFBundleIdentifierKey)]`.

@@ -153,6 +153,14 @@ struct AppleSymbolTests {
         #expect(found == [true, true, true])
     }
 
+    @Test("CFError domains: kCFErrorDomainOSStatus is Security's NSOSStatusErrorDomain (as a test double builds its errors with CFErrorCreate), and POSIX, Mach, Cocoa have Apple's strings")
+    func cfErrorDomains() {
+        let made: CFError = CFErrorCreate(nil, kCFErrorDomainOSStatus, CFIndex(errSecParam), nil)
+        #expect(CFErrorGetDomain(made) as String == NSOSStatusErrorDomain)
+        #expect([kCFErrorDomainPOSIX, kCFErrorDomainOSStatus, kCFErrorDomainMach, kCFErrorDomainCocoa].map { $0 as String }
+            == ["NSPOSIXErrorDomain", "NSOSStatusErrorDomain", "NSMachErrorDomain", "NSCocoaErrorDomain"])
+    }
+
     @Test("CFError functions: CFErrorGetDomain, CFErrorGetCode, CFErrorCopyUserInfo, CFErrorCopyDescription; CFOptionFlags")
     func cfErrorFunctions() {
         var error: Unmanaged<CFError>?

@@ -386,11 +386,11 @@ enum KeyItems {
             // As on iOS: a key its data-protection class keeps out of reach (locked, or not
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
-            // Software keys whose item any lookup opens (`ks_decrypt_data`), but one of data
-            // alone: that stays errSecParam below (no bytes here), without a prompt first.
+            // Software keys whose item any lookup returning them opens (`ks_decrypt_data`; keys come
+            // first, so the limit keeps these), but one of data alone (errSecParam below, no prompt).
             let opensItems = !query.returns.onlyData
             if opensItems, query.skipsAuthentication { keys.removeAll(where: accessControlGuardsItem) }
-            let guarded = opensItems ? keys.filter(accessControlGuardsItem) : []
+            let guarded = opensItems ? query.limit.cap(keys).filter(accessControlGuardsItem) : []
             let lookupContext = guarded.isEmpty ? nil : try authenticate(guarded, for: query, on: authenticator)
             var found: [FoundKey] = keys.map { key in
                 let context = accessControlGuardsItem(key) ? lookupContext ?? query.context : query.context

@@ -91,9 +91,9 @@ extension KeychainQuery {
         .map { $0 as String }
 
     /// Refuses `privateKeyUsage` on a password item: the flag binds a key's use to the Secure
-    /// Enclave, and securityd cannot store an item under it — an add (or a change of access
-    /// control) is errSecAuthFailed, with another constraint or without (Apple's
-    /// `sec_acl_stress.c`).
+    /// Enclave, and securityd cannot store an item under it — an add is errSecAuthFailed, with
+    /// another constraint or without (Apple's `sec_acl_stress.c`); a change of access control
+    /// to it is refused the same way (our inference: the update stores the item anew).
     static func refusePrivateKeyUsage(_ access: AccessControl) throws {
         guard access.flags.contains(.privateKeyUsage) else { return }
         throw KeychainError(.authenticationFailed,

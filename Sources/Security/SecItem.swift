@@ -18,8 +18,8 @@ import TouchstoneSimulation
 /// Returns `errSecDuplicateItem` when the item exists — also when it was invalidated by an
 /// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a
 /// whenPasscodeSetThisDeviceOnly item without a passcode, `errSecAuthFailed` for a biometric
-/// access control with nothing enrolled or an applicationPassword item without the credential
-/// on the context, `errSecUnimplemented` for an identity ref (add its certificate and key). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
+/// access control with nothing enrolled, an applicationPassword item without the credential
+/// on the context or an access control with `privateKeyUsage` (a key's flag), `errSecUnimplemented` for an identity ref (add its certificate and key). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if let refused = KeychainQuery.refusedClientRules(query: attributes, stored: attributes) { return refused }
@@ -34,9 +34,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         }
         try KeychainQuery.requireAccountWithoutSeparator(query.account)
         let access = try query.accessControl ?? AccessControl()
-        try KeychainQuery.refusePrivateKeyUsage(access)
         let context = query.context.flatMap(\.touchstoneContext)
         let keychain = try call.keychain(query)
+        try KeychainQuery.refusePrivateKeyUsage(access)
         if let nothing = KeychainQuery.addStoringNothing(attributes) { return nothing }
         let defaultGroup = KeychainQuery.defaultAccessGroup(of: keychain.authenticator)
         let ownGroup = KeychainQuery.applicationIdentifier(of: keychain.authenticator)
@@ -71,7 +71,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// `evaluateAccessControl`, reuse window, `interactionNotAllowed` and application password).
 /// Statuses: `errSecItemNotFound` (none, or invalidated by an enrollment change),
 /// `errSecUserCanceled`, `errSecAuthFailed` (failed, locked out, wrong application password),
-/// `errSecInteractionNotAllowed`. Certificates and identities: see `CertificateItems`. `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s (a software key whose access control guards its item is authenticated here, then used without asking again).
+/// `errSecInteractionNotAllowed`. Certificates and identities: see `CertificateItems`. `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s (a software key whose access control guards its item is authenticated by any lookup that returns it, then used without asking again).
 ///
 /// ```swift
 /// var result: CFTypeRef?
@@ -95,15 +95,17 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         // kSecUseAuthenticationUISkip such an item is not found (SecItemDb.c skips the items
         // that need authentication), under kSecUseAuthenticationUIFail it is
         // errSecInteractionNotAllowed, and otherwise it prompts (Apple's sec_acl_stress.c).
-        if query.authenticationUI == .skip {
-            matches.removeAll { $0.accessControl.flags.requiresAuthentication }
-        }
-        matches = query.limit.cap(matches)
-        guard !matches.isEmpty else { return errSecItemNotFound }
         // One context opens every item the lookup reads, as iOS's client evaluates each access
         // control securityd names through one LAContext (SecItemAuthDo): an evaluation that
         // satisfied one item's access control satisfies the next one's with the same constraints.
         let context = try call.readingContext(for: query) ?? keychain.authenticator.makeContext()
+        if query.authenticationUI == .skip {
+            // What still needs an evaluation (securityd decrypts with the query's credential, so
+            // an item the given context already opened is found).
+            matches.removeAll { $0.accessControl.flags.requiresAuthentication && !context.hasGrant(for: $0.accessControl.flags) }
+        }
+        matches = query.limit.cap(matches)
+        guard !matches.isEmpty else { return errSecItemNotFound }
         var found: [(KeychainQuery.Found, Data?)] = []
         for match in matches {
             var data: Data?
@@ -124,8 +126,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// `kSecAttrAccessible` / `kSecAttrAccessControl` (re-protecting the item, which needs its
 /// current access control satisfied first), `kSecAttrService` / `kSecAttrServer` /
 /// `kSecAttrAccount` (renaming it; `errSecDuplicateItem` when the new name is taken) and any
-/// descriptive attribute. Updating a protected item authenticates as a read does; `kSecClass`
-/// in `attributesToUpdate` is `errSecParam`.
+/// descriptive attribute. Updating a protected item authenticates as a read does, every
+/// matched item through one context (one prompt for items alike); `kSecClass` in
+/// `attributesToUpdate` is `errSecParam`, a new access control with `privateKeyUsage`
+/// `errSecAuthFailed`.
 ///
 /// ```swift
 /// let status = SecItemUpdate(query as CFDictionary,
@@ -279,11 +283,16 @@ package struct KeychainCall {
     }
 
     /// The engine context a protected item or key is opened through: `given`'s (the call's
-    /// `kSecUseAuthenticationContext`), else under `kSecUseAuthenticationUIFail` a fresh one of
-    /// `authenticator` that may not prompt, else nil (the item's own fresh one, which may).
+    /// `kSecUseAuthenticationContext`; under `kSecUseAuthenticationUIFail` a copy of it that
+    /// may not prompt, as iOS makes the call non-interactive whatever context it was given),
+    /// else under `kSecUseAuthenticationUIFail` a fresh one of `authenticator` that may not
+    /// prompt, else nil (the item's own fresh one, which may).
     static func engineContext(_ given: (any KeychainAuthenticationContext)?, failsWithoutUI: Bool,
                               on authenticator: Authenticator?) throws -> AuthenticationContext? {
-        if let given { return try engine(of: given) }
+        if let given {
+            let engine = try engine(of: given)
+            return failsWithoutUI ? engine.nonInteractiveCopy() : engine
+        }
         guard failsWithoutUI, let authenticator else { return nil }
         let engine = authenticator.makeContext()
         engine.interactionNotAllowed = true

@@ -86,15 +86,22 @@ enum SharedWebCredentials {
         Array("abcdefghkmnopqrstuvwxy"), Array("ABCDEFGHJKLMNPQRSTUVWXYZ"), Array("3456789"),
     ]
 
-    /// The query naming the shared credentials of `domain` and `account` (every one when nil).
-    static func query(domain: String?, account: String?) -> [String: Any] {
+    /// The query naming the shared credentials of `domain` and `account` (every one when nil),
+    /// as securityd stores them; with `earlierForm`, also those an earlier Touchstone stored
+    /// without the HTML-form type and not synchronizable, which requests still find and a
+    /// removal or a new password replaces.
+    static func query(domain: String?, account: String?, earlierForm: Bool = false) -> [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassInternetPassword,
             kSecAttrAccessGroup as String: accessGroup,
             kSecAttrProtocol as String: kSecAttrProtocolHTTPS,
-            kSecAttrAuthenticationType as String: kSecAttrAuthenticationTypeHTMLForm,
-            kSecAttrSynchronizable as String: true,
         ]
+        if earlierForm {
+            query[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
+        } else {
+            query[kSecAttrAuthenticationType as String] = kSecAttrAuthenticationTypeHTMLForm
+            query[kSecAttrSynchronizable as String] = true
+        }
         if let domain { query[kSecAttrServer as String] = domain }
         if let account { query[kSecAttrAccount as String] = account }
         return query
@@ -110,9 +117,15 @@ enum SharedWebCredentials {
     private static func write(domain: String, account: String, password: String?) -> OSStatus {
         let item = query(domain: domain, account: account)
         guard let password else {
-            let status = SecItemDelete(item as CFDictionary)
+            // Either form goes.
+            let status = SecItemDelete(query(domain: domain, account: account, earlierForm: true) as CFDictionary)
             return status == errSecItemNotFound ? errSecSuccess : status
         }
+        // A record of the earlier form (not synchronizable) is replaced by one of securityd's.
+        var earlier = query(domain: domain, account: account, earlierForm: true)
+        earlier[kSecAttrSynchronizable as String] = false
+        let removed = SecItemDelete(earlier as CFDictionary)
+        guard removed == errSecSuccess || removed == errSecItemNotFound else { return removed }
         let value = Data(password.utf8)
         let updated = SecItemUpdate(item as CFDictionary, [kSecValueData as String: value] as CFDictionary)
         guard updated == errSecItemNotFound else { return updated }
@@ -129,7 +142,7 @@ enum SharedWebCredentials {
 
     /// The matching credentials as `SecRequestSharedWebCredential` delivers them, and the status.
     static func find(domain: String?, account: String?) -> (credentials: [[String: String]], status: OSStatus) {
-        var search = query(domain: domain, account: account)
+        var search = query(domain: domain, account: account, earlierForm: true)
         search[kSecReturnAttributes as String] = true
         search[kSecReturnData as String] = true
         search[kSecMatchLimit as String] = kSecMatchLimitAll

@@ -324,6 +324,54 @@ struct ConformanceDomainStateKeychainTests {
         #expect(sim.user.pending.isEmpty)
     }
 
+    @Test("§9 UIFail with a given LAContext does not prompt (errSecInteractionNotAllowed unless that context already opened the item: SecItemAuthDo makes the call non-interactive); UISkip skips only what still needs an evaluation, before the match limit (SecItemDb.c)")
+    func lookupContextUIAndLimit() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.present("thumb")])
+        let results = await sim.blocking { () -> [String] in
+            _ = Self.add(.userPresence)  // "s" / "a", protected, added first
+            SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                        kSecAttrAccount as String: "b", kSecValueData as String: Data("plain".utf8)] as CFDictionary, nil)
+            func exists(_ context: LAContext, _ ui: CFString) -> OSStatus {
+                SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                     kSecAttrAccount as String: "a", kSecUseAuthenticationContext as String: context,
+                                     kSecUseAuthenticationUI as String: ui] as CFDictionary, nil)
+            }
+            let fresh = LAContext(), opened = LAContext()
+            let failFresh = exists(fresh, kSecUseAuthenticationUIFail)
+            let read = Self.read(context: opened).0  // the one prompt: the thumb
+            let failOpened = exists(opened, kSecUseAuthenticationUIFail)
+            let skipOpened = exists(opened, kSecUseAuthenticationUISkip)
+            var result: CFTypeRef?
+            let first = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                             kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitOne,
+                                             kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip] as CFDictionary, &result)
+            let account = (result as? [String: Any])?[kSecAttrAccount as String] as? String
+            return ["\(failFresh)", "\(read)", "\(failOpened)", "\(skipOpened)", "\(first) \(account ?? "nil")"]
+        }
+        #expect(results == ["\(errSecInteractionNotAllowed)", "0", "0", "0", "0 b"])
+        #expect(sim.user.pending.isEmpty, "the read took the one match; nothing else prompted")
+    }
+
+    @Test("§9 SecItemUpdate of several protected items asks once: one context opens them all, as for a lookup")
+    func updateOfSeveralAsksOnce() async throws {
+        let sim = try TestDevice()
+        sim.user.enqueue([.present("thumb")])
+        let status = await sim.blocking { () -> OSStatus in
+            for account in ["u1", "u2"] {
+                let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil)
+                SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "upd",
+                            kSecAttrAccount as String: account, kSecValueData as String: Data(account.utf8),
+                            kSecAttrAccessControl as String: access as Any] as CFDictionary, nil)
+            }
+            return SecItemUpdate([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "upd"] as CFDictionary,
+                                 [kSecAttrLabel as String: "both"] as CFDictionary)
+        }
+        #expect(status == errSecSuccess)
+        #expect(sim.user.pending.isEmpty)
+        #expect(sim.device.lastTrace != nil)
+    }
+
     @Test("§9 kSecMatchLimitAll returns every matching item, in the order they were added (as iOS does); one prompt opens the protected items a lookup of their attributes finds (one LAContext for the call, as SecItem.m's SecItemAuthDo evaluates every access control)")
     func matchAll() async throws {
         let sim = try TestDevice()

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LocalAuthentication
-import Security
+@testable import Security
 import Testing
 import TouchstoneCommands
 import TouchstoneTesting
@@ -105,6 +105,27 @@ struct SharedWebCredentialTests {
         #expect(statuses == [errSecItemNotFound, errSecMissingEntitlement, errSecMissingEntitlement, errSecMissingEntitlement])
         // Still there for the functions themselves.
         #expect(await request(sim, "example.com", "ada").credentials.count == 1)
+    }
+
+    @Test("a credential an earlier version stored (not synchronizable, no HTML form) is still found; a new password replaces it with securityd's form, and a nil password removes either form")
+    func earlierFormIsFoundAndReplaced() async throws {
+        let sim = try TestDevice()
+        let added = LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
+            SharedWebCredentials.$asSafari.withValue(true) {
+                SecItemAdd([kSecClass: kSecClassInternetPassword, kSecAttrAccessGroup: SharedWebCredentials.accessGroup,
+                            kSecAttrProtocol: kSecAttrProtocolHTTPS, kSecAttrServer: "example.com", kSecAttrAccount: "ada",
+                            kSecValueData: Data("old".utf8)] as [CFString: Any] as CFDictionary, nil)
+            }
+        }
+        #expect(added == errSecSuccess)
+        #expect(await request(sim, "example.com", "ada").credentials.map { $0[kSecSharedPassword as String] } == ["old"])
+        #expect(await add(sim, "example.com", "ada", "new") == 0)
+        let items = try sim.authenticator.keychain.items(service: "example.com", itemClass: .internetPassword)
+        #expect(items.count == 1)
+        #expect(items.first?.attributes[kSecAttrSynchronizable as String] == .bool(true))
+        #expect(await request(sim, "example.com", "ada").credentials.map { $0[kSecSharedPassword as String] } == ["new"])
+        #expect(await add(sim, "example.com", "ada", nil) == 0)
+        #expect(try sim.authenticator.keychain.items(service: "example.com", itemClass: .internetPassword).isEmpty)
     }
 
     @Test("the work and the completion handler run with the caller's device: SecItem calls in the handler reach it")

@@ -72,6 +72,21 @@ extension AuthenticationContext {
         state.withLock { _ = $0.openedKeys.insert(key.publicKeyData) }
     }
 
+    /// A context with this one's grants, options and credentials that may not prompt: what a
+    /// keychain call under `kSecUseAuthenticationUIFail` opens items through when the caller
+    /// gave this context (iOS makes that call's evaluations non-interactive without changing
+    /// the caller's `LAContext`: `SecItemAuthDo`, SecItem.m). What it proves stays with it.
+    package func nonInteractiveCopy() -> AuthenticationContext {
+        let copy = AuthenticationContext(authenticator: authenticator)
+        let current = state.withLock { $0 }
+        copy.state.withLock { state in
+            state = current
+            state.current = nil
+            state.interactionNotAllowed = true
+        }
+        return copy
+    }
+
     /// Whether ``open(_:)`` opened `key` through this context.
     func hasOpened(_ key: EnclaveKey) -> Bool {
         state.withLock { $0.openedKeys.contains(key.publicKeyData) }
@@ -80,7 +95,7 @@ extension AuthenticationContext {
     /// Whether an earlier successful evaluation on this context satisfies `flags` (our rule:
     /// any operation's grant opens matching items, as does a policy evaluation that used the
     /// required factors).
-    func hasGrant(for flags: AccessControlFlags) -> Bool {
+    package func hasGrant(for flags: AccessControlFlags) -> Bool {
         state.withLock { state in
             state.accessGrants.contains { !$0.methods.isEmpty && flags.isSatisfied(by: Set($0.methods)) }
         }

@@ -109,7 +109,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         var found: [(KeychainQuery.Found, Data?)] = []
         for match in matches {
             var data: Data?
-            if query.returnData || match.accessControl.flags.requiresAuthentication {
+            // (An applicationPassword item too: its ACL needs the password to decrypt it.)
+            let flags = match.accessControl.flags
+            if query.returnData || flags.requiresAuthentication || flags.contains(.applicationPassword) {
                 let opened = try call.read(match, query: query, keychain: keychain, context: context)
                 if query.returnData { data = opened }
             }

@@ -276,10 +276,16 @@ struct ConformanceDomainStateKeychainTests {
             right.setCredential(Data("123456".utf8), type: .applicationPassword)
             let wrong = LAContext()
             wrong.setCredential(Data("000000".utf8), type: .applicationPassword)
+            // A lookup of its attributes alone opens it too (its ACL needs the password to decrypt it).
+            let attributes: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                             kSecReturnAttributes as String: true]
+            var result: CFTypeRef?
+            let withoutCredential = SecItemCopyMatching(attributes as CFDictionary, &result)
+            let withCredential = SecItemCopyMatching(attributes.merging([kSecUseAuthenticationContext as String: right]) { $1 } as CFDictionary, &result)
             return ["\(noCredential)", "\(add)", Self.read(context: right).1 ?? "nil", "\(Self.read(context: wrong).0)",
-                    "\(Self.read().0)"]
+                    "\(Self.read().0)", "\(withoutCredential)", "\(withCredential)"]
         }
-        #expect(results == ["-25293", "0", "v", "-25293", "-25293"])
+        #expect(results == ["-25293", "0", "v", "-25293", "-25293", "-25293", "0"])
     }
 
     @Test("§9 kSecUseAuthenticationUIFail and UISkip never prompt")

@@ -120,6 +120,13 @@ struct KeychainQuery {
             creationDate = info.creationDate
             modificationDate = info.modificationDate
         }
+
+        /// Whether any lookup that matches the item opens it, whatever it returns: its access
+        /// control asks for the user or for the application password, so securityd decrypts it
+        /// (`ks_decrypt_data`: its ACL has constraints).
+        var isOpenedByAnyLookup: Bool {
+            accessControl.flags.requiresAuthentication || accessControl.flags.contains(.applicationPassword)
+        }
     }
 
     /// Stands for a missing service or account.

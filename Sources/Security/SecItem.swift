@@ -95,10 +95,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         // kSecUseAuthenticationUISkip such an item is not found (SecItemDb.c skips the items
         // that need authentication), under kSecUseAuthenticationUIFail it is
         // errSecInteractionNotAllowed, and otherwise it prompts (Apple's sec_acl_stress.c).
-        // One context opens every item the lookup reads, as iOS's client evaluates each access
-        // control securityd names through one LAContext (SecItemAuthDo): an evaluation that
-        // satisfied one item's access control satisfies the next one's with the same constraints.
-        let context = try call.readingContext(for: query) ?? keychain.authenticator.makeContext()
+        let context = try call.readingContext(for: query, in: keychain)
         if query.authenticationUI == .skip {
             // What still needs an evaluation (securityd decrypts with the query's credential, so
             // an item the given context already opened is found).
@@ -109,9 +106,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         var found: [(KeychainQuery.Found, Data?)] = []
         for match in matches {
             var data: Data?
-            // (An applicationPassword item too: its ACL needs the password to decrypt it.)
-            let flags = match.accessControl.flags
-            if query.returnData || flags.requiresAuthentication || flags.contains(.applicationPassword) {
+            if query.returnData || match.isOpenedByAnyLookup {
                 let opened = try call.read(match, query: query, keychain: keychain, context: context)
                 if query.returnData { data = opened }
             }
@@ -151,8 +146,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         guard !matches.isEmpty else { return errSecItemNotFound }
         try KeychainQuery.requireAccountWithoutSeparator(changes.account)
         if let access = changes.accessControl { try KeychainQuery.refusePrivateKeyUsage(access) }
-        // One context for every item, as for a lookup (one prompt for items alike).
-        let engineContext = try call.readingContext(for: query) ?? keychain.authenticator.makeContext()
+        let engineContext = try call.readingContext(for: query, in: keychain)
         let reason = query.reason
         // A change to the rest of the primary key (group, synchronizability...) moves an item
         // as a change of account does; where each goes is settled before any is changed.
@@ -301,9 +295,13 @@ package struct KeychainCall {
         return engine
     }
 
-    /// The engine context a protected read uses (``engineContext(_:failsWithoutUI:on:)``).
-    func readingContext(for query: KeychainQuery) throws -> AuthenticationContext? {
+    /// The one context a call's protected reads and updates go through
+    /// (``engineContext(_:failsWithoutUI:on:)``, else a fresh one of the call's device), as
+    /// iOS's client evaluates every access control of a call through one `LAContext`
+    /// (`SecItemAuthDo`): an evaluation that opened one item opens the next one alike.
+    func readingContext(for query: KeychainQuery, in keychain: Keychain) throws -> AuthenticationContext {
         try Self.engineContext(query.context, failsWithoutUI: query.authenticationUI == .fail, on: used)
+            ?? keychain.authenticator.makeContext()
     }
 
     /// Reads one matched item's data through `context` (authenticating when its access

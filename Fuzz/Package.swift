@@ -28,7 +28,6 @@ let package = Package(
         fuzzTarget("FuzzSecKey", ["Security", "CryptoKit"]),
         fuzzTarget("FuzzCommonCrypto", ["CommonCrypto"]),
         fuzzTarget("FuzzSecItem", ["Security"]),
-        fuzzTarget("FuzzCommands", ["TouchstoneCommands", "TouchstonePortable", "StandardPolicies", "MemoryStorage",
-                                    "SimulatedPasscode", "ChangeDetectors"]),
+        fuzzTarget("FuzzCommands", ["TouchstoneCommands", "TouchstonePortable"]),
     ]
 )

@@ -81,13 +81,20 @@ public func fuzz(_ body: @escaping (inout FuzzInput) -> Void) -> Never {
 /// target's corpus with valid inputs this way before fuzzing. Otherwise returns.
 public func writeSeedsIfAsked(_ seeds: () throws -> [Data]) {
     guard let folder = ProcessInfo.processInfo.environment[seedsVariable] else { return }
-    do {
+    writeAndExit("the seeds") {
         for (index, seed) in try seeds().enumerated() {
             try seed.write(to: URL(fileURLWithPath: folder).appendingPathComponent("seed-\(index)"))
         }
+    }
+}
+
+/// Runs `write` and exits: 0 when it wrote, else 1 with what could not be written.
+private func writeAndExit(_ what: String, _ write: () throws -> Void) -> Never {
+    do {
+        try write()
         exit(0)
     } catch {
-        FileHandle.standardError.write(Data("could not write the seeds: \(error)\n".utf8))
+        FileHandle.standardError.write(Data("could not write \(what): \(error)\n".utf8))
         exit(1)
     }
 }
@@ -112,12 +119,8 @@ public func writeDictionaryIfAsked(_ words: () -> [String]) {
         }
         return "\"" + escaped.joined() + "\""
     }
-    do {
+    writeAndExit("the dictionary") {
         try Data((entries.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        exit(0)
-    } catch {
-        FileHandle.standardError.write(Data("could not write the dictionary: \(error)\n".utf8))
-        exit(1)
     }
 }
 

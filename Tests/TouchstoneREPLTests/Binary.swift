@@ -47,13 +47,12 @@ enum Binary {
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
-        // Never touch the user's persistent device or history.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-tests-\(getpid())")
+        // Never touch the user's persistent device or history: a fresh folder per run holds
+        // both (the default storage lives under XDG_DATA_HOME), removed when the run ends.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
         environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data").path
         environment["XDG_STATE_HOME"] = scratch.appendingPathComponent("state").path
-        // A fresh persistent device per run (the default storage lives under XDG_DATA_HOME).
-        environment["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory
-            .appendingPathComponent("touchstone-data-\(UUID().uuidString)").path
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         let pipe = Pipe()

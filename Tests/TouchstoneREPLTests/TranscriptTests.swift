@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Script files under `Tests/Transcripts` run through the built `touchstone` binary; the
 /// output (standard output and error) and exit status must equal the `.expected` file.
@@ -123,12 +124,15 @@ import Testing
 
     @Test func configPrintedByTheREPLIsAcceptedByConfig() throws {
         let binary = try #require(Binary.touchstone)
-        let printed = try Binary.run(binary, ["--seed", "3"], input: "use sensor sim.faceid\napp com.example.notes\nconfig\n")
+        // The printed configuration names the store by its path: both runs use one data folder.
+        let scratch = try makeScratchDirectory("touchstone-config")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let data = ["XDG_DATA_HOME": scratch.appendingPathComponent("data").path]
+        let printed = try Binary.run(binary, ["--seed", "3"], input: "use sensor sim.faceid\napp com.example.notes\nconfig\n", environment: data)
         let json = printed.output.components(separatedBy: "\n").drop { !$0.hasPrefix("{") }.joined(separator: "\n")
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-config-\(getpid()).json")
+        let file = scratch.appendingPathComponent("config.json")
         try json.write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let run = try Binary.run(binary, ["--config", file.path], input: "device\napp\n")
+        let run = try Binary.run(binary, ["--config", file.path], input: "device\napp\n", environment: data)
         #expect(run.status == 0)
         #expect(run.output.contains("biometry: faceID (sim.faceid)"))
         #expect(run.output.contains("app: com.example.notes"))

@@ -102,9 +102,11 @@ extension KeychainQuery {
 
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
     /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
-    /// team-prefixed as written there), else the app's application identifier.
+    /// team-prefixed as written there), else the app's application identifier. Safari's group
+    /// is passed over where a composition lists it: no app holds it (``requireEntitlement(_:of:)``).
     static func defaultAccessGroup(of authenticator: Authenticator) -> String {
-        authenticator.composition.keychainAccessGroups?.first ?? applicationIdentifier(of: authenticator)
+        authenticator.composition.keychainAccessGroups?.first { $0 != SharedWebCredentials.accessGroup }
+            ?? applicationIdentifier(of: authenticator)
     }
 
     /// The app's application identifier, `<team id>.<bundle id>` (``Composition/teamID``): the

@@ -92,7 +92,7 @@ struct AccessGroupEntitlementTests {
         #expect(open.created == 0 && open.found == errSecSuccess && open.deleted == errSecSuccess, "no list: every group")
     }
 
-    @Test("an item added without kSecAttrAccessGroup is in the app's first keychain-access-groups entitlement, as iOS reads it back; without a list, in its application identifier (team id and bundle id)")
+    @Test("an item added without kSecAttrAccessGroup is in the app's first keychain-access-groups entitlement, as iOS reads it back; without a list, in its application identifier (team id and bundle id); Safari's group is never the default")
     func defaultGroupIsFirstEntitlement() throws {
         func addAndRead(_ sim: TestDevice) -> (group: String?, inGroup: [OSStatus]) {
             LocalAuthenticationSystem.withAuthenticator(sim.authenticator) {
@@ -121,6 +121,11 @@ struct AccessGroupEntitlementTests {
         let open = addAndRead(sim)
         #expect(open.group == "TOUCHSTONE.com.example.app" && open.group == Self.applicationIdentifier(sim))
         #expect(open.inGroup == [errSecItemNotFound, errSecItemNotFound, errSecSuccess])
+        // Safari's group listed first is passed over: no app holds it, and the add would
+        // otherwise land where the app can neither see nor name its own item.
+        let safariFirst = addAndRead(try device(entitledTo: ["com.apple.cfnetwork", Self.shared]))
+        #expect(safariFirst.group == Self.shared)
+        #expect(safariFirst.inGroup == [errSecSuccess, errSecMissingEntitlement, errSecItemNotFound])
     }
 
     @Test("without a list (the default) every group works")

@@ -65,6 +65,10 @@ struct CertificateQuery {
     let accessibility: Accessibility?
     let accessGroup: KeychainAttributeValue?
     let context: (any KeychainAuthenticationContext)?
+    /// `kSecUseOperationPrompt` and `kSecUseAuthenticationUI`: for an identity whose key's access
+    /// control guards its item (``KeyItems/accessControlGuardsItem(_:)``).
+    let prompt: String?
+    let authenticationUI: KeychainQuery.AuthenticationUI
     /// What the query asks back (`kSecReturn*`).
     let returns: ReturnedParts
     /// `kSecValuePersistentRef`: nil when the query names none (``KeychainQuery/PersistentReference/named(in:itemClass:)``).
@@ -137,6 +141,8 @@ struct CertificateQuery {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
         }
         context = try KeychainQuery.context(dictionary)
+        prompt = try dictionary[kSecUseOperationPrompt as String].map { try KeychainQuery.string($0, kSecUseOperationPrompt as String) }
+        authenticationUI = try KeychainQuery.AuthenticationUI(dictionary)
         returns = try ReturnedParts(dictionary)
         limit = try MatchLimit(dictionary)
     }
@@ -323,8 +329,11 @@ enum CertificateItems {
     /// A stored certificate and its private key.
     struct IdentityMatch {
         let certificate: Found
-        let key: SecKey
+        var key: SecKey
         let keyAttributes: [String: Any]
+        /// The stored key when its access control guards its item: a lookup that returns the
+        /// identity opens it (``KeyItems/accessControlGuardsItem(_:)``).
+        var guardedKey: EnclaveKey?
         /// Deletes the key's record.
         let deleteKey: () throws -> Void
     }
@@ -344,8 +353,10 @@ enum CertificateItems {
         for certificate in try matching(query, attributes: filtering, on: authenticator) {
             guard case let .data(hash)? = certificate.item.attributes[kSecAttrPublicKeyHash as String] else { continue }
             if let key = enclaveKeys.first(where: { $0.applicationLabel == hash }) {
-                let secKey = SecKey(.enclave(key, authenticator), context: query.context)
+                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt,
+                                    failsWithoutUI: query.authenticationUI == .fail)
                 pairs.append(IdentityMatch(certificate: certificate, key: secKey, keyAttributes: KeyQuery.attributes(of: secKey),
+                                           guardedKey: KeyItems.accessControlGuardsItem(key) ? key : nil,
                                            deleteKey: { try authenticator.keys.delete(key) }))
             } else if let stored = inMemory.first(where: { $0.applicationLabel == hash }) {
                 let secKey = SecKey(.inMemory(stored.key))
@@ -361,8 +372,22 @@ enum CertificateItems {
         // Our limit: an identity's key data (kSecReturnData) is not given.
         guard query.returns.ref || query.returns.attributes || !query.returns.data else { throw KeychainQuery.Unsimulated() }
         var pairs = try identities(query, on: authenticator)
+        // As a lookup of keys: an identity whose key guards its item is opened by any lookup
+        // that finds it (`ks_decrypt_data`), once for all through one context; under
+        // `kSecUseAuthenticationUISkip` it is left out, before the limit counts.
+        if query.authenticationUI == .skip { pairs.removeAll { $0.guardedKey != nil } }
         pairs = query.limit.cap(pairs)
         guard !pairs.isEmpty else { return errSecItemNotFound }
+        let guarded = pairs.compactMap(\.guardedKey)
+        if !guarded.isEmpty {
+            let opened = try KeyItems.authenticate(guarded, context: query.context, prompt: query.prompt,
+                                                   failsWithoutUI: query.authenticationUI == .fail, on: authenticator)
+            for index in pairs.indices {
+                guard let key = pairs[index].guardedKey else { continue }
+                pairs[index].key = SecKey(.enclave(key, authenticator), context: opened, prompt: query.prompt,
+                                          failsWithoutUI: query.authenticationUI == .fail)
+            }
+        }
         let shaped: [Any] = pairs.compactMap { pair in
             let (certificate, key, keyAttributes) = (pair.certificate, pair.key, pair.keyAttributes)
             // As iOS: no identity when the certificate's key is not the private key's public half.

@@ -391,7 +391,8 @@ enum KeyItems {
             let opensItems = !query.returns.onlyData
             if opensItems, query.skipsAuthentication { keys.removeAll(where: accessControlGuardsItem) }
             let guarded = opensItems ? query.limit.cap(keys).filter(accessControlGuardsItem) : []
-            let lookupContext = guarded.isEmpty ? nil : try authenticate(guarded, for: query, on: authenticator)
+            let lookupContext = guarded.isEmpty ? nil
+                : try authenticate(guarded, context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI, on: authenticator)
             var found: [FoundKey] = keys.map { key in
                 let context = accessControlGuardsItem(key) ? lookupContext ?? query.context : query.context
                 let secKey = SecKey(.enclave(key, authenticator), context: context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
@@ -436,22 +437,21 @@ enum KeyItems {
         key.isSoftware && key.flags.requiresAuthentication && !key.flags.contains(.privateKeyUsage)
     }
 
-    /// Runs the evaluation `keys` (those ``accessControlGuardsItem(_:)``) need before a lookup
-    /// returns them, through the query's `kSecUseAuthenticationContext` or a context of the
-    /// lookup's own (one that may not prompt under `kSecUseAuthenticationUIFail`), with the
-    /// query's `kSecUseOperationPrompt`, and opens them through it. Returns the context the
-    /// found keys carry, so that their uses ask nothing more. A cancel is
-    /// errSecUserCanceled, a failure errSecAuthFailed, as for a protected password.
-    static func authenticate(_ keys: [EnclaveKey], for query: KeyQuery, on authenticator: Authenticator) throws
-        -> any KeychainAuthenticationContext {
-        let engine = try KeychainCall.engineContext(query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator)
-            ?? authenticator.makeContext()
+    /// Runs the evaluation `keys` (those ``accessControlGuardsItem(_:)``) need before a lookup of
+    /// keys or identities returns them, through its `kSecUseAuthenticationContext` (`context`) or
+    /// a context of the lookup's own (one that may not prompt under `kSecUseAuthenticationUIFail`),
+    /// with its `kSecUseOperationPrompt`, and opens them through it. Returns the context the found
+    /// keys carry, so that their uses ask nothing more. A cancel is errSecUserCanceled, a failure
+    /// errSecAuthFailed, as for a protected password.
+    static func authenticate(_ keys: [EnclaveKey], context: (any KeychainAuthenticationContext)?, prompt: String?,
+                             failsWithoutUI: Bool, on authenticator: Authenticator) throws -> any KeychainAuthenticationContext {
+        let engine = try KeychainCall.engineContext(context, failsWithoutUI: failsWithoutUI, on: authenticator) ?? authenticator.makeContext()
         // The prompt's reason as a found key's own uses give it (``SecKey/reason``).
-        let reason = [query.prompt, query.context?.localizedReason].compactMap { $0 }.first { !$0.isEmpty } ?? "Use your key"
+        let reason = [prompt, context?.localizedReason].compactMap { $0 }.first { !$0.isEmpty } ?? "Use your key"
         for key in keys {
             try runBlocking { try await authenticator.keys.authorize(key, context: engine, reason: reason) }
         }
-        return open(keys, through: engine, given: query.context)
+        return open(keys, through: engine, given: context)
     }
 
     /// The context the key `SecKeyCreateRandomKey` just made carries when it

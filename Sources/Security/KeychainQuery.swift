@@ -91,6 +91,19 @@ struct KeychainQuery {
     /// `kSecUseAuthenticationUI`.
     enum AuthenticationUI {
         case allow, fail, skip
+
+        /// `kSecUseAuthenticationUI` of `dictionary` (the deprecated `kSecUseNoAuthenticationUI`
+        /// true is `.fail`).
+        init(_ dictionary: [String: Any]) throws {
+            switch try dictionary[kSecUseAuthenticationUI as String].map({ try KeychainQuery.string($0, kSecUseAuthenticationUI as String) }) {
+            case nil, kSecUseAuthenticationUIAllow.swiftString:
+                let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) }
+                self = noUI == true ? .fail : .allow
+            case kSecUseAuthenticationUIFail.swiftString: self = .fail
+            case kSecUseAuthenticationUISkip.swiftString: self = .skip
+            case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(other)'")
+            }
+        }
     }
 
     /// `kSecAttrSynchronizable` in a query.
@@ -256,14 +269,7 @@ struct KeychainQuery {
         limit = try MatchLimit(dictionary)
         context = try Self.context(dictionary)
         prompt = try dictionary[kSecUseOperationPrompt as String].map { try Self.string($0, kSecUseOperationPrompt as String) }
-        switch try dictionary[kSecUseAuthenticationUI as String].map({ try Self.string($0, kSecUseAuthenticationUI as String) }) {
-        case nil, kSecUseAuthenticationUIAllow.swiftString: authenticationUI =
-            try dictionary[kSecUseNoAuthenticationUI as String].map { try Self.bool($0, kSecUseNoAuthenticationUI as String) } == true
-                ? .fail : .allow
-        case kSecUseAuthenticationUIFail.swiftString: authenticationUI = .fail
-        case kSecUseAuthenticationUISkip.swiftString: authenticationUI = .skip
-        case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(other)'")
-        }
+        authenticationUI = try AuthenticationUI(dictionary)
     }
 
     /// The changes of `SecItemUpdate`'s `attributesToUpdate`: value, protection, service /

@@ -227,6 +227,51 @@ struct CertificateItemTests {
         }
     }
 
+    @Test("an identity whose private key guards its item (userPresence, no privateKeyUsage) is opened by any lookup that finds it, as a lookup of the key alone is (SecDbKeychainItem.m's ks_decrypt_data decrypts an item whose ACL has constraints): a cancel is errSecUserCanceled, UI fail errSecInteractionNotAllowed, UI skip leaves it out; an existence check asks too, and the key of a found identity signs without asking again")
+    func identityWithGuardedKeyIsOpenedByItsLookup() async throws {
+        let facts = try #require(try Self.certificates()["p256"])
+        let certificate = try Self.certificate(facts)
+        let privateBytes = try IndependentKeyCheck.bytes(facts["privateKey"])
+        let device = try TestDevice()
+        let added = await device.blocking { () -> [OSStatus] in
+            let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, nil)
+            let key: [String: Any] = [kSecClass as String: kSecClassKey, kSecValueData as String: privateBytes,
+                                      kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrAccessControl as String: access as Any]
+            return [Self.add(certificate), SecItemAdd(key as CFDictionary, nil)]
+        }
+        #expect(added == [errSecSuccess, errSecSuccess])
+        /// A lookup of identities with `extra`: its status and the private key of the identity found.
+        func lookup(_ extra: @escaping @Sendable () -> [String: Any]) async -> (OSStatus, SecKey?) {
+            await device.blocking { () -> (OSStatus, SecKey?) in
+                var result: CFTypeRef?
+                let query = [kSecClass as String: kSecClassIdentity as Any].merging(extra()) { $1 }
+                let status = SecItemCopyMatching(query as CFDictionary, &result)
+                var key: SecKey?
+                if let identity = result.flatMap({ $0 as? SecIdentity }) { _ = SecIdentityCopyPrivateKey(identity, &key) }
+                return (status, key)
+            }
+        }
+        device.enqueue(.cancel)
+        #expect(await lookup { [kSecReturnRef as String: true] }.0 == errSecUserCanceled)
+        #expect(await lookup { [kSecReturnAttributes as String: true,
+                                kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail] }.0 == errSecInteractionNotAllowed)
+        #expect(await lookup { [kSecReturnRef as String: true,
+                                kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip] }.0 == errSecItemNotFound)
+        device.enqueue(.present("thumb"))
+        #expect(await lookup { [:] }.0 == errSecSuccess)
+        #expect(device.user.pending.isEmpty, "the existence check asked")
+        device.enqueue(.present("thumb"))
+        let (status, found) = await lookup { [kSecReturnRef as String: true] }
+        #expect(status == errSecSuccess)
+        #expect(device.user.pending.isEmpty, "the lookup asked")
+        let key = try #require(found)
+        // (A prompt at signing would find nothing queued and fail.)
+        let signed = await device.blocking {
+            SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("client hello".utf8) as CFData, nil) != nil
+        }
+        #expect(signed)
+    }
+
     @Test("a symmetric key item (kSecAttrKeyClassSymmetric with kSecValueData) keeps its bytes, as iOS: kSecReturnData gives them, attributes say its class and size, kSecReturnRef gives no key (errSecSuccess, nil)")
     func symmetricKeyItem() async throws {
         let device = try TestDevice()

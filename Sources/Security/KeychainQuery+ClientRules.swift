@@ -100,6 +100,24 @@ extension KeychainQuery {
                             message: "privateKeyUsage is for Secure Enclave keys (SecKeyCreateRandomKey); a keychain item cannot be stored under it")
     }
 
+    /// Runs `body`, the add or update that binds a new protection, reporting a
+    /// whenPasscodeSetThisDeviceOnly protection refused for want of a passcode as iOS reports it
+    /// for `accessControlGiven` (a `kSecAttrAccessControl`): errSecAuthFailed. iOS binds such an
+    /// access control through LocalAuthentication before securityd stores the item
+    /// (`SecItemAuthDo`, `SecItem.m`), that binding fails without a passcode, and a
+    /// LocalAuthentication failure other than a cancel comes back as errSecAuthFailed
+    /// (`osstatus_for_localauthentication_error`); apps observed it so on iOS 9.2 and later
+    /// (UIDevice-PasscodeStatus, Valet's `userCancelled` mapping). A plain `kSecAttrAccessible`
+    /// of that class stays errSecNotAvailable, securityd's "no key available for class".
+    static func bindingProtection<Result>(accessControlGiven: Bool, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as KeychainError where accessControlGiven && error.kind == .notAvailable && error.authenticationCode == .passcodeNotSet {
+            throw KeychainError(.authenticationFailed, message: "a whenPasscodeSetThisDeviceOnly access control cannot be bound without a device passcode",
+                                authenticationCode: .passcodeNotSet)
+        }
+    }
+
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
     /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
     /// team-prefixed as written there), else the app's application identifier. Safari's group

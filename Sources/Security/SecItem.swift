@@ -17,7 +17,8 @@ import TouchstoneSimulation
 ///
 /// Returns `errSecDuplicateItem` when the item exists — also when it was invalidated by an
 /// enrollment change, until it is deleted (REFERENCE §9) —, `errSecNotAvailable` for a
-/// whenPasscodeSetThisDeviceOnly item without a passcode, `errSecAuthFailed` for a biometric
+/// whenPasscodeSetThisDeviceOnly item without a passcode (`errSecAuthFailed` when it came as a
+/// `kSecAttrAccessControl`, whose binding fails as on iOS), `errSecAuthFailed` for a biometric
 /// access control with nothing enrolled, an applicationPassword item without the credential
 /// on the context or an access control with `privateKeyUsage` (a key's flag), `errSecUnimplemented` for an identity ref (add its certificate and key). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
 @discardableResult
@@ -46,9 +47,11 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let account = KeychainQuery.storedAccount(bare, identity: identity)
         try KeychainQuery.refuseDuplicateOfEarlierRecord(service: query.storedService, bare: bare, identity: identity,
                                                          itemClass: query.itemClass, in: keychain, defaultGroup: defaultGroup)
-        try keychain.add(query.value, service: query.storedService, account: account,
-                         itemClass: query.itemClass, accessControl: access, attributes: attributes,
-                         context: context)
+        try KeychainQuery.bindingProtection(accessControlGiven: query.accessControl != nil && query.accessibility == nil) {
+            try keychain.add(query.value, service: query.storedService, account: account,
+                             itemClass: query.itemClass, accessControl: access, attributes: attributes,
+                             context: context)
+        }
         if let result, query.returnsSomething {
             let info = try keychain.info(service: query.storedService, account: account, itemClass: query.itemClass)
             result.pointee = query.shape([(KeychainQuery.Found(info), query.value ?? Data())], asArray: false,
@@ -157,9 +160,11 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             var moved = changes
             moved.account = destination
             let changes = moved
-            try runBlocking {
-                try await keychain.update(service: service, account: account, itemClass: itemClass,
-                                          changes: changes, context: engineContext, reason: reason)
+            try KeychainQuery.bindingProtection(accessControlGiven: attributesToUpdate.object(forKey: kSecAttrAccessControl as String) != nil) {
+                try runBlocking {
+                    try await keychain.update(service: service, account: account, itemClass: itemClass,
+                                              changes: changes, context: engineContext, reason: reason)
+                }
             }
         }
         return errSecSuccess

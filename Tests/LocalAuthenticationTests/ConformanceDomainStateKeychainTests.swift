@@ -209,10 +209,25 @@ struct ConformanceDomainStateKeychainTests {
         #expect(cancelled == errSecUserCanceled)
     }
 
-    @Test("§9 whenPasscodeSetThisDeviceOnly: not storable without a passcode; removing it deletes the item")
+    @Test("§9 whenPasscodeSetThisDeviceOnly: not storable without a passcode — as a kSecAttrAccessControl errSecAuthFailed (its binding through LocalAuthentication fails: SecItemAuthDo, osstatus_for_localauthentication_error), as a plain kSecAttrAccessible errSecNotAvailable; removing the passcode deletes the item")
     func passcodeBound() async throws {
         let none = try TestDevice(passcode: nil)
-        #expect(await none.blocking { Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly) } == errSecNotAvailable)
+        let refused = await none.blocking { () -> [OSStatus] in
+            let plain: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                        kSecAttrAccount as String: "plain", kSecValueData as String: Data("v".utf8),
+                                        kSecAttrAccessible as String: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly]
+            return [Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly), Self.add(.userPresence, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly),
+                    SecItemAdd(plain as CFDictionary, nil)]
+        }
+        #expect(refused == [errSecAuthFailed, errSecAuthFailed, errSecNotAvailable])
+        // An update that binds such an access control to an item is refused the same way.
+        let moved = await none.blocking { () -> [OSStatus] in
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s", kSecAttrAccount as String: "a"]
+            let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, [], nil) as Any
+            return [Self.add([]), SecItemUpdate(query as CFDictionary, [kSecAttrAccessControl as String: access] as CFDictionary),
+                    SecItemUpdate(query as CFDictionary, [kSecAttrAccessible as String: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly] as CFDictionary)]
+        }
+        #expect(moved == [errSecSuccess, errSecAuthFailed, errSecNotAvailable])
         let sim = try TestDevice()
         let statuses = await sim.blocking { () -> [OSStatus] in
             var statuses = [Self.add([], kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly), Self.read().0]

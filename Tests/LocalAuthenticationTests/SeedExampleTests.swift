@@ -226,7 +226,8 @@ struct Seed002Tests {
         #expect(try seed.run("keychain-switch-on", "--when-passcode-set", setup: ready).first == "[driver] SecItemAdd: errSecSuccess (0)")
         #expect(try seed.run("keychain-verify", "--when-passcode-set", setup: "passcode clear")
                 == ["keychainTouchIdSwitch: on", "[driver] evaluateAccessControl: success=false error=passcodeNotSet (-5)"])
-        #expect(try seed.run("keychain-switch-on", "--when-passcode-set").first == "[driver] SecItemAdd: errSecNotAvailable (-25291)")
+        // Its kSecAttrAccessControl cannot be bound without a passcode: errSecAuthFailed, as on iOS.
+        #expect(try seed.run("keychain-switch-on", "--when-passcode-set").first == "[driver] SecItemAdd: errSecAuthFailed (-25293)")
     }
 }
 

@@ -110,6 +110,13 @@ public struct TestDevice: Sendable {
         }
     }
 
+    /// This kit's view of a device built elsewhere (``processDefault(passcode:enrolled:)``).
+    init(authenticator: Authenticator, user: ScriptedInteraction, clock: VirtualClock) {
+        self.authenticator = authenticator
+        self.user = user
+        self.clock = clock
+    }
+
     // MARK: The person and the clock
 
     /// Queues what the person does at the next prompts, in order (see `UserAction`).

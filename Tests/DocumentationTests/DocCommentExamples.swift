@@ -411,6 +411,17 @@ enum DocCommentExamples {
         _ = status
     }
 
+    // Sources/TouchstoneTesting/TestDevice+ProcessDefault.swift
+    static func processDefault() throws {
+        let device = try TestDevice.processDefault()
+        device.enqueue(.present("thumb"))
+        DispatchQueue.global().async {
+            LAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in") { success, _ in
+                print(success)  // true: the queue's context asked this device's person
+            }
+        }
+    }
+
     // Sources/TouchstoneTesting/TraceExpectations.swift
     static func expectLastEvaluation(device: TestDevice) async {
         _ = try? await device.evaluate(.biometrics, .failures(3))   // Touch ID ends a prompt after 3

@@ -110,6 +110,26 @@ struct TestDeviceTests {
     func currentWithoutTrait() {
         #expect(throws: TestDeviceError.noDeviceForThisTest) { try TestDevice.current }
     }
+
+    @Test("processDefault is the process's default device, the one an LAContext made on a DispatchQueue uses: the same each time, with the passcode and identities asked for, whatever device a test's scope holds")
+    func processDefaultIsTheProcessDevice() async throws {
+        let device = try TestDevice.processDefault(enrolled: ["thumb"])
+        #expect(try TestDevice.processDefault().authenticator === device.authenticator)
+        #expect(try device.device.isPasscodeSet)
+        #expect(try device.device.enrolledNames().contains("thumb"))
+        let inside = try await TestDevice().asDefaultDevice { try TestDevice.processDefault() }
+        #expect(inside.authenticator === device.authenticator)
+        device.enqueue(.present("thumb"))
+        let succeeded = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                LAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "On a queue") { success, _ in
+                    continuation.resume(returning: success)
+                }
+            }
+        }
+        #expect(succeeded)
+        #expect(device.user.pending.isEmpty, "the queue's context prompted on the process's device")
+    }
 }
 
 @Suite("The .touchstoneDevice() trait", .touchstoneDevice(sensor: "sim.faceid", enrolled: ["alice"]))

@@ -1,0 +1,55 @@
+#if !canImport(Darwin)
+import Foundation
+import LocalAuthentication
+import Security
+import Touchstone
+import TouchstoneSimulation
+
+extension TestDevice {
+    /// The process's default device as a `TestDevice`: the device `LAContext()` and the
+    /// `SecItem*` functions use outside a test's own device — in XCTest suites, in work a
+    /// library hands to a `DispatchQueue`, and in an `LAContext` an XCTest case makes while its
+    /// instances are created, before any test runs.
+    ///
+    /// It is the bootstrapped device, or the one built from the `TOUCHSTONE_*` environment on
+    /// first use (without `TOUCHSTONE_CONFIG`, an in-memory Touch ID device on a virtual clock),
+    /// whichever came first; it is made now if nothing made it yet. The passcode is set and the
+    /// identities enrolled where they are not already, so every call returns the same device in
+    /// the same shape, which its tests share: run them one at a time (`.serialized`; XCTest
+    /// does). A test's own device (the trait, ``asDefaultDevice(isolation:_:)``) does not
+    /// change what this returns.
+    ///
+    /// ```swift
+    /// let device = try TestDevice.processDefault()
+    /// device.enqueue(.present("thumb"))
+    /// DispatchQueue.global().async {
+    ///     LAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in") { success, _ in
+    ///         print(success)  // true: the queue's context asked this device's person
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Throws what made the default device unusable (its `TOUCHSTONE_CONFIG`), or a
+    /// `TouchstoneError` when its person or its clock is not simulated (a composition with a wall
+    /// clock, a device bootstrapped with another interaction).
+    public static func processDefault(passcode: String? = "1234", enrolled: [String] = ["thumb"]) throws -> TestDevice {
+        let authenticator = try LocalAuthenticationSystem.$taskAuthenticator.withValue(nil) {
+            try LocalAuthenticationSystem.authenticator
+        }
+        guard let user = authenticator.device.interaction as? ScriptedInteraction,
+              let clock = authenticator.device.clock as? VirtualClock
+        else {
+            throw TouchstoneError(.simulation,
+                                  "the process's default device has no scripted person and virtual clock to test with: leave TOUCHSTONE_CONFIG's clock virtual, or bootstrap(authenticator:) a TestDevice's")
+        }
+        if let passcode, try !authenticator.device.isPasscodeSet {
+            try authenticator.device.setPasscode(passcode)
+        }
+        let already = try authenticator.device.enrolledNames()
+        for name in enrolled where !already.contains(name) {
+            try authenticator.device.enroll(name)
+        }
+        return TestDevice(authenticator: authenticator, user: user, clock: clock)
+    }
+}
+#endif

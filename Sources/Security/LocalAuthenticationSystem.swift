@@ -313,6 +313,15 @@ public enum LocalAuthenticationSystem {
     /// Scripting mistakes reported per device, for ``scriptingMistakes(of:)``.
     private static let mistakes = Locked(DeviceTable<[String]>())
 
+    /// Devices built from the environment that a test took over (`TestDevice.processDefault()`):
+    /// a scripting mistake there is the test's, and ends the call as for a device given in code.
+    private static let testedDevices = Locked(DeviceTable<Void>())
+
+    /// Marks `authenticator`'s device as a test's (see ``reportScriptingMistake(_:on:)``).
+    package static func markTested(_ authenticator: Authenticator) {
+        testedDevices.withLock { $0.insert(authenticator.device) }
+    }
+
     /// The scripting mistakes reported on `authenticator`'s device so far, oldest first: each
     /// time a scripted user had no outcome for a prompt, or gave one the dialog cannot produce
     /// (a fallback before the button is shown, a passcode on a biometrics-only prompt...).
@@ -327,8 +336,8 @@ public enum LocalAuthenticationSystem {
     /// Reports a scripted outcome that does not fit the prompt, to the script's author rather
     /// than to the app: a line on standard error, a record in ``scriptingMistakes(of:)``, and,
     /// when the device was built from the environment (`TOUCHSTONE_OUTCOMES` drives this
-    /// process), the process stops with ``scriptingMistakeExitStatus``. For a device given in
-    /// code it returns, and the app's call ends as a system cancel would (`LAError.systemCancel`,
+    /// process) and no test took it over, the process stops with ``scriptingMistakeExitStatus``.
+    /// For a device given in code, or a test's, it returns, and the app's call ends as a system cancel would (`LAError.systemCancel`,
     /// `errSecUserCanceled`), which apps treat as "do nothing".
     package static func reportScriptingMistake(_ mistake: SimulationError, on authenticator: Authenticator?) {
         let text = mistake.description
@@ -341,6 +350,7 @@ public enum LocalAuthenticationSystem {
         }
         let fromEnvironment = authenticator.map { authenticator in
             persistentClocks.withLock { $0.contains(authenticator.device) }
+                && !testedDevices.withLock { $0.contains(authenticator.device) }
         } ?? false
         if fromEnvironment {
             FileHandle.standardError.write(Data("Touchstone: scripting mistake in \(outcomesVariable): \(text). Stopping the program (exit status \(scriptingMistakeExitStatus)).\n".utf8))

@@ -17,6 +17,7 @@ public final class ScriptedInteraction: Interaction {
         var head = 0
         var waiter: CheckedContinuation<UserAction?, Never>?
         var waitsForActions = false
+        var whenNothingIsQueued: (@Sendable (Prompt) -> UserAction?)?
         var lastPrompt: Prompt?
 
         /// Takes the first queued action (there is one); the queue's storage is reused once
@@ -41,6 +42,19 @@ public final class ScriptedInteraction: Interaction {
     public var waitsForActions: Bool {
         get { state.withLock { $0.waitsForActions } }
         set { state.withLock { $0.waitsForActions = newValue } }
+    }
+
+    /// What the person does at a prompt when nothing is queued: the closure's action, or, when
+    /// it gives nil or there is none (the default), the queue's rule — fail, or wait with
+    /// ``waitsForActions``. Queued actions always come first. For tests of code whose prompts
+    /// come in an order the test does not script, such as a library's own suite.
+    ///
+    /// ```swift
+    /// user.whenNothingIsQueued = { prompt in prompt.kind == .passcode ? .passcode("1234") : nil }
+    /// ```
+    public var whenNothingIsQueued: (@Sendable (Prompt) -> UserAction?)? {
+        get { state.withLock { $0.whenNothingIsQueued } }
+        set { state.withLock { $0.whenNothingIsQueued = newValue } }
     }
 
     /// Appends actions to the queue (and hands the first to a waiting prompt).
@@ -99,37 +113,48 @@ public final class ScriptedInteraction: Interaction {
     }
 
     public func nextAction(for prompt: Prompt) async throws -> UserAction {
-        enum Next { case action(UserAction), wait, fail }
+        enum Next { case action(UserAction), respond(@Sendable (Prompt) -> UserAction?, orWait: Bool), wait, fail }
         let next: Next = state.withLock { state in
             state.lastPrompt = prompt
             if state.head < state.queue.count {
                 return .action(state.takeQueued())
             }
+            if let respond = state.whenNothingIsQueued { return .respond(respond, orWait: state.waitsForActions) }
             return state.waitsForActions ? .wait : .fail
         }
         switch next {
         case let .action(action):
             return action
+        case let .respond(respond, orWait):
+            // Outside the lock: the closure is the test's code.
+            if let action = respond(prompt) { return action }
+            if orWait { return await waitForAction(prompt) }
+            throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
         case .fail:
             throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
         case .wait:
-            let action = await withCheckedContinuation { (continuation: CheckedContinuation<UserAction?, Never>) in
-                let resumeNow: UserAction?? = state.withLock { state in
-                    if state.head < state.queue.count {
-                        return .some(state.takeQueued())
-                    }
-                    if prompt.isInterrupted() { return .some(nil) }
-                    if let previous = state.waiter {
-                        previous.resume(returning: nil)
-                    }
-                    state.waiter = continuation
-                    return .none
-                }
-                if case let .some(action) = resumeNow { continuation.resume(returning: action) }
-            }
-            // nil: the prompt was interrupted; the engine reads the interruption reason.
-            return action ?? .systemCancel
+            return await waitForAction(prompt)
         }
+    }
+
+    /// Waits for ``enqueue(_:)`` to answer `prompt` (``waitsForActions``), or for an interruption.
+    private func waitForAction(_ prompt: Prompt) async -> UserAction {
+        let action = await withCheckedContinuation { (continuation: CheckedContinuation<UserAction?, Never>) in
+            let resumeNow: UserAction?? = state.withLock { state in
+                if state.head < state.queue.count {
+                    return .some(state.takeQueued())
+                }
+                if prompt.isInterrupted() { return .some(nil) }
+                if let previous = state.waiter {
+                    previous.resume(returning: nil)
+                }
+                state.waiter = continuation
+                return .none
+            }
+            if case let .some(action) = resumeNow { continuation.resume(returning: action) }
+        }
+        // nil: the prompt was interrupted; the engine reads the interruption reason.
+        return action ?? .systemCancel
     }
 
     /// A script that does not fit the dialog: ``SimulationError/unexpectedOutcome(outcome:prompt:allowed:)``.

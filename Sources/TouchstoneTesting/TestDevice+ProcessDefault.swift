@@ -17,7 +17,9 @@ extension TestDevice {
     /// identities enrolled where they are not already, so every call returns the same device in
     /// the same shape, which its tests share: run them one at a time (`.serialized`; XCTest
     /// does). A test's own device (the trait, ``asDefaultDevice(isolation:_:)``) does not
-    /// change what this returns.
+    /// change what this returns. A scripting mistake on it ends the app's call as a system
+    /// cancel and is listed in ``scriptingMistakes``; it does not stop the process. For a suite
+    /// that scripts no prompt, ``answerUnscriptedPrompts(passcode:identity:)``.
     ///
     /// ```swift
     /// let device = try TestDevice.processDefault()
@@ -42,6 +44,9 @@ extension TestDevice {
             throw TouchstoneError(.simulation,
                                   "the process's default device has no scripted person and virtual clock to test with: leave TOUCHSTONE_CONFIG's clock virtual, or bootstrap(authenticator:) a TestDevice's")
         }
+        // A scripting mistake is then the test's: the call ends as a system cancel and
+        // `scriptingMistakes` lists it, instead of the process stopping as for TOUCHSTONE_OUTCOMES.
+        LocalAuthenticationSystem.markTested(authenticator)
         if let passcode, try !authenticator.device.isPasscodeSet {
             try authenticator.device.setPasscode(passcode)
         }

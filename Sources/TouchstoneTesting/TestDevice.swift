@@ -129,6 +129,22 @@ public struct TestDevice: Sendable {
         user.enqueue(actions)
     }
 
+    /// Has the person answer every prompt nothing is queued for as the device's owner would:
+    /// `identity` at a biometric prompt, the fallback button (else Cancel) once scanning has
+    /// stopped, `passcode` at the keypad, an approval at a companion's. For a library's own
+    /// suite, whose tests script no prompt; queued actions still come first, and
+    /// `user.whenNothingIsQueued = nil` stops it.
+    public func answerUnscriptedPrompts(passcode: String = "1234", identity: String = "thumb") {
+        user.whenNothingIsQueued = { prompt in
+            switch prompt.kind {
+            case .biometric, .biometricTryAgain: .present(identity)
+            case .biometricButtonsOnly: prompt.fallbackButton != nil ? .fallback : .cancel
+            case .passcode: .passcode(passcode)
+            case .companion: .approveOnCompanion
+            }
+        }
+    }
+
     /// Moves the device's clock forward: lockouts, passcode delays and the reuse window run out.
     public func advance(by duration: Duration) {
         clock.advance(by: duration)

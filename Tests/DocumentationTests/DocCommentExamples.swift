@@ -365,6 +365,10 @@ enum DocCommentExamples {
         user.enqueue([.noMatch, .present("thumb")])
     }
 
+    static func whenNothingIsQueued(user: ScriptedInteraction) {
+        user.whenNothingIsQueued = { prompt in prompt.kind == .passcode ? .passcode("1234") : nil }
+    }
+
     // Sources/TouchstoneSimulation/VirtualClock.swift
     static func virtualClock() {
         let clock = VirtualClock()

@@ -129,6 +129,29 @@ struct TestDeviceTests {
         }
         #expect(succeeded)
         #expect(device.user.pending.isEmpty, "the queue's context prompted on the process's device")
+        // A scripting mistake (nothing queued) is the test's: the call ends as a system cancel
+        // and is listed; the process goes on (it stops for a device TOUCHSTONE_OUTCOMES drives).
+        let mistakes = device.scriptingMistakes.count
+        let code = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+            DispatchQueue.global().async {
+                LAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Nothing queued") { _, error in
+                    continuation.resume(returning: (error as NSError?)?.code)
+                }
+            }
+        }
+        #expect(code == Int(kLAErrorSystemCancel))
+        #expect(device.scriptingMistakes.count == mistakes + 1)
+    }
+
+    @Test("answerUnscriptedPrompts: a prompt nothing is queued for is answered as the owner would (the finger, then the passcode), queued actions first; a closure that gives nil keeps the queue's rule")
+    func unscriptedPromptsAnswered() async throws {
+        let device = try TestDevice()
+        device.answerUnscriptedPrompts()
+        #expect(try await device.evaluate(.biometricsAndPasscode).methods == [.biometry, .passcode])
+        #expect(try await device.outcome(.biometrics, [.cancel]) == .userCancel)
+        #expect(device.user.lastPrompt?.kind == .biometric)
+        device.user.whenNothingIsQueued = { prompt in prompt.kind == .passcode ? .passcode("1234") : nil }
+        await #expect(throws: SimulationError.self) { try await device.evaluate(.biometrics) }
     }
 }
 

@@ -141,7 +141,7 @@ struct CertificateQuery {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
         }
         context = try KeychainQuery.context(dictionary)
-        prompt = try dictionary[kSecUseOperationPrompt as String].map { try KeychainQuery.string($0, kSecUseOperationPrompt as String) }
+        prompt = dictionary[kSecUseOperationPrompt as String] as? String
         authenticationUI = try KeychainQuery.AuthenticationUI(dictionary)
         returns = try ReturnedParts(dictionary)
         limit = try MatchLimit(dictionary)

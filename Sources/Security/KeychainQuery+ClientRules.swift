@@ -101,14 +101,17 @@ extension KeychainQuery {
     }
 
     /// Runs `body`, the add or update that binds a new protection, reporting a
-    /// whenPasscodeSetThisDeviceOnly protection refused for want of a passcode as iOS reports it
-    /// for `accessControlGiven` (a `kSecAttrAccessControl`): errSecAuthFailed. iOS binds such an
-    /// access control through LocalAuthentication before securityd stores the item
-    /// (`SecItemAuthDo`, `SecItem.m`), that binding fails without a passcode, and a
-    /// LocalAuthentication failure other than a cancel comes back as errSecAuthFailed
-    /// (`osstatus_for_localauthentication_error`); apps observed it so on iOS 9.2 and later
-    /// (UIDevice-PasscodeStatus, Valet's `userCancelled` mapping). A plain `kSecAttrAccessible`
-    /// of that class stays errSecNotAvailable, securityd's "no key available for class".
+    /// whenPasscodeSetThisDeviceOnly protection refused for want of a passcode as errSecAuthFailed
+    /// when it came as a `kSecAttrAccessControl` (`accessControlGiven`). Our reading of the
+    /// evidence: iOS binds such an access control through LocalAuthentication before securityd
+    /// stores the item (`SecItemAuthDo`, `SecItem.m`), and a LocalAuthentication failure other
+    /// than a cancel comes back as errSecAuthFailed (`osstatus_for_localauthentication_error`);
+    /// that the binding fails without a passcode is our inference, matching a report from
+    /// devices on iOS 9.2 (UIDevice-PasscodeStatus pull request 9, unmerged; iOS 8 gave
+    /// errSecDecode). A plain `kSecAttrAccessible` of that class stays errSecNotAvailable,
+    /// securityd's "no key available for class". Key items are not covered (their adds keep
+    /// errSecNotAvailable, as a report of `SecKeyCreateRandomKey` on a device without a passcode
+    /// has it: react-native-ecc issue 4).
     static func bindingProtection<Result>(accessControlGiven: Bool, _ body: () throws -> Result) throws -> Result {
         do {
             return try body()

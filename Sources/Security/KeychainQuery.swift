@@ -92,16 +92,19 @@ struct KeychainQuery {
     enum AuthenticationUI {
         case allow, fail, skip
 
-        /// `kSecUseAuthenticationUI` of `dictionary` (the deprecated `kSecUseNoAuthenticationUI`
-        /// true is `.fail`).
+        /// `kSecUseAuthenticationUI` of `dictionary`, read as iOS reads it (`SecItemAuthCopyParams`,
+        /// `SecItem.m`): Skip and Fail are honoured, any other value allows the UI; without one,
+        /// the deprecated `kSecUseNoAuthenticationUI` true is `.fail`.
         init(_ dictionary: [String: Any]) throws {
-            switch try dictionary[kSecUseAuthenticationUI as String].map({ try KeychainQuery.string($0, kSecUseAuthenticationUI as String) }) {
-            case nil, kSecUseAuthenticationUIAllow.swiftString:
+            if let value = dictionary[kSecUseAuthenticationUI as String] {
+                switch value as? String {
+                case kSecUseAuthenticationUISkip.swiftString?: self = .skip
+                case kSecUseAuthenticationUIFail.swiftString?: self = .fail
+                default: self = .allow
+                }
+            } else {
                 let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) }
                 self = noUI == true ? .fail : .allow
-            case kSecUseAuthenticationUIFail.swiftString: self = .fail
-            case kSecUseAuthenticationUISkip.swiftString: self = .skip
-            case let other?: throw Invalid(reason: "unknown kSecUseAuthenticationUI '\(other)'")
             }
         }
     }

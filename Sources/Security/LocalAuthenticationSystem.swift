@@ -287,6 +287,7 @@ public enum LocalAuthenticationSystem {
             try authenticator.device.restoreVirtualTime()
         }
         persistentClocks.withLock { $0.insert(authenticator.device) }
+        if environment[outcomesVariable] != nil { outcomeDriven.withLock { $0.insert(authenticator.device) } }
         user.enqueue(outcomes)
         return authenticator
     }
@@ -313,13 +314,24 @@ public enum LocalAuthenticationSystem {
     /// Scripting mistakes reported per device, for ``scriptingMistakes(of:)``.
     private static let mistakes = Locked(DeviceTable<[String]>())
 
+    /// Devices built from an environment that sets `TOUCHSTONE_OUTCOMES`: that script drives
+    /// the process, and a mistake in it stops the process (``reportScriptingMistake(_:on:)``).
+    private static let outcomeDriven = Locked(DeviceTable<Void>())
+
     /// Devices built from the environment that a test took over (`TestDevice.processDefault()`):
     /// a scripting mistake there is the test's, and ends the call as for a device given in code.
     private static let testedDevices = Locked(DeviceTable<Void>())
 
     /// Marks `authenticator`'s device as a test's (see ``reportScriptingMistake(_:on:)``).
-    package static func markTested(_ authenticator: Authenticator) {
-        testedDevices.withLock { $0.insert(authenticator.device) }
+    /// Returns whether this is the first time for a device built from the environment (the one a
+    /// test then prepares; a device given in code is used as it was made).
+    package static func takeOverForTests(_ authenticator: Authenticator) -> Bool {
+        let device = authenticator.device
+        let first = testedDevices.withLock { tested in
+            defer { tested.insert(device) }
+            return !tested.contains(device)
+        }
+        return first && persistentClocks.withLock { $0.contains(device) }
     }
 
     /// The scripting mistakes reported on `authenticator`'s device so far, oldest first: each
@@ -335,9 +347,10 @@ public enum LocalAuthenticationSystem {
 
     /// Reports a scripted outcome that does not fit the prompt, to the script's author rather
     /// than to the app: a line on standard error, a record in ``scriptingMistakes(of:)``, and,
-    /// when the device was built from the environment (`TOUCHSTONE_OUTCOMES` drives this
-    /// process) and no test took it over, the process stops with ``scriptingMistakeExitStatus``.
-    /// For a device given in code, or a test's, it returns, and the app's call ends as a system cancel would (`LAError.systemCancel`,
+    /// when the device was built from an environment that sets `TOUCHSTONE_OUTCOMES` (that script
+    /// drives this process) and no test took it over, the process stops with
+    /// ``scriptingMistakeExitStatus``. Otherwise (a device given in code, a test's, one built
+    /// from an environment without that script, as in an XCTest run) it returns, and the app's call ends as a system cancel would (`LAError.systemCancel`,
     /// `errSecUserCanceled`), which apps treat as "do nothing".
     package static func reportScriptingMistake(_ mistake: SimulationError, on authenticator: Authenticator?) {
         let text = mistake.description
@@ -348,11 +361,11 @@ public enum LocalAuthenticationSystem {
             sink.record(mistake)
             return
         }
-        let fromEnvironment = authenticator.map { authenticator in
-            persistentClocks.withLock { $0.contains(authenticator.device) }
+        let scriptDrivesProcess = authenticator.map { authenticator in
+            outcomeDriven.withLock { $0.contains(authenticator.device) }
                 && !testedDevices.withLock { $0.contains(authenticator.device) }
         } ?? false
-        if fromEnvironment {
+        if scriptDrivesProcess {
             FileHandle.standardError.write(Data("Touchstone: scripting mistake in \(outcomesVariable): \(text). Stopping the program (exit status \(scriptingMistakeExitStatus)).\n".utf8))
             exit(scriptingMistakeExitStatus)
         }

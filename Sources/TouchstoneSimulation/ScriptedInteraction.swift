@@ -3,9 +3,10 @@ import Touchstone
 /// A scripted user: actions are queued ahead of time and consumed in order.
 ///
 /// By default an empty queue is an error (``SimulationError/noScriptedOutcome(prompt:allowed:)``), so a
-/// script never hangs. With `waitsForActions` the prompt instead waits until
-/// ``enqueue(_:)`` supplies an action or the evaluation is interrupted, which lets tests keep
-/// an evaluation "on screen" while they start another one.
+/// script never hangs. ``whenNothingIsQueued`` may answer such a prompt instead. With
+/// `waitsForActions` the prompt waits until ``enqueue(_:)`` supplies an action or the
+/// evaluation is interrupted, which lets tests keep an evaluation "on screen" while they start
+/// another one. An action counts as queued when it was queued before the prompt appeared.
 ///
 /// ```swift
 /// let user = ScriptedInteraction()

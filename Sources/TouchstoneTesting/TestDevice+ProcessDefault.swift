@@ -11,15 +11,18 @@ extension TestDevice {
     /// library hands to a `DispatchQueue`, and in an `LAContext` an XCTest case makes while its
     /// instances are created, before any test runs.
     ///
-    /// It is the bootstrapped device, or the one built from the `TOUCHSTONE_*` environment on
-    /// first use (without `TOUCHSTONE_CONFIG`, an in-memory Touch ID device on a virtual clock),
-    /// whichever came first; it is made now if nothing made it yet. The passcode is set and the
-    /// identities enrolled where they are not already, so every call returns the same device in
-    /// the same shape, which its tests share: run them one at a time (`.serialized`; XCTest
-    /// does). A test's own device (the trait, ``asDefaultDevice(isolation:_:)``) does not
-    /// change what this returns. A scripting mistake on it ends the app's call as a system
-    /// cancel and is listed in ``scriptingMistakes``; it does not stop the process. For a suite
-    /// that scripts no prompt, ``answerUnscriptedPrompts(passcode:identity:)``.
+    /// It is the bootstrapped device, used as it was made, or the one built from the
+    /// `TOUCHSTONE_*` environment on first use (without `TOUCHSTONE_CONFIG`, an in-memory Touch
+    /// ID device on a virtual clock), which the first call prepares: it sets `passcode` and
+    /// enrolls `enrolled` where they are not already. Later calls change nothing. Every call
+    /// returns the same device, which its tests share — its keychain, counters, enrollments,
+    /// clock and queued actions carry over from one test to the next (`user.clear()` drops the
+    /// queue) —, so run them one at a time: XCTest does; in Swift Testing, put every such test in
+    /// one `.serialized` suite, since other suites run beside it. A test's own device (the trait,
+    /// ``asDefaultDevice(isolation:_:)``) does not change what this returns. A scripting
+    /// mistake on it ends the app's call as a system cancel and is listed in
+    /// ``scriptingMistakes``; it does not stop the process. For a suite that scripts no prompt,
+    /// ``answerUnscriptedPrompts(passcode:identity:)``.
     ///
     /// ```swift
     /// let device = try TestDevice.processDefault()
@@ -46,13 +49,14 @@ extension TestDevice {
         }
         // A scripting mistake is then the test's: the call ends as a system cancel and
         // `scriptingMistakes` lists it, instead of the process stopping as for TOUCHSTONE_OUTCOMES.
-        LocalAuthenticationSystem.markTested(authenticator)
-        if let passcode, try !authenticator.device.isPasscodeSet {
-            try authenticator.device.setPasscode(passcode)
-        }
-        let already = try authenticator.device.enrolledNames()
-        for name in enrolled where !already.contains(name) {
-            try authenticator.device.enroll(name)
+        if LocalAuthenticationSystem.takeOverForTests(authenticator) {
+            if let passcode, try !authenticator.device.isPasscodeSet {
+                try authenticator.device.setPasscode(passcode)
+            }
+            let already = try authenticator.device.enrolledNames()
+            for name in enrolled where !already.contains(name) {
+                try authenticator.device.enroll(name)
+            }
         }
         return TestDevice(authenticator: authenticator, user: user, clock: clock)
     }

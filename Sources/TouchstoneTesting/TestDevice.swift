@@ -131,15 +131,16 @@ public struct TestDevice: Sendable {
 
     /// Has the person answer every prompt nothing is queued for as the device's owner would:
     /// `identity` at a biometric prompt, the fallback button (else Cancel) once scanning has
-    /// stopped, `passcode` at the keypad, an approval at a companion's. For a library's own
-    /// suite, whose tests script no prompt; queued actions still come first, and
+    /// stopped, `passcode` at the keypad — once: a keypad that turned it down (a wrong
+    /// passcode, a delay still running) is cancelled —, an approval at a companion's. For a
+    /// library's own suite, whose tests script no prompt; queued actions still come first, and
     /// `user.whenNothingIsQueued = nil` stops it.
     public func answerUnscriptedPrompts(passcode: String = "1234", identity: String = "thumb") {
         user.whenNothingIsQueued = { prompt in
             switch prompt.kind {
             case .biometric, .biometricTryAgain: .present(identity)
             case .biometricButtonsOnly: prompt.fallbackButton != nil ? .fallback : .cancel
-            case .passcode: .passcode(passcode)
+            case .passcode: prompt.failuresSoFar == 0 ? .passcode(passcode) : .cancel
             case .companion: .approveOnCompanion
             }
         }

@@ -51,6 +51,15 @@ struct ConformanceAppleHeaderRulesTests {
         #expect(errors.contains("Touchstone: scripting mistake in TOUCHSTONE_OUTCOMES: outcome 'fallback' is not possible"))
     }
 
+    @Test("§3 without TOUCHSTONE_OUTCOMES (an XCTest run, say), a prompt nothing answers does not stop the program: a line for the author, and the app sees a system cancel")
+    func scriptingMistakeWithoutOutcomesGoesOn() throws {
+        let seed = try SeedHarness("Seed000TouchIDManager")
+        defer { seed.remove() }
+        let (status, _, errors) = try seed.execute(["authenticate"], setup: "passcode set 1234; enroll thumb", outcomes: nil)
+        #expect(status != LocalAuthenticationSystem.scriptingMistakeExitStatus)
+        #expect(errors.contains("Touchstone: scripting mistake: ") && errors.contains("the app sees a system cancel"), "\(errors)")
+    }
+
     // MARK: §5
 
     @Test("§5 Face ID: no fallback button after the first failure, only after the second")

@@ -43,14 +43,14 @@ struct SeedHarness {
     }
 
     /// Runs one step without judging it: exit status, standard output as lines, standard error.
-    func execute(_ arguments: [String], setup: String = "", outcomes: String = "") throws -> (Int32, [String], String) {
+    func execute(_ arguments: [String], setup: String = "", outcomes: String? = "") throws -> (Int32, [String], String) {
         let process = SpawnedProcess()
         process.executableURL = program
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["TOUCHSTONE_CONFIG"] = configuration.path
         environment["TOUCHSTONE_SETUP"] = setup
-        environment["TOUCHSTONE_OUTCOMES"] = outcomes
+        environment["TOUCHSTONE_OUTCOMES"] = outcomes  // nil: unset
         process.environment = environment
         let output = Pipe()
         let errors = Pipe()

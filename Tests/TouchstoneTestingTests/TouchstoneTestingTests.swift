@@ -152,6 +152,11 @@ struct TestDeviceTests {
         #expect(device.user.lastPrompt?.kind == .biometric)
         device.user.whenNothingIsQueued = { prompt in prompt.kind == .passcode ? .passcode("1234") : nil }
         await #expect(throws: SimulationError.self) { try await device.evaluate(.biometrics) }
+        // A passcode the keypad turns down is not typed again (the keypad counts what it
+        // turned down): the prompt is cancelled instead of asked forever.
+        device.answerUnscriptedPrompts(passcode: "0000")
+        #expect(try await device.outcome(.biometricsAndPasscode) == .userCancel)
+        #expect(device.user.lastPrompt?.kind == .passcode && device.user.lastPrompt?.failuresSoFar == 1)
     }
 }
 

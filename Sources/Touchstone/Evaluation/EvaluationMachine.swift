@@ -171,7 +171,11 @@ struct EvaluationMachine {
             }
             switch try answer(action, on: prompt) {
             case let .decided(method): return try stepSucceeded(method)
-            case .again: return try ask(prompt)
+            case .again:
+                // The same keypad again, counting the entry it turned down.
+                var again = prompt
+                again.failuresSoFar += 1
+                return try ask(again)
             case let .wait(duration): return wait(duration, on: prompt, then: .asking)
             }
         case let .waited(duration, prompt):

@@ -70,7 +70,8 @@ public struct Prompt: Sendable, Equatable, CustomStringConvertible {
     public var cancelButton: String
     /// The biometry being scanned (biometric prompts).
     public var biometryType: BiometryType
-    /// Failed matches so far in this evaluation.
+    /// Failed matches so far in this evaluation (biometric prompts); on the passcode keypad,
+    /// the entries this prompt has turned down so far (wrong, repeated or refused during a delay).
     public var failuresSoFar: Int
     /// Whether the evaluation showing this prompt has been interrupted. An ``Interaction``
     /// that waits for the user checks it (under its own lock) before waiting, so an

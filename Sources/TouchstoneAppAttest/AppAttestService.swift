@@ -175,7 +175,10 @@ public struct AppAttestService: Sendable {
                 return (id, stored, counter, badSignature)
             }
         }
-        let authenticatorData = AuthenticatorData(rpIDHash: AppAttestDerivation.rpIDHash(appID: appID), flags: 0, counter: counter).encoded
+        // The AT flag set, with no credential data after the counter, as devices write it
+        // (recorded iOS 14 assertions: flags 0x40, 37 bytes).
+        let authenticatorData = AuthenticatorData(rpIDHash: AppAttestDerivation.rpIDHash(appID: appID),
+                                                  flags: AuthenticatorData.attestedCredentialDataFlag, counter: counter).encoded
         var nonce = AppAttestDerivation.nonce(authenticatorData: authenticatorData, clientDataHash: clientDataHash)
         if badSignature { nonce[nonce.startIndex] ^= 0xFF }
         let privateKey = try open(stored.sealedPrivateKey, keyID: id)

@@ -61,10 +61,22 @@ public enum AppAttestDerivation {
 
 /// Authenticator data in WebAuthn's layout (WebAuthn §6.1), as App Attest writes it: rpIdHash
 /// (32) ‖ flags (1) ‖ signCount (4, big-endian) ‖ in an attestation, the attested credential
-/// data: aaguid (16) ‖ credentialId length (2) ‖ credentialId ‖ COSE_Key.
+/// data: aaguid (16) ‖ credentialId length (2) ‖ credentialId ‖ COSE_Key. Devices set the AT flag
+/// in assertions too, which carry no credential data (recorded iOS 14 assertions: flags 0x40,
+/// 37 bytes), and newer ones may append a CBOR map of extensions after either without setting
+/// the ED flag (Apple's 2026 sample attestation in "Attestation Object Validation Guide"); the
+/// reader takes both, so the layout is given, not read from the flags.
 public struct AuthenticatorData: Sendable, Equatable {
     /// The flag "attested credential data included" (AT, bit 6).
     public static let attestedCredentialDataFlag: UInt8 = 0x40
+
+    /// Which object the bytes come from, which decides what follows the counter.
+    public enum Layout: Sendable {
+        /// An attestation's: the attested credential data, then maybe an extension map.
+        case attestation
+        /// An assertion's: maybe an extension map, whatever the AT flag says.
+        case assertion
+    }
 
     /// SHA-256 of the App ID.
     public var rpIDHash: Data
@@ -74,6 +86,9 @@ public struct AuthenticatorData: Sendable, Equatable {
     public var counter: UInt32
     /// The attested credential data (attestations only).
     public var credential: AttestedCredential?
+    /// The CBOR map a device may append after the rest (`apple_bundle_version_01`...), kept as
+    /// read; nil when there is none. Touchstone's devices write none.
+    public var extensions: CBOR?
 
     /// The credential an attestation introduces.
     public struct AttestedCredential: Sendable, Equatable {
@@ -111,11 +126,14 @@ public struct AuthenticatorData: Sendable, Equatable {
             data.append(credential.credentialID)
             data.append(Self.coseKey(x963: credential.publicKey).encoded)
         }
+        if let extensions { data.append(extensions.encoded) }
         return data
     }
 
-    /// Reads authenticator data; the attested credential data is read when the AT flag is set.
-    public init(parsing data: Data) throws(AppAttestFormatError) {
+    /// Reads the authenticator data of an attestation or an assertion (see ``Layout``): after
+    /// the counter, an attestation's attested credential data, then in either a CBOR map of
+    /// extensions if anything follows.
+    public init(parsing data: Data, as layout: Layout) throws(AppAttestFormatError) {
         let bytes = [UInt8](data)
         guard bytes.count >= 37 else {
             throw AppAttestFormatError("authenticator data is at least 37 bytes, not \(bytes.count)")
@@ -123,25 +141,37 @@ public struct AuthenticatorData: Sendable, Equatable {
         rpIDHash = Data(bytes[0 ..< 32])
         flags = bytes[32]
         counter = bytes[33 ..< 37].reduce(0) { $0 << 8 | UInt32($1) }
-        guard flags & Self.attestedCredentialDataFlag != 0 else {
-            guard bytes.count == 37 else {
-                throw AppAttestFormatError("authenticator data without attested credential data is 37 bytes, not \(bytes.count)")
-            }
+        var rest = 37
+        switch layout {
+        case .assertion:
             credential = nil
+        case .attestation:
+            guard bytes.count >= 55 else { throw AppAttestFormatError("the attested credential data is cut short") }
+            let aaguid = Data(bytes[37 ..< 53])
+            let idLength = Int(bytes[53]) << 8 | Int(bytes[54])
+            guard bytes.count - 55 >= idLength else { throw AppAttestFormatError("the credential id runs past the end") }
+            let credentialID = Data(bytes[55 ..< 55 + idLength])
+            let key: (value: CBOR, length: Int)
+            do {
+                key = try CBOR.decodingPrefix(of: Data(bytes[(55 + idLength)...]))
+            } catch {
+                throw AppAttestFormatError("the credential public key is not a CBOR value: \(error)")
+            }
+            credential = AttestedCredential(aaguid: aaguid, credentialID: credentialID, publicKey: try Self.publicKey(fromCOSE: key.value))
+            rest = 55 + idLength + key.length
+        }
+        guard rest < bytes.count else {
+            extensions = nil
             return
         }
-        guard bytes.count >= 55 else { throw AppAttestFormatError("the attested credential data is cut short") }
-        let aaguid = Data(bytes[37 ..< 53])
-        let idLength = Int(bytes[53]) << 8 | Int(bytes[54])
-        guard bytes.count - 55 >= idLength else { throw AppAttestFormatError("the credential id runs past the end") }
-        let credentialID = Data(bytes[55 ..< 55 + idLength])
-        let key: CBOR
         do {
-            key = try CBOR(decoding: Data(bytes[(55 + idLength)...]))
+            extensions = try CBOR(decoding: Data(bytes[rest...]))
         } catch {
-            throw AppAttestFormatError("the credential public key is not one CBOR value: \(error)")
+            throw AppAttestFormatError("the \(bytes.count - rest) bytes after the \(layout == .attestation ? "credential public key" : "counter") are not one CBOR value: \(error)")
         }
-        credential = AttestedCredential(aaguid: aaguid, credentialID: credentialID, publicKey: try Self.publicKey(fromCOSE: key))
+        guard case .map = extensions else {
+            throw AppAttestFormatError("the bytes after the \(layout == .attestation ? "credential public key" : "counter") are not a CBOR map of extensions")
+        }
     }
 
     /// A P-256 public key as a COSE_Key: kty 2 (EC2), alg -7 (ES256), crv 1 (P-256), x, y.

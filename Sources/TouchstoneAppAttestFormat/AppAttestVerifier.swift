@@ -89,7 +89,7 @@ public struct AppAttestVerifier: Sendable {
         }
         let authenticatorData: AuthenticatorData
         do {
-            authenticatorData = try AuthenticatorData(parsing: object.authenticatorData)
+            authenticatorData = try AuthenticatorData(parsing: object.authenticatorData, as: .attestation)
         } catch {
             throw AppAttestVerificationError(.malformed, error.description)
         }
@@ -133,7 +133,7 @@ public struct AppAttestVerifier: Sendable {
         let authenticatorData: AuthenticatorData
         do {
             object = try AssertionObject(decoding: assertion)
-            authenticatorData = try AuthenticatorData(parsing: object.authenticatorData)
+            authenticatorData = try AuthenticatorData(parsing: object.authenticatorData, as: .assertion)
         } catch {
             throw AppAttestVerificationError(.malformed, error.description)
         }

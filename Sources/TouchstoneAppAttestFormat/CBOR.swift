@@ -140,6 +140,14 @@ public indirect enum CBOR: Sendable, Equatable {
         }
     }
 
+    /// Reads the one value `data` starts with; returns it and the number of bytes it spans
+    /// (what follows is the caller's: authenticator data puts a COSE key before an extension map).
+    public static func decodingPrefix(of data: Data) throws(DecodingError) -> (value: CBOR, length: Int) {
+        var reader = Reader(bytes: [UInt8](data))
+        let value = try reader.value(depth: 0)
+        return (value, reader.offset)
+    }
+
     private struct Reader {
         let bytes: [UInt8]
         var offset = 0

@@ -94,7 +94,7 @@ extension CommandTable {
         let keyID = try keyID(session, arguments)
         let clientData = try messageBytes(try arguments.required(2, "the client data (text, or hex:bytes)"), arguments)
         let assertion = try session.authenticator.appAttest.generateAssertion(keyID, clientDataHash: Data(SHA256.hash(data: clientData)))
-        let counter = (try? AssertionObject(decoding: assertion)).flatMap { try? AuthenticatorData(parsing: $0.authenticatorData) }?.counter ?? 0
+        let counter = (try? AssertionObject(decoding: assertion)).flatMap { try? AuthenticatorData(parsing: $0.authenticatorData, as: .assertion) }?.counter ?? 0
         return CommandOutput(["ok: assertion by \(keyID), counter \(counter)", "assertion (base64): \(assertion.base64EncodedString())"],
                              result: [("keyID", .string(keyID)), ("counter", .int(Int(counter))),
                                       ("assertion", .string(assertion.base64EncodedString()))])

@@ -139,7 +139,7 @@ import TouchstoneTesting
         let second = try TestDevice(storage: storage)
         #expect(try second.authenticator.appAttest.testRootPEM() == first.authenticator.appAttest.testRootPEM())
         let assertion = try second.authenticator.appAttest.generateAssertion(keyID, clientDataHash: clientDataHash)
-        #expect(try AuthenticatorData(parsing: AssertionObject(decoding: assertion).authenticatorData).counter == 2)
+        #expect(try AuthenticatorData(parsing: AssertionObject(decoding: assertion).authenticatorData, as: .assertion).counter == 2)
         #expect(try second.authenticator.appAttest.keys().map(\.counter) == [2])
     }
 

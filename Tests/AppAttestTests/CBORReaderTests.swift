@@ -51,7 +51,9 @@ import Testing
             _ = try? CBOR(decoding: Data(bytes))
             _ = try? AssertionObject(decoding: Data(bytes))
             _ = try? AttestationObject(decoding: Data(bytes))
-            _ = try? AuthenticatorData(parsing: Data(bytes))
+            _ = try? AuthenticatorData(parsing: Data(bytes), as: .attestation)
+            _ = try? AuthenticatorData(parsing: Data(bytes), as: .assertion)
+            _ = try? CBOR.decodingPrefix(of: Data(bytes))
             _ = try? Certificate(derEncoded: Data(bytes))
         }
     }

@@ -59,8 +59,10 @@ fuzz { input in
             precondition((try? CBOR(decoding: value.encoded)) == value, "CBOR written did not read back as the same value")
         }
     default:
-        if let data = try? AuthenticatorData(parsing: bytes) {
-            _ = data.encoded
+        for layout in [AuthenticatorData.Layout.attestation, .assertion] {
+            if let data = try? AuthenticatorData(parsing: bytes, as: layout) {
+                _ = data.encoded
+            }
         }
     }
 }

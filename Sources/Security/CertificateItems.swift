@@ -336,6 +336,14 @@ enum CertificateItems {
         var guardedKey: EnclaveKey?
         /// Deletes the key's record.
         let deleteKey: () throws -> Void
+
+        /// Whether the certificate's key is the private key's public half: only then does the
+        /// pair make a `SecIdentity`, as on iOS.
+        var keyMatchesCertificate: Bool {
+            guard let certificateKey = certificate.certificate?.publicKey.flatMap({ SecKeyCopyExternalRepresentation($0, nil) as Data? })
+            else { return false }
+            return certificateKey == SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
+        }
     }
 
     /// The identities `query` selects: each stored certificate it matches (by label, issuer,
@@ -372,6 +380,9 @@ enum CertificateItems {
         // Our limit: an identity's key data (kSecReturnData) is not given.
         guard query.returns.ref || query.returns.attributes || !query.returns.data else { throw KeychainQuery.Unsimulated() }
         var pairs = try identities(query, on: authenticator)
+        // A lookup of references alone gives only pairs that make an identity: the others are
+        // left out before the limit counts and before any of them is opened.
+        if query.returns.ref, !query.returns.attributes { pairs.removeAll { !$0.keyMatchesCertificate } }
         // As a lookup of keys: an identity whose key guards its item is opened by any lookup
         // that finds it (`ks_decrypt_data`), once for all through one context; under
         // `kSecUseAuthenticationUISkip` it is left out, before the limit counts.
@@ -391,10 +402,8 @@ enum CertificateItems {
         let shaped: [Any] = pairs.compactMap { pair in
             let (certificate, key, keyAttributes) = (pair.certificate, pair.key, pair.keyAttributes)
             // As iOS: no identity when the certificate's key is not the private key's public half.
-            let identity = certificate.certificate.flatMap { cert -> SecIdentity? in
-                let certificateKey = cert.publicKey.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
-                let keyHalf = SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
-                return certificateKey != nil && certificateKey == keyHalf ? SecIdentity(certificate: cert, privateKey: key) : nil
+            let identity = certificate.certificate.flatMap { cert in
+                pair.keyMatchesCertificate ? SecIdentity(certificate: cert, privateKey: key) : nil
             }
             if query.returns.attributes {
                 // The key's attributes, the certificate's over them, and its DER as "certdata".

@@ -272,6 +272,30 @@ struct CertificateItemTests {
         #expect(signed)
     }
 
+    @Test("a lookup of identity references leaves out a certificate whose stored key shares its public key hash but is not its key's private half (no SecIdentity can be made of them), before it opens anything: errSecItemNotFound, no prompt")
+    func mismatchedPairIsNeitherReturnedNorOpened() async throws {
+        let certificate = try Self.certificate(try #require(try Self.certificates()["p256"]))
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            var attributes: CFTypeRef?
+            _ = Self.add(certificate)
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecReturnAttributes as String: true] as CFDictionary, &attributes)
+            let hash = (attributes as? [String: Any])?[kSecAttrPublicKeyHash as String] as? Data ?? Data()
+            let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, nil)
+            let other: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+                                        kSecValueData as String: P256.Signing.PrivateKey().x963Representation,
+                                        kSecAttrApplicationLabel as String: hash, kSecAttrAccessControl as String: access as Any]
+            // The pair is there (a lookup of its attributes would open the guarded key) ...
+            let attributesWithoutUI: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecReturnAttributes as String: true,
+                                                      kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]
+            return [SecItemAdd(other as CFDictionary, nil), SecItemCopyMatching(attributesWithoutUI as CFDictionary, nil),
+                    SecItemCopyMatching([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true] as CFDictionary, nil)]
+        }
+        // ... but makes no identity. Nothing is queued: a prompt would be a scripting mistake, errSecUserCanceled.
+        #expect(statuses == [errSecSuccess, errSecInteractionNotAllowed, errSecItemNotFound])
+        #expect(device.scriptingMistakes.isEmpty)
+    }
+
     @Test("a symmetric key item (kSecAttrKeyClassSymmetric with kSecValueData) keeps its bytes, as iOS: kSecReturnData gives them, attributes say its class and size, kSecReturnRef gives no key (errSecSuccess, nil)")
     func symmetricKeyItem() async throws {
         let device = try TestDevice()

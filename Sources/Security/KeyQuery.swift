@@ -87,10 +87,9 @@ struct KeyQuery {
         prompt = dictionary[kSecUseOperationPrompt as String] as? String
         returns = try ReturnedParts(dictionary)
         limit = try MatchLimit(dictionary)
-        let ui = dictionary[kSecUseAuthenticationUI as String] as? String
-        let noUI = try dictionary[kSecUseNoAuthenticationUI as String].map { try KeychainQuery.bool($0, kSecUseNoAuthenticationUI as String) } ?? false
-        failsWithoutUI = ui == kSecUseAuthenticationUIFail as String || noUI
-        skipsAuthentication = ui == kSecUseAuthenticationUISkip as String
+        let ui = try KeychainQuery.AuthenticationUI(dictionary)
+        failsWithoutUI = ui == .fail
+        skipsAuthentication = ui == .skip
         if let raw = dictionary[kSecValueRef as String] {
             guard let key = raw as? SecKey else { throw Invalid(reason: "kSecValueRef must be a SecKey") }
             valueRef = key

@@ -68,7 +68,7 @@ public enum SecureEnclave {
                 public let dataRepresentation: Data
 
                 /// A new key's blob, its JSON with sorted keys (one key, one blob).
-                static func blob(_ key: EnclaveKey) -> Data { sortedKeysJSON(key) }
+                static func blob(_ key: EnclaveKey) -> Data { key.secureEnclaveBlob }
 
                 /// Signs the SHA-256 of `data` (the prompt happens here).
                 public func signature<D: DataProtocol>(for data: D) throws -> Crypto.P256.Signing.ECDSASignature {

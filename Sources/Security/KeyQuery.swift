@@ -180,7 +180,7 @@ struct KeyQuery {
         }
         if let enclave = key.touchstoneKey {
             attributes[kSecAttrKeyClass as String] = kSecAttrKeyClassPrivate as String
-            if !enclave.isSoftware { attributes[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave as String }
+            if !enclave.isSoftware { attributes.merge(enclave.tokenAttributes) { $1 } }
             attributes[kSecAttrIsPermanent as String] = enclave.isPermanent
             attributes[kSecAttrCanSign as String] = true
             attributes[kSecAttrCanDecrypt as String] = true

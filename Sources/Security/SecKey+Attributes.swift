@@ -81,4 +81,23 @@ extension KeyQuery {
     static let canSignRecoverAttribute = "snrc"
     static let canVerifyRecoverAttribute = "vyrc"
 }
+
+extension EnclaveKey {
+    /// The key as CryptoKit's `SecureEnclave` keys carry it (`dataRepresentation`): an opaque
+    /// blob only this device and app can restore — the key's fields as JSON with sorted keys, so
+    /// one key always gives the same bytes, sealed as the key store seals them.
+    package var secureEnclaveBlob: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(self)) ?? Data()
+    }
+
+    /// The token attributes of a Secure Enclave key's item: `kSecAttrTokenID`, and `toid`, the
+    /// token's object id, which Apple's `SecCTKKey.m` always exports ("Always export token_id and
+    /// object_id") and which is the key's CryptoKit `dataRepresentation` (Secretive's migration to
+    /// CryptoKit keys reads it so).
+    var tokenAttributes: [String: Any] {
+        [kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave as String, "toid": secureEnclaveBlob]
+    }
+}
 #endif

@@ -37,6 +37,33 @@ struct CryptoKitSecureEnclaveTests {
         #expect(results == [true, true, true, true])
     }
 
+    @Test("a Secure Enclave key's attributes carry its token object id (toid, which SecCTKKey.m always exports) and it is the key's CryptoKit dataRepresentation: a key made with SecKeyCreateRandomKey restores from it as a CryptoKit key with the same public key, as Secretive's migration to CryptoKit keys reads it; a software key has none")
+    func tokenObjectIDIsTheCryptoKitDataRepresentation() async throws {
+        let sim = try TestDevice()
+        let tag = Data("com.example.toid".utf8)
+        let results = await sim.blocking { () -> [Bool] in
+            let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .privateKeyUsage, nil) as Any
+            let made: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                       kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                                       kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+                                                                       kSecAttrAccessControl as String: access]]
+            guard let key = SecKeyCreateRandomKey(made as CFDictionary, nil),
+                  let software = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                                        kSecAttrKeySizeInBits as String: 256] as CFDictionary, nil)
+            else { return [] }
+            var found: CFTypeRef?
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnAttributes as String: true]
+            _ = SecItemCopyMatching(query as CFDictionary, &found)
+            let copied = (SecKeyCopyAttributes(key) as? [String: Any])?["toid"] as? Data
+            let looked = (found as? [String: Any])?["toid"] as? Data
+            guard let copied, let restored = try? SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: copied) else { return [false] }
+            let publicKey = SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
+            return [looked == copied, restored.publicKey.x963Representation == publicKey,
+                    (SecKeyCopyAttributes(software) as? [String: Any])?["toid"] == nil]
+        }
+        #expect(results == [true, true, true])
+    }
+
     @Test("a cancelled prompt throws LAError.userCancel; after an enrollment change the key throws a CryptoKit error")
     func cancelAndInvalidation() async throws {
         let sim = try TestDevice()

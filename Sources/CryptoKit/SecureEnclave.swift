@@ -215,12 +215,4 @@ extension SecureEnclave.P256 {
 }
 
 extension SecureEnclave.P256.KeyAgreement.PrivateKey: DiffieHellmanKeyAgreement, HPKEDiffieHellmanPrivateKey {}
-
-/// `value`'s JSON with sorted keys: the same bytes for the same value, which a key's
-/// `dataRepresentation` needs (Linux's encoder otherwise orders a keyed container by hash).
-func sortedKeysJSON<Value: Encodable>(_ value: Value) -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    return (try? encoder.encode(value)) ?? Data()
-}
 #endif

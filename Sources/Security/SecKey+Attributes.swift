@@ -82,15 +82,19 @@ extension KeyQuery {
     static let canVerifyRecoverAttribute = "vyrc"
 }
 
+/// `value`'s JSON with sorted keys: the same bytes for the same value, which a key's
+/// `dataRepresentation` needs (Linux's encoder otherwise orders a keyed container by hash).
+package func sortedKeysJSON<Value: Encodable>(_ value: Value) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return (try? encoder.encode(value)) ?? Data()
+}
+
 extension EnclaveKey {
     /// The key as CryptoKit's `SecureEnclave` keys carry it (`dataRepresentation`): an opaque
-    /// blob only this device and app can restore — the key's fields as JSON with sorted keys, so
-    /// one key always gives the same bytes, sealed as the key store seals them.
-    package var secureEnclaveBlob: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)) ?? Data()
-    }
+    /// blob only this device and app can restore — the key's fields (sealed as the key store
+    /// seals them) as ``sortedKeysJSON(_:)``, so one key always gives the same bytes.
+    package var secureEnclaveBlob: Data { sortedKeysJSON(self) }
 
     /// The token attributes of a Secure Enclave key's item: `kSecAttrTokenID`, and `toid`, the
     /// token's object id, which Apple's `SecCTKKey.m` always exports ("Always export token_id and

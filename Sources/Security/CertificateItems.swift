@@ -69,6 +69,7 @@ struct CertificateQuery {
     /// control guards its item (``KeyItems/accessControlGuardsItem(_:)``).
     let prompt: String?
     let authenticationUI: KeychainQuery.AuthenticationUI
+    var failsWithoutUI: Bool { authenticationUI == .fail }
     /// What the query asks back (`kSecReturn*`).
     let returns: ReturnedParts
     /// `kSecValuePersistentRef`: nil when the query names none (``KeychainQuery/PersistentReference/named(in:itemClass:)``).
@@ -334,15 +335,22 @@ enum CertificateItems {
         /// The stored key when its access control guards its item: a lookup that returns the
         /// identity opens it (``KeyItems/accessControlGuardsItem(_:)``).
         var guardedKey: EnclaveKey?
+        /// Whether the certificate's key is the private key's public half: only then does the
+        /// pair make a `SecIdentity`, as on iOS.
+        let keyMatchesCertificate: Bool
         /// Deletes the key's record.
         let deleteKey: () throws -> Void
 
-        /// Whether the certificate's key is the private key's public half: only then does the
-        /// pair make a `SecIdentity`, as on iOS.
-        var keyMatchesCertificate: Bool {
-            guard let certificateKey = certificate.certificate?.publicKey.flatMap({ SecKeyCopyExternalRepresentation($0, nil) as Data? })
-            else { return false }
-            return certificateKey == SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
+        init(certificate: Found, key: SecKey, keyAttributes: [String: Any], guardedKey: EnclaveKey? = nil,
+             deleteKey: @escaping () throws -> Void) {
+            self.certificate = certificate
+            self.key = key
+            self.keyAttributes = keyAttributes
+            self.guardedKey = guardedKey
+            self.deleteKey = deleteKey
+            let certificateKey = certificate.certificate?.publicKey.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
+            keyMatchesCertificate = certificateKey != nil
+                && certificateKey == SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
         }
     }
 
@@ -362,7 +370,7 @@ enum CertificateItems {
             guard case let .data(hash)? = certificate.item.attributes[kSecAttrPublicKeyHash as String] else { continue }
             if let key = enclaveKeys.first(where: { $0.applicationLabel == hash }) {
                 let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt,
-                                    failsWithoutUI: query.authenticationUI == .fail)
+                                    failsWithoutUI: query.failsWithoutUI)
                 pairs.append(IdentityMatch(certificate: certificate, key: secKey, keyAttributes: KeyQuery.attributes(of: secKey),
                                            guardedKey: KeyItems.accessControlGuardsItem(key) ? key : nil,
                                            deleteKey: { try authenticator.keys.delete(key) }))
@@ -392,11 +400,11 @@ enum CertificateItems {
         let guarded = pairs.compactMap(\.guardedKey)
         if !guarded.isEmpty {
             let opened = try KeyItems.authenticate(guarded, context: query.context, prompt: query.prompt,
-                                                   failsWithoutUI: query.authenticationUI == .fail, on: authenticator)
+                                                   failsWithoutUI: query.failsWithoutUI, on: authenticator)
             for index in pairs.indices {
                 guard let key = pairs[index].guardedKey else { continue }
                 pairs[index].key = SecKey(.enclave(key, authenticator), context: opened, prompt: query.prompt,
-                                          failsWithoutUI: query.authenticationUI == .fail)
+                                          failsWithoutUI: query.failsWithoutUI)
             }
         }
         let shaped: [Any] = pairs.compactMap { pair in

@@ -29,11 +29,10 @@ struct KeyQuery {
     let persistentRef: KeychainQuery.PersistentReference?
     let limit: MatchLimit
     let valueRef: SecKey?
-    /// `kSecUseAuthenticationUIFail` (or `kSecUseNoAuthenticationUI`): the key's operations fail
-    /// instead of prompting.
-    let failsWithoutUI: Bool
-    /// `kSecUseAuthenticationUISkip`: a lookup leaves out the keys it would have to authenticate.
-    let skipsAuthentication: Bool
+    /// `kSecUseAuthenticationUI`: with Fail (or `kSecUseNoAuthenticationUI`) the key's operations
+    /// fail instead of prompting; with Skip a lookup leaves out the keys it would authenticate.
+    let authenticationUI: KeychainQuery.AuthenticationUI
+    var failsWithoutUI: Bool { authenticationUI == .fail }
     /// `kSecAttrAccessGroup`, checked against the app's entitlements (see
     /// ``requireEntitlement(of:)``); keys are not matched by it (our rule: every key is in the
     /// app's own group, and a key made naming another group is found without naming it).
@@ -87,9 +86,7 @@ struct KeyQuery {
         prompt = dictionary[kSecUseOperationPrompt as String] as? String
         returns = try ReturnedParts(dictionary)
         limit = try MatchLimit(dictionary)
-        let ui = try KeychainQuery.AuthenticationUI(dictionary)
-        failsWithoutUI = ui == .fail
-        skipsAuthentication = ui == .skip
+        authenticationUI = try KeychainQuery.AuthenticationUI(dictionary)
         if let raw = dictionary[kSecValueRef as String] {
             guard let key = raw as? SecKey else { throw Invalid(reason: "kSecValueRef must be a SecKey") }
             valueRef = key
@@ -388,7 +385,7 @@ enum KeyItems {
             // Software keys whose item any lookup returning them opens (`ks_decrypt_data`; keys come
             // first, so the limit keeps these), but one of data alone (errSecParam below, no prompt).
             let opensItems = !query.returns.onlyData
-            if opensItems, query.skipsAuthentication { keys.removeAll(where: accessControlGuardsItem) }
+            if opensItems, query.authenticationUI == .skip { keys.removeAll(where: accessControlGuardsItem) }
             let guarded = opensItems ? query.limit.cap(keys).filter(accessControlGuardsItem) : []
             let lookupContext = guarded.isEmpty ? nil
                 : try authenticate(guarded, context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI, on: authenticator)

@@ -151,6 +151,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         if let access = changes.accessControl { try KeychainQuery.refusePrivateKeyUsage(access) }
         let engineContext = try call.readingContext(for: query, in: keychain)
         let reason = query.reason
+        let changesAccessControl = attributesToUpdate.object(forKey: kSecAttrAccessControl as String) != nil
         // A change to the rest of the primary key (group, synchronizability...) moves an item
         // as a change of account does; where each goes is settled before any is changed.
         let destinations = try KeychainQuery.destinations(
@@ -160,7 +161,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             var moved = changes
             moved.account = destination
             let changes = moved
-            try KeychainQuery.bindingProtection(accessControlGiven: attributesToUpdate.object(forKey: kSecAttrAccessControl as String) != nil) {
+            try KeychainQuery.bindingProtection(accessControlGiven: changesAccessControl) {
                 try runBlocking {
                     try await keychain.update(service: service, account: account, itemClass: itemClass,
                                               changes: changes, context: engineContext, reason: reason)

@@ -114,27 +114,22 @@ public final class ScriptedInteraction: Interaction {
     }
 
     public func nextAction(for prompt: Prompt) async throws -> UserAction {
-        enum Next { case action(UserAction), respond(@Sendable (Prompt) -> UserAction?, orWait: Bool), wait, fail }
+        enum Next { case queued(UserAction), unanswered(respond: (@Sendable (Prompt) -> UserAction?)?, waits: Bool) }
         let next: Next = state.withLock { state in
             state.lastPrompt = prompt
             if state.head < state.queue.count {
-                return .action(state.takeQueued())
+                return .queued(state.takeQueued())
             }
-            if let respond = state.whenNothingIsQueued { return .respond(respond, orWait: state.waitsForActions) }
-            return state.waitsForActions ? .wait : .fail
+            return .unanswered(respond: state.whenNothingIsQueued, waits: state.waitsForActions)
         }
         switch next {
-        case let .action(action):
+        case let .queued(action):
             return action
-        case let .respond(respond, orWait):
-            // Outside the lock: the closure is the test's code.
-            if let action = respond(prompt) { return action }
-            if orWait { return await waitForAction(prompt) }
+        case let .unanswered(respond, waits):
+            // The responder runs outside the lock: it is the test's code.
+            if let action = respond?(prompt) { return action }
+            if waits { return await waitForAction(prompt) }
             throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
-        case .fail:
-            throw SimulationError.noScriptedOutcome(prompt: prompt.kind.rawValue, allowed: prompt.allowedActions)
-        case .wait:
-            return await waitForAction(prompt)
         }
     }
 

@@ -50,13 +50,7 @@ extension TestDevice {
         // A scripting mistake is then the test's: the call ends as a system cancel and
         // `scriptingMistakes` lists it, instead of the process stopping as for TOUCHSTONE_OUTCOMES.
         if LocalAuthenticationSystem.takeOverForTests(authenticator) {
-            if let passcode, try !authenticator.device.isPasscodeSet {
-                try authenticator.device.setPasscode(passcode)
-            }
-            let already = try authenticator.device.enrolledNames()
-            for name in enrolled where !already.contains(name) {
-                try authenticator.device.enroll(name)
-            }
+            try prepare(authenticator.device, passcode: passcode, enrolled: enrolled)
         }
         return TestDevice(authenticator: authenticator, user: user, clock: clock)
     }

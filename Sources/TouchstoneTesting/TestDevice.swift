@@ -101,12 +101,18 @@ public struct TestDevice: Sendable {
             .build(clock: clock, interaction: user)
         self.user = user
         self.clock = clock
-        if let passcode, try !authenticator.device.isPasscodeSet {
-            try authenticator.device.setPasscode(passcode)
+        try Self.prepare(authenticator.device, passcode: passcode, enrolled: enrolled)
+    }
+
+    /// Sets `passcode` and enrolls `enrolled` on `device` where they are not already (so a
+    /// persistent store, or the process's device, can be prepared again with the same arguments).
+    static func prepare(_ device: Device, passcode: String?, enrolled: [String]) throws {
+        if let passcode, try !device.isPasscodeSet {
+            try device.setPasscode(passcode)
         }
-        let already = try authenticator.device.enrolledNames()
+        let already = try device.enrolledNames()
         for name in enrolled where !already.contains(name) {
-            try authenticator.device.enroll(name)
+            try device.enroll(name)
         }
     }
 

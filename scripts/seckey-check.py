@@ -21,11 +21,11 @@ CurveKeyTests run it.
   seckey-check.py ec-verify     reads JSON {publicKey (X9.63), message, signatures: {hash: b64
                                 DER}} and prints {hash: true|false}: whether each ECDSA
                                 signature of the message's hash verifies
-  seckey-check.py ec-open       reads JSON {privateKey (P-256 X9.63, 04||X||Y||K), ciphertexts:
-                                {"<hash>[-<form>]": b64}} and prints {name: b64 plaintext, or
-                                null}: Apple's ECIES (see ecies_open); a form naming
-                                "variableIV" is the variable-IV one
-  seckey-check.py ec-x963       reads JSON {privateKey (P-256 X9.63), peerPublicKey, sharedInfo,
+  seckey-check.py ec-open       reads JSON {privateKey (P-256, P-384 or P-521 X9.63,
+                                04||X||Y||K), ciphertexts: {"<hash>[-<form>]": b64}} and prints
+                                {name: b64 plaintext, or null}: Apple's ECIES (see ecies_open);
+                                a form naming "variableIV" is the variable-IV one
+  seckey-check.py ec-x963       reads JSON {privateKey (EC X9.63, as ec-open), peerPublicKey, sharedInfo,
                                 size} and prints {hash: b64}: the X9.63 KDF of the ECDH secret
   seckey-check.py sha224        reads JSON {inputs: [b64]} and prints {digests: [b64]}: hashlib's
                                 SHA-224 of each
@@ -204,29 +204,39 @@ def ec_verify():
     print(json.dumps(results))
 
 
-def p256_private(der):
-    """A P-256 private key from Apple's X9.63 form: 04 || X || Y || K."""
-    return ec.derive_private_key(int.from_bytes(der[65:], "big"), ec.SECP256R1())
+# Apple's X9.63 private key lengths (04 || X || Y || K) and their curves.
+PRIVATE_KEY_CURVES = {97: ec.SECP256R1, 145: ec.SECP384R1, 199: ec.SECP521R1}
+
+
+def ec_private(der):
+    """A P-256, P-384 or P-521 private key from Apple's X9.63 form, by its length."""
+    curve = PRIVATE_KEY_CURVES[len(der)]()
+    coordinate = (len(der) - 1) // 3
+    return ec.derive_private_key(int.from_bytes(der[1 + 2 * coordinate:], "big"), curve)
 
 
 def ecies_open(key, name, ciphertext):
-    """Apple's ...X963<hash>AESGCM for P-256: the ephemeral public key (65 bytes), the
-    AES-GCM ciphertext, its 16-byte tag. The X9.63 KDF of the ECDH secret, shared info the
-    ephemeral key, gives the AES-128 key (16 bytes; the IV is 16 zero bytes) or, for the
-    variable-IV form, 32 bytes: the key, then the IV."""
+    """Apple's ...X963<hash>AESGCM (SecKeyAdaptors.m): the ephemeral public key (X9.63: 65,
+    97 or 133 bytes), the AES-GCM ciphertext, its 16-byte tag. The X9.63 KDF of the ECDH
+    secret, shared info the ephemeral key, gives the AES key (16 bytes for P-256, 32 for the
+    larger curves) and, for the variable-IV form, then the 16-byte IV (16 zero bytes
+    otherwise)."""
     hash_name, _, form = name.partition("-")
     variable_iv = "variableIV" in form
-    ephemeral = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), ciphertext[:65])
+    coordinate = (key.curve.key_size + 7) // 8
+    point = 1 + 2 * coordinate
+    ephemeral = ec.EllipticCurvePublicKey.from_encoded_point(key.curve, ciphertext[:point])
     secret = key.exchange(ec.ECDH(), ephemeral)
-    size = 32 if variable_iv else 16
-    material = X963KDF(algorithm=HASHES[hash_name](), length=size, sharedinfo=ciphertext[:65]).derive(secret)
-    iv = material[16:] if variable_iv else bytes(16)
-    return AESGCM(material[:16]).decrypt(iv, ciphertext[65:], None)
+    key_size = 16 if key.curve.key_size <= 256 else 32
+    size = key_size + 16 if variable_iv else key_size
+    material = X963KDF(algorithm=HASHES[hash_name](), length=size, sharedinfo=ciphertext[:point]).derive(secret)
+    iv = material[key_size:] if variable_iv else bytes(16)
+    return AESGCM(material[:key_size]).decrypt(iv, ciphertext[point:], None)
 
 
 def ec_open():
     request = json.load(sys.stdin)
-    key = p256_private(base64.b64decode(request["privateKey"]))
+    key = ec_private(base64.b64decode(request["privateKey"]))
     results = {}
     for name, ciphertext in request["ciphertexts"].items():
         try:
@@ -238,8 +248,8 @@ def ec_open():
 
 def ec_x963():
     request = json.load(sys.stdin)
-    key = p256_private(base64.b64decode(request["privateKey"]))
-    peer = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), base64.b64decode(request["peerPublicKey"]))
+    key = ec_private(base64.b64decode(request["privateKey"]))
+    peer = ec.EllipticCurvePublicKey.from_encoded_point(key.curve, base64.b64decode(request["peerPublicKey"]))
     secret = key.exchange(ec.ECDH(), peer)
     info = base64.b64decode(request["sharedInfo"])
     print(json.dumps({name: b64(X963KDF(algorithm=hash(), length=request["size"], sharedinfo=info).derive(secret))

@@ -33,8 +33,8 @@ public final class SecCertificate: Sendable, Hashable, CustomStringConvertible {
     /// subject's common names, else organizational units, else organizations, else other
     /// attributes, the values of the first kind present, last first, joined by ", " (a
     /// description attribute follows common names in parentheses); without a common name, the
-    /// first e-mail address or else the first DNS name of the certificate wins; nil when there
-    /// is nothing.
+    /// first e-mail address or else the first DNS name of the certificate wins (a subjectAltName
+    /// dNSName entry that reads as one, ``isDNSName(_:)``); nil when there is nothing.
     var subjectSummary: String? {
         let attributes = certificate.subjectAttributes
         func rank(_ oid: String) -> Int {
@@ -52,10 +52,47 @@ public final class SecCertificate: Sendable, Hashable, CustomStringConvertible {
         if best == 4, let summaryText = summary, !descriptions.isEmpty {
             summary = "\(summaryText) (\(descriptions.reversed().joined(separator: ", ")))"
         }
-        if best < 4, let other = certificate.emailAddresses.first ?? certificate.alternativeDNSNames.first {
+        if best < 4, let other = certificate.emailAddresses.first ?? certificate.alternativeDNSNames.first(where: Self.isDNSName) {
             summary = other
         }
         return summary
+    }
+
+    /// Whether `name` reads as a DNS name, as Apple's `SecFrameworkIsDNSName` (`SecCertificate.c`)
+    /// decides which dNSName entries count: at most 255 characters; labels of ASCII letters,
+    /// digits, `*`, `_` and hyphens (never first or last in a label), at most 63 characters
+    /// each, separated by single dots, with no dot at either end; the last label holds a letter
+    /// (or `*`). So an IP address written as a dNSName ("127.0.0.1") is not one.
+    static func isDNSName(_ name: String) -> Bool {
+        enum State { case initial, afterDot, afterAlpha, afterDigit, afterDash }
+        let units = Array(name.utf16)
+        guard units.count <= 255 else { return false }
+        var state = State.initial
+        var labelLength = 0
+        var labelHasAlpha = false
+        for unit in units {
+            labelLength += 1
+            switch unit {
+            case 0x2E:  // "."; counted in the label's length here, as Apple's loop counts it
+                guard labelLength <= 64, state == .afterAlpha || state == .afterDigit else { return false }
+                state = .afterDot
+                labelHasAlpha = false
+                labelLength = 0
+            case 0x41...0x5A, 0x61...0x7A, 0x2A:  // "A"–"Z", "a"–"z", "*"
+                state = .afterAlpha
+                labelHasAlpha = true
+            case 0x30...0x39:  // "0"–"9"
+                state = .afterDigit
+            case 0x2D:  // "-"
+                guard state == .afterAlpha || state == .afterDigit || state == .afterDash else { return false }
+                state = .afterDash
+            case 0x5F:  // "_": allowed, but not a letter of the label
+                state = .afterAlpha
+            default:
+                return false
+            }
+        }
+        return labelLength <= 63 && (state == .afterAlpha || state == .afterDigit) && labelHasAlpha
     }
 
     private var issuerSummary: String {

@@ -56,9 +56,9 @@ extension InMemoryKey {
 
 /// A P-384 or P-521 key of `SecKeyCreateRandomKey` (no token) or `SecKeyCreateWithData`, in
 /// memory (``InMemoryKey``), over swift-crypto: ECDSA with Apple's X9.62 and RFC 4754 forms
-/// and ECDH, as for P-256. Its bytes are X9.63 as Apple's: `04 || X || Y` (97 bytes for P-384,
-/// 133 for P-521), and `|| K` for a private key (145, 199). ECIES with these curves is not
-/// simulated (errSecParam); P-192, which swift-crypto lacks, is errSecParam.
+/// ECDH and ECIES (AES-256 on these curves, as Apple's), as for P-256. Its bytes are X9.63 as
+/// Apple's: `04 || X || Y` (97 bytes for P-384, 133 for P-521), and `|| K` for a private key
+/// (145, 199). P-192, which swift-crypto lacks, is errSecParam.
 struct CurveKey: InMemoryKey {
     private enum Halves: Sendable {
         case p384(P384.Signing.PrivateKey?, P384.Signing.PublicKey)
@@ -140,7 +140,9 @@ struct CurveKey: InMemoryKey {
         case .sign: isPrivate && algorithm.ecdsaInput != nil
         case .verify: !isPrivate && algorithm.ecdsaInput != nil
         case .keyExchange: isPrivate && algorithm.keyExchange != nil
-        case .encrypt, .decrypt: false
+        // As Apple's ECIES adaptor: the public key encrypts, the private key decrypts.
+        case .encrypt: !isPrivate && algorithm.eciesVariant != nil
+        case .decrypt: isPrivate && algorithm.eciesVariant != nil
         }
     }
 
@@ -175,11 +177,18 @@ struct CurveKey: InMemoryKey {
     }
 
     func encrypt(_ plaintext: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
-        throw Self.unsupported(algorithm, kind: "P-\(bits)")
+        guard supports(.encrypt, algorithm), let variant = algorithm.eciesVariant else {
+            throw Self.unsupported(algorithm, kind: "private P-\(bits)")
+        }
+        return try ECIES.seal(plaintext, to: publicKeyData, variant: variant)
     }
 
     func decrypt(_ ciphertext: Data, _ algorithm: SecKeyAlgorithm) throws -> Data {
-        throw Self.unsupported(algorithm, kind: "P-\(bits)")
+        guard supports(.decrypt, algorithm), let variant = algorithm.eciesVariant else {
+            throw Self.unsupported(algorithm, kind: "public P-\(bits)")
+        }
+        let parts = try ECIES.split(ciphertext, curve: try ECIES.Curve(publicKeyLength: publicKeyData.count))
+        return try ECIES.open(parts, variant: variant) { try sharedSecret(with: $0) }
     }
 
     func sharedSecret(with peer: Data) throws -> Data {

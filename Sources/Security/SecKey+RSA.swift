@@ -133,13 +133,45 @@ struct RSAKey: InMemoryKey {
     /// Whether the key can do `operation` with `algorithm`.
     func supports(_ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
         switch operation {
-        case .sign: privateKey != nil && algorithm.rsaSignature != nil
+        case .sign:
+            guard privateKey != nil, let form = algorithm.rsaSignature else { return false }
+            return isLargeEnough(toSign: form)
         // As Apple's adaptors: a private key verifies through its private operation (so no
         // signature verifies) and does not encrypt.
-        case .verify: algorithm.rsaSignature != nil
-        case .encrypt: privateKey == nil && algorithm.rsaEncryption != nil
-        case .decrypt: privateKey != nil && algorithm.rsaEncryption != nil
-        case .keyExchange: false
+        case .verify:
+            return algorithm.rsaSignature != nil
+        case .encrypt, .decrypt:
+            guard (privateKey != nil) == (operation == .decrypt), let form = algorithm.rsaEncryption else { return false }
+            return isLargeEnough(toPad: form)
+        case .keyExchange:
+            return false
+        }
+    }
+
+    /// Whether this key is large enough to sign in `form`, as Apple's adaptor checks
+    /// (`SecKeyAdaptors.m`, `SecKeyRSACopyEMSASignature`): PSS needs a modulus of at least
+    /// 2 × 8 × the hash's length + 9 bits (1,033 for SHA-512). Verifying has no such check.
+    private func isLargeEnough(toSign form: SecKeyAlgorithm.RSASignatureForm) -> Bool {
+        switch form {
+        case let .message(hash, pss), let .digest(hash, pss):
+            return !pss || bits >= 16 * hash.byteCount + 9
+        case .pkcs1v15Raw, .raw:
+            return true
+        }
+    }
+
+    /// Whether this key's block holds the padding of `form`, as Apple's adaptors check
+    /// (`SecKeyRSACopyEncryptedWithPadding`, `…DecryptedWithPadding`): OAEP needs 2 × the
+    /// hash's length + 2 bytes (130 for SHA-512, more than a 1,024-bit key's 128), PKCS#1 v1.5
+    /// 11.
+    private func isLargeEnough(toPad form: SecKeyAlgorithm.RSAEncryptionForm) -> Bool {
+        switch form {
+        case let .oaep(hash), let .oaepAESGCM(hash):
+            return blockSize >= 2 * hash.byteCount + 2
+        case .pkcs1:
+            return blockSize >= 11
+        case .raw:
+            return true
         }
     }
 

@@ -42,7 +42,9 @@ extension SecKeyAlgorithm {
         let parts = parts
         guard parts.count >= 4, parts[0] == "algid", parts[1] == "sign", parts[2] == "ECDSA" else { return nil }
         switch (parts[3], parts.count) {
-        case ("digest-X962", 4), ("digest-RFC4754", 4): return .digest(length: nil)
+        // `RFC4754` alone is Apple's older name of `digest-RFC4754` (`SecKeyAdaptors.m` runs
+        // the one as the other).
+        case ("digest-X962", 4), ("digest-RFC4754", 4), ("RFC4754", 4): return .digest(length: nil)
         case ("digest-X962", 5), ("digest-RFC4754", 5): return Self.digestLength(named: parts[4]).map { .digest(length: $0) }
         case ("message-X962", 5), ("message-RFC4754", 5): return ECIES.Hash(appleName: parts[4]).map { .message($0) }
         default: return nil
@@ -54,7 +56,7 @@ extension SecKeyAlgorithm {
     package var ecdsaRawSignature: Bool {
         let parts = parts
         return parts.count >= 4 && parts[0] == "algid" && parts[1] == "sign" && parts[2] == "ECDSA"
-            && (parts[3] == "digest-RFC4754" || parts[3] == "message-RFC4754")
+            && (parts[3] == "digest-RFC4754" || parts[3] == "message-RFC4754" || parts[3] == "RFC4754")
     }
 
     /// The ECIES form of a supported encryption algorithm; nil for any other algorithm.

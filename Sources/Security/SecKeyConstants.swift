@@ -93,10 +93,10 @@ public enum SecKeyOperationType: Int, Sendable {
 /// SHA-256, SHA-384, SHA-512) or a given digest, as X9.62 DER or RFC 4754 r ‖ s; ECIES with the
 /// X9.63 KDF (the same hashes) and AES-GCM, both the variable-IV form and the iOS 10 form with an
 /// all-zero IV, standard or cofactor (the same on P-256); ECDH key exchange, raw or with the X9.63
-/// KDF. P-384 and P-521 keys sign and exchange keys the same ways; RSA keys take every RSA
-/// algorithm (PKCS#1 v1.5, PSS, OAEP, raw, OAEP then AES-GCM). Others, such as
-/// `.ecdsaSignatureRFC4754`, are reported as unsupported (`SecKeyIsAlgorithmSupported` false,
-/// errSecParam).
+/// KDF. P-384 and P-521 keys sign, encrypt (ECIES with AES-256) and exchange keys the same ways;
+/// `.ecdsaSignatureRFC4754` is Apple's older name of `.ecdsaSignatureDigestRFC4754`. RSA keys
+/// take every RSA algorithm (PKCS#1 v1.5, PSS, OAEP, raw, OAEP then AES-GCM) their size allows.
+/// Others are reported as unsupported (`SecKeyIsAlgorithmSupported` false, errSecParam).
 public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
     /// Apple's identifier, e.g. `"algid:sign:ECDSA:message-X962:SHA256"`.
     public let identifier: String

@@ -34,11 +34,12 @@ public struct SecPadding: OptionSet, Sendable, Hashable {
     /// The data signed is a SHA-512 digest (RSA only).
     public static let PKCS1SHA512 = SecPadding(rawValue: 0x8006)
 
-    /// The signature algorithm Apple's Security picks for an EC key: `sigRaw` is RFC 4754;
+    /// The signature algorithm Apple's Security picks for an EC key (`SecKey.m`): `sigRaw` is
+    /// RFC 4754's r || s over the digest as given;
     /// `PKCS1` with a digest of a known hash's length names that hash; anything else (even no
     /// padding) is X9.62 over the digest as given, as Apple keeps for compatibility.
     func ecSignatureAlgorithm(digestLength: Int) -> SecKeyAlgorithm {
-        if self == .sigRaw { return .ecdsaSignatureRFC4754 }
+        if self == .sigRaw { return .ecdsaSignatureDigestRFC4754 }
         if self == .PKCS1 {
             switch digestLength {
             case 20: return .ecdsaSignatureDigestX962SHA1
@@ -95,8 +96,8 @@ public let errSSLCrypto: OSStatus = -9809
 
 /// Signs the digest `dataToSign` with a private key (deprecated by Apple: use
 /// ``SecKeyCreateSignature(_:_:_:_:)``, which this runs, prompt and all). For an EC key, with
-/// `.PKCS1` (the usual choice) the signature is DER X9.62; `.sigRaw` asks for RFC 4754, which
-/// is not simulated (`errSecParam`). For an RSA key, `.PKCS1SHA256` and its kin sign a digest
+/// `.PKCS1` (the usual choice) the signature is DER X9.62; `.sigRaw` gives RFC 4754's r || s
+/// (`.ecdsaSignatureDigestRFC4754`, as Apple's `SecKey.m` maps it). For an RSA key, `.PKCS1SHA256` and its kin sign a digest
 /// of that hash, `.PKCS1` a `DigestInfo` given whole, no padding a raw block. The signature is written to `sig` and its length to `sigLen`,
 /// which holds the buffer's size on entry: a buffer too small is `errSecParam`.
 public func SecKeyRawSign(_ key: SecKey, _ padding: SecPadding, _ dataToSign: UnsafePointer<UInt8>, _ dataToSignLen: Int,

@@ -112,16 +112,76 @@ struct CurveKeyTests {
         }
     }
 
-    @Test("our P-384/P-521 limits: ECIES and access-control flags are refused; P-192 and other sizes are errSecParam; bad bytes are errSecParam")
+    /// Every ECIES form of SecKey.h, by the name seckey-check.py's `ec-open` reads.
+    static let eciesAlgorithms: [String: SecKeyAlgorithm] = [
+        "SHA1": .eciesEncryptionStandardX963SHA1AESGCM, "SHA224": .eciesEncryptionCofactorX963SHA224AESGCM,
+        "SHA256": .eciesEncryptionStandardX963SHA256AESGCM, "SHA384": .eciesEncryptionCofactorX963SHA384AESGCM,
+        "SHA512": .eciesEncryptionStandardX963SHA512AESGCM,
+        "SHA224-variableIV": .eciesEncryptionStandardVariableIVX963SHA224AESGCM,
+        "SHA256-variableIV": .eciesEncryptionCofactorVariableIVX963SHA256AESGCM,
+        "SHA384-variableIV": .eciesEncryptionStandardVariableIVX963SHA384AESGCM,
+        "SHA512-variableIV": .eciesEncryptionCofactorVariableIVX963SHA512AESGCM,
+    ]
+
+    @Test("ECIES with a P-384 or P-521 key is Apple's with AES-256 (SecKeyAdaptors.m: 128-bit AES for EC keys of at most 256 bits, 256-bit above): pyca opens every form we seal, we open what we seal, and only the private key decrypts", arguments: ["P-384", "P-521"])
+    func eciesOnLargerCurvesUsesAES256(curve: String) throws {
+        let made = try IndependentKeyCheck.run(["ec-make", curve])
+        let privateBytes = try IndependentKeyCheck.bytes(made["privateKey"])
+        let privateKey = try #require(key(privateBytes, isPrivate: true))
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        let pointLength = curve == "P-384" ? 97 : 133
+        let message = Data("sealed to a \(curve) key".utf8)
+        var sealed: [String: String] = [:]
+        for (name, algorithm) in Self.eciesAlgorithms {
+            #expect(SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm) && SecKeyIsAlgorithmSupported(privateKey, .decrypt, algorithm), "\(name)")
+            #expect(!SecKeyIsAlgorithmSupported(privateKey, .encrypt, algorithm) && !SecKeyIsAlgorithmSupported(publicKey, .decrypt, algorithm), "\(name)")
+            let ciphertext = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, message as CFData, nil) as Data?, "\(name)")
+            #expect(ciphertext.count == pointLength + message.count + 16, "\(name)")
+            #expect(SecKeyCreateDecryptedData(privateKey, algorithm, ciphertext as CFData, nil) as Data? == message, "\(name)")
+            sealed[name] = ciphertext.base64EncodedString()
+        }
+        let opened = try IndependentKeyCheck.run(["ec-open"], input: ["privateKey": privateBytes.base64EncodedString(), "ciphertexts": sealed])
+        for name in sealed.keys {
+            #expect(try IndependentKeyCheck.bytes(opened[name]) == message, "pyca could not open \(name)")
+        }
+    }
+
+    /// A P-521 key pair Apple's framework made (`SecKeyCreateRandomKey` on macOS, exported with
+    /// `SecKeyCopyExternalRepresentation`) and "Hello World!" it sealed with
+    /// `.eciesEncryptionStandardVariableIVX963SHA512AESGCM`: published with encrypt-me/python-client
+    /// (tests/apple-encryption/example).
+    static let appleP521Key = Data(base64Encoded: "BACMskXbMc8pQ5H7HWDu95Dmrc+KC/Z6tb7Eb+TAmmY6ZQc9MmB3WlyYleY1W1G1wPkyMGitnu7nRn4Wg84DNeKDgwH7l9xe5wn4eoSKKvkNiEr4eCUOvz8nHH0khtt1zsnQMGT+FOPKvgy/VO5m1RnBBtsw4gvg/Oew6TDFdfxz7XWqOgB8L3Na37EPuUA8c13MCfyris6H/nFqOeIVBJiZxOTbXrUDcU+i4Rs7pMA/nTV5OB3pqvaxBHchZ25u/qFqDRuTlw==")
+    static let appleP521Ciphertext = Data(base64Encoded: "BADrH65RHTCek7hlKatpnr1ibz2qZzeKIVBiYILQhTsVnjZ+M/rJeHKqtlNZpkoMbXfz9jQau6Qe0AVfMOzvuc7BnQAsShJ1fqYYTxpPdv+eVkYb7ZYkHHlMvfE3Wv0HolpnU+/S31l3iI10lVQiUTsgrXXm8dQKUOxUNYbkJnY+9tNld1P4DGMnfvf78Ry5x3yGFq1//Qj82G33+ftlemk=")
+    /// A P-384 ciphertext of "P384-SHA384-VIV" made on an Apple platform with
+    /// `.eciesEncryptionCofactorVariableIVX963SHA384AESGCM`, and its key: published with
+    /// jedda/ECIES (ecies_test.go).
+    static let appleP384Key = Data(base64Encoded: "BOhWfO1ko3UpWGi34yg3cKI8NnQ+gINet0/W4dDrWfPhdWs13GDHI1QkLpx3SCxu6OZ7rrDGurbzOpZgEq+sW0iVLhb42S7IKLmcAGQeejtqUBa/98PtpDwDdmZZmiGxpbku3rAFGKIQLY7vWLeW/wm2CD5g/hjeAKPsHuc611A7/k9A9GOkU8nd+3TKNvMcRg==")
+    static let appleP384Ciphertext = Data(base64Encoded: "BM45TREbxELfwpTVBmltz+sB3vhkM85m/yiAsE8JSNmXVOeeUGzmxP5Z2jegApPxtOS8ilfhTN/m2XkOoJWGw3MKuekq5V5PcdvAi5xKcoOEynkS7uAKS3nhBH/+g+9/iNoTcRSrEpbgm8dOCGe+VRQ7hK8vI0ZRw74kernlNDw=")
+
+    @Test("ECIES ciphertexts Apple's framework made with a P-521 key it exported and a P-384 key open here; one altered byte is errSecParam 'ECIES: Failed to aes-gcm decrypt data'")
+    func applesLargerCurveCiphertextsOpen() throws {
+        let (p521Bytes, p521Ciphertext) = (try #require(Self.appleP521Key), try #require(Self.appleP521Ciphertext))
+        let (p384Bytes, p384Ciphertext) = (try #require(Self.appleP384Key), try #require(Self.appleP384Ciphertext))
+        let p521 = try #require(key(p521Bytes, isPrivate: true))
+        #expect(SecKeyCreateDecryptedData(p521, .eciesEncryptionStandardVariableIVX963SHA512AESGCM, p521Ciphertext as CFData, nil) as Data?
+            == Data("Hello World!".utf8))
+        let p384 = try #require(key(p384Bytes, isPrivate: true))
+        #expect(SecKeyCreateDecryptedData(p384, .eciesEncryptionCofactorVariableIVX963SHA384AESGCM, p384Ciphertext as CFData, nil) as Data?
+            == Data("P384-SHA384-VIV".utf8))
+
+        var altered = p521Ciphertext
+        altered[altered.count - 20] ^= 1
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCreateDecryptedData(p521, .eciesEncryptionStandardVariableIVX963SHA512AESGCM, altered as CFData, &error) == nil)
+        let failure = error?.takeRetainedValue() as NSError?
+        #expect(failure?.code == Int(errSecParam) && String(describing: failure).contains("ECIES: Failed to aes-gcm decrypt data"))
+        // A P-256 ciphertext is too short a point for a P-521 key: errSecParam, not a crash.
+        #expect(SecKeyCreateDecryptedData(p521, .eciesEncryptionStandardVariableIVX963SHA512AESGCM, Data(count: 81) as CFData, nil) == nil)
+    }
+
+    @Test("our P-384/P-521 limits: access-control flags are refused; P-192 and other sizes are errSecParam; bad bytes are errSecParam")
     func limits() throws {
         let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384]
-        let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
-        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
-        #expect(!SecKeyIsAlgorithmSupported(publicKey, .encrypt, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM))
-        var error: Unmanaged<CFError>?
-        #expect(SecKeyCreateEncryptedData(publicKey, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, Data("x".utf8) as CFData, &error) == nil)
-        #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecParam))
-
         func status(_ extra: [String: Any]) -> Int? {
             var error: Unmanaged<CFError>?
             _ = SecKeyCreateRandomKey(parameters.merging(extra) { $1 } as CFDictionary, &error)

@@ -55,7 +55,7 @@ struct KeyAlgorithmTests {
         }
     }
 
-    @Test("a P-256 key supports ECDSA over SHA-1/224/256/384/512 and given digests, ECIES and ECDH with those KDF hashes; not RSA or the pre-iOS 17 ecdsaSignatureRFC4754")
+    @Test("a P-256 key supports ECDSA over SHA-1/224/256/384/512 and given digests (ecdsaSignatureRFC4754 among them, SecKeyAdaptors.m's alias of ecdsaSignatureDigestRFC4754), ECIES and ECDH with those KDF hashes; not RSA")
     func supportMatrix() async throws {
         let sim = try TestDevice(enrolled: [])
         let rows = await sim.blocking { () -> [Bool] in
@@ -67,7 +67,7 @@ struct KeyAlgorithmTests {
                 SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureDigestX962SHA224),
                 SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureDigestX962),
                 SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA224),
-                !SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureRFC4754),
+                SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureRFC4754),
                 !SecKeyIsAlgorithmSupported(key, .sign, .rsaSignatureMessagePKCS1v15SHA256),
                 !SecKeyIsAlgorithmSupported(publicKey, .sign, .ecdsaSignatureMessageX962SHA256),
                 SecKeyIsAlgorithmSupported(publicKey, .verify, .ecdsaSignatureMessageX962SHA384),
@@ -106,7 +106,7 @@ struct KeyAlgorithmTests {
         #expect(!publicKey.isValidSignature(sha384, for: message))  // not SHA-256
     }
 
-    @Test("a given digest signs as its message does; a digest of the wrong length, or an unsupported algorithm, is errSecParam")
+    @Test("a given digest signs as its message does; a digest of the wrong length is errSecParam; ecdsaSignatureRFC4754 signs the digest as r || s (SecKeyAdaptors.m: ecdsaSignatureDigestRFC4754)")
     func digestSignatures() async throws {
         let sim = try TestDevice(enrolled: [])
         let message = Self.message
@@ -121,14 +121,19 @@ struct KeyAlgorithmTests {
             let anyLength = SecKeyCreateSignature(key, .ecdsaSignatureDigestX962, digest as CFData, nil) != nil
             let wrong = SecKeyCreateSignature(key, .ecdsaSignatureDigestX962SHA256, digest as CFData, &error)
             let wrongCode = wrong == nil ? (error?.takeRetainedValue() as NSError?)?.code ?? 0 : 0
-            let unsupported = SecKeyCreateSignature(key, .ecdsaSignatureRFC4754, message as CFData, &error)
-            let unsupportedCode = unsupported == nil ? (error?.takeRetainedValue() as NSError?)?.code ?? 0 : 0
-            return [verifiedAsMessage ? 1 : 0, anyLength ? 1 : 0, wrongCode, unsupportedCode]
+            // The iOS 10 name signs the digest as given, as r || s (SecKeyAdaptors.m runs it as
+            // ecdsaSignatureDigestRFC4754).
+            let rfc4754 = SecKeyCreateSignature(key, .ecdsaSignatureRFC4754, digest as CFData, nil) as Data?
+            let rfc4754Verifies = rfc4754.map {
+                SecKeyVerifySignature(publicKey, .ecdsaSignatureDigestRFC4754, digest as CFData, $0 as CFData, nil)
+                    && SecKeyVerifySignature(publicKey, .ecdsaSignatureRFC4754, digest as CFData, $0 as CFData, nil)
+            } ?? false
+            return [verifiedAsMessage ? 1 : 0, anyLength ? 1 : 0, wrongCode, rfc4754?.count ?? 0, rfc4754Verifies ? 1 : 0]
         }
-        #expect(results == [1, 1, Int(errSecParam), Int(errSecParam)])
+        #expect(results == [1, 1, Int(errSecParam), 64, 1])
     }
 
-    @Test("SecKeyRawSign / SecKeyRawVerify (deprecated, in wrappers' iOS branches): PKCS1 over a SHA-256 digest is DER X9.62 that swift-crypto verifies; a bad signature is errSSLCrypto; a short buffer, sigRaw and RSA-only encryption are errSecParam")
+    @Test("SecKeyRawSign / SecKeyRawVerify (deprecated, in wrappers' iOS branches): PKCS1 over a SHA-256 digest is DER X9.62 that swift-crypto verifies; sigRaw is r || s, ecdsaSignatureDigestRFC4754 as SecKey.m maps it; a bad signature is errSSLCrypto; a short buffer, a public key signing and RSA-only encryption are errSecParam")
     func legacyRawSignAndVerify() async throws {
         let sim = try TestDevice(enrolled: [])
         let digest = [UInt8](SHA256.hash(data: Self.message))
@@ -148,15 +153,21 @@ struct KeyAlgorithmTests {
             var raw = [UInt8](repeating: 0, count: 128)
             var rawLength = raw.count
             let sigRaw = SecKeyRawSign(key, .sigRaw, digest, digest.count, &raw, &rawLength)
+            let sigRawLength = OSStatus(rawLength)
+            let sigRawVerified = SecKeyRawVerify(publicKey, .sigRaw, digest, digest.count, raw, rawLength)
+            let sigRawAsModern = SecKeyVerifySignature(publicKey, .ecdsaSignatureDigestRFC4754, Data(digest) as CFData,
+                                                       Data(raw.prefix(rawLength)) as CFData, nil) ? errSecSuccess : errSecVerifyFailed
             let byPublicKey = SecKeyRawSign(publicKey, .PKCS1, digest, digest.count, &raw, &rawLength)
             var cipher = [UInt8](repeating: 0, count: 256)
             var cipherLength = cipher.count
             let encrypt = SecKeyEncrypt(publicKey, .PKCS1, digest, digest.count, &cipher, &cipherLength)
-            let statuses = [signed, verified, wrongDigest, tooSmall, OSStatus(smallLength), sigRaw, byPublicKey, encrypt]
+            let statuses = [signed, verified, wrongDigest, tooSmall, OSStatus(smallLength), sigRaw, sigRawLength, sigRawVerified,
+                            sigRawAsModern, byPublicKey, encrypt]
             return (statuses, produced, SecKeyCopyExternalRepresentation(publicKey, nil)! as Data)
         }
         let (statuses, signature, publicKeyBytes) = try #require(outcome)
-        #expect(statuses == [errSecSuccess, errSecSuccess, errSSLCrypto, errSecParam, 8, errSecParam, errSecParam, errSecParam])
+        #expect(statuses == [errSecSuccess, errSecSuccess, errSSLCrypto, errSecParam, 8, errSecSuccess, 64, errSecSuccess,
+                             errSecSuccess, errSecParam, errSecParam])
         #expect(errSSLCrypto == -9809)
         let publicKey = try P256.Signing.PublicKey(x963Representation: publicKeyBytes)
         let parsed = try P256.Signing.ECDSASignature(derRepresentation: signature)

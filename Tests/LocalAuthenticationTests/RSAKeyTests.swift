@@ -219,6 +219,26 @@ struct RSAKeyTests {
             == "RSA keys are read here with 1024 to 8192 bits, a whole number of bytes, not 512")
     }
 
+    @Test("a key too small for a form does not support it, as Apple's adaptors answer (SecKeyAdaptors.m): OAEP needs a block of 2 × the hash length + 2 bytes, PSS signing 2 × 8 × the hash length + 9 bits; verifying has no such check")
+    func formsTheKeyIsTooSmallForAreUnsupported() throws {
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 1024]
+        let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        // A 1,024-bit key: a 128-byte block; SHA-512 needs 130 (OAEP) and 1,033 bits (PSS), SHA-384 98 and 777.
+        for algorithm in [SecKeyAlgorithm.rsaEncryptionOAEPSHA512, .rsaEncryptionOAEPSHA512AESGCM] {
+            #expect(!SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm) && !SecKeyIsAlgorithmSupported(privateKey, .decrypt, algorithm))
+        }
+        #expect(SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionOAEPSHA384) && SecKeyIsAlgorithmSupported(privateKey, .decrypt, .rsaEncryptionOAEPSHA384))
+        #expect(!SecKeyIsAlgorithmSupported(privateKey, .sign, .rsaSignatureMessagePSSSHA512))
+        #expect(!SecKeyIsAlgorithmSupported(privateKey, .sign, .rsaSignatureDigestPSSSHA512))
+        #expect(SecKeyIsAlgorithmSupported(privateKey, .sign, .rsaSignatureMessagePSSSHA384))
+        #expect(SecKeyIsAlgorithmSupported(privateKey, .sign, .rsaSignatureMessagePKCS1v15SHA512))
+        #expect(SecKeyIsAlgorithmSupported(publicKey, .verify, .rsaSignatureMessagePSSSHA512))
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCreateSignature(privateKey, .rsaSignatureMessagePSSSHA512, Data("m".utf8) as CFData, &error) == nil)
+        #expect((error?.takeRetainedValue() as NSError?)?.code == Int(errSecParam))
+    }
+
     @Test("a ciphertext that does not decrypt is errSecParam \"RSAdecrypt wrong input\", as iOS reports it")
     func decryptFailure() throws {
         let made = try check("make")

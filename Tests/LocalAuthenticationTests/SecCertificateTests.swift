@@ -88,5 +88,22 @@ struct SecCertificateTests {
         let trailing = try #require(SecCertificateCreateWithData(nil, (der + Data([0, 1, 2])) as CFData))
         #expect(SecCertificateCopyData(trailing) as Data == der)
     }
+
+    /// openssl-made certificates without a common name or an e-mail address: subject "O=Org
+    /// Inc, L=Town" with the dNSNames "127.0.0.1" then "good.example.com"; subject "O=Bad DNS
+    /// Org" with "-bad.example.com" and "example.123".
+    static let dnsNamesAfterAnAddress = "MIICDTCCAXCgAwIBAgIDAP8AMAoGCCqGSM49BAMCMCExEDAOBgNVBAoMB09yZyBJbmMxDTALBgNVBAcMBFRvd24wHhcNMjYxMTI5MjEyMDEwWhcNMjYxMjI5MjEyMDEwWjAhMRAwDgYDVQQKDAdPcmcgSW5jMQ0wCwYDVQQHDARUb3duMIGbMBAGByqGSM49AgEGBSuBBAAjA4GGAAQBP69F5bbNIImnL8cjQlfhSmbmelXq79i5PYuui/Syx7+e1AkGugeutwEhWOIHjpN9L3o7ED6zyfATZbjAlEaw6jABIVngLjJm/3bWWHoPNtrpVbcfj0hK2z5s10ErdCQrDzgLRU7/O8PzZPKl4k29ZqnSfAMfoswUOc1yKu2WQV/GhT6jVDBSMAkGA1UdEwQCMAAwJgYDVR0RBB8wHYIJMTI3LjAuMC4xghBnb29kLmV4YW1wbGUuY29tMB0GA1UdDgQWBBSOBL2GaoAFD2JtRIYh8qs/Fryf5TAKBggqhkjOPQQDAgOBigAwgYYCQR4Ld8XVojbdO+kLk3DDm9IQ9gsdqEQOA2ZvxJfAP7p+Kex2ixlG2I3O1GruWKr6/BWseT69HBDQuJOmb2ngtiLBAkEkrtL9+WENwzQpuXq1MPT7hB3pSTWVZamEvCQakkQow8acM6lB1P4cTSMpa3BgyXBZo4x+qGmujwrK6XZwDX9DGg=="
+    static let noDNSNames = "MIIBcTCCARegAwIBAgIBCTAKBggqhkjOPQQDAjAWMRQwEgYDVQQKDAtCYWQgRE5TIE9yZzAeFw0yNjExMjkyMTIwMTBaFw0yNjEyMjkyMTIwMTBaMBYxFDASBgNVBAoMC0JhZCBETlMgT3JnMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEc9DutcDlimhoPxe80OTSMzd2XhJ/UTxD1tTwh9hj4vna/7//QKQnYFYhAffFMdnq4FikC/6n7CiC7rNI8yEkEqNWMFQwCQYDVR0TBAIwADAoBgNVHREEITAfghAtYmFkLmV4YW1wbGUuY29tggtleGFtcGxlLjEyMzAdBgNVHQ4EFgQUD9qw6ig5WaK6cYRiIsGOM/1vYNQwCgYIKoZIzj0EAwIDSAAwRQIhAIYMuoL37FPUmfrEBG/2wKgLN8/kdDjq5dbgI6gWjUw4AiAY+A5OsPFFGtpkYTNhxsJ1F79i7VLWBW975G5smVltHQ=="
+
+    @Test("without a common name or an e-mail address, the subject summary is the first subjectAltName dNSName that reads as a DNS name (SecCertificate.c, SecFrameworkIsDNSName: an address such as 127.0.0.1, a leading hyphen, an all-digit last label are not); with none, the organization")
+    func subjectSummarySkipsNamesThatAreNotDNSNames() throws {
+        func summary(_ base64: String) throws -> String? {
+            let der = try #require(Data(base64Encoded: base64))
+            let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
+            return SecCertificateCopySubjectSummary(certificate).map { $0 as String }
+        }
+        #expect(try summary(Self.dnsNamesAfterAnAddress) == "good.example.com")
+        #expect(try summary(Self.noDNSNames) == "Bad DNS Org")
+    }
 }
 #endif

@@ -1,14 +1,18 @@
 import Crypto
 import Foundation
 
-/// Apple's `kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM` for P-256, byte
-/// for byte, so data encrypted on an iPhone opens here and the other way round:
+/// Apple's ECIES (`kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM` and
+/// its relatives) for P-256, P-384 and P-521, byte for byte, so data encrypted on an iPhone
+/// opens here and the other way round (`SecKeyAdaptors.m`):
 ///
-/// - output: ephemeral public key (X9.63 uncompressed, 65 bytes) || ciphertext || GCM tag (16);
-/// - shared secret: ECDH (cofactor 1 on P-256, so the cofactor variant equals the standard one)
-///   between the ephemeral key and the recipient;
-/// - KDF: ANSI X9.63 with SHA-256 over the shared secret, shared info = the ephemeral public
-///   key, 32 bytes: the first 16 are the AES-128 key, the last 16 the GCM IV ("VariableIV").
+/// - output: ephemeral public key (X9.63 uncompressed: 65, 97 or 133 bytes) || ciphertext ||
+///   GCM tag (16);
+/// - shared secret: ECDH between the ephemeral key and the recipient (cofactor 1 on these
+///   curves, so the cofactor variant equals the standard one);
+/// - KDF: ANSI X9.63 over the shared secret, shared info = the ephemeral public key. It gives
+///   the AES key — 16 bytes (AES-128) for P-256, 32 (AES-256) for the larger curves, as Apple
+///   picks by key size — then, in the "VariableIV" forms, the 16-byte GCM IV (16 zero bytes in
+///   the iOS 10 forms).
 ///
 /// ```swift
 /// let box = try ECIES.seal(Data("secret".utf8), to: key.publicKeyData)
@@ -42,15 +46,15 @@ public enum ECIES {
         }
     }
 
-    /// One of Apple's ECIES forms for P-256: the X9.63 KDF's hash, and where the AES-GCM IV
-    /// comes from. Both forms put the ephemeral public key (65 bytes) before the ciphertext and
-    /// the 16-byte tag after it, and use no associated data.
+    /// One of Apple's ECIES forms: the X9.63 KDF's hash, and where the AES-GCM IV comes from.
+    /// Both forms put the ephemeral public key before the ciphertext and the 16-byte tag after
+    /// it, and use no associated data.
     public struct Variant: Sendable, Hashable {
         /// The KDF's hash.
         public let hash: Hash
-        /// True for the "VariableIV" form (iOS 11 on): the KDF gives 32 bytes, the AES-128 key
-        /// then the 16-byte IV. False for the iOS 10 form: the KDF gives the 16-byte key and the
-        /// IV is 16 zero bytes.
+        /// True for the "VariableIV" form (iOS 11 on): the KDF gives the AES key then the
+        /// 16-byte IV. False for the iOS 10 form: the KDF gives the key alone and the IV is 16
+        /// zero bytes.
         public let variableIV: Bool
 
         /// A form; see ``hash`` and ``variableIV``.
@@ -63,26 +67,94 @@ public enum ECIES {
         public static let variableIVSHA256 = Variant(hash: .sha256, variableIV: true)
     }
 
+    /// The curves Apple's ECIES takes here, known by the length of their X9.63 public keys.
+    package enum Curve: Sendable {
+        case p256, p384, p521
+
+        /// The curve of an X9.63 public key of `length` bytes (65, 97 or 133).
+        package init(publicKeyLength length: Int) throws {
+            switch length {
+            case 65: self = .p256
+            case 97: self = .p384
+            case 133: self = .p521
+            default:
+                throw KeychainError(.invalidParameter, message: "an ECIES public key is X9.63: 65, 97 or 133 bytes (P-256, P-384, P-521), not \(length)")
+            }
+        }
+
+        /// "P-256", "P-384" or "P-521".
+        var name: String {
+            switch self {
+            case .p256: "P-256"
+            case .p384: "P-384"
+            case .p521: "P-521"
+            }
+        }
+
+        /// The length of the curve's X9.63 public keys.
+        var publicKeyLength: Int {
+            switch self {
+            case .p256: 65
+            case .p384: 97
+            case .p521: 133
+            }
+        }
+
+        /// The AES key's length: AES-128 for keys of at most 256 bits, AES-256 above
+        /// (`SecKeyAdaptors.m`, `SecKeyECIESKeyExchangeKDFX963CopyResult`).
+        var aesKeyByteCount: Int { self == .p256 ? 16 : 32 }
+
+        /// Checks that `data` is a point of this curve in X9.63 form; errSecParam otherwise.
+        func validate(_ data: Data) throws {
+            do {
+                switch self {
+                case .p256: _ = try P256.KeyAgreement.PublicKey(x963Representation: data)
+                case .p384: _ = try P384.KeyAgreement.PublicKey(x963Representation: data)
+                case .p521: _ = try P521.KeyAgreement.PublicKey(x963Representation: data)
+                }
+            } catch {
+                throw KeychainError(.invalidParameter, message: "not a \(name) public key in X9.63 form")
+            }
+        }
+
+        /// A fresh ephemeral key's X9.63 public key and its ECDH secret with `peer`.
+        func ephemeralAgreement(with peer: Data) throws -> (publicKey: Data, secret: Data) {
+            do {
+                switch self {
+                case .p256:
+                    let ephemeral = P256.KeyAgreement.PrivateKey()
+                    let secret = try ephemeral.sharedSecretFromKeyAgreement(with: .init(x963Representation: peer))
+                    return (ephemeral.publicKey.x963Representation, secret.withUnsafeBytes { Data($0) })
+                case .p384:
+                    let ephemeral = P384.KeyAgreement.PrivateKey()
+                    let secret = try ephemeral.sharedSecretFromKeyAgreement(with: .init(x963Representation: peer))
+                    return (ephemeral.publicKey.x963Representation, secret.withUnsafeBytes { Data($0) })
+                case .p521:
+                    let ephemeral = P521.KeyAgreement.PrivateKey()
+                    let secret = try ephemeral.sharedSecretFromKeyAgreement(with: .init(x963Representation: peer))
+                    return (ephemeral.publicKey.x963Representation, secret.withUnsafeBytes { Data($0) })
+                }
+            } catch {
+                throw KeychainError(.invalidParameter, message: "not a \(name) public key in X9.63 form")
+            }
+        }
+    }
+
     /// The bytes of one ciphertext.
-    struct Parts {
+    package struct Parts {
+        let curve: Curve
         let ephemeralPublicKey: Data
         let ciphertext: Data
         let tag: Data
     }
 
-    /// Encrypts `plaintext` to the P-256 public key `recipient` (65-byte X9.63). Needs no
-    /// authentication (it uses only the public key). errSecParam for a malformed key.
+    /// Encrypts `plaintext` to `recipient`, a P-256, P-384 or P-521 public key in X9.63 form
+    /// (65, 97 or 133 bytes). Needs no authentication (it uses only the public key).
+    /// errSecParam for a malformed key.
     public static func seal(_ plaintext: Data, to recipient: Data, variant: Variant = .variableIVSHA256) throws -> Data {
-        let peer = try publicKey(recipient)
-        let ephemeral = P256.KeyAgreement.PrivateKey()
-        let ephemeralPublic = ephemeral.publicKey.x963Representation
-        let secret: Data
-        do {
-            secret = try ephemeral.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { Data($0) }
-        } catch {
-            throw KeychainError(.invalidParameter, message: "key agreement failed")
-        }
-        let (key, iv) = derive(secret, sharedInfo: ephemeralPublic, variant: variant)
+        let curve = try Curve(publicKeyLength: recipient.count)
+        let (ephemeralPublic, secret) = try curve.ephemeralAgreement(with: recipient)
+        let (key, iv) = derive(secret, sharedInfo: ephemeralPublic, curve: curve, variant: variant)
         do {
             let box = try AES.GCM.seal(plaintext, using: key, nonce: try AES.GCM.Nonce(data: iv))
             return ephemeralPublic + box.ciphertext + box.tag
@@ -91,23 +163,31 @@ public enum ECIES {
         }
     }
 
-    /// Splits a ciphertext; errSecParam when it is too short or its key is not on the curve.
-    static func split(_ data: Data) throws -> Parts {
+    /// Splits a ciphertext for a key of `curve`; errSecParam when it is too short or its
+    /// ephemeral key is not on the curve.
+    package static func split(_ data: Data, curve: Curve = .p256) throws -> Parts {
         let bytes = Data(data)
-        guard bytes.count >= 65 + 16 else {
-            throw KeychainError(.invalidParameter, message: "an ECIES ciphertext is at least 81 bytes")
+        let keyLength = curve.publicKeyLength
+        guard bytes.count >= keyLength + 16 else {
+            throw KeychainError(.invalidParameter, message: "an ECIES ciphertext for a \(curve.name) key is at least \(keyLength + 16) bytes")
         }
-        let ephemeral = bytes.prefix(65)
-        _ = try publicKey(ephemeral)
-        return Parts(ephemeralPublicKey: Data(ephemeral), ciphertext: Data(bytes.dropFirst(65).dropLast(16)),
+        let ephemeral = Data(bytes.prefix(keyLength))
+        try curve.validate(ephemeral)
+        return Parts(curve: curve, ephemeralPublicKey: ephemeral, ciphertext: Data(bytes.dropFirst(keyLength).dropLast(16)),
                      tag: Data(bytes.suffix(16)))
     }
 
-    /// Opens `parts` with the recipient's private key; errSecParam when the tag does not match
-    /// (wrong key or altered data), with the text of Apple's ECIES adaptor (`SecKeyAdaptors.m`).
+    /// Opens `parts` with the recipient's P-256 private key (see ``open(_:variant:agree:)``).
     static func open(_ parts: Parts, privateKey: P256.Signing.PrivateKey, variant: Variant) throws -> Data {
-        let secret = try agree(privateKey, try publicKey(parts.ephemeralPublicKey))
-        let (key, iv) = derive(secret, sharedInfo: parts.ephemeralPublicKey, variant: variant)
+        try open(parts, variant: variant) { try agree(privateKey, try publicKey($0)) }
+    }
+
+    /// Opens `parts`; `agree` gives the recipient's ECDH secret with the ephemeral public key it
+    /// is handed. errSecParam when the tag does not match (wrong key or altered data), with the
+    /// text of Apple's ECIES adaptor (`SecKeyAdaptors.m`).
+    package static func open(_ parts: Parts, variant: Variant, agree: (Data) throws -> Data) throws -> Data {
+        let secret = try agree(parts.ephemeralPublicKey)
+        let (key, iv) = derive(secret, sharedInfo: parts.ephemeralPublicKey, curve: parts.curve, variant: variant)
         do {
             let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: iv), ciphertext: parts.ciphertext, tag: parts.tag)
             return try AES.GCM.open(box, using: key)
@@ -148,11 +228,13 @@ public enum ECIES {
         return output.prefix(count)
     }
 
-    private static func derive(_ secret: Data, sharedInfo: Data, variant: Variant) -> (SymmetricKey, Data) {
+    /// The AES key and the GCM IV of `variant` for a key of `curve`.
+    private static func derive(_ secret: Data, sharedInfo: Data, curve: Curve, variant: Variant) -> (SymmetricKey, Data) {
+        let keyLength = curve.aesKeyByteCount
         guard variant.variableIV else {
-            return (SymmetricKey(data: x963KDF(secret, sharedInfo: sharedInfo, count: 16, hash: variant.hash)), Data(count: 16))
+            return (SymmetricKey(data: x963KDF(secret, sharedInfo: sharedInfo, count: keyLength, hash: variant.hash)), Data(count: 16))
         }
-        let material = x963KDF(secret, sharedInfo: sharedInfo, count: 32, hash: variant.hash)
-        return (SymmetricKey(data: material.prefix(16)), Data(material.suffix(16)))
+        let material = x963KDF(secret, sharedInfo: sharedInfo, count: keyLength + 16, hash: variant.hash)
+        return (SymmetricKey(data: material.prefix(keyLength)), Data(material.suffix(16)))
     }
 }

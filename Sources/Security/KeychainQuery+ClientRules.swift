@@ -27,6 +27,25 @@ extension KeychainQuery {
         }
     }
 
+    /// `query` with the class of its `kSecValueRef` (a key, a certificate or an identity) when
+    /// it names none. iOS's client code merges a ref's attributes, its class among them, into the
+    /// call's before anything else reads it, the caller's own attributes winning
+    /// (`SecItem.m`, `SecItemAttributesPrepare`): a lookup, an add or a delete by ref alone
+    /// works.
+    static func withClassOfValueRef(_ query: CFDictionary) -> CFDictionary {
+        guard query.object(forKey: kSecClass as String) == nil, let ref = query.object(forKey: kSecValueRef as String) else { return query }
+        let itemClass: CFString
+        switch ref {
+        case is SecKey: itemClass = kSecClassKey
+        case is SecCertificate: itemClass = kSecClassCertificate
+        case is SecIdentity: itemClass = kSecClassIdentity
+        default: return query
+        }
+        guard let completed = query.mutableCopy() as? NSMutableDictionary else { return query }
+        completed[kSecClass as String] = itemClass
+        return completed
+    }
+
     /// The status iOS's securityd gives a call, of any class, for the search keys it refuses:
     /// in `SecItemDelete` and `SecItemUpdate` (`inChange`) every search key, `kSecMatchLimit`
     /// too (`SecDbQuery.c` records each, the limit among them, as a match rule, and

@@ -23,6 +23,7 @@ import TouchstoneSimulation
 /// on the context or an access control with `privateKeyUsage` (a key's flag), `errSecUnimplemented` for an identity ref (add its certificate and key). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    let attributes = KeychainQuery.withClassOfValueRef(attributes)
     if let refused = KeychainQuery.refusedClientRules(query: attributes, stored: attributes) { return refused }
     if KeyQuery.isKeyClass(attributes) { return KeyItems.add(attributes, result) }
     if CertificateQuery.isCertificateClass(attributes) { return CertificateItems.add(attributes, result) }
@@ -83,6 +84,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// ```
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    let query = KeychainQuery.withClassOfValueRef(query)
     if let refused = KeychainQuery.refusedSearchKeys(query, inChange: false) { return refused }
     if KeyQuery.isKeyClass(query) { return KeyItems.copyMatching(query, result) }
     if CertificateQuery.isCertificateClass(query) { return CertificateItems.copyMatching(query, result) }
@@ -138,6 +140,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// ```
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    let query = KeychainQuery.withClassOfValueRef(query)
     if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true, isUpdate: true)
         ?? KeychainQuery.refusedClientRules(query: query, stored: attributesToUpdate) { return refused }
     return KeychainCall.run { call in
@@ -176,6 +179,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// is none; certificates and identities are deleted as `CertificateItems` says, keys by tag, label or `kSecValueRef`. Never prompts.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    let query = KeychainQuery.withClassOfValueRef(query)
     if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true)
         ?? KeychainQuery.refusedClientRules(query: query, stored: nil) { return refused }
     if KeyQuery.isKeyClass(query) { return KeyItems.delete(query) }

@@ -110,6 +110,30 @@ struct CertificateItemTests {
                             "add with reference -50", "identity -4", "delete 0", "left 1 true"])
     }
 
+    @Test("a kSecValueRef names its item's class when the call does not (SecItem.m, SecItemAttributesPrepare merges the ref's attributes): a certificate is added, found and deleted by its ref alone, a stored key is found by its ref alone")
+    func valueRefNamesTheClass() async throws {
+        let certificate = try Self.certificate(try #require(try Self.certificates()["p256"]))
+        let device = try TestDevice()
+        let results = await device.blocking { () -> [String] in
+            let byRef: [String: Any] = [kSecValueRef as String: certificate]
+            let added = SecItemAdd(byRef as CFDictionary, nil)
+            var found: CFTypeRef?
+            let lookup = SecItemCopyMatching(byRef.merging([kSecReturnAttributes as String: true]) { $1 } as CFDictionary, &found)
+            let itemClass = (found as? [String: Any])?[kSecClass as String] as? String ?? "none"
+            let deleted = SecItemDelete(byRef as CFDictionary)
+            let gone = SecItemCopyMatching(byRef as CFDictionary, nil)
+
+            let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                             kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true]]
+            guard let key = SecKeyCreateRandomKey(parameters as CFDictionary, nil) else { return ["no key"] }
+            var keyRef: CFTypeRef?
+            let keyLookup = SecItemCopyMatching([kSecValueRef as String: key, kSecReturnRef as String: true] as CFDictionary, &keyRef)
+            return ["\(added)", "\(lookup)", itemClass, "\(deleted)", "\(gone)", "\(keyLookup)", "\(keyRef is SecKey)"]
+        }
+        #expect(results == ["\(errSecSuccess)", "\(errSecSuccess)", kSecClassCertificate as String, "\(errSecSuccess)", "\(errSecItemNotFound)",
+                            "\(errSecSuccess)", "true"])
+    }
+
     @Test("the access group is part of a certificate item, as on iOS: the same certificate is stored once per group, a query naming a group finds only its own")
     func accessGroups() async throws {
         let certificate = try Self.certificate(try #require(try Self.certificates()["p256"]))

@@ -8,8 +8,9 @@ import Touchstone
 /// values that cannot live in its bytes. So `_Init` puts a state in this table and writes its
 /// handle, with a tag, into the context; `_Update` finds it there, and `_Final` takes it out.
 /// A context with no handle of ours (zeroed, as Swift's `CC_SHA256_CTX()` is, or already
-/// finished) starts a fresh state. A copy of a context names the same state (our limit: in C
-/// the copy is independent), and a context never finished keeps its entry.
+/// finished) starts a fresh state; `_Init` always starts one under a new handle. A copy of a
+/// context names the same state (our limit: in C the copy is independent), and a context never
+/// finished keeps its entry.
 final class ContextHandles<State: Sendable>: Sendable {
     /// "TSCC": this handle is one of ours.
     private static var tag: UInt32 { 0x5453_4343 }
@@ -27,14 +28,13 @@ final class ContextHandles<State: Sendable>: Sendable {
         context.storeBytes(of: handle == nil ? 0 : Self.tag, toByteOffset: 8, as: UInt32.self)
     }
 
-    /// Gives `context` the state `state`, replacing any it had.
+    /// Gives `context` the state `state`, under a new handle. The bytes `context` held before
+    /// are not read: in C an `_Init` overwrites the whole struct, and memory the caller reuses
+    /// without zeroing (a context moved elsewhere, or one abandoned) may still name a state
+    /// another live context holds, which must not be taken over. (So a context started twice
+    /// without finishing leaves its first entry behind, as one never finished does.)
     func start(_ context: UnsafeMutableRawPointer, with state: State) {
-        let existing = handle(in: context)
         let handle = table.withLock { table -> UInt64 in
-            if let existing, table.states[existing] != nil {
-                table.states[existing] = state
-                return existing
-            }
             let handle = table.next
             table.next += 1
             table.states[handle] = state

@@ -74,4 +74,48 @@ import Testing
             #expect(streamed == expected && streamedMAC == expectedMAC, "\(length) bytes")
         }
     }
+
+    @Test("an _Init in memory that still holds another live context's bytes starts afresh and leaves that context alone, as C's _Init overwrites the struct (found with iosdevzone/IDZSwiftCommonCrypto, which allocates its contexts uninitialized): a moved digest and a live HMAC keep their own results")
+    func initOverStaleBytesLeavesLiveContextsAlone() {
+        let abc = Array("abc".utf8), xyz = Array("xyz".utf8)
+        var old = CC_SHA256_CTX()
+        CC_SHA256_Init(&old)
+        CC_SHA256_Update(&old, abc, CC_LONG(abc.count))
+        var moved = old  // the context moves (a reallocation, a value copy); the old bytes stay
+        CC_SHA256_Init(&old)
+        CC_SHA256_Update(&old, xyz, CC_LONG(xyz.count))
+        var movedDigest = [UInt8](repeating: 0, count: 32), oldDigest = [UInt8](repeating: 0, count: 32)
+        CC_SHA256_Final(&movedDigest, &moved)
+        CC_SHA256_Final(&oldDigest, &old)
+        #expect(movedDigest == SHA256Reference.abc && oldDigest == SHA256Reference.xyz)
+
+        let (keyX, keyY) = (Array("key X".utf8), Array("key Y".utf8))
+        let (messageX, messageY) = (Array("message X".utf8), Array("message Y".utf8))
+        var live = CCHmacContext()
+        CCHmacInit(&live, CCHmacAlgorithm(kCCHmacAlgSHA256), keyX, keyX.count)
+        CCHmacUpdate(&live, messageX, messageX.count)
+        var reused = live  // memory reused without zeroing, still holding the live context's bytes
+        CCHmacInit(&reused, CCHmacAlgorithm(kCCHmacAlgSHA256), keyY, keyY.count)
+        CCHmacUpdate(&reused, messageY, messageY.count)
+        var macX = [UInt8](repeating: 0, count: 32), macY = [UInt8](repeating: 0, count: 32)
+        CCHmacFinal(&live, &macX)
+        CCHmacFinal(&reused, &macY)
+        var expectedX = [UInt8](repeating: 0, count: 32), expectedY = [UInt8](repeating: 0, count: 32)
+        CCHmac(CCHmacAlgorithm(kCCHmacAlgSHA256), keyX, keyX.count, messageX, messageX.count, &expectedX)
+        CCHmac(CCHmacAlgorithm(kCCHmacAlgSHA256), keyY, keyY.count, messageY, messageY.count, &expectedY)
+        #expect(macX == expectedX && macY == expectedY)
+    }
+}
+
+/// SHA-256 of "abc" (FIPS 180-4) and of "xyz", for the context tests.
+private enum SHA256Reference {
+    static let abc: [UInt8] = bytes("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    static let xyz: [UInt8] = bytes("3608bca1e44ea6c4d268eb6db02260269892c0b42b86bbf1e77a6fa16c3c9282")
+
+    private static func bytes(_ hex: String) -> [UInt8] {
+        stride(from: 0, to: hex.count, by: 2).map { offset in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16) ?? 0
+        }
+    }
 }

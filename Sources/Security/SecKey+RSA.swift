@@ -134,14 +134,15 @@ struct RSAKey: InMemoryKey {
     func supports(_ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
         switch operation {
         case .sign:
-            guard privateKey != nil, let form = algorithm.rsaSignature else { return false }
+            guard isPrivate, let form = algorithm.rsaSignature else { return false }
             return isLargeEnough(toSign: form)
         // As Apple's adaptors: a private key verifies through its private operation (so no
         // signature verifies) and does not encrypt.
         case .verify:
             return algorithm.rsaSignature != nil
         case .encrypt, .decrypt:
-            guard (privateKey != nil) == (operation == .decrypt), let form = algorithm.rsaEncryption else { return false }
+            // The public key encrypts, the private key decrypts.
+            guard isPrivate == (operation == .decrypt), let form = algorithm.rsaEncryption else { return false }
             return isLargeEnough(toPad: form)
         case .keyExchange:
             return false

@@ -67,19 +67,17 @@ public enum ECIES {
         public static let variableIVSHA256 = Variant(hash: .sha256, variableIV: true)
     }
 
-    /// The curves Apple's ECIES takes here, known by the length of their X9.63 public keys.
-    package enum Curve: Sendable {
-        case p256, p384, p521
+    /// The curves Apple's ECIES takes here, known by the length of their X9.63 public keys
+    /// (`04 || X || Y`), the raw value.
+    package enum Curve: Int, Sendable {
+        case p256 = 65, p384 = 97, p521 = 133
 
         /// The curve of an X9.63 public key of `length` bytes (65, 97 or 133).
         package init(publicKeyLength length: Int) throws {
-            switch length {
-            case 65: self = .p256
-            case 97: self = .p384
-            case 133: self = .p521
-            default:
+            guard let curve = Curve(rawValue: length) else {
                 throw KeychainError(.invalidParameter, message: "an ECIES public key is X9.63: 65, 97 or 133 bytes (P-256, P-384, P-521), not \(length)")
             }
+            self = curve
         }
 
         /// "P-256", "P-384" or "P-521".
@@ -92,17 +90,12 @@ public enum ECIES {
         }
 
         /// The length of the curve's X9.63 public keys.
-        var publicKeyLength: Int {
-            switch self {
-            case .p256: 65
-            case .p384: 97
-            case .p521: 133
-            }
-        }
+        var publicKeyLength: Int { rawValue }
 
-        /// The AES key's length: AES-128 for keys of at most 256 bits, AES-256 above
-        /// (`SecKeyAdaptors.m`, `SecKeyECIESKeyExchangeKDFX963CopyResult`).
-        var aesKeyByteCount: Int { self == .p256 ? 16 : 32 }
+        /// The AES key's length, as Apple's adaptor works it out from the public key's
+        /// coordinates (`SecKeyAdaptors.m`, `SecKeyECIESKeyExchangeKDFX963CopyResult`): AES-128
+        /// for keys of at most 256 bits, AES-256 above.
+        var aesKeyByteCount: Int { (rawValue - 1) / 2 * 8 > 256 ? 32 : 16 }
 
         /// Checks that `data` is a point of this curve in X9.63 form; errSecParam otherwise.
         func validate(_ data: Data) throws {

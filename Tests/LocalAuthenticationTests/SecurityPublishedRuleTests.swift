@@ -437,7 +437,7 @@ struct SecurityPublishedRuleTests {
         #expect(deleted == ["0", "\(errSecItemNotFound)", "ok"])
     }
 
-    @Test("a software key whose access control guards its item (userPresence, no privateKeyUsage) is authenticated when a lookup finds it (its ref, its attributes, or only whether it is there) — a cancel there is errSecUserCanceled, UI skip leaves it out — and the key it returns signs without asking again, after its item is deleted too (SecAccessControl.m's kAKSKeyOpDecrypt constraint, SecDbKeychainItem.m's s3dl_item_from_data)")
+    @Test("a software key whose access control guards its item (userPresence, no privateKeyUsage) is authenticated when a lookup finds it (its ref, its attributes, its data, or only whether it is there) — a cancel there is errSecUserCanceled, UI skip leaves it out — and the key it returns signs without asking again, after its item is deleted too (SecAccessControl.m's kAKSKeyOpDecrypt constraint, SecDbKeychainItem.m's s3dl_item_from_data)")
     func softwareKeyItemAuthenticatesAtLookup() async throws {
         let device = try TestDevice()
         let tag = Data("com.example.software-key".utf8)
@@ -464,8 +464,9 @@ struct SecurityPublishedRuleTests {
         device.enqueue(.cancel)
         #expect(await lookup { [kSecReturnAttributes as String: true] }.0 == errSecUserCanceled)
         #expect(await lookup { [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail] }.0 == errSecInteractionNotAllowed)
-        // Its data alone: our limit, no bytes for a software P-256 key (errSecParam), and no prompt first.
-        #expect(await lookup { [kSecReturnData as String: true] }.0 == errSecParam)
+        // Its data alone opens the item too (its bytes: SoftwareKeyItemDataTests).
+        device.enqueue(.cancel)
+        #expect(await lookup { [kSecReturnData as String: true] }.0 == errSecUserCanceled)
         // kSecUseAuthenticationUISkip: the key that would ask is left out.
         #expect(await lookup { [kSecReturnRef as String: true,
                                 kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip] }.0 == errSecItemNotFound)

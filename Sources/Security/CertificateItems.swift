@@ -64,6 +64,8 @@ struct CertificateQuery {
     let validOn: Date?
     let accessibility: Accessibility?
     let accessGroup: KeychainAttributeValue?
+    /// `kSecAttrSynchronizable`: part of a certificate's primary key, as of every item's.
+    let synchronizable: KeychainQuery.Synchronizable
     let context: (any KeychainAuthenticationContext)?
     /// `kSecUseOperationPrompt` and `kSecUseAuthenticationUI`: for an identity whose key's access
     /// control guards its item (``KeyItems/accessControlGuardsItem(_:)``).
@@ -138,6 +140,7 @@ struct CertificateQuery {
         default: throw Invalid(reason: "kSecMatchValidOnDate must be a date or kCFNull (now)")
         }
         accessibility = try KeychainQuery.protection(dictionary).1
+        synchronizable = try KeychainQuery.Synchronizable(dictionary, byReference: persistentRef != nil)
         accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
         }
@@ -221,6 +224,7 @@ enum CertificateItems {
             if let nothing = KeychainQuery.addStoringNothing(attributes) { return nothing }
             // The access group is part of the item, as on iOS: the one given, else the app's first.
             stored[kSecAttrAccessGroup as String] = query.accessGroup ?? .string(KeychainQuery.defaultAccessGroup(of: authenticator))
+            if query.synchronizable == .yes { stored[kSecAttrSynchronizable as String] = .bool(true) }
             let accessibility = query.accessibility ?? .always
             try authenticator.keychain.add(der, service: service, account: account(stored), itemClass: .certificate,
                                            accessControl: try AccessControl(accessibility), attributes: stored)
@@ -232,9 +236,13 @@ enum CertificateItems {
         }
     }
 
-    /// An item's account: its primary key on iOS (type, issuer, serial number, access group).
+    /// An item's account: its primary key on iOS (type, issuer, serial number, access group,
+    /// whether it synchronizes). The account of one that does not is the one it had before
+    /// synchronizing was kept, so certificates stored then are found as they were.
     private static func account(_ attributes: [String: KeychainAttributeValue]) -> String {
-        primaryKeyAccount([kSecAttrCertificateType, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrAccessGroup].map { $0 as String }, of: attributes)
+        var names = [kSecAttrCertificateType, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrAccessGroup].map { $0 as String }
+        if attributes[kSecAttrSynchronizable as String] != nil { names.append(kSecAttrSynchronizable as String) }
+        return primaryKeyAccount(names, of: attributes)
     }
 
     /// The stored certificates `query` selects, in the order they were added: matching its
@@ -249,7 +257,7 @@ enum CertificateItems {
             .sorted { ($0.insertionOrder ?? 0, $0.account) < ($1.insertionOrder ?? 0, $1.account) }
         var found: [Found] = []
         for item in all where wanted.allSatisfy({ KeychainQuery.sameBytes(item.attributes[$0.key], $0.value) })
-            && query.referenceAllows(item.account) {
+            && query.synchronizable.allows(item.attributes) && query.referenceAllows(item.account) {
             guard let der = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account,
                                                                              itemClass: .certificate, context: nil) else { continue }
             let candidate = Found(item: item, der: der)

@@ -67,10 +67,11 @@ enum StoredInMemoryKeys {
         return try inMemoryKey(data, type: query.keyType, isPrivate: query.keyClass == kSecAttrKeyClassPrivate as String)
     }
 
-    /// Stores `key`; errSecDuplicateItem when this app stored the same half of it already.
+    /// Stores `key` (as an item that synchronizes when `synchronizable`); errSecDuplicateItem
+    /// when this app stored the same half of it already.
     @discardableResult
     static func store(_ key: any InMemoryKey, tag: Data?, label: String?, applicationLabel: Data?,
-                      accessibility: Accessibility, on authenticator: Authenticator) throws -> [String: Any] {
+                      accessibility: Accessibility, synchronizable: Bool = false, on authenticator: Authenticator) throws -> [String: Any] {
         let label = label ?? ""
         let applicationLabel = applicationLabel ?? Data(Insecure.SHA1.hash(data: key.publicKeyData))
         if key.isPrivate {
@@ -84,10 +85,11 @@ enum StoredInMemoryKeys {
         ]
         if let tag { attributes[kSecAttrApplicationTag as String] = .data(tag) }
         if !label.isEmpty { attributes[kSecAttrLabel as String] = .string(label) }
+        if synchronizable { attributes[kSecAttrSynchronizable as String] = .bool(true) }
         try authenticator.keychain.add(key.externalRepresentation, service: service, account: account(of: key), itemClass: .key,
                                        accessControl: try AccessControl(accessibility), attributes: attributes)
         return Self.attributes(of: SecKey(.inMemory(key)), tag: tag, label: label.isEmpty ? nil : label,
-                               applicationLabel: applicationLabel, accessibility: accessibility)
+                               applicationLabel: applicationLabel, accessibility: accessibility, synchronizes: synchronizable)
     }
 
     /// `SecItemAdd` of a key item that makes no `SecKey`: with neither `kSecValueRef` nor
@@ -107,6 +109,7 @@ enum StoredInMemoryKeys {
         if let type = query.keyType { attributes[kSecAttrKeyType as String] = .string(type) }
         if let keyClass = query.keyClass { attributes[kSecAttrKeyClass as String] = .string(keyClass) }
         if let bits { attributes[kSecAttrKeySizeInBits as String] = .integer(Int64(bits)) }
+        if query.synchronizable == .yes { attributes[kSecAttrSynchronizable as String] = .bool(true) }
         // The item is its attributes (Apple's key primary key: class, application label, tag,
         // type, size...; not the label): the same ones again are a duplicate.
         // The label is not part of Apple's key primary key.
@@ -218,18 +221,20 @@ enum StoredInMemoryKeys {
     /// label, accessibility, group and permanence.
     static func attributes(of found: Found, secKey: SecKey) -> [String: Any] {
         attributes(of: secKey, tag: found.tag, label: found.label, applicationLabel: found.applicationLabel,
-                   accessibility: found.item.accessControl.accessibility)
+                   accessibility: found.item.accessControl.accessibility,
+                   synchronizes: found.item.attributes[kSecAttrSynchronizable as String] == .bool(true))
     }
 
     /// The attributes of `secKey` stored with these.
     static func attributes(of secKey: SecKey, tag: Data?, label: String?, applicationLabel: Data,
-                           accessibility: Accessibility) -> [String: Any] {
+                           accessibility: Accessibility, synchronizes: Bool) -> [String: Any] {
         var attributes = KeyQuery.attributes(of: secKey)
         attributes[kSecAttrIsPermanent as String] = true
         attributes[kSecAttrApplicationLabel as String] = applicationLabel
         attributes[kSecAttrAccessible as String] = accessibleValue(accessibility)
         if let tag { attributes[kSecAttrApplicationTag as String] = tag }
         if let label { attributes[kSecAttrLabel as String] = label }
+        if synchronizes { attributes[kSecAttrSynchronizable as String] = true }
         return attributes
     }
 }
@@ -239,7 +244,7 @@ enum StoredInMemoryKeys {
 func returnedAttributes(_ stored: [String: KeychainAttributeValue], accessibility: Accessibility, itemClass: CFString) -> [String: Any] {
     var attributes: [String: Any] = [kSecClass as String: itemClass as String, kSecAttrAccessible as String: accessibleValue(accessibility)]
     for (key, value) in stored { attributes[key] = value.objectValue }
-    return attributes
+    return attributes.merging(KeychainQuery.schemaColumns(synchronizes: stored[kSecAttrSynchronizable as String] == .bool(true))) { $1 }
 }
 
 /// ``returnedAttributes(_:accessibility:itemClass:)`` of a stored item.
@@ -286,12 +291,13 @@ extension KeychainAttributeValue {
 
 extension KeyQuery {
     /// Whether a stored in-memory key's item matches the query's tag, label, application
-    /// label, class and type.
+    /// label, class, type and synchronizability.
     func matches(_ item: KeychainItemInfo) -> Bool {
         let attributes = item.attributes
         return matches(tag: attributes[kSecAttrApplicationTag as String]?.dataValue, label: attributes[kSecAttrLabel as String]?.stringValue,
                        applicationLabel: attributes[kSecAttrApplicationLabel as String]?.dataValue,
-                       keyClass: attributes[kSecAttrKeyClass as String]?.stringValue, keyType: attributes[kSecAttrKeyType as String]?.stringValue)
+                       keyClass: attributes[kSecAttrKeyClass as String]?.stringValue, keyType: attributes[kSecAttrKeyType as String]?.stringValue,
+                       synchronizes: attributes[kSecAttrSynchronizable as String] == .bool(true))
     }
 }
 #endif

@@ -38,7 +38,8 @@ enum KeyItems {
             if let inMemory = try StoredInMemoryKeys.keyToAdd(query, dictionary) {
                 let attributes = try StoredInMemoryKeys.store(
                     inMemory, tag: query.tag, label: query.label, applicationLabel: query.applicationLabel,
-                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), on: authenticator)
+                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), synchronizable: query.synchronizable == .yes,
+                    on: authenticator)
                 result?.pointee = query.shape(FoundKey(key: SecKey(.inMemory(inMemory)), bytes: inMemory.externalRepresentation,
                                                        reference: KeyQuery.reference(toItem: StoredInMemoryKeys.account(of: inMemory))) { attributes })
                 return errSecSuccess
@@ -52,7 +53,8 @@ enum KeyItems {
                 publicKeyData = data
             }
             if let publicKeyData {
-                let stored = try authenticator.keys.storePublicKey(publicKeyData, tag: query.tag, label: query.label)
+                let stored = try authenticator.keys.storePublicKey(publicKeyData, tag: query.tag, label: query.label,
+                                                                   synchronizable: query.synchronizable == .yes)
                 let secKey = SecKey(.publicKey(stored.publicKeyData))
                 result?.pointee = query.shape(FoundKey(key: secKey, bytes: stored.publicKeyData, reference: KeyQuery.reference(toPublicKey: stored)) {
                     KeyQuery.attributes(of: stored, secKey: secKey, on: authenticator)
@@ -76,7 +78,8 @@ enum KeyItems {
             try StoredInMemoryKeys.requireNewPrimaryKey(applicationLabel: storedLabel, tag: query.tag ?? key.applicationTag,
                                                         keyType: kSecAttrKeyTypeECSECPrimeRandom, bits: 256, isToken: !key.isSoftware, on: owner)
             let stored = try owner.keys.store(key, tag: query.tag, label: query.label,
-                                              applicationLabel: query.applicationLabel, accessControl: query.accessControl)
+                                              applicationLabel: query.applicationLabel, accessControl: query.accessControl,
+                                              synchronizable: query.synchronizable == .yes)
             let secKey = SecKey(.enclave(stored, owner), context: ref.context, prompt: ref.prompt)
             result?.pointee = query.shape(FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: stored)) {
                 KeyQuery.attributes(of: secKey)

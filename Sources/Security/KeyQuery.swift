@@ -37,6 +37,9 @@ struct KeyQuery {
     /// ``requireEntitlement(of:)``); keys are not matched by it (our rule: every key is in the
     /// app's own group, and a key made naming another group is found without naming it).
     let accessGroup: KeychainAttributeValue?
+    /// `kSecAttrSynchronizable`: a key item synchronizes or not as part of its primary key, and
+    /// a query that does not name it finds only keys that do not, as for every item.
+    let synchronizable: KeychainQuery.Synchronizable
 
     /// Whether `dictionary` names `kSecClassKey`, or no class and a key's persistent reference.
     /// (One lookup: every item call asks this first, and reading the whole dictionary cost
@@ -96,6 +99,7 @@ struct KeyQuery {
         accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
         }
+        synchronizable = try KeychainQuery.Synchronizable(dictionary, byReference: persistentRef != nil)
     }
 
     /// `errSecMissingEntitlement` (as ``KeychainQuery/MissingEntitlement``) when the query
@@ -122,15 +126,18 @@ struct KeyQuery {
     /// Whether `key` (a stored public key) matches the query.
     func matches(_ key: StoredPublicKey) -> Bool {
         matches(tag: key.applicationTag, label: key.label, applicationLabel: key.applicationLabel,
-                keyClass: kSecAttrKeyClassPublic as String, keyType: kSecAttrKeyTypeECSECPrimeRandom as String)
+                keyClass: kSecAttrKeyClassPublic as String, keyType: kSecAttrKeyTypeECSECPrimeRandom as String,
+                synchronizes: key.isSynchronizable)
     }
 
     /// Whether a stored key with these attributes matches the query: each attribute the query
-    /// names is equal (the one predicate for every kind of stored key).
-    func matches(tag: Data?, label: String?, applicationLabel: Data?, keyClass: String?, keyType: String?) -> Bool {
+    /// names is equal, and it synchronizes as the query asks (the one predicate for every kind
+    /// of stored key).
+    func matches(tag: Data?, label: String?, applicationLabel: Data?, keyClass: String?, keyType: String?, synchronizes: Bool) -> Bool {
         (self.tag.map { $0 == tag } ?? true) && (self.label.map { $0 == label } ?? true)
             && (self.applicationLabel.map { $0 == applicationLabel } ?? true)
             && (self.keyClass.map { $0 == keyClass } ?? true) && (self.keyType.map { $0 == keyType } ?? true)
+            && synchronizable.allows(synchronizes)
     }
 
     /// The attributes of a stored public key: a public key's, with its tag, label, permanence
@@ -141,13 +148,15 @@ struct KeyQuery {
         attributes[kSecAttrAccessGroup as String] = key.appID == authenticator.appID ? KeychainQuery.defaultAccessGroup(of: authenticator) : key.appID
         if let tag = key.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
         if let label = key.label { attributes[kSecAttrLabel as String] = label }
+        if key.isSynchronizable { attributes[kSecAttrSynchronizable as String] = true }
         return attributes
     }
 
     /// Whether `key` (a stored Secure Enclave private key) matches the query.
     func matches(_ key: EnclaveKey) -> Bool {
         matches(tag: key.applicationTag, label: key.label, applicationLabel: key.applicationLabel,
-                keyClass: kSecAttrKeyClassPrivate as String, keyType: kSecAttrKeyTypeECSECPrimeRandom as String)
+                keyClass: kSecAttrKeyClassPrivate as String, keyType: kSecAttrKeyTypeECSECPrimeRandom as String,
+                synchronizes: key.isSynchronizable)
     }
 
     /// The attributes of a key as `kSecReturnAttributes` gives them, and `SecKeyCopyAttributes`
@@ -195,6 +204,7 @@ struct KeyQuery {
             }
             if let tag = enclave.applicationTag { attributes[kSecAttrApplicationTag as String] = tag }
             if let label = enclave.label { attributes[kSecAttrLabel as String] = label }
+            if enclave.isSynchronizable { attributes[kSecAttrSynchronizable as String] = true }
         } else {
             attributes[kSecAttrKeyClass as String] = kSecAttrKeyClassPublic as String
             attributes[kSecAttrIsPermanent as String] = false
@@ -262,14 +272,14 @@ extension KeyQuery {
     /// (`SecItemSchema.c` declares both as numbers, `SecDbItem.c` converts the strings).
     /// `SecKeyCopyAttributes` gives the strings of `kSecAttrKeyTypeECSECPrimeRandom` and its
     /// siblings, as Apple's key code builds that dictionary without the keychain.
-    /// The schema's own columns come too (``KeychainQuery/schemaColumns(synchronizes:)``; keys
-    /// never synchronize here).
+    /// The schema's own columns come too (``KeychainQuery/schemaColumns(synchronizes:)``).
     static func returned(_ attributes: [String: Any]) -> [String: Any] {
         var attributes = attributes
         for name in [kSecAttrKeyType as String, kSecAttrKeyClass as String] {
             if let text = attributes[name] as? String, let number = Int(text) { attributes[name] = number }
         }
-        return attributes.merging(KeychainQuery.schemaColumns(synchronizes: false)) { $1 }
+        let synchronizes = (attributes[kSecAttrSynchronizable as String] as? Bool) ?? false
+        return attributes.merging(KeychainQuery.schemaColumns(synchronizes: synchronizes)) { $1 }
     }
 }
 

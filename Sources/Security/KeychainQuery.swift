@@ -109,9 +109,41 @@ struct KeychainQuery {
         }
     }
 
-    /// `kSecAttrSynchronizable` in a query.
+    /// `kSecAttrSynchronizable` in a query, for every class: an item synchronizes or not as part
+    /// of its primary key (`SecItemSchema.c`: `v6sync` is a key column of passwords, keys and
+    /// certificates), and a query that names none matches only items that do not
+    /// (`SecDbQuery.c` adds `kSecAttrSynchronizable = false`), but a lookup by persistent
+    /// reference, which finds its item either way.
     enum Synchronizable: Equatable {
         case no, yes, any
+
+        /// The query's: `kSecAttrSynchronizableAny`, a boolean, or absent (`byReference`: the
+        /// query names a `kSecValuePersistentRef`); errSecParam for anything else.
+        init(_ dictionary: [String: Any], byReference: Bool) throws {
+            guard let raw = dictionary[kSecAttrSynchronizable as String] else {
+                self = byReference ? .any : .no
+                return
+            }
+            if let text = raw as? String, text == kSecAttrSynchronizableAny as String {
+                self = .any
+            } else {
+                self = try KeychainQuery.bool(raw, kSecAttrSynchronizable as String) ? .yes : .no
+            }
+        }
+
+        /// Whether an item that does (or does not) synchronize matches.
+        func allows(_ isSynchronizable: Bool) -> Bool {
+            switch self {
+            case .any: true
+            case .yes: isSynchronizable
+            case .no: !isSynchronizable
+            }
+        }
+
+        /// Whether an item with these stored attributes matches.
+        func allows(_ attributes: [String: KeychainAttributeValue]) -> Bool {
+            allows(attributes[kSecAttrSynchronizable as String] == .bool(true))
+        }
     }
 
     /// One matched item.
@@ -248,22 +280,11 @@ struct KeychainQuery {
             value = nil
         }
         (accessControl, accessibility) = try Self.protection(dictionary)
-        // Without kSecAttrSynchronizable a query sees only items that do not sync, except a
-        // lookup by persistent reference, which finds its item either way (as on iOS).
-        var synchronizable = referenceBytes == nil ? Synchronizable.no : .any
-        for (key, type) in Self.storedKeys {
+        synchronizable = try Synchronizable(dictionary, byReference: referenceBytes != nil)
+        for (key, type) in Self.storedKeys where key != kSecAttrSynchronizable as String {
             guard let raw = dictionary[key] else { continue }
-            if key == kSecAttrSynchronizable as String {
-                if let text = raw as? String, text == kSecAttrSynchronizableAny as String {
-                    synchronizable = .any
-                } else {
-                    synchronizable = try Self.bool(raw, key) ? .yes : .no
-                }
-                continue
-            }
             attributes[key] = try Self.attribute(raw, key, type)
         }
-        self.synchronizable = synchronizable
         self.attributes = attributes
         returnData = try dictionary[kSecReturnData as String].map { try Self.bool($0, kSecReturnData as String) } ?? false
         returnAttributes = try dictionary[kSecReturnAttributes as String].map { try Self.bool($0, kSecReturnAttributes as String) } ?? false
@@ -367,11 +388,7 @@ struct KeychainQuery {
                   accessibility.map({ $0 == info.accessControl.accessibility }) ?? true,
                   hostOrSubdomain.map({ info.service == $0 || info.service.hasSuffix("." + $0) }) ?? true
             else { return nil }
-            let isSynchronizable = info.attributes[kSecAttrSynchronizable as String] == .bool(true)
-            switch synchronizable {
-            case .no where isSynchronizable, .yes where !isSynchronizable: return nil
-            default: break
-            }
+            guard synchronizable.allows(info.attributes) else { return nil }
             for (key, wanted) in attributes where key != kSecAttrAccount as String && key != kSecAttrService as String
                 && key != kSecAttrServer as String {
                 let have = key == kSecAttrAccessGroup as String

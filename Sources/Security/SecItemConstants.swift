@@ -54,8 +54,9 @@ nonisolated(unsafe) public let kSecAttrComment: CFString = "icmt"
 /// The access group (`String`): stored and matched. An item added without one is in the
 /// app's default group, which is the composition's app id **(our rule)**.
 nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = "agrp"
-/// iCloud synchronization (`Bool`): stored and matched (nothing is synchronized). A query
-/// without it matches only items that are not synchronizable, as on iOS.
+/// iCloud synchronization (`Bool`): stored and matched for every class, passwords, keys and
+/// certificates (nothing is synchronized). A query without it matches only items that are not
+/// synchronizable, as on iOS.
 nonisolated(unsafe) public let kSecAttrSynchronizable: CFString = "sync"
 /// The `kSecAttrSynchronizable` value of a query that matches synchronizable and other items alike.
 nonisolated(unsafe) public let kSecAttrSynchronizableAny: CFString = "syna"

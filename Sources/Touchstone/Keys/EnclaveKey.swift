@@ -45,6 +45,14 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
     let software: Bool?
     /// `kSecAttrApplicationLabel` given when the key was stored, replacing the default.
     let storedApplicationLabel: Data?
+    /// True when the key's item synchronizes (`kSecAttrSynchronizable`); nil (absent from
+    /// records) when it does not.
+    let synchronizable: Bool?
+
+    /// Whether the key's keychain item synchronizes (`kSecAttrSynchronizable` true when it was
+    /// stored): part of the item's primary key, and a lookup that does not name it does not
+    /// find such a key, as on iOS.
+    public var isSynchronizable: Bool { synchronizable ?? false }
 
     /// Whether this is a software key: made outside the Secure Enclave (`SecKeyCreateRandomKey`
     /// without `kSecAttrTokenIDSecureEnclave`) or imported (`SecKeyCreateWithData` with
@@ -99,7 +107,8 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
 
     init(appID: String, publicKeyData: Data, applicationTag: Data?, label: String?, accessibility: Accessibility,
          flags: AccessControlFlags, isPermanent: Bool, creationDate: Timestamp, enrolledSetHash: Data?,
-         enrollmentSequence: Int?, sealedPrivateKey: Data, isSoftware: Bool = false, applicationLabel: Data? = nil) {
+         enrollmentSequence: Int?, sealedPrivateKey: Data, isSoftware: Bool = false, applicationLabel: Data? = nil,
+         isSynchronizable: Bool = false) {
         self.appID = appID
         self.publicKeyData = publicKeyData
         self.applicationTag = applicationTag
@@ -113,6 +122,7 @@ public struct EnclaveKey: Sendable, Hashable, Codable, CustomStringConvertible, 
         self.sealedPrivateKey = sealedPrivateKey
         software = isSoftware ? true : nil
         storedApplicationLabel = applicationLabel
+        synchronizable = isSynchronizable ? true : nil
     }
 
     /// What the seal of the private key authenticates besides it (``KeyStore``): the app, the

@@ -67,7 +67,7 @@ public struct KeyStore: Sendable {
     /// Makes a software key of an existing P-256 private key (`SecKeyCreateWithData` with
     /// `kSecAttrKeyClassPrivate`): `privateKey` is its X9.63 form (`04 || X || Y || K`, 97
     /// bytes, what `SecKeyCopyExternalRepresentation` gives) or its raw 32-byte scalar. The key
-    /// is not stored (``store(_:tag:label:applicationLabel:accessControl:)`` stores it) and has no
+    /// is not stored (``store(_:tag:label:applicationLabel:accessControl:synchronizable:)`` stores it) and has no
     /// access-control constraint unless one is given. errSecParam for bytes that are not a P-256
     /// private key or whose public half does not match. Never prompts.
     public func importPrivateKey(
@@ -131,10 +131,11 @@ public struct KeyStore: Sendable {
     /// new tag / label when given; errSecDuplicateItem when it is stored already. A software
     /// key also takes the add's `kSecAttrApplicationLabel` and its accessibility or access
     /// control (an enclave key keeps the access control it was made with, and its application
-    /// label). Never prompts.
+    /// label). Its item synchronizes when `synchronizable` (`kSecAttrSynchronizable`). Never
+    /// prompts.
     @discardableResult
     public func store(_ key: EnclaveKey, tag: Data? = nil, label: String? = nil, applicationLabel: Data? = nil,
-                      accessControl: AccessControl? = nil) throws -> EnclaveKey {
+                      accessControl: AccessControl? = nil, synchronizable: Bool = false) throws -> EnclaveKey {
         guard key.appID == authenticator.appID else { throw KeychainError(.invalidParameter, message: "the key belongs to another app") }
         var access = key.accessControl
         if key.isSoftware, let accessControl {
@@ -153,7 +154,8 @@ public struct KeyStore: Sendable {
             label: label ?? key.label, accessibility: access.accessibility, flags: access.flags, isPermanent: true,
             creationDate: key.creationDate, enrolledSetHash: binding.setHash, enrollmentSequence: binding.sequence,
             sealedPrivateKey: Data(), isSoftware: key.isSoftware,
-            applicationLabel: key.isSoftware ? applicationLabel ?? key.storedApplicationLabel : key.storedApplicationLabel)
+            applicationLabel: key.isSoftware ? applicationLabel ?? key.storedApplicationLabel : key.storedApplicationLabel,
+            isSynchronizable: synchronizable)
         // Sealed again over what the stored key now is (it is stored, perhaps with new access).
         try keychain.translatingErrors {
             let snapshot = try device.snapshot()

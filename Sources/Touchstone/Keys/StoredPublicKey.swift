@@ -16,6 +16,13 @@ public struct StoredPublicKey: Sendable, Hashable, Codable, CustomStringConverti
     public let label: String?
     /// When it was stored (device time).
     public let creationDate: Timestamp
+    /// True when the item synchronizes (`kSecAttrSynchronizable`); nil (absent from records)
+    /// when it does not.
+    let synchronizable: Bool?
+
+    /// Whether the key's keychain item synchronizes (`kSecAttrSynchronizable` true when it was
+    /// stored); a lookup that does not name it does not find such a key, as on iOS.
+    public var isSynchronizable: Bool { synchronizable ?? false }
 
     /// `kSecAttrApplicationLabel`: the SHA-1 of the public key, as Apple computes it for EC keys.
     public var applicationLabel: Data { Data(Insecure.SHA1.hash(data: publicKeyData)) }
@@ -30,16 +37,18 @@ public struct StoredPublicKey: Sendable, Hashable, Codable, CustomStringConverti
 }
 
 extension KeyStore {
-    /// Stores a P-256 public key (65-byte X9.63) with `tag` and `label`; errSecParam when the
-    /// bytes are not a P-256 public key, errSecDuplicateItem when this app stored it already.
-    /// Never prompts.
+    /// Stores a P-256 public key (65-byte X9.63) with `tag` and `label`, as an item that
+    /// synchronizes when `synchronizable`; errSecParam when the bytes are not a P-256 public
+    /// key, errSecDuplicateItem when this app stored it already. Never prompts.
     @discardableResult
-    public func storePublicKey(_ publicKeyData: Data, tag: Data? = nil, label: String? = nil) throws -> StoredPublicKey {
+    public func storePublicKey(_ publicKeyData: Data, tag: Data? = nil, label: String? = nil,
+                               synchronizable: Bool = false) throws -> StoredPublicKey {
         guard (try? P256.Signing.PublicKey(x963Representation: publicKeyData)) != nil else {
             throw KeychainError(.invalidParameter, message: "not a P-256 public key in X9.63 form (65 bytes)")
         }
         let key = StoredPublicKey(appID: authenticator.appID, publicKeyData: Data(publicKeyData), applicationTag: tag,
-                                  label: label, creationDate: authenticator.device.clock.now)
+                                  label: label, creationDate: authenticator.device.clock.now,
+                                  synchronizable: synchronizable ? true : nil)
         let record = try publicRecord(of: key)
         try authenticator.keychain.translatingErrors {
             try authenticator.device.storage.transaction { transaction in

@@ -142,12 +142,20 @@ extension KeychainQuery {
 
     /// The access group of an item added without `kSecAttrAccessGroup`, as iOS reads it back:
     /// the first of the app's `keychain-access-groups` (``Composition/keychainAccessGroups``,
-    /// team-prefixed as written there), else the app's application identifier. Safari's group
-    /// is passed over where a composition lists it: no app holds it (``requireEntitlement(_:of:)``).
+    /// team-prefixed as written there), else the app's application identifier. Apple lists an
+    /// app's groups as its keychain-access-groups, then its application identifier, then its
+    /// app groups, and takes the first (`kSecAttrAccessGroup`'s documentation), so an app group
+    /// (`group.…`, the prefix iOS requires of one) is never the default: an app with app groups
+    /// alone stores under its application identifier. Safari's group is passed over where a
+    /// composition lists it: no app holds it (``requireEntitlement(_:of:)``).
     static func defaultAccessGroup(of authenticator: Authenticator) -> String {
-        authenticator.composition.keychainAccessGroups?.first { $0 != SharedWebCredentials.accessGroup }
+        authenticator.composition.keychainAccessGroups?.first { $0 != SharedWebCredentials.accessGroup && !isAppGroup($0) }
             ?? applicationIdentifier(of: authenticator)
     }
+
+    /// Whether `group` names an app group (`com.apple.security.application-groups`), which iOS
+    /// requires to begin with `group.`, rather than a keychain access group.
+    static func isAppGroup(_ group: String) -> Bool { group.hasPrefix("group.") }
 
     /// The app's application identifier, `<team id>.<bundle id>` (``Composition/teamID``): the
     /// access group every app has, as iOS counts its `application-identifier` entitlement among

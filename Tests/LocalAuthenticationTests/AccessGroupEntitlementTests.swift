@@ -128,6 +128,23 @@ struct AccessGroupEntitlementTests {
         #expect(safariFirst.inGroup == [errSecSuccess, errSecMissingEntitlement, errSecItemNotFound])
     }
 
+    @Test("an app group (group.…) is never the default: Apple lists an app's keychain-access-groups, then its application identifier, then its app groups, and an item added without a group goes to the first (kSecAttrAccessGroup's documentation); with app groups alone it goes to the application identifier, and the app group still works when named")
+    func appGroupIsNeverTheDefaultGroup() throws {
+        let appGroup = "group.com.example.shared"
+        for (groups, expected) in [([appGroup], nil), ([appGroup, Self.shared], Self.shared)] as [([String], String?)] {
+            let sim = try device(entitledTo: groups)
+            let group = LocalAuthenticationSystem.withAuthenticator(sim.authenticator) { () -> String? in
+                let item = [kSecClass: kSecClassGenericPassword, kSecAttrService: "s", kSecAttrAccount: "x"] as [CFString: Any]
+                _ = SecItemAdd(item.merging([kSecValueData: Data("v".utf8)]) { $1 } as CFDictionary, nil)
+                var result: CFTypeRef?
+                _ = SecItemCopyMatching(item.merging([kSecReturnAttributes: true]) { $1 } as CFDictionary, &result)
+                return (result as? [String: Any])?[kSecAttrAccessGroup as String] as? String
+            }
+            #expect(group == (expected ?? Self.applicationIdentifier(sim)), "entitled to \(groups)")
+            #expect(calls(sim, group: appGroup, account: "shared") == Array(repeating: errSecSuccess, count: 4))
+        }
+    }
+
     @Test("without a list (the default) every group works")
     func everyGroupByDefault() throws {
         let sim = try device(entitledTo: nil)

@@ -53,8 +53,10 @@ public struct Composition: Sendable, Equatable {
     /// Whether ten wrong passcodes erase the device (REFERENCE §6).
     public var eraseDataAfterTenFailedPasscodes = false
     /// The keychain access groups the app is entitled to (its `keychain-access-groups` and app
-    /// groups), besides its application identifier, `<teamID>.<app id>`, which it always has (as
-    /// iOS counts the `application-identifier` entitlement). With a list, a `SecItem` call that
+    /// groups, which begin with `group.`), besides its application identifier,
+    /// `<teamID>.<app id>`, which it always has (as iOS counts the `application-identifier`
+    /// entitlement). An item added without a group goes to the first keychain access group
+    /// listed, else the application identifier, never an app group (as on iOS). With a list, a `SecItem` call that
     /// names another group fails with `errSecMissingEntitlement` (-34018), as on iOS; nil
     /// (the default) entitles the app to every group (our rule: no entitlements file to read).
     public var keychainAccessGroups: [String]?

@@ -81,7 +81,11 @@ enum KeyItems {
                                               applicationLabel: query.applicationLabel, accessControl: query.accessControl,
                                               synchronizable: query.synchronizable == .yes)
             let secKey = SecKey(.enclave(stored, owner), context: ref.context, prompt: ref.prompt)
-            result?.pointee = query.shape(FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: stored)) {
+            // A software key's item data (``itemData(_:)``), from the key as given: it was not
+            // stored yet, so its export asks nothing.
+            var call = SecKeyCall()
+            let bytes = query.returns.data && key.isSoftware ? try call.exportPrivateKey(ref) : nil
+            result?.pointee = query.shape(FoundKey(key: secKey, bytes: bytes, reference: KeyQuery.reference(toEnclaveKey: stored)) {
                 KeyQuery.attributes(of: secKey)
             })
             return errSecSuccess

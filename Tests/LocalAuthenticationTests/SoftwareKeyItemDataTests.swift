@@ -12,7 +12,7 @@ import TouchstoneTesting
 /// (Found by dm-zharov/swift-security's `testSecKey`, which reads them by persistent reference.)
 @Suite("A software P-256 key item's data is its 97 X9.63 bytes")
 struct SoftwareKeyItemDataTests {
-    @Test("kSecReturnData of a software P-256 private key item is its 04 || X || Y || K bytes, by attributes and by persistent reference, alone or with its attributes (SecECKey.m's attribute dictionary, stored by SecItemAdd); a Secure Enclave key's data alone stays errSecParam")
+    @Test("kSecReturnData of a software P-256 private key item is its 04 || X || Y || K bytes, by attributes and by persistent reference, alone or with its attributes, and from the add that stores it (SecECKey.m's attribute dictionary, stored by SecItemAdd); a Secure Enclave key's data alone stays errSecParam")
     func softwareP256KeyItemDataIsItsX963Bytes() async throws {
         let device = try TestDevice(enrolled: [])
         let privateKey = P256.Signing.PrivateKey()
@@ -24,9 +24,12 @@ struct SoftwareKeyItemDataTests {
             guard let key = made else { return ["no key"] }
             var result: CFTypeRef?
             let add: [String: Any] = [kSecClass as String: kSecClassKey, kSecValueRef as String: key,
-                                      kSecAttrApplicationTag as String: Data("software".utf8), kSecReturnPersistentRef as String: true]
+                                      kSecAttrApplicationTag as String: Data("software".utf8), kSecReturnPersistentRef as String: true,
+                                      kSecReturnData as String: true]
             lines.append("add \(SecItemAdd(add as CFDictionary, &result))")
-            guard let reference = result as? Data else { return lines + ["no persistent reference"] }
+            let added = result as? [String: Any]
+            lines.append("add gives \((added?[kSecValueData as String] as? Data) == x963)")
+            guard let reference = added?[kSecValuePersistentRef as String] as? Data else { return lines + ["no persistent reference"] }
             let byTag: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("software".utf8)]
             result = nil
             let status = SecItemCopyMatching(byTag.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, &result)
@@ -47,7 +50,7 @@ struct SoftwareKeyItemDataTests {
             lines.append("enclave data \(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("enclave".utf8), kSecReturnData as String: true] as CFDictionary, &result))")
             return lines
         }
-        #expect(lines == ["add 0", "by tag 0 true", "by reference 0 true", "with attributes 0 true 1", "enclave made true", "enclave data -50"])
+        #expect(lines == ["add 0", "add gives true", "by tag 0 true", "by reference 0 true", "with attributes 0 true 1", "enclave made true", "enclave data -50"])
     }
 
     @Test("kSecReturnData of a software key whose access control guards its item (userPresence) asks once at the lookup, then gives its 97 bytes (securityd decrypts the item for any lookup: SecDbKeychainItem.m's ks_decrypt_data)")

@@ -372,7 +372,8 @@ enum CertificateItems {
         }
         let everyKey = try KeyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate as String])
         let enclaveKeys = try authenticator.keys.keys().filter { !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) }
-        let inMemory = try StoredInMemoryKeys.matching(everyKey, on: authenticator).filter(\.key.isPrivate)
+        // Our limit: an RSA, P-384 or P-521 key whose access control guards its item makes no identity.
+        let inMemory = try StoredInMemoryKeys.matching(everyKey, on: authenticator, opensGuarded: false).filter(\.key.isPrivate)
         var pairs: [IdentityMatch] = []
         for certificate in try matching(query, attributes: filtering, on: authenticator) {
             guard case let .data(hash)? = certificate.item.attributes[kSecAttrPublicKeyHash as String] else { continue }

@@ -8,8 +8,10 @@ import Touchstone
 /// service, whose value is the key's external representation (sealed at rest like every item)
 /// and whose attributes are its tag, label, application label, type, class and size. Finding
 /// one reads its value, so its data protection applies to the lookup, as iOS applies it to key
-/// lookups. Our limit: such a key has an accessibility (`kSecAttrAccessible`, default
-/// whenUnlocked) but no access-control flags (errSecUnimplemented), so using it never prompts.
+/// lookups. Access-control flags that ask for the user guard the item, as a software P-256
+/// key's do (``KeyItems/accessControlGuardsItem(_:)``): a lookup that finds it authenticates
+/// first, and the key it returns is used in memory without asking again. Our limit:
+/// `privateKeyUsage` on such a key is errSecUnimplemented.
 enum StoredInMemoryKeys {
     /// The service every stored in-memory key is an item of.
     static let service = "touchstone.keys"
@@ -23,14 +25,25 @@ enum StoredInMemoryKeys {
         var applicationLabel: Data { item.attributes[kSecAttrApplicationLabel as String]?.dataValue ?? Data() }
     }
 
-    /// The accessibility a stored in-memory key takes from `access` (`kSecAttrAccessible`, or an
-    /// access control without flags); errSecUnimplemented for access-control flags.
+    /// The accessibility an item that makes no key takes from `access` (`kSecAttrAccessible`,
+    /// or an access control without flags); errSecUnimplemented for access-control flags.
     static func accessibility(_ access: AccessControl?) throws -> Accessibility {
         guard let access else { return .whenUnlocked }
         guard access.flags.isEmpty else {
-            throw SecKeyCall.Failure(errSecUnimplemented, "RSA, P-384 and P-521 keys are stored without access-control flags here (kSecAttrAccessible alone)")
+            throw SecKeyCall.Failure(errSecUnimplemented, "key items without a key are stored without access-control flags here (kSecAttrAccessible alone)")
         }
         return access.accessibility
+    }
+
+    /// The protection a stored in-memory key takes from `access` (`kSecAttrAccessible` or
+    /// `kSecAttrAccessControl`; whenUnlocked without either). Flags that ask for the user guard
+    /// its item; `privateKeyUsage`, a Secure Enclave key's flag, is errSecUnimplemented here.
+    static func protection(_ access: AccessControl?) throws -> AccessControl {
+        guard let access else { return try AccessControl(.whenUnlocked) }
+        guard !access.flags.contains(.privateKeyUsage) else {
+            throw SecKeyCall.Failure(errSecUnimplemented, "RSA, P-384 and P-521 keys take no privateKeyUsage here (it is the Secure Enclave's)")
+        }
+        return access
     }
 
     /// errSecParam for a `kSecAttrTokenID` in `SecKeyCreateRandomKey`'s parameters for an
@@ -43,16 +56,15 @@ enum StoredInMemoryKeys {
 
     /// `SecKeyCreateRandomKey`'s end for an in-memory key pair: stores each half its parameters
     /// make permanent (`kSecAttrIsPermanent` at the top, or under `kSecPrivateKeyAttrs` /
-    /// `kSecPublicKeyAttrs`, with the tag and label given there); access-control flags are
-    /// errSecUnimplemented (``accessibility(_:)``).
+    /// `kSecPublicKeyAttrs`, with the tag, label and protection given there: ``protection(_:)``).
     static func created(_ key: any InMemoryKey, parameters: [String: Any], call: inout SecKeyCall) throws -> SecKey {
         for (half, nestedName) in [(key, kSecPrivateKeyAttrs as String), (key.publicOnly, kSecPublicKeyAttrs as String)] {
             let query = try KeyQuery(KeyQuery.scope(parameters, nested: nestedName))
-            let accessibility = try accessibility(query.accessControl)
+            let access = try protection(query.accessControl)
             guard query.isPermanent == true else { continue }
             let authenticator = try call.authenticator(query.context)
             try query.requireEntitlement(of: authenticator)
-            try store(half, tag: query.tag, label: query.label, applicationLabel: nil, accessibility: accessibility, on: authenticator)
+            try store(half, tag: query.tag, label: query.label, applicationLabel: nil, access: access, on: authenticator)
         }
         return SecKey(.inMemory(key))
     }
@@ -71,7 +83,7 @@ enum StoredInMemoryKeys {
     /// when this app stored the same half of it already.
     @discardableResult
     static func store(_ key: any InMemoryKey, tag: Data?, label: String?, applicationLabel: Data?,
-                      accessibility: Accessibility, synchronizable: Bool = false, on authenticator: Authenticator) throws -> [String: Any] {
+                      access: AccessControl, synchronizable: Bool = false, on authenticator: Authenticator) throws -> [String: Any] {
         let label = label ?? ""
         let applicationLabel = applicationLabel ?? Data(Insecure.SHA1.hash(data: key.publicKeyData))
         if key.isPrivate {
@@ -87,9 +99,9 @@ enum StoredInMemoryKeys {
         if !label.isEmpty { attributes[kSecAttrLabel as String] = .string(label) }
         if synchronizable { attributes[kSecAttrSynchronizable as String] = .bool(true) }
         try authenticator.keychain.add(key.externalRepresentation, service: service, account: account(of: key), itemClass: .key,
-                                       accessControl: try AccessControl(accessibility), attributes: attributes)
+                                       accessControl: access, attributes: attributes)
         return Self.attributes(of: SecKey(.inMemory(key)), tag: tag, label: label.isEmpty ? nil : label,
-                               applicationLabel: applicationLabel, accessibility: accessibility, synchronizes: synchronizable)
+                               applicationLabel: applicationLabel, access: access, synchronizes: synchronizable)
     }
 
     /// `SecItemAdd` of a key item that makes no `SecKey`: with neither `kSecValueRef` nor
@@ -176,13 +188,29 @@ enum StoredInMemoryKeys {
 
     /// The stored keys `query` selects (with `kSecValueRef`, only that key), private ones
     /// first; their values are read, so a locked device refuses (errSecInteractionNotAllowed).
-    /// Items that make no key (``storeWithoutKey(_:value:bits:accessibility:on:)``):
-    /// ``matchingWithoutKey(_:on:)`` lists them.
-    static func matching(_ query: KeyQuery, on authenticator: Authenticator) throws -> [Found] {
+    /// A key whose access control guards its item is read through one context for the whole
+    /// lookup (the query's `kSecUseAuthenticationContext`, else the lookup's own; one prompt,
+    /// with its `kSecUseOperationPrompt`) when `opensGuarded`, and left out otherwise
+    /// (`kSecUseAuthenticationUISkip`; identities, our limit). Items that make no key
+    /// (``storeWithoutKey(_:value:bits:accessibility:on:)``): ``matchingWithoutKey(_:on:)`` lists them.
+    static func matching(_ query: KeyQuery, on authenticator: Authenticator, opensGuarded: Bool) throws -> [Found] {
+        let items = try matchingItems(query, on: authenticator).filter { !makesNoKey($0) }
+        let opening = opensGuarded && items.contains(where: \.requiresAuthentication)
+            ? try KeychainCall.engineContext(query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator) ?? authenticator.makeContext()
+            : nil
         var found: [Found] = []
-        for item in try matchingItems(query, on: authenticator) where !makesNoKey(item) {
-            guard let data = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key,
-                                                                              context: nil) else { continue }
+        for item in items {
+            let value: Data?
+            if item.requiresAuthentication {
+                guard let opening else { continue }
+                let reason = KeyItems.reason(prompt: query.prompt, context: query.context)
+                value = try runBlocking {
+                    try await authenticator.keychain.read(service: service, account: item.account, itemClass: .key, context: opening, reason: reason)
+                }
+            } else {
+                value = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key, context: nil)
+            }
+            guard let data = value else { continue }
             let isPrivate = item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String
             // A damaged item is reported, never skipped: the lookup fails until it is deleted
             // (SecItemDelete does not read it).
@@ -221,17 +249,18 @@ enum StoredInMemoryKeys {
     /// label, accessibility, group and permanence.
     static func attributes(of found: Found, secKey: SecKey) -> [String: Any] {
         attributes(of: secKey, tag: found.tag, label: found.label, applicationLabel: found.applicationLabel,
-                   accessibility: found.item.accessControl.accessibility,
+                   access: found.item.accessControl,
                    synchronizes: found.item.attributes[kSecAttrSynchronizable as String] == .bool(true))
     }
 
     /// The attributes of `secKey` stored with these.
     static func attributes(of secKey: SecKey, tag: Data?, label: String?, applicationLabel: Data,
-                           accessibility: Accessibility, synchronizes: Bool) -> [String: Any] {
+                           access: AccessControl, synchronizes: Bool) -> [String: Any] {
         var attributes = KeyQuery.attributes(of: secKey)
         attributes[kSecAttrIsPermanent as String] = true
         attributes[kSecAttrApplicationLabel as String] = applicationLabel
-        attributes[kSecAttrAccessible as String] = accessibleValue(accessibility)
+        attributes[kSecAttrAccessible as String] = accessibleValue(access.accessibility)
+        attributes[kSecAttrAccessControl as String] = SecAccessControl(access)
         if let tag { attributes[kSecAttrApplicationTag as String] = tag }
         if let label { attributes[kSecAttrLabel as String] = label }
         if synchronizes { attributes[kSecAttrSynchronizable as String] = true }

@@ -38,7 +38,7 @@ enum KeyItems {
             if let inMemory = try StoredInMemoryKeys.keyToAdd(query, dictionary) {
                 let attributes = try StoredInMemoryKeys.store(
                     inMemory, tag: query.tag, label: query.label, applicationLabel: query.applicationLabel,
-                    accessibility: StoredInMemoryKeys.accessibility(query.accessControl), synchronizable: query.synchronizable == .yes,
+                    access: StoredInMemoryKeys.protection(query.accessControl), synchronizable: query.synchronizable == .yes,
                     on: authenticator)
                 result?.pointee = query.shape(FoundKey(key: SecKey(.inMemory(inMemory)), bytes: inMemory.externalRepresentation,
                                                        reference: KeyQuery.reference(toItem: StoredInMemoryKeys.account(of: inMemory))) { attributes })
@@ -123,7 +123,7 @@ enum KeyItems {
                 let secKey = SecKey(.enclave(key, authenticator), context: context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
                 return FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: key)) { KeyQuery.attributes(of: secKey) }
             }
-            found += try StoredInMemoryKeys.matching(query, on: authenticator).map { stored in
+            found += try StoredInMemoryKeys.matching(query, on: authenticator, opensGuarded: query.authenticationUI != .skip).map { stored in
                 let secKey = SecKey(.inMemory(stored.key))
                 return FoundKey(key: secKey, bytes: stored.key.externalRepresentation, reference: KeyQuery.reference(toItem: stored.item.account)) {
                     StoredInMemoryKeys.attributes(of: stored, secKey: secKey)
@@ -183,12 +183,17 @@ enum KeyItems {
     static func authenticate(_ keys: [EnclaveKey], context: (any KeychainAuthenticationContext)?, prompt: String?,
                              failsWithoutUI: Bool, on authenticator: Authenticator) throws -> any KeychainAuthenticationContext {
         let engine = try KeychainCall.engineContext(context, failsWithoutUI: failsWithoutUI, on: authenticator) ?? authenticator.makeContext()
-        // The prompt's reason as a found key's own uses give it (``SecKey/reason``).
-        let reason = [prompt, context?.localizedReason].compactMap { $0 }.first { !$0.isEmpty } ?? "Use your key"
+        let reason = reason(prompt: prompt, context: context)
         for key in keys {
             try runBlocking { try await authenticator.keys.authorize(key, context: engine, reason: reason) }
         }
         return open(keys, through: engine, given: context)
+    }
+
+    /// The reason a lookup that opens a guarded key prompts with, as a found key's own uses
+    /// give it (``SecKey/reason``): `kSecUseOperationPrompt`, else the context's.
+    static func reason(prompt: String?, context: (any KeychainAuthenticationContext)?) -> String {
+        [prompt, context?.localizedReason].compactMap { $0 }.first { !$0.isEmpty } ?? "Use your key"
     }
 
     /// The context the key `SecKeyCreateRandomKey` just made carries when it

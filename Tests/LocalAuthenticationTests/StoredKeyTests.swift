@@ -91,7 +91,7 @@ struct StoredKeyTests {
         #expect(statuses == [errSecDecode, errSecSuccess, errSecItemNotFound])
     }
 
-    @Test("stored RSA keys follow data protection (errSecInteractionNotAllowed while locked) and take no access-control flags (errSecUnimplemented)")
+    @Test("stored RSA keys follow data protection (errSecInteractionNotAllowed while locked) and take no privateKeyUsage, the Secure Enclave's flag (errSecUnimplemented, our limit)")
     func dataProtectionAndLimits() async throws {
         let sim = try TestDevice()
         let statuses = await sim.blocking { () -> [OSStatus] in
@@ -114,6 +114,53 @@ struct StoredKeyTests {
         }
         // Both halves were permanent (kSecAttrIsPermanent at the top); the delete removes both, locked or not.
         #expect(statuses == [errSecUnimplemented, errSecSuccess, errSecInteractionNotAllowed, errSecSuccess])
+    }
+
+    @Test("a P-384 key stored with userPresence (swift-security's store(_:query:accessPolicy:)) guards its item as a software P-256 key does: any lookup asks once (a cancel is errSecUserCanceled, UI fail errSecInteractionNotAllowed, UI skip leaves it out), its attributes carry the access control, and the key found signs without asking again (SecItem.m serializes any item's kSecAttrAccessControl; SecDbKeychainItem.m's ks_decrypt_data)")
+    func guardedP384KeyItemAsksAtLookup() async throws {
+        let sim = try TestDevice()
+        let tag = Data("p384".utf8)
+        /// A lookup of the key with `extra`: its status and the key found.
+        func lookup(_ extra: @escaping @Sendable () -> [String: Any]) async -> (OSStatus, SecKey?) {
+            await sim.blocking { () -> (OSStatus, SecKey?) in
+                var result: CFTypeRef?
+                let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true]
+                let status = SecItemCopyMatching(query.merging(extra()) { $1 } as CFDictionary, &result)
+                return (status, result.flatMap { $0 as? SecKey })
+            }
+        }
+        let added = await sim.blocking { () -> OSStatus in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil),
+                  let key = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                                   kSecAttrKeySizeInBits as String: 384] as CFDictionary, nil)
+            else { return errSecParam }
+            return SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: key, kSecAttrApplicationTag as String: tag,
+                               kSecAttrAccessControl as String: access] as CFDictionary, nil)
+        }
+        #expect(added == errSecSuccess)
+        sim.enqueue(.cancel)
+        #expect(await lookup { [:] }.0 == errSecUserCanceled)
+        #expect(await lookup { [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail] }.0 == errSecInteractionNotAllowed)
+        #expect(await lookup { [kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip] }.0 == errSecItemNotFound)
+        #expect(sim.user.pending.isEmpty)
+        sim.enqueue(.present("thumb"))
+        let (status, found) = await lookup { [:] }
+        #expect(status == errSecSuccess)
+        #expect(sim.user.pending.isEmpty, "the lookup asked once")
+        let signs = await sim.blocking { () -> Bool in
+            guard let key = found else { return false }
+            return SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA384, Data("m".utf8) as CFData, nil) != nil
+        }
+        #expect(signs, "the key found signs without asking again")
+        sim.enqueue(.present("thumb"))
+        let attributes = await sim.blocking { () -> Bool in
+            var result: CFTypeRef?
+            _ = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                                     kSecReturnAttributes as String: true] as CFDictionary, &result)
+            guard let access = (result as? [String: Any])?[kSecAttrAccessControl as String] else { return false }
+            return CFGetTypeID(access as CFTypeRef) == SecAccessControlGetTypeID()
+        }
+        #expect(attributes, "attributes carry the access control")
     }
 }
 #endif

@@ -194,7 +194,9 @@ enum StoredInMemoryKeys {
     /// (`kSecUseAuthenticationUISkip`; identities, our limit). Items that make no key
     /// (``storeWithoutKey(_:value:bits:accessibility:on:)``): ``matchingWithoutKey(_:on:)`` lists them.
     static func matching(_ query: KeyQuery, on authenticator: Authenticator, opensGuarded: Bool) throws -> [Found] {
-        let items = try matchingItems(query, on: authenticator).filter { !makesNoKey($0) }
+        // As for P-256 keys: one invalidated by an enrollment change (biometryCurrentSet) is
+        // not found; a delete still removes it (``matchingItems(_:on:)``).
+        let items = try matchingItems(query, on: authenticator).filter { !makesNoKey($0) && !$0.isInvalidated }
         let opening = opensGuarded && items.contains(where: \.requiresAuthentication)
             ? try KeychainCall.engineContext(query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator) ?? authenticator.makeContext()
             : nil

@@ -162,5 +162,34 @@ struct StoredKeyTests {
         }
         #expect(attributes, "attributes carry the access control")
     }
+
+    @Test("an RSA key stored with biometryCurrentSet is left out of lookups after an enrollment change, as a P-256 key is, while another key under its tag is still found; a delete removes both")
+    func biometryCurrentSetRSAKeyIsInvalidated() async throws {
+        let sim = try TestDevice()
+        let tag = Data("rsa.current-set".utf8)
+        let query: @Sendable () -> [String: Any] = { [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag] }
+        /// How many keys a lookup of every key under the tag finds (-1: the status when not 0).
+        let count: @Sendable () -> Int = {
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(query().merging([kSecReturnRef as String: true, kSecMatchLimit as String: kSecMatchLimitAll]) { $1 } as CFDictionary, &result)
+            return status == errSecSuccess ? (result as? [Any])?.count ?? -1 : Int(status)
+        }
+        let added = await sim.blocking { () -> [OSStatus] in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryCurrentSet, nil),
+                  let guarded = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048] as CFDictionary, nil),
+                  let plain = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384] as CFDictionary, nil)
+            else { return [errSecParam] }
+            return [SecItemAdd(query().merging([kSecValueRef as String: guarded, kSecAttrAccessControl as String: access]) { $1 } as CFDictionary, nil),
+                    SecItemAdd(query().merging([kSecValueRef as String: plain]) { $1 } as CFDictionary, nil)]
+        }
+        #expect(added == [errSecSuccess, errSecSuccess])
+        sim.enqueue(.present("thumb"))
+        #expect(await sim.blocking(count) == 2)
+        _ = try sim.enroll("index")
+        #expect(await sim.blocking(count) == 1)
+        #expect(sim.user.pending.isEmpty)
+        #expect(await sim.blocking { SecItemDelete(query() as CFDictionary) } == errSecSuccess)
+        #expect(await sim.blocking(count) == Int(errSecItemNotFound))
+    }
 }
 #endif

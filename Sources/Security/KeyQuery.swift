@@ -29,6 +29,12 @@ struct KeyQuery {
     let persistentRef: KeychainQuery.PersistentReference?
     let limit: MatchLimit
     let valueRef: SecKey?
+    /// The application label a stored key must have to match: `kSecAttrApplicationLabel` when
+    /// given, else a `kSecValueRef`'s own, the SHA-1 of its public key. iOS's client code turns
+    /// the ref into its attributes (`SecItem.m`, `SecItemAttributesPrepare` with the key's
+    /// `SecKeyCopyAttributes`, whose `klbl` is that digest), so a key stored under an
+    /// application label of the app's own is not found by its ref.
+    let matchedApplicationLabel: Data?
     /// `kSecUseAuthenticationUI`: with Fail (or `kSecUseNoAuthenticationUI`) the key's operations
     /// fail instead of prompting; with Skip a lookup leaves out the keys it would authenticate.
     let authenticationUI: KeychainQuery.AuthenticationUI
@@ -96,6 +102,7 @@ struct KeyQuery {
         } else {
             valueRef = nil
         }
+        matchedApplicationLabel = applicationLabel ?? valueRef.map { Data(Insecure.SHA1.hash(data: $0.publicKeyData)) }
         accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
             try KeychainQuery.attribute($0, kSecAttrAccessGroup as String, .text)
         }
@@ -135,7 +142,7 @@ struct KeyQuery {
     /// of stored key).
     func matches(tag: Data?, label: String?, applicationLabel: Data?, keyClass: String?, keyType: String?, synchronizes: Bool) -> Bool {
         (self.tag.map { $0 == tag } ?? true) && (self.label.map { $0 == label } ?? true)
-            && (self.applicationLabel.map { $0 == applicationLabel } ?? true)
+            && (matchedApplicationLabel.map { $0 == applicationLabel } ?? true)
             && (self.keyClass.map { $0 == keyClass } ?? true) && (self.keyType.map { $0 == keyType } ?? true)
             && synchronizable.allows(synchronizes)
     }

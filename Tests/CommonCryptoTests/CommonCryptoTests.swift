@@ -373,6 +373,18 @@ struct CommonKeyTests {
                 "no salt at all is allowed")
     }
 
+    @Test("CCCalibratePBKDF times 100,000 rounds and answers at least 10,000 (CommonKeyDerivation.c's CC_MIN_PBKDF2_ITERATIONS): exactly that for 0 ms, an empty password and salt measured as one byte each; C's -1 (UInt32.max) for an empty output, a salt over 132 bytes, another algorithm or an unknown PRF; the longest time asked neither wraps nor traps")
+    func calibratePBKDF() {
+        let pbkdf2 = CCPBKDFAlgorithm(kCCPBKDF2), sha256 = CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256)
+        #expect(CCCalibratePBKDF(pbkdf2, 0, 0, sha256, 32, 0) == 10_000)
+        let longest = CCCalibratePBKDF(pbkdf2, 8, 16, CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA1), 20, UInt32.max)
+        #expect(longest > 10_000 && longest < UInt32.max)
+        #expect(CCCalibratePBKDF(pbkdf2, 8, 16, sha256, 0, 100) == UInt32.max)
+        #expect(CCCalibratePBKDF(pbkdf2, 8, 133, sha256, 32, 100) == UInt32.max)
+        #expect(CCCalibratePBKDF(1, 8, 16, sha256, 32, 100) == UInt32.max)
+        #expect(CCCalibratePBKDF(pbkdf2, 8, 16, 9, 32, 100) == UInt32.max)
+    }
+
     @Test("CCSymmetricKeyWrap gives RFC 3394's 4.1 vector and unwraps it; a wrong key-encryption key is kCCDecodeError with nothing written")
     func keyWrapMatchesRFC3394() {
         let kek = hex("000102030405060708090a0b0c0d0e0f")

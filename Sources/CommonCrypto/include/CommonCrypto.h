@@ -255,6 +255,8 @@ typedef uint32_t CCPseudoRandomAlgorithm;
 int CCKeyDerivationPBKDF(CCPBKDFAlgorithm algorithm, const char *password, size_t passwordLen, const uint8_t *salt,
                          size_t saltLen, CCPseudoRandomAlgorithm prf, unsigned rounds, uint8_t *derivedKey,
                          size_t derivedKeyLen);
+unsigned CCCalibratePBKDF(CCPBKDFAlgorithm algorithm, size_t passwordLen, size_t saltLen, CCPseudoRandomAlgorithm prf,
+                          size_t derivedKeyLen, uint32_t msec);
 
 // MARK: CommonSymmetricKeywrap.h
 

@@ -74,7 +74,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// through `kSecUseAuthenticationContext`'s context when given (honouring its earlier
 /// `evaluateAccessControl`, reuse window, `interactionNotAllowed` and application password).
 /// Statuses: `errSecItemNotFound` (none, or invalidated by an enrollment change),
-/// `errSecUserCanceled`, `errSecAuthFailed` (failed, locked out, wrong application password),
+/// `errSecUserCanceled` (the user's Cancel), `errSecAuthFailed` (failed, locked out, wrong
+/// application password, and every other end of the prompt: a system cancel, the app's
+/// `invalidate()`, the fallback button, as `SecItem.m` maps an LAError),
 /// `errSecInteractionNotAllowed`. Certificates and identities: see `CertificateItems`. `kSecClassKey` queries find Secure Enclave keys by tag, label or application label; `kSecReturnRef` gives `SecKey`s (a software key whose access control guards its item is authenticated by any lookup that returns it, then used without asking again).
 ///
 /// ```swift

@@ -58,7 +58,8 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
 public struct KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, in the terms an app acts on.
     public enum Kind: String, Sendable, CaseIterable, Codable {
-        /// The user (or the system, or the app) cancelled the prompt: errSecUserCanceled.
+        /// The user cancelled the prompt: errSecUserCanceled. (A system or app cancel is
+        /// ``authenticationFailed``, as on iOS.)
         case cancelled
         /// No such item: errSecItemNotFound.
         case itemNotFound
@@ -140,13 +141,14 @@ public struct KeychainError: Error, Sendable, Equatable, CustomStringConvertible
         return text
     }
 
-    /// The keychain error a failed prompt turns into: cancels → errSecUserCanceled;
+    /// The keychain error a failed prompt turns into, as Apple's `SecItem.m` maps an LAError
+    /// (`osstatus_for_localauthentication_error`): the user's cancel → errSecUserCanceled;
     /// notInteractive → errSecInteractionNotAllowed; lockout → errSecAuthFailed (locked out);
-    /// every other LAError → errSecAuthFailed, keeping the LAError code. A user fallback
-    /// counts as a cancel of the keychain prompt (our rule).
+    /// every other LAError → errSecAuthFailed, keeping the LAError code — a system cancel, the
+    /// app's (`invalidate()`) and the fallback button among them.
     public init(_ error: AuthenticationError) {
         switch error.code {
-        case .userCancel, .systemCancel, .appCancel, .userFallback:
+        case .userCancel:
             self.init(.cancelled, message: error.message, authenticationCode: error.code)
         case .notInteractive:
             self.init(.interactionNotAllowed, authenticationCode: error.code)

@@ -350,8 +350,9 @@ public enum LocalAuthenticationSystem {
     /// when the device was built from an environment that sets `TOUCHSTONE_OUTCOMES` (that script
     /// drives this process) and no test took it over, the process stops with
     /// ``scriptingMistakeExitStatus``. Otherwise (a device given in code, a test's, one built
-    /// from an environment without that script, as in an XCTest run) it returns, and the app's call ends as a system cancel would (`LAError.systemCancel`,
-    /// `errSecUserCanceled`), which apps treat as "do nothing".
+    /// from an environment without that script, as in an XCTest run) it returns, and the app's call ends as a system cancel
+    /// (`LAError.systemCancel`; `errSecUserCanceled` from `SecItem*`, our rule, where a real
+    /// system cancel there is errSecAuthFailed), which apps treat as "do nothing".
     package static func reportScriptingMistake(_ mistake: SimulationError, on authenticator: Authenticator?) {
         let text = mistake.description
         if let authenticator {
@@ -375,7 +376,8 @@ public enum LocalAuthenticationSystem {
     /// How a call ends for the app after a scripting mistake, whichever API it made: as a
     /// system cancel (apps treat it as "do nothing"). One mapping for every module:
     /// `LAError.systemCancel` from `LAContext` and CryptoKit, a CFError of that code from
-    /// `SecKey*`, `errSecUserCanceled` from `SecItem*`; the message is the same in each.
+    /// `SecKey*`, `errSecUserCanceled` from `SecItem*` (our rule: a mistake reads as the user's
+    /// cancel there, which apps ignore, rather than as a failure); the message is the same in each.
     package struct SystemCancel: Sendable {
         /// `LAError.Code.systemCancel`'s raw value.
         package static let laErrorCode = -4

@@ -248,16 +248,17 @@ enum CertificateItems {
     /// The stored certificates `query` selects, in the order they were added: matching its
     /// attributes, `kSecValueRef`, `kSecMatchIssuers` (the issuer, or an issuer of it stored
     /// here, up to 10 levels), `kSecMatchEmailAddressIfPresent` (any address, ignoring case;
-    /// a certificate without one does not match) and `kSecMatchValidOnDate` (inclusive).
+    /// a certificate without one does not match), `kSecMatchValidOnDate` (inclusive) and
+    /// `kSecAttrSynchronizable` (`synchronizable` in its place when given).
     static func matching(_ query: CertificateQuery, attributes: [String: KeychainAttributeValue]? = nil,
-                         on authenticator: Authenticator) throws -> [Found] {
+                         synchronizable: KeychainQuery.Synchronizable? = nil, on authenticator: Authenticator) throws -> [Found] {
         var wanted = attributes ?? query.attributes
         if let group = query.accessGroup { wanted[kSecAttrAccessGroup as String] = group }
         let all = try authenticator.keychain.items(service: service, itemClass: .certificate)
             .sorted { ($0.insertionOrder ?? 0, $0.account) < ($1.insertionOrder ?? 0, $1.account) }
         var found: [Found] = []
         for item in all where wanted.allSatisfy({ KeychainQuery.sameBytes(item.attributes[$0.key], $0.value) })
-            && query.synchronizable.allows(item.attributes) && query.referenceAllows(item.account) {
+            && (synchronizable ?? query.synchronizable).allows(item.attributes) && query.referenceAllows(item.account) {
             guard let der = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account,
                                                                              itemClass: .certificate, context: nil) else { continue }
             let candidate = Found(item: item, der: der)
@@ -370,12 +371,18 @@ enum CertificateItems {
         let filtering = query.attributes.filter {
             [kSecAttrLabel, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrSubjectKeyID].map { $0 as String }.contains($0.key)
         }
-        let everyKey = try KeyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate as String])
-        let enclaveKeys = try authenticator.keys.keys().filter { !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) }
+        // As iOS's join exposes the key's `sync` column, not the certificate's: the key's
+        // synchronizability is what the query's kSecAttrSynchronizable (absent: false) filters.
+        let everyKey = try KeyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate as String,
+                                     kSecAttrSynchronizable as String: kSecAttrSynchronizableAny as String])
+        let enclaveKeys = try authenticator.keys.keys().filter {
+            !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) && query.synchronizable.allows($0.isSynchronizable)
+        }
         // Our limit: an RSA, P-384 or P-521 key whose access control guards its item makes no identity.
-        let inMemory = try StoredInMemoryKeys.matching(everyKey, on: authenticator, opensGuarded: false).filter(\.key.isPrivate)
+        let inMemory = try StoredInMemoryKeys.matching(everyKey, on: authenticator, opening: nil)
+            .filter { $0.key.isPrivate && query.synchronizable.allows($0.item.attributes) }
         var pairs: [IdentityMatch] = []
-        for certificate in try matching(query, attributes: filtering, on: authenticator) {
+        for certificate in try matching(query, attributes: filtering, synchronizable: .any, on: authenticator) {
             guard case let .data(hash)? = certificate.item.attributes[kSecAttrPublicKeyHash as String] else { continue }
             if let key = enclaveKeys.first(where: { $0.applicationLabel == hash }) {
                 let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt,

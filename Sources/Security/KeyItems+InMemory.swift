@@ -87,7 +87,8 @@ enum StoredInMemoryKeys {
         let label = label ?? ""
         let applicationLabel = applicationLabel ?? Data(Insecure.SHA1.hash(data: key.publicKeyData))
         if key.isPrivate {
-            try requireNewPrimaryKey(applicationLabel: applicationLabel, tag: tag, keyType: key.keyType, bits: key.bits, on: authenticator)
+            try requireNewPrimaryKey(applicationLabel: applicationLabel, tag: tag, keyType: key.keyType, bits: key.bits,
+                                     synchronizable: synchronizable, on: authenticator)
         }
         var attributes: [String: KeychainAttributeValue] = [
             kSecAttrApplicationLabel as String: .data(applicationLabel),
@@ -145,16 +146,17 @@ enum StoredInMemoryKeys {
     /// stored items compared are this app's private keys of every kind: the P-256 keys of its
     /// key store, the RSA, P-384 and P-521 items, and the items of attributes alone. The caller
     /// passes the label the item will keep: a software key takes the add's, a Secure Enclave key
-    /// its own.
+    /// its own. Whether it synchronizes is part of the key too (`v6sync`).
     static func requireNewPrimaryKey(applicationLabel: Data, tag: Data?, keyType: CFString, bits: Int, isToken: Bool = false,
-                                     on authenticator: Authenticator) throws {
+                                     synchronizable: Bool, on authenticator: Authenticator) throws {
         let duplicate = KeychainError(.duplicateItem, message: "a private key with this application label and tag is stored already")
         let keyType = keyType as String
         if keyType == kSecAttrKeyTypeECSECPrimeRandom as String, bits == 256 {
             // The token is part of the primary key too (`tkid`): a Secure Enclave key and a
             // software key never collide.
             for key in try authenticator.keys.keys(includingInvalidated: true)
-            where key.applicationLabel == applicationLabel && key.applicationTag == tag && key.isSoftware == !isToken {
+            where key.applicationLabel == applicationLabel && key.applicationTag == tag && key.isSoftware == !isToken
+                && key.isSynchronizable == synchronizable {
                 throw duplicate
             }
         }
@@ -165,7 +167,8 @@ enum StoredInMemoryKeys {
                attributes[kSecAttrKeyType as String]?.stringValue == keyType,
                attributes[kSecAttrKeySizeInBits as String]?.integerValue == Int64(bits),
                attributes[kSecAttrApplicationLabel as String]?.dataValue == applicationLabel,
-               attributes[kSecAttrApplicationTag as String]?.dataValue == tag {
+               attributes[kSecAttrApplicationTag as String]?.dataValue == tag,
+               (attributes[kSecAttrSynchronizable as String] == .bool(true)) == synchronizable {
                 throw duplicate
             }
         }
@@ -187,41 +190,42 @@ enum StoredInMemoryKeys {
     }
 
     /// The stored keys `query` selects (with `kSecValueRef`, only that key), private ones
-    /// first; their values are read, so a locked device refuses (errSecInteractionNotAllowed).
-    /// A key whose access control guards its item is read through one context for the whole
-    /// lookup (the query's `kSecUseAuthenticationContext`, else the lookup's own; one prompt,
-    /// with its `kSecUseOperationPrompt`) when `opensGuarded`, and left out otherwise
-    /// (`kSecUseAuthenticationUISkip`; identities, our limit). Items that make no key
+    /// first, at most `readLimit` of them (nil: all); their values are read, so a locked device
+    /// refuses (errSecInteractionNotAllowed). A key whose access control guards its item is read
+    /// through the lookup's `opening` (one prompt for every key the lookup opens, with its
+    /// `kSecUseOperationPrompt`), and left out without one (`kSecUseAuthenticationUISkip`;
+    /// identities, our limit). Items that make no key
     /// (``storeWithoutKey(_:value:bits:accessibility:on:)``): ``matchingWithoutKey(_:on:)`` lists them.
-    static func matching(_ query: KeyQuery, on authenticator: Authenticator, opensGuarded: Bool) throws -> [Found] {
+    static func matching(_ query: KeyQuery, on authenticator: Authenticator, opening: KeyItems.LookupOpening?,
+                         readLimit: Int? = nil) throws -> [Found] {
         // As for P-256 keys: one invalidated by an enrollment change (biometryCurrentSet) is
         // not found; a delete still removes it (``matchingItems(_:on:)``).
         let items = try matchingItems(query, on: authenticator).filter { !makesNoKey($0) && !$0.isInvalidated }
-        let opening = opensGuarded && items.contains(where: \.requiresAuthentication)
-            ? try KeychainCall.engineContext(query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator) ?? authenticator.makeContext()
-            : nil
+        let isPrivate = { (item: KeychainItemInfo) in item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String }
+        let reason = KeyItems.reason(prompt: query.prompt, context: query.context)
         var found: [Found] = []
-        for item in items {
+        for item in items.filter(isPrivate) + items.filter({ !isPrivate($0) }) {
+            // Past the limit nothing is read, so nothing more is opened (securityd stops there).
+            if let readLimit, found.count >= readLimit { break }
             let value: Data?
             if item.requiresAuthentication {
                 guard let opening else { continue }
-                let reason = KeyItems.reason(prompt: query.prompt, context: query.context)
+                let engine = try opening.engine()
                 value = try runBlocking {
-                    try await authenticator.keychain.read(service: service, account: item.account, itemClass: .key, context: opening, reason: reason)
+                    try await authenticator.keychain.read(service: service, account: item.account, itemClass: .key, context: engine, reason: reason)
                 }
             } else {
                 value = try authenticator.keychain.readWithoutEvaluation(service: service, account: item.account, itemClass: .key, context: nil)
             }
             guard let data = value else { continue }
-            let isPrivate = item.attributes[kSecAttrKeyClass as String]?.stringValue == kSecAttrKeyClassPrivate as String
             // A damaged item is reported, never skipped: the lookup fails until it is deleted
             // (SecItemDelete does not read it).
-            guard let key = try? inMemoryKey(data, type: item.attributes[kSecAttrKeyType as String]?.stringValue, isPrivate: isPrivate) else {
+            guard let key = try? inMemoryKey(data, type: item.attributes[kSecAttrKeyType as String]?.stringValue, isPrivate: isPrivate(item)) else {
                 throw SecKeyCall.Failure(errSecDecode, "the stored key item \(item.account) is damaged (its value is not a key): delete it with SecItemDelete")
             }
             found.append(Found(key: key, item: item))
         }
-        return found.filter(\.key.isPrivate) + found.filter { !$0.key.isPrivate }
+        return found
     }
 
     /// Whether a stored item is one that makes no key: of attributes alone, or a symmetric key.

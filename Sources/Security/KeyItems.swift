@@ -76,15 +76,16 @@ enum KeyItems {
             try query.requireEntitlement(of: owner)
             let storedLabel = key.isSoftware ? query.applicationLabel ?? key.applicationLabel : key.applicationLabel
             try StoredInMemoryKeys.requireNewPrimaryKey(applicationLabel: storedLabel, tag: query.tag ?? key.applicationTag,
-                                                        keyType: kSecAttrKeyTypeECSECPrimeRandom, bits: 256, isToken: !key.isSoftware, on: owner)
+                                                        keyType: kSecAttrKeyTypeECSECPrimeRandom, bits: 256, isToken: !key.isSoftware,
+                                                        synchronizable: query.synchronizable == .yes, on: owner)
+            // A software key's item data (``itemData(_:)``), from the key as given: it is not
+            // stored yet, so its export asks nothing (and a failed one stores nothing).
+            var keyCall = SecKeyCall()
+            let bytes = query.returns.data && key.isSoftware ? try keyCall.exportPrivateKey(ref) : nil
             let stored = try owner.keys.store(key, tag: query.tag, label: query.label,
                                               applicationLabel: query.applicationLabel, accessControl: query.accessControl,
                                               synchronizable: query.synchronizable == .yes)
             let secKey = SecKey(.enclave(stored, owner), context: ref.context, prompt: ref.prompt)
-            // A software key's item data (``itemData(_:)``), from the key as given: it was not
-            // stored yet, so its export asks nothing.
-            var call = SecKeyCall()
-            let bytes = query.returns.data && key.isSoftware ? try call.exportPrivateKey(ref) : nil
             result?.pointee = query.shape(FoundKey(key: secKey, bytes: bytes, reference: KeyQuery.reference(toEnclaveKey: stored)) {
                 KeyQuery.attributes(of: secKey)
             })
@@ -113,17 +114,24 @@ enum KeyItems {
             // unlocked since a restart) fails the lookup itself, errSecInteractionNotAllowed.
             for key in keys { try authenticator.keys.checkAvailable(key) }
             // Software keys whose item any lookup returning them opens (`ks_decrypt_data`; keys
-            // come first, so the limit keeps these).
+            // come first, so the limit keeps these), through one context for every key the
+            // lookup opens.
             if query.authenticationUI == .skip { keys.removeAll(where: accessControlGuardsItem) }
-            let guarded = query.limit.cap(keys).filter(accessControlGuardsItem)
-            let lookupContext = guarded.isEmpty ? nil
-                : try authenticate(guarded, context: query.context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI, on: authenticator)
+            let capped = query.limit.cap(keys)
+            // The data alone of a key that has none to give: refused before anything is opened.
+            if query.returns.onlyData, capped.contains(where: { !givesItemData($0) }) { return errSecParam }
+            let opening = LookupOpening(given: query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator)
+            let guarded = capped.filter(accessControlGuardsItem)
+            let lookupContext = guarded.isEmpty ? nil : try authenticate(guarded, through: opening, prompt: query.prompt, on: authenticator)
             var found: [FoundKey] = keys.map { key in
                 let context = accessControlGuardsItem(key) ? lookupContext ?? query.context : query.context
                 let secKey = SecKey(.enclave(key, authenticator), context: context, prompt: query.prompt, failsWithoutUI: query.failsWithoutUI)
                 return FoundKey(key: secKey, bytes: nil, reference: KeyQuery.reference(toEnclaveKey: key)) { KeyQuery.attributes(of: secKey) }
             }
-            found += try StoredInMemoryKeys.matching(query, on: authenticator, opensGuarded: query.authenticationUI != .skip).map { stored in
+            // RSA, P-384 and P-521 keys: read (and opened) only as far as the limit can reach.
+            let inMemory = try StoredInMemoryKeys.matching(query, on: authenticator, opening: query.authenticationUI == .skip ? nil : opening,
+                                                           readLimit: query.limit.count.map { max($0 - keys.count, 0) })
+            found += inMemory.map { stored in
                 let secKey = SecKey(.inMemory(stored.key))
                 return FoundKey(key: secKey, bytes: stored.key.externalRepresentation, reference: KeyQuery.reference(toItem: stored.item.account)) {
                     StoredInMemoryKeys.attributes(of: stored, secKey: secKey)
@@ -154,14 +162,22 @@ enum KeyItems {
 
     /// `item` with its data when it is a software P-256 private key's: the key's 97 X9.63 bytes
     /// (`04 || X || Y || K`), which iOS stores as the item's data (`SecECKey.m`: a private key's
-    /// attributes carry `kSecValueData`, its export, and the add stores them). They are exported
-    /// through the context the found key carries: the lookup's own when it opened the key
-    /// (``accessControlGuardsItem(_:)``), so nothing more is asked; otherwise the key's access
-    /// control runs as for `SecKeyCopyExternalRepresentation`.
+    /// attributes carry `kSecValueData`, its export, and the add stores them), when it
+    /// ``givesItemData(_:)``. They are exported through the context the found key carries: the
+    /// lookup's own when it opened the key (``accessControlGuardsItem(_:)``), so nothing more is
+    /// asked.
     static func itemData(_ item: FoundKey) throws -> FoundKey {
-        guard item.bytes == nil, let key = item.key, key.touchstoneKey?.isSoftware == true else { return item }
-        var call = SecKeyCall()
-        return FoundKey(key: key, bytes: try call.exportPrivateKey(key), reference: item.reference, attributes: item.attributes)
+        guard item.bytes == nil, let key = item.key, let stored = key.touchstoneKey, givesItemData(stored) else { return item }
+        var keyCall = SecKeyCall()
+        return FoundKey(key: key, bytes: try keyCall.exportPrivateKey(key), reference: item.reference, attributes: item.attributes)
+    }
+
+    /// Whether a lookup gives `key`'s bytes as its item's data: a software key whose flags ask
+    /// nothing, or whose item the lookup opens (``accessControlGuardsItem(_:)``). A lookup never
+    /// runs a key's own evaluation (our limit: a software key under `privateKeyUsage` with a
+    /// constraint gives none, errSecParam for its data alone), nor has a Secure Enclave key any.
+    static func givesItemData(_ key: EnclaveKey) -> Bool {
+        key.isSoftware && (!key.flags.requiresAuthentication || accessControlGuardsItem(key))
     }
 
     /// Whether `key`'s access control is checked when its item is read rather than when the key
@@ -182,12 +198,46 @@ enum KeyItems {
     /// errSecAuthFailed, as for a protected password.
     static func authenticate(_ keys: [EnclaveKey], context: (any KeychainAuthenticationContext)?, prompt: String?,
                              failsWithoutUI: Bool, on authenticator: Authenticator) throws -> any KeychainAuthenticationContext {
-        let engine = try KeychainCall.engineContext(context, failsWithoutUI: failsWithoutUI, on: authenticator) ?? authenticator.makeContext()
-        let reason = reason(prompt: prompt, context: context)
+        try authenticate(keys, through: LookupOpening(given: context, failsWithoutUI: failsWithoutUI, on: authenticator),
+                         prompt: prompt, on: authenticator)
+    }
+
+    /// ``authenticate(_:context:prompt:failsWithoutUI:on:)`` through a lookup's `opening`, which
+    /// its other guarded keys share (one prompt for all).
+    static func authenticate(_ keys: [EnclaveKey], through opening: LookupOpening, prompt: String?,
+                             on authenticator: Authenticator) throws -> any KeychainAuthenticationContext {
+        let engine = try opening.engine()
+        let reason = reason(prompt: prompt, context: opening.given)
         for key in keys {
             try runBlocking { try await authenticator.keys.authorize(key, context: engine, reason: reason) }
         }
-        return open(keys, through: engine, given: context)
+        return open(keys, through: engine, given: opening.given)
+    }
+
+    /// The one context a lookup opens the keys it must authenticate through, so that it asks
+    /// once whatever kinds of key it opens: the query's `kSecUseAuthenticationContext` (under
+    /// `kSecUseAuthenticationUIFail` a copy that may not prompt), else one of the lookup's own
+    /// (``KeychainCall/engineContext(_:failsWithoutUI:on:)``), made when the first key needs it.
+    final class LookupOpening {
+        /// The query's `kSecUseAuthenticationContext`.
+        let given: (any KeychainAuthenticationContext)?
+        private let failsWithoutUI: Bool
+        private let authenticator: Authenticator
+        private var made: AuthenticationContext?
+
+        init(given: (any KeychainAuthenticationContext)?, failsWithoutUI: Bool, on authenticator: Authenticator) {
+            self.given = given
+            self.failsWithoutUI = failsWithoutUI
+            self.authenticator = authenticator
+        }
+
+        /// The context, made on the first call.
+        func engine() throws -> AuthenticationContext {
+            if let made { return made }
+            let engine = try KeychainCall.engineContext(given, failsWithoutUI: failsWithoutUI, on: authenticator) ?? authenticator.makeContext()
+            made = engine
+            return engine
+        }
     }
 
     /// The reason a lookup that opens a guarded key prompts with, as a found key's own uses

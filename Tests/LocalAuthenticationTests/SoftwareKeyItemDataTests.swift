@@ -79,5 +79,31 @@ struct SoftwareKeyItemDataTests {
         #expect(data == bytes)
         #expect(device.user.pending.isEmpty, "the lookup asked once")
     }
+
+    @Test("a lookup never runs a key's own evaluation for its data: a software key under privateKeyUsage with userPresence gives none (errSecParam for its data alone, no prompt), and data alone over a Secure Enclave key is refused before a guarded key beside it is opened")
+    func dataAloneNeverPrompts() async throws {
+        let device = try TestDevice()
+        let lines = await device.blocking { () -> [String] in
+            func make(_ flags: SecAccessControlCreateFlags, tag: String, token: Bool) -> Bool {
+                guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil) else { return false }
+                var parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                                 kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                                 kSecAttrApplicationTag as String: Data(tag.utf8),
+                                                                                 kSecAttrAccessControl as String: access]]
+                if token { parameters[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave }
+                return SecKeyCreateRandomKey(parameters as CFDictionary, nil) != nil
+            }
+            let made = [make([.privateKeyUsage, .userPresence], tag: "use", token: false),
+                        make(.userPresence, tag: "both", token: false), make(.privateKeyUsage, tag: "both", token: true)]
+            func data(_ tag: String, _ extra: [String: Any] = [:]) -> OSStatus {
+                SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data(tag.utf8),
+                                     kSecReturnData as String: true].merging(extra) { $1 } as CFDictionary, nil)
+            }
+            return ["made \(made)", "use \(data("use"))", "use skip \(data("use", [kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip]))",
+                    "both \(data("both", [kSecMatchLimit as String: kSecMatchLimitAll]))"]
+        }
+        #expect(lines == ["made [true, true, true]", "use -50", "use skip -50", "both -50"])
+        #expect(device.scriptingMistakes.isEmpty, "no prompt was shown")
+    }
 }
 #endif

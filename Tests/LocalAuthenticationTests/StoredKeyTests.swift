@@ -191,5 +191,48 @@ struct StoredKeyTests {
         #expect(await sim.blocking { SecItemDelete(query() as CFDictionary) } == errSecSuccess)
         #expect(await sim.blocking(count) == Int(errSecItemNotFound))
     }
+
+    @Test("one lookup that opens a guarded P-256 key and a guarded P-384 key asks once for both; one whose limit a key before them fills opens neither (securityd decrypts only up to the limit)")
+    func lookupOpensGuardedKeysOnceAndOnlyUpToItsLimit() async throws {
+        let sim = try TestDevice()
+        let tag = Data("guarded.pair".utf8)
+        let added = await sim.blocking { () -> [Bool] in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil),
+                  let p384 = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384] as CFDictionary, nil)
+            else { return [] }
+            let p256 = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                              kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+                                                                              kSecAttrAccessControl as String: access]] as CFDictionary, nil)
+            let stored = SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: p384, kSecAttrApplicationTag as String: tag,
+                                     kSecAttrAccessControl as String: access] as CFDictionary, nil)
+            return [p256 != nil, stored == errSecSuccess]
+        }
+        #expect(added == [true, true])
+        sim.enqueue(.present("thumb"))
+        let count = await sim.blocking { () -> Int in
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true,
+                                              kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary, &result)
+            return status == errSecSuccess ? (result as? [Any])?.count ?? -1 : Int(status)
+        }
+        #expect(count == 2)
+        #expect(sim.user.pending.isEmpty && sim.scriptingMistakes.isEmpty, "one prompt opened both")
+        // An unguarded P-256 key under another tag comes first; with the limit of one it alone is read.
+        let other = Data("plain.first".utf8)
+        let status = await sim.blocking { () -> OSStatus in
+            guard let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil),
+                  let plain = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                                     kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                                     kSecAttrApplicationTag as String: other]] as CFDictionary, nil),
+                  let guarded = SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048] as CFDictionary, nil),
+                  SecItemAdd([kSecClass as String: kSecClassKey, kSecValueRef as String: guarded, kSecAttrApplicationTag as String: other,
+                              kSecAttrAccessControl as String: access] as CFDictionary, nil) == errSecSuccess
+            else { return errSecParam }
+            _ = plain
+            return SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: other, kSecReturnRef as String: true] as CFDictionary, nil)
+        }
+        #expect(status == errSecSuccess)
+        #expect(sim.scriptingMistakes.isEmpty, "the guarded RSA key past the limit was not opened")
+    }
 }
 #endif

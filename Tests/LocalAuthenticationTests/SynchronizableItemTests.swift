@@ -96,5 +96,40 @@ struct SynchronizableItemTests {
                           "certificate delete plain -25300", "certificate delete sync 0", "certificate left -25300 0 -1",
                           "both 0 0", "again -25299", "plain 0 1 0", "any 0 2 0,1"])
     }
+
+    @Test("an identity is filtered by its key's kSecAttrSynchronizable, not its certificate's, as iOS's identity join exposes the key's sync column (SecItemDb.c's s3dl_create_select_sql) to SecDbQuery.c's default sync = false; an identity delete without it leaves a synchronizing key alone", arguments: ["p256", "rsa"])
+    func identityIsFilteredByItsKeysSynchronizable(name: String) async throws {
+        let facts = try #require(try CertificateItemTests.certificates()[name])
+        let certificate = try CertificateItemTests.certificate(facts)
+        let privateBytes = try IndependentKeyCheck.bytes(facts["privateKey"])
+        let device = try TestDevice()
+        let lines = await device.blocking { () -> [String] in
+            var key: [String: Any] = [kSecClass as String: kSecClassKey, kSecValueData as String: privateBytes,
+                                      kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrSynchronizable as String: true]
+            if name == "rsa" { key[kSecAttrKeyType as String] = kSecAttrKeyTypeRSA }
+            let identity: [String: Any] = [kSecClass as String: kSecClassIdentity]
+            return ["add \(SecItemAdd([kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as CFDictionary, nil)) \(SecItemAdd(key as CFDictionary, nil))",
+                    "plain \(SecItemCopyMatching(identity as CFDictionary, nil))",
+                    "sync \(SecItemCopyMatching(identity.merging([kSecAttrSynchronizable as String: true]) { $1 } as CFDictionary, nil))",
+                    "delete plain \(SecItemDelete(identity as CFDictionary))",
+                    "key left \(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrSynchronizable as String: true] as CFDictionary, nil))"]
+        }
+        #expect(lines == ["add 0 0", "plain -25300", "sync 0", "delete plain -25300", "key left 0"], "\(name)")
+    }
+
+    @Test("a private key that synchronizes and one that does not may share an application label and tag: sync is part of a key's primary key (SecItemSchema.c's v6sync), so the second add is no duplicate, and the same one again is")
+    func synchronizingIsPartOfAKeysPrimaryKey() async throws {
+        let device = try TestDevice(enrolled: [])
+        let (first, second, third) = (P256.Signing.PrivateKey().x963Representation, P256.Signing.PrivateKey().x963Representation,
+                                      P256.Signing.PrivateKey().x963Representation)
+        let statuses = await device.blocking { () -> [OSStatus] in
+            let common: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+                                         kSecAttrApplicationTag as String: Data("shared".utf8), kSecAttrApplicationLabel as String: Data("label".utf8)]
+            return [SecItemAdd(common.merging([kSecValueData as String: first]) { $1 } as CFDictionary, nil),
+                    SecItemAdd(common.merging([kSecValueData as String: second, kSecAttrSynchronizable as String: true]) { $1 } as CFDictionary, nil),
+                    SecItemAdd(common.merging([kSecValueData as String: third, kSecAttrSynchronizable as String: true]) { $1 } as CFDictionary, nil)]
+        }
+        #expect(statuses == [errSecSuccess, errSecSuccess, errSecDuplicateItem])
+    }
 }
 #endif

@@ -98,7 +98,10 @@ enum KeyItems {
     /// attribute-only), matching tag, label, application label, class and type (with
     /// `kSecValueRef` only that key, with `kSecValuePersistentRef` only that item); invalidated
     /// keys are not found (a software key whose access control guards its item is authenticated
-    /// first, whatever is asked for: ``accessControlGuardsItem(_:)``). `kSecReturnRef` gives
+    /// first, whatever is asked for: ``accessControlGuardsItem(_:)``; so is a guarded RSA, P-384
+    /// or P-521 key, through the same context, and only up to the limit). A `kSecValueRef` finds
+    /// its key only under the ref's own application label unless the query names one
+    /// (``KeyQuery/matchedApplicationLabel``). `kSecReturnRef` gives
     /// `SecKey`s (carrying the query's `kSecUseAuthenticationContext` and
     /// `kSecUseOperationPrompt` for their prompts), `kSecReturnData` a key's bytes (a software
     /// P-256 key's 97 X9.63 bytes: ``itemData(_:)``), `kSecReturnPersistentRef` its persistent

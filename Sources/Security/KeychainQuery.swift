@@ -109,11 +109,11 @@ struct KeychainQuery {
         }
     }
 
-    /// `kSecAttrSynchronizable` in a query, for every class: an item synchronizes or not as part
-    /// of its primary key (`SecItemSchema.c`: `v6sync` is a key column of passwords, keys and
-    /// certificates), and a query that names none matches only items that do not
-    /// (`SecDbQuery.c` adds `kSecAttrSynchronizable = false`), but a lookup by persistent
-    /// reference, which finds its item either way.
+    /// `kSecAttrSynchronizable` in a query, for every class. Whether an item synchronizes is
+    /// part of its primary key (`SecItemSchema.c`: `v6sync` is a key column of passwords, keys
+    /// and certificates). A query that names none matches only items that do not
+    /// (`SecDbQuery.c` adds `kSecAttrSynchronizable = false`); a lookup by persistent reference
+    /// finds its item either way.
     enum Synchronizable: Equatable {
         case no, yes, any
 

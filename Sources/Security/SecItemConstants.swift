@@ -52,7 +52,9 @@ nonisolated(unsafe) public let kSecAttrDescription: CFString = "desc"
 /// A comment (`String`): stored, matched, returned.
 nonisolated(unsafe) public let kSecAttrComment: CFString = "icmt"
 /// The access group (`String`): stored and matched. An item added without one is in the
-/// app's default group, which is the composition's app id **(our rule)**.
+/// app's default group: the first of the composition's `keychainAccessGroups` that is neither
+/// Safari's nor an app group (`group.…`), else the app's application identifier,
+/// `<teamID>.<app id>`, as on iOS.
 nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = "agrp"
 /// iCloud synchronization (`Bool`): stored and matched for every class, passwords, keys and
 /// certificates (nothing is synchronized). A query without it matches only items that are not

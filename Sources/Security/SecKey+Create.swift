@@ -17,7 +17,9 @@ import Touchstone
 ///
 /// With `kSecAttrKeyTypeRSA` (1024 to 8192 bits, a multiple of 128), or EC with 384 or 521
 /// bits: a key pair held in memory, no token, kept in the keychain as `kSecAttrIsPermanent`
-/// says (``InMemoryKey``'s limits: no access-control flags).
+/// says, where access-control flags that ask for the user guard its item (``StoredInMemoryKeys``;
+/// `privateKeyUsage` is errSecUnimplemented there). Our limit: a key this makes permanent is
+/// stored as not synchronizing, whatever `kSecAttrSynchronizable` says (`SecItemAdd` keeps it).
 ///
 /// Returns nil with an `NSOSStatusErrorDomain` error: `errSecParam` for another key type or
 /// size (P-192 is not simulated: our rule) or another token, `errSecKeySizeNotAllowed` for an

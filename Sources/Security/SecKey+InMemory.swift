@@ -5,8 +5,8 @@ import Touchstone
 
 /// A `SecKey` outside the device's key store: an RSA key (``RSAKey``) or a P-384 / P-521 key
 /// (``CurveKey``), held in memory by the `SecKey`. Made permanent or added with `SecItemAdd`,
-/// it is kept as a keychain item (``StoredInMemoryKeys``). It has no access-control flags (one
-/// with them is `errSecUnimplemented`: our limit) and never prompts.
+/// it is kept as a keychain item (``StoredInMemoryKeys``), whose access-control flags a lookup
+/// runs; the key itself is used in memory and never prompts.
 protocol InMemoryKey: Sendable {
     /// `kSecAttrKeyType`: `kSecAttrKeyTypeRSA` or `kSecAttrKeyTypeECSECPrimeRandom`.
     var keyType: CFString { get }

@@ -11,7 +11,7 @@ import Touchstone
 ///
 /// It does every RSA algorithm of Apple's: swift-crypto signs messages and encrypts with
 /// PKCS#1 v1.5, OAEP-SHA-1 and OAEP-SHA-256; the digest, raw, SHA-224, OAEP-SHA-384/512 and
-/// OAEP-then-AES-GCM forms are built in `SecKey+RSARaw.swift`. Our limit: an RSA key is an ``InMemoryKey`` (no access control).
+/// OAEP-then-AES-GCM forms are built in `SecKey+RSARaw.swift`. An RSA key is an ``InMemoryKey``: used in memory, its stored item guarded by its access control.
 struct RSAKey: InMemoryKey {
     /// The private half; nil for a public key.
     let privateKey: _RSA.Signing.PrivateKey?

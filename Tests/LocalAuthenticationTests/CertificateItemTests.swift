@@ -19,6 +19,12 @@ struct CertificateItemTests {
         try #require(SecCertificateCreateWithData(nil, try IndependentKeyCheck.bytes(facts["der"]) as CFData))
     }
 
+    /// pyca's certificate `name` and its private key's bytes (PKCS#1 for RSA, X9.63 for EC).
+    static func certificateAndKey(_ name: String) throws -> (SecCertificate, Data) {
+        let facts = try #require(try certificates()[name])
+        return (try certificate(facts), try IndependentKeyCheck.bytes(facts["privateKey"]))
+    }
+
     static func add(_ certificate: SecCertificate, label: String? = nil) -> OSStatus {
         var item: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
         if let label { item[kSecAttrLabel as String] = label }
@@ -253,9 +259,7 @@ struct CertificateItemTests {
 
     @Test("an identity whose private key guards its item (userPresence, no privateKeyUsage) is opened by any lookup that finds it, as a lookup of the key alone is (SecDbKeychainItem.m's ks_decrypt_data decrypts an item whose ACL has constraints): a cancel is errSecUserCanceled, UI fail errSecInteractionNotAllowed, UI skip leaves it out; an existence check asks too, and the key of a found identity signs without asking again")
     func identityWithGuardedKeyIsOpenedByItsLookup() async throws {
-        let facts = try #require(try Self.certificates()["p256"])
-        let certificate = try Self.certificate(facts)
-        let privateBytes = try IndependentKeyCheck.bytes(facts["privateKey"])
+        let (certificate, privateBytes) = try Self.certificateAndKey("p256")
         let device = try TestDevice()
         let added = await device.blocking { () -> [OSStatus] in
             let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, nil)

@@ -11,9 +11,7 @@ import TouchstoneTesting
 struct IdentityAddTests {
     @Test("SecItemAdd of an identity ref adds its certificate, then its key, with the call's label (explode_identity); the identity is found again; with the certificate already stored it still adds the key; both stored already is errSecDuplicateItem; kSecReturnPersistentRef is errSecUnimplemented before anything is added (our limit)")
     func identityRefAddsItsCertificateThenItsKey() async throws {
-        let facts = try #require(try CertificateItemTests.certificates()["p256"])
-        let certificate = try CertificateItemTests.certificate(facts)
-        let privateBytes = try IndependentKeyCheck.bytes(facts["privateKey"])
+        let (certificate, privateBytes) = try CertificateItemTests.certificateAndKey("p256")
         let device = try TestDevice()
         let lines = await device.blocking { () -> [String] in
             // An identity ref, from a lookup of the certificate and key stored, which are then deleted.

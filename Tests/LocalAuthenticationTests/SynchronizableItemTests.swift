@@ -99,9 +99,7 @@ struct SynchronizableItemTests {
 
     @Test("an identity is filtered by its key's kSecAttrSynchronizable, not its certificate's, as iOS's identity join exposes the key's sync column (SecItemDb.c's s3dl_create_select_sql) to SecDbQuery.c's default sync = false; an identity delete without it leaves a synchronizing key alone", arguments: ["p256", "rsa"])
     func identityIsFilteredByItsKeysSynchronizable(name: String) async throws {
-        let facts = try #require(try CertificateItemTests.certificates()[name])
-        let certificate = try CertificateItemTests.certificate(facts)
-        let privateBytes = try IndependentKeyCheck.bytes(facts["privateKey"])
+        let (certificate, privateBytes) = try CertificateItemTests.certificateAndKey(name)
         let device = try TestDevice()
         let lines = await device.blocking { () -> [String] in
             var key: [String: Any] = [kSecClass as String: kSecClassKey, kSecValueData as String: privateBytes,

@@ -168,7 +168,7 @@ enum StoredInMemoryKeys {
                attributes[kSecAttrKeySizeInBits as String]?.integerValue == Int64(bits),
                attributes[kSecAttrApplicationLabel as String]?.dataValue == applicationLabel,
                attributes[kSecAttrApplicationTag as String]?.dataValue == tag,
-               (attributes[kSecAttrSynchronizable as String] == .bool(true)) == synchronizable {
+               KeychainQuery.Synchronizable.synchronizes(attributes) == synchronizable {
                 throw duplicate
             }
         }
@@ -256,7 +256,7 @@ enum StoredInMemoryKeys {
     static func attributes(of found: Found, secKey: SecKey) -> [String: Any] {
         attributes(of: secKey, tag: found.tag, label: found.label, applicationLabel: found.applicationLabel,
                    access: found.item.accessControl,
-                   synchronizes: found.item.attributes[kSecAttrSynchronizable as String] == .bool(true))
+                   synchronizes: KeychainQuery.Synchronizable.synchronizes(found.item.attributes))
     }
 
     /// The attributes of `secKey` stored with these.
@@ -279,7 +279,7 @@ enum StoredInMemoryKeys {
 func returnedAttributes(_ stored: [String: KeychainAttributeValue], accessibility: Accessibility, itemClass: CFString) -> [String: Any] {
     var attributes: [String: Any] = [kSecClass as String: itemClass as String, kSecAttrAccessible as String: accessibleValue(accessibility)]
     for (key, value) in stored { attributes[key] = value.objectValue }
-    return attributes.merging(KeychainQuery.schemaColumns(synchronizes: stored[kSecAttrSynchronizable as String] == .bool(true))) { $1 }
+    return attributes.merging(KeychainQuery.schemaColumns(synchronizes: KeychainQuery.Synchronizable.synchronizes(stored))) { $1 }
 }
 
 /// ``returnedAttributes(_:accessibility:itemClass:)`` of a stored item.
@@ -332,7 +332,7 @@ extension KeyQuery {
         return matches(tag: attributes[kSecAttrApplicationTag as String]?.dataValue, label: attributes[kSecAttrLabel as String]?.stringValue,
                        applicationLabel: attributes[kSecAttrApplicationLabel as String]?.dataValue,
                        keyClass: attributes[kSecAttrKeyClass as String]?.stringValue, keyType: attributes[kSecAttrKeyType as String]?.stringValue,
-                       synchronizes: attributes[kSecAttrSynchronizable as String] == .bool(true))
+                       synchronizes: KeychainQuery.Synchronizable.synchronizes(attributes))
     }
 }
 #endif

@@ -121,7 +121,8 @@ enum KeyItems {
             // lookup opens.
             if query.authenticationUI == .skip { keys.removeAll(where: accessControlGuardsItem) }
             let capped = query.limit.cap(keys)
-            // The data alone of a key that has none to give: refused before anything is opened.
+            // The data alone of a key that has none to give (a Secure Enclave key): refused before
+            // anything is opened. Every other key found has bytes (``itemData(_:)``).
             if query.returns.onlyData, capped.contains(where: { !givesItemData($0) }) { return errSecParam }
             let opening = LookupOpening(given: query.context, failsWithoutUI: query.failsWithoutUI, on: authenticator)
             let guarded = capped.filter(accessControlGuardsItem)
@@ -151,8 +152,6 @@ enum KeyItems {
             }
             found = try query.limit.cap(found).map { query.returns.data ? try itemData($0) : $0 }
             guard !found.isEmpty else { return errSecItemNotFound }
-            // kSecReturnData alone of a Secure Enclave key: it has no bytes to give.
-            if query.returns.onlyData, found.contains(where: { $0.key != nil && $0.bytes == nil }) { return errSecParam }
             if query.returns.any {
                 // An item without a key gives no ref (and an item of attributes no bytes): as
                 // on iOS, it is left out of an array, and a single result is nil.

@@ -285,8 +285,7 @@ extension KeyQuery {
         for name in [kSecAttrKeyType as String, kSecAttrKeyClass as String] {
             if let text = attributes[name] as? String, let number = Int(text) { attributes[name] = number }
         }
-        let synchronizes = (attributes[kSecAttrSynchronizable as String] as? Bool) ?? false
-        return attributes.merging(KeychainQuery.schemaColumns(synchronizes: synchronizes)) { $1 }
+        return KeychainQuery.withSchemaColumns(attributes)
     }
 }
 

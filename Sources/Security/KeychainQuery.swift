@@ -142,7 +142,13 @@ struct KeychainQuery {
 
         /// Whether an item with these stored attributes matches.
         func allows(_ attributes: [String: KeychainAttributeValue]) -> Bool {
-            allows(attributes[kSecAttrSynchronizable as String] == .bool(true))
+            allows(Self.synchronizes(attributes))
+        }
+
+        /// Whether an item with these stored attributes synchronizes (`kSecAttrSynchronizable`
+        /// stored as true; an item that does not keeps none).
+        static func synchronizes(_ attributes: [String: KeychainAttributeValue]) -> Bool {
+            attributes[kSecAttrSynchronizable as String] == .bool(true)
         }
     }
 
@@ -456,6 +462,12 @@ struct KeychainQuery {
         if let date = item.modificationDate { attributes[kSecAttrModificationDate as String] = date.foundationDate }
         // Every item's, flags or none: iOS 11.3 and later return it for each item.
         attributes[kSecAttrAccessControl as String] = SecAccessControl(item.accessControl)
+        return withSchemaColumns(attributes)
+    }
+
+    /// `attributes` with the schema's own columns (``schemaColumns(synchronizes:)``), whose
+    /// `kSecAttrSynchronizable` says whether the item synchronizes.
+    static func withSchemaColumns(_ attributes: [String: Any]) -> [String: Any] {
         let synchronizes = (attributes[kSecAttrSynchronizable as String] as? Bool) ?? false
         return attributes.merging(schemaColumns(synchronizes: synchronizes)) { $1 }
     }

@@ -96,8 +96,15 @@ else:
 postmaster = int(sys.argv[2])
 os.kill(postmaster, signal.SIGSTOP)
 cluster = [postmaster] + [int(p) for p in subprocess.run(["pgrep", "-P", sys.argv[2]], capture_output=True, text=True).stdout.split()]
+def signal_process(pid, number):
+    # A backend can end between the listing and the signal (its client disconnected): one that
+    # has exited needs neither freezing nor resuming.
+    try:
+        os.kill(pid, number)
+    except ProcessLookupError:
+        pass
 for p in cluster[1:]:
-    os.kill(p, signal.SIGSTOP)
+    signal_process(p, signal.SIGSTOP)
 try:
     start = time.monotonic()
     status = get("/health/ready", 30)
@@ -108,7 +115,7 @@ try:
         sys.exit("frozen PostgreSQL: /health did not stay 200")
 finally:
     for p in cluster:
-        os.kill(p, signal.SIGCONT)
+        signal_process(p, signal.SIGCONT)
 for _ in range(300):
     if get("/health/ready", 2) == 200:
         sys.exit(0)

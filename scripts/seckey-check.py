@@ -361,12 +361,18 @@ def certificates():
     intermediate = (x509.CertificateBuilder().subject_name(odd_ca).issuer_name(root).public_key(ca_key.public_key())
                     .serial_number(7).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
                     .sign(ca_key, hashes.SHA256())).public_bytes(serialization.Encoding.DER)
+    # A second certificate of p256's key: an identity's key another certificate still uses.
+    p256_key = specs["p256"][0]
+    same_key = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "p256 again")]))
+                .issuer_name(plain_ca).public_key(p256_key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+                .sign(p256_key, hashes.SHA256())).public_bytes(serialization.Encoding.DER)
     leaf = base64.b64decode(out["p256"]["der"])
     fields = [element for _, element in der_children(der_children(leaf)[0][1])]
     extensions = next(element for element in fields if element[0] == 0xA3)
     bad_san = der_tlv(0xA3, der_tlv(0x30, der_tlv(0x30, der_tlv(0x06, bytes([0x55, 0x1D, 0x11])) + der_tlv(0x04, b"\x30\x03\x81"))))
     out["extra"] = {
-        "intermediate": b64(intermediate), "root": b64(root.public_bytes()),
+        "intermediate": b64(intermediate), "root": b64(root.public_bytes()), "p256SameKey": b64(same_key),
         # SecCertificateCreateWithData takes these (the signature is not checked):
         "negativeSerial": b64(with_tbs_field(leaf, 1, der_tlv(0x02, b"\xff"))),
         "badNonCriticalSAN": b64(with_tbs_field(leaf, fields.index(extensions), bad_san)),

@@ -86,7 +86,7 @@ struct CertificateQuery {
     ]
 
     /// Whether `dictionary` names `kSecClassCertificate` or `kSecClassIdentity`, or no class
-    /// and a certificate's persistent reference.
+    /// and a certificate's or an identity's persistent reference.
     static func isCertificateClass(_ dictionary: CFDictionary) -> Bool {
         switch dictionary.object(forKey: kSecClass as String) {
         case let name as String: return name == kSecClassCertificate as String || name == kSecClassIdentity as String
@@ -98,12 +98,13 @@ struct CertificateQuery {
     }
 
     init(_ dictionary: [String: Any], now: Date) throws {
-        isIdentity = (dictionary[kSecClass as String] as? String) == kSecClassIdentity as String
-        // Our limit: identities have no persistent references here.
-        if isIdentity, dictionary[kSecValuePersistentRef as String] != nil || dictionary[kSecReturnPersistentRef as String] != nil {
-            throw KeychainQuery.Unsimulated()
+        // An identity query names kSecClassIdentity, or no class and an identity's persistent reference.
+        switch dictionary[kSecClass as String] {
+        case nil: isIdentity = dictionary[kSecValuePersistentRef as String].flatMap(KeychainQuery.data)
+            .map(KeychainQuery.PersistentReference.namesIdentity) ?? false
+        case let name: isIdentity = (name as? String) == kSecClassIdentity as String
         }
-        persistentRef = try KeychainQuery.PersistentReference.named(in: dictionary, itemClass: .certificate)
+        persistentRef = try KeychainQuery.PersistentReference.named(in: dictionary, itemClass: .certificate, identity: isIdentity)
         // As iOS's securityd: hosts are matched for internet passwords only.
         if dictionary[kSecMatchHostOrSubdomainOfHost as String] != nil { throw KeychainQuery.Unsimulated() }
         switch dictionary[kSecValueRef as String] {
@@ -336,131 +337,13 @@ enum CertificateItems {
         }
     }
 
-    /// A stored certificate and its private key.
-    struct IdentityMatch {
-        let certificate: Found
-        var key: SecKey
-        let keyAttributes: [String: Any]
-        /// The stored key when its access control guards its item: a lookup that returns the
-        /// identity opens it (``KeyItems/accessControlGuardsItem(_:)``).
-        var guardedKey: EnclaveKey?
-        /// Whether the certificate's key is the private key's public half: only then does the
-        /// pair make a `SecIdentity`, as on iOS.
-        let keyMatchesCertificate: Bool
-        /// Deletes the key's record.
-        let deleteKey: () throws -> Void
-
-        init(certificate: Found, key: SecKey, keyAttributes: [String: Any], guardedKey: EnclaveKey? = nil,
-             deleteKey: @escaping () throws -> Void) {
-            self.certificate = certificate
-            self.key = key
-            self.keyAttributes = keyAttributes
-            self.guardedKey = guardedKey
-            self.deleteKey = deleteKey
-            let certificateKey = certificate.certificate?.publicKey.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
-            keyMatchesCertificate = certificateKey != nil
-                && certificateKey == SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? }
-        }
-    }
-
-    /// The identities `query` selects: each stored certificate it matches (by label, issuer,
-    /// serial number, subject key identifier and the match keys) with the stored private key
-    /// whose application label is the certificate's public key hash.
-    private static func identities(_ query: CertificateQuery, on authenticator: Authenticator) throws -> [IdentityMatch] {
-        // As iOS's join exposes them, only these certificate columns filter an identity.
-        let filtering = query.attributes.filter {
-            [kSecAttrLabel, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrSubjectKeyID].map { $0 as String }.contains($0.key)
-        }
-        // As iOS's join exposes the key's `sync` column, not the certificate's: the key's
-        // synchronizability is what the query's kSecAttrSynchronizable (absent: false) filters.
-        let everyKey = try KeyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate as String,
-                                     kSecAttrSynchronizable as String: kSecAttrSynchronizableAny as String])
-        let enclaveKeys = try authenticator.keys.keys().filter {
-            !($0.applicationTag?.starts(with: frameworkKeyTagPrefix) ?? false) && query.synchronizable.allows($0.isSynchronizable)
-        }
-        // Our limit: an RSA, P-384 or P-521 key whose access control guards its item makes no identity.
-        let inMemory = try StoredInMemoryKeys.matching(everyKey, on: authenticator, opening: nil)
-            .filter { $0.key.isPrivate && query.synchronizable.allows($0.item.attributes) }
-        var pairs: [IdentityMatch] = []
-        for certificate in try matching(query, attributes: filtering, synchronizable: .any, on: authenticator) {
-            guard case let .data(hash)? = certificate.item.attributes[kSecAttrPublicKeyHash as String] else { continue }
-            if let key = enclaveKeys.first(where: { $0.applicationLabel == hash }) {
-                let secKey = SecKey(.enclave(key, authenticator), context: query.context, prompt: query.prompt,
-                                    failsWithoutUI: query.failsWithoutUI)
-                pairs.append(IdentityMatch(certificate: certificate, key: secKey, keyAttributes: KeyQuery.attributes(of: secKey),
-                                           guardedKey: KeyItems.accessControlGuardsItem(key) ? key : nil,
-                                           deleteKey: { try authenticator.keys.delete(key) }))
-            } else if let stored = inMemory.first(where: { $0.applicationLabel == hash }) {
-                let secKey = SecKey(.inMemory(stored.key))
-                pairs.append(IdentityMatch(certificate: certificate, key: secKey, keyAttributes: StoredInMemoryKeys.attributes(of: stored, secKey: secKey),
-                                           deleteKey: { try StoredInMemoryKeys.delete(stored.item, on: authenticator) }))
-            }
-        }
-        return pairs
-    }
-
-    private static func copyIdentities(_ query: CertificateQuery, _ result: UnsafeMutablePointer<CFTypeRef?>?,
-                                       on authenticator: Authenticator) throws -> OSStatus {
-        // Our limit: an identity's key data (kSecReturnData) is not given.
-        guard query.returns.ref || query.returns.attributes || !query.returns.data else { throw KeychainQuery.Unsimulated() }
-        var pairs = try identities(query, on: authenticator)
-        // A lookup of references alone gives only pairs that make an identity: the others are
-        // left out before the limit counts and before any of them is opened.
-        if query.returns.ref, !query.returns.attributes { pairs.removeAll { !$0.keyMatchesCertificate } }
-        // As a lookup of keys: an identity whose key guards its item is opened by any lookup
-        // that finds it (`ks_decrypt_data`), once for all through one context; under
-        // `kSecUseAuthenticationUISkip` it is left out, before the limit counts.
-        if query.authenticationUI == .skip { pairs.removeAll { $0.guardedKey != nil } }
-        pairs = query.limit.cap(pairs)
-        guard !pairs.isEmpty else { return errSecItemNotFound }
-        let guarded = pairs.compactMap(\.guardedKey)
-        if !guarded.isEmpty {
-            let opened = try KeyItems.authenticate(guarded, context: query.context, prompt: query.prompt,
-                                                   failsWithoutUI: query.failsWithoutUI, on: authenticator)
-            for index in pairs.indices {
-                guard let key = pairs[index].guardedKey else { continue }
-                pairs[index].key = SecKey(.enclave(key, authenticator), context: opened, prompt: query.prompt,
-                                          failsWithoutUI: query.failsWithoutUI)
-            }
-        }
-        let shaped: [Any] = pairs.compactMap { pair in
-            let (certificate, key, keyAttributes) = (pair.certificate, pair.key, pair.keyAttributes)
-            // As iOS: no identity when the certificate's key is not the private key's public half.
-            let identity = certificate.certificate.flatMap { cert in
-                pair.keyMatchesCertificate ? SecIdentity(certificate: cert, privateKey: key) : nil
-            }
-            if query.returns.attributes {
-                // The key's attributes, the certificate's over them, and its DER as "certdata".
-                var attributes = KeyQuery.returned(keyAttributes).merging(Self.attributes(of: certificate)) { $1 }
-                attributes[kSecClass as String] = kSecClassIdentity as String
-                attributes["certdata"] = certificate.der
-                if query.returns.ref, let identity { attributes[kSecValueRef as String] = identity }
-                return attributes as NSDictionary
-            }
-            return identity
-        }
-        if query.returns.ref || query.returns.attributes {
-            result?.pointee = query.limit.returnsArray ? shaped as NSArray : shaped.first.map { $0 as AnyObject }
-        }
-        return errSecSuccess
-    }
-
-    /// `SecItemDelete` of certificates (every match) or identities (our rule: the certificate
-    /// and its private key, both).
+    /// `SecItemDelete` of certificates: every match. (Identities are taken apart into their
+    /// certificates and keys first: ``deleteIdentities(_:)``.)
     static func delete(_ cfQuery: CFDictionary) -> OSStatus {
         KeychainCall.run { call in
             let query = try CertificateQuery(try KeychainQuery.normalize(cfQuery), now: Date())
             let authenticator = try call.authenticator(context: query.context)
             try KeychainQuery.requireEntitlement(query.accessGroup.map { [kSecAttrAccessGroup as String: $0] }, of: authenticator)
-            if query.isIdentity {
-                let pairs = try identities(query, on: authenticator)
-                guard !pairs.isEmpty else { return errSecItemNotFound }
-                for pair in pairs {
-                    try authenticator.keychain.delete(service: service, account: pair.certificate.item.account, itemClass: .certificate)
-                    try pair.deleteKey()
-                }
-                return errSecSuccess
-            }
             let found = try matching(query, on: authenticator)
             guard !found.isEmpty else { return errSecItemNotFound }
             for certificate in found {
@@ -473,9 +356,9 @@ enum CertificateItems {
 
 extension CertificateQuery {
     /// Whether the query's `kSecValuePersistentRef`, if it names one, is the stored
-    /// certificate item of `account`.
+    /// certificate item of `account` (its identity's, in an identity query).
     func referenceAllows(_ account: String) -> Bool {
-        CertificateItems.reference(account).isSelected(by: persistentRef)
+        (isIdentity ? CertificateItems.identityReference(account) : CertificateItems.reference(account)).isSelected(by: persistentRef)
     }
 }
 #endif

@@ -90,6 +90,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// ```
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    if let identity = query.object(forKey: kSecValueRef as String) as? SecIdentity {
+        return CertificateItems.copyMatching(identity, query, result)
+    }
     let query = KeychainQuery.withClassOfValueRef(query)
     if let refused = KeychainQuery.refusedSearchKeys(query, inChange: false) { return refused }
     if KeyQuery.isKeyClass(query) { return KeyItems.copyMatching(query, result) }
@@ -185,6 +188,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// is none; certificates and identities are deleted as `CertificateItems` says, keys by tag, label or `kSecValueRef`. Never prompts.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    if let identityDelete = CertificateItems.deleteIdentities(query) { return identityDelete }
     let query = KeychainQuery.withClassOfValueRef(query)
     if let refused = KeychainQuery.refusedSearchKeys(query, inChange: true)
         ?? KeychainQuery.refusedClientRules(query: query, stored: nil) { return refused }

@@ -80,7 +80,7 @@ struct CertificateItemTests {
         #expect(data == (try IndependentKeyCheck.bytes(facts["der"])))
     }
 
-    @Test("a certificate item's persistent reference (from SecItemAdd or a lookup) finds, returns and deletes that certificate alone, with kSecClass or without; kSecReturnRef with kSecReturnPersistentRef is one dictionary with both and the attributes; identities have none here (errSecUnimplemented)")
+    @Test("a certificate item's persistent reference (from SecItemAdd or a lookup) finds, returns and deletes that certificate alone, with kSecClass or without; kSecReturnRef with kSecReturnPersistentRef is one dictionary with both and the attributes; with no key stored there is no identity (errSecItemNotFound)")
     func persistentReferences() async throws {
         let all = try Self.certificates()
         let rsa = try Self.certificate(try #require(all["rsa"]))
@@ -113,7 +113,7 @@ struct CertificateItemTests {
             return lines
         }
         #expect(outcome == ["add 0", "all 0 2 2 true", "classless ref true", "both true true true true", "garbage -50",
-                            "add with reference -50", "identity -4", "delete 0", "left 1 true"])
+                            "add with reference -50", "identity -25300", "delete 0", "left 1 true"])
     }
 
     @Test("a kSecValueRef names its item's class when the call does not (SecItem.m, SecItemAttributesPrepare merges the ref's attributes): a certificate is added, found and deleted by its ref alone, a stored key is found by its ref alone")

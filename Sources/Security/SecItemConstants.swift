@@ -26,9 +26,11 @@ nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
 /// `errSecUnimplemented` (our limit; see `CertificateItems.swift`).
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
 /// Identities: a stored certificate joined with the stored private key whose application
-/// label is the certificate's public key hash, as iOS joins them; found, returned (`SecIdentity`
-/// or attributes) and deleted (certificate and key). Adding an identity ref and `SecItemUpdate`
-/// are `errSecUnimplemented` (our limit: add the certificate and the key).
+/// label is the certificate's public key hash, as iOS joins them; found and returned
+/// (`SecIdentity`, its key's data, a persistent reference or attributes). An identity ref is
+/// added, looked up and deleted as its certificate, then its key, as `SecItem.m` does; a delete
+/// of the class deletes what it selects as certificates, then as keys. `SecItemUpdate` is
+/// `errSecUnimplemented` (our limit, as for certificates).
 nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
 
 // MARK: Attributes
@@ -75,10 +77,10 @@ nonisolated(unsafe) public let kSecAttrPath: CFString = "path"
 nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
 /// A reference to the item: a `SecKey` in key queries (passwords have no reference type).
 nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
-/// A persistent reference (`Data` from `kSecReturnPersistentRef`) naming one password, key or
-/// certificate item. It names the item's class too, so a query by it may leave `kSecClass`
-/// out; and it finds a synchronizable item without `kSecAttrSynchronizable`. Identities have
-/// none here (`errSecUnimplemented`), and `SecItemAdd` takes none (`errSecParam`).
+/// A persistent reference (`Data` from `kSecReturnPersistentRef`) naming one password, key,
+/// certificate or identity. It names the item's class too, so a query by it may leave
+/// `kSecClass` out; and it finds a synchronizable item without `kSecAttrSynchronizable`.
+/// `SecItemAdd` takes none (`errSecParam`).
 nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentRef"
 
 // MARK: Results
@@ -89,9 +91,9 @@ nonisolated(unsafe) public let kSecReturnData: CFString = "r_Data"
 nonisolated(unsafe) public let kSecReturnAttributes: CFString = "r_Attributes"
 /// Return a reference: a `SecKey` for key queries; ignored for passwords, which have none.
 nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
-/// Return a persistent reference (`Data`) to each password, key or certificate item found or
-/// added (not identities: `errSecUnimplemented`); with other results asked for, it is the
-/// `kSecValuePersistentRef` entry of each dictionary.
+/// Return a persistent reference (`Data`) to each password, key, certificate or identity found
+/// or added; with other results asked for, it is the `kSecValuePersistentRef` entry of each
+/// dictionary.
 nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
 /// How many items to match.
 nonisolated(unsafe) public let kSecMatchLimit: CFString = "m_Limit"

@@ -14,6 +14,10 @@
 #   dbus                    dbus-daemon for the private system bus
 # and, for the independent App Attest verifier (scripts/pyattest-env.sh):
 #   python3-venv            Debian's python3 with venv (pyattest is installed from PyPI into it)
+# and, for SecPKCS12Import and its tests:
+#   libssl3                 OpenSSL 3's libcrypto.so.3 and its legacy provider, which Security
+#                           opens with dlopen to read PKCS #12 files (no -dev package: not linked)
+#   openssl                 the openssl command, which makes the tests' legacy PKCS #12 files
 # and, for make test's later builds (scripts/swift-quick):
 #   ccache                  compiles BoringSSL once for the ThreadSanitizer, adopter and server
 #                           builds instead of once each
@@ -51,6 +55,8 @@ if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import ensurepip, venv' >
   missing+=(python3-venv)
 fi
 command -v ccache >/dev/null 2>&1 || missing+=(ccache)
+have_file '/usr/lib/*/libcrypto.so.3' && have_file '/usr/lib/*/ossl-modules/legacy.so' || missing+=(libssl3)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -29,6 +29,13 @@ CurveKeyTests run it.
                                 size} and prints {hash: b64}: the X9.63 KDF of the ECDH secret
   seckey-check.py sha224        reads JSON {inputs: [b64]} and prints {digests: [b64]}: hashlib's
                                 SHA-224 of each
+  seckey-check.py pkcs12        prints JSON: PKCS #12 files, each {p12, password, and what
+                                SecPKCS12Import should give: leaf DER, chain DERs, private key
+                                (PKCS#1 or X9.63)}: pyca's with AES-256-CBC/PBKDF2 and with triple
+                                DES, and the openssl command's -legacy one (RC2-40 certificate
+                                bags, triple-DES key bag) and one with an empty password; and
+                                files without an identity (certificates alone) or with an
+                                Ed25519 key
 
 Schemes: pkcs1v15-<hash>, pss-<hash> (salt as long as the hash, as Apple's). A digest-form
 signature (Apple's ...Digest...) of the message's digest is the message-form signature of the
@@ -385,6 +392,85 @@ def certificates():
     print(json.dumps(out))
 
 
+def pkcs12_files():
+    import datetime
+    import subprocess
+    import tempfile
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+    from cryptography.hazmat.primitives.serialization import pkcs12
+    from cryptography.x509.oid import NameOID
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(days=1)
+
+    def name(text):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
+
+    def issue(subject, key, issuer, issuer_key, ca):
+        builder = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer)).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=365))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        return builder.sign(issuer_key, None if isinstance(issuer_key, ed25519.Ed25519PrivateKey) else hashes.SHA256())
+
+    def der(certificate):
+        return certificate.public_bytes(serialization.Encoding.DER)
+
+    root_key, intermediate_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    root = issue("Touchstone P12 Root", root_key, "Touchstone P12 Root", root_key, True)
+    intermediate = issue("Touchstone P12 Intermediate", intermediate_key, "Touchstone P12 Root", root_key, True)
+    stranger_key = ec.generate_private_key(ec.SECP256R1())
+    stranger = issue("Unrelated", stranger_key, "Unrelated", stranger_key, True)
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    rsa_leaf = issue("rsa.p12.example", rsa_key, "Touchstone P12 Intermediate", intermediate_key, False)
+    ec_key = ec.generate_private_key(ec.SECP256R1())
+    ec_leaf = issue("ec.p12.example", ec_key, "Touchstone P12 Intermediate", intermediate_key, False)
+    p384_key = ec.generate_private_key(ec.SECP384R1())
+    p384_leaf = issue("p384.p12.example", p384_key, "Touchstone P12 Root", root_key, False)
+    ed_key = ed25519.Ed25519PrivateKey.generate()
+    ed_leaf = issue("ed25519.p12.example", ed_key, "ed25519.p12.example", ed_key, False)
+
+    def rsa_bytes(key):
+        return key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
+
+    def ec_bytes(key):
+        public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        return public + key.private_numbers().private_value.to_bytes((key.curve.key_size + 7) // 8, "big")
+
+    ACCENTED = "s\u00e9cret"  # a passphrase beyond ASCII: PKCS #12 derives keys from its BMPString
+    triple_des = (serialization.PrivateFormat.PKCS12.encryption_builder().kdf_rounds(2048)
+                  .key_cert_algorithm(pkcs12.PBES.PBESv1SHA1And3KeyTripleDESCBC).hmac_hash(hashes.SHA1()).build(b"3des pass"))
+    out = {
+        # The chain is the leaf, the intermediate, the root; the unrelated certificate is left out.
+        "aes": {"p12": pkcs12.serialize_key_and_certificates(b"rsa", rsa_key, rsa_leaf, [stranger, root, intermediate],
+                                                              serialization.BestAvailableEncryption(ACCENTED.encode())),
+                "password": ACCENTED,
+                "leaf": der(rsa_leaf), "chain": [der(rsa_leaf), der(intermediate), der(root)], "privateKey": rsa_bytes(rsa_key)},
+        "tripleDES": {"p12": pkcs12.serialize_key_and_certificates(b"p384", p384_key, p384_leaf, [root], triple_des),
+                      "password": "3des pass", "leaf": der(p384_leaf), "chain": [der(p384_leaf), der(root)], "privateKey": ec_bytes(p384_key)},
+        "certificatesOnly": {"p12": pkcs12.serialize_key_and_certificates(None, None, None, [root, intermediate],
+                                                                           serialization.BestAvailableEncryption(b"pass")),
+                             "password": "pass"},
+        "ed25519": {"p12": pkcs12.serialize_key_and_certificates(b"ed", ed_key, ed_leaf, None, serialization.BestAvailableEncryption(b"pass")),
+                    "password": "pass"},
+    }
+    # The openssl command's legacy format (what OpenSSL 1.x and older tools write): certificate
+    # bags under RC2-40, the key bag under triple DES, a SHA-1 MAC; and one with no password.
+    with tempfile.TemporaryDirectory() as directory:
+        key_path, leaf_path, chain_path = (os.path.join(directory, f) for f in ("key.pem", "leaf.pem", "chain.pem"))
+        with open(key_path, "wb") as f:
+            f.write(ec_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        with open(leaf_path, "wb") as f:
+            f.write(ec_leaf.public_bytes(serialization.Encoding.PEM))
+        with open(chain_path, "wb") as f:
+            f.write(intermediate.public_bytes(serialization.Encoding.PEM) + root.public_bytes(serialization.Encoding.PEM))
+        for entry, password, extra in (("legacy", "badssl.com", ["-legacy"]), ("emptyPassword", "", [])):
+            p12 = subprocess.run(["openssl", "pkcs12", "-export", "-inkey", key_path, "-in", leaf_path, "-certfile", chain_path,
+                                  "-passout", "pass:" + password] + extra, check=True, capture_output=True).stdout
+            out[entry] = {"p12": p12, "password": password, "leaf": der(ec_leaf),
+                          "chain": [der(ec_leaf), der(intermediate), der(root)], "privateKey": ec_bytes(ec_key)}
+    print(json.dumps({entry: {key: (b64(value) if isinstance(value, bytes) else [b64(v) for v in value] if isinstance(value, list) else value)
+                              for key, value in fields.items()} for entry, fields in out.items()}))
+
+
 if __name__ == "__main__":
     {"make": make, "certificates": certificates, "verify": verify, "decrypt": decrypt, "ec-make": ec_make, "ec-verify": ec_verify,
-     "ec-open": ec_open, "ec-x963": ec_x963, "sha224": sha224}[sys.argv[1]]()
+     "ec-open": ec_open, "ec-x963": ec_x963, "sha224": sha224, "pkcs12": pkcs12_files}[sys.argv[1]]()

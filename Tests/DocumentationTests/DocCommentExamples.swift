@@ -212,6 +212,14 @@ enum DocCommentExamples {
         _ = status
     }
 
+    // Sources/Security/SecPKCS12Import.swift
+    static func pkcs12Import(p12: Data) {
+        var items: CFArray?
+        let status = SecPKCS12Import(p12 as CFData, [kSecImportExportPassphrase as String: "secret"] as CFDictionary, &items)
+        let identity = (items as? [[String: Any]])?.first?[kSecImportItemIdentity as String]
+        _ = (status, identity)
+    }
+
     // Sources/Security/SecKey.swift
     static func secKey(challenge: Data) throws {
         let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,

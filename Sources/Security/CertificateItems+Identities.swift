@@ -142,31 +142,57 @@ extension CertificateItems {
 
     // MARK: Taking an identity apart (explode_identity)
 
-    /// `SecItemAdd` of a `SecIdentity` as `kSecValueRef`, whatever `kSecClass` says, as Apple's
-    /// `SecItem.m` does it (`explode_identity`, which `SecItemAdd` runs first): the identity's
-    /// certificate is added with the call's other attributes (as `kSecClassCertificate`), then
-    /// its private key (as `kSecClassKey`, asking nothing back), each through `SecItemAdd` and
-    /// its own rules. A certificate stored already is no failure, nor a key stored already
-    /// beside a new certificate; both stored already is errSecDuplicateItem. The one result
-    /// given is the identity's persistent reference, when the certificate's add gave its own
-    /// alone (`kSecReturnPersistentRef` and no other `kSecReturn…`).
-    static func addIdentity(_ identity: SecIdentity, _ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    /// The calls that take a `SecIdentity` given as `kSecValueRef` apart.
+    enum IdentityOperation {
+        case add, copyMatching, delete
+    }
+
+    /// `SecItemAdd`, `SecItemCopyMatching` or `SecItemDelete` with a `SecIdentity` as
+    /// `kSecValueRef`, whatever `kSecClass` says, as Apple's `SecItem.m` runs them
+    /// (`explode_identity`, which each runs first): the call runs for the identity's
+    /// certificate (as `kSecClassCertificate`, its ref in place of the identity's) with the
+    /// call's other attributes, then — when that succeeded or found nothing — for its private
+    /// key (as `kSecClassKey`, giving nothing back), whose status is the call's.
+    /// - An add: a certificate stored already is no failure, nor a key stored already beside a
+    ///   new certificate; both stored already is errSecDuplicateItem.
+    /// - A delete leaves the key when another stored certificate still has its public key hash.
+    /// - The one result given is the identity's persistent reference, when the certificate's
+    ///   call gave its own alone (`kSecReturnPersistentRef` and no other `kSecReturn…`): a
+    ///   lookup asking for data, attributes or a ref gives nothing (dm-zharov's swift-security
+    ///   expects exactly this of iOS).
+    static func explode(_ identity: SecIdentity, _ attributes: CFDictionary, _ operation: IdentityOperation,
+                        _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         result?.pointee = nil
         guard let partial = attributes.mutableCopy() as? NSMutableDictionary else { return errSecParam }
+        func run(_ query: NSDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+            switch operation {
+            case .add: SecItemAdd(query, result)
+            case .copyMatching: SecItemCopyMatching(query, result)
+            case .delete: SecItemDelete(query)
+            }
+        }
         partial[kSecClass as String] = kSecClassCertificate
         partial[kSecValueRef as String] = identity.certificate
-        var added: CFTypeRef?
-        var status = result == nil ? SecItemAdd(partial, nil) : SecItemAdd(partial, &added)
-        let certificateWasStored = status == errSecDuplicateItem
+        var certificateResult: CFTypeRef?
+        var status = result == nil ? run(partial, nil) : run(partial, &certificateResult)
+        let certificateWasStored = operation == .add && status == errSecDuplicateItem
         if certificateWasStored { status = errSecSuccess }
-        guard status == errSecSuccess else { return status }
+        guard status == errSecSuccess || status == errSecItemNotFound else { return status }
+        if operation == .delete, isStillUsed(identity.privateKey) { return status }
         partial[kSecClass as String] = kSecClassKey
         partial[kSecValueRef as String] = identity.privateKey
         partial[kSecReturnPersistentRef as String] = false
-        status = SecItemAdd(partial, nil)
-        if status == errSecDuplicateItem, !certificateWasStored { status = errSecSuccess }
-        if status == errSecSuccess { result?.pointee = identityReference(ofCertificateReference: added) }
+        status = run(partial, nil)
+        if operation == .add, status == errSecDuplicateItem, !certificateWasStored { status = errSecSuccess }
+        if status == errSecSuccess { result?.pointee = identityReference(ofCertificateReference: certificateResult) }
         return status
+    }
+
+    /// Whether a stored certificate has `key`'s application label as its public key hash.
+    private static func isStillUsed(_ key: SecKey) -> Bool {
+        guard let label = SecKeyCopyAttributes(key).flatMap({ ($0 as NSDictionary)[kSecAttrApplicationLabel as String] }) else { return false }
+        return SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecAttrPublicKeyHash as String: label] as CFDictionary, nil)
+            == errSecSuccess
     }
 
     /// The identity's persistent reference for `certificateResult`, when that is a certificate's
@@ -178,35 +204,11 @@ extension CertificateItems {
         return identityReference(reference.account).bytes as NSData
     }
 
-    /// `SecItemCopyMatching` with a `SecIdentity` as `kSecValueRef`, whatever `kSecClass` says,
-    /// as `explode_identity` runs it: a lookup of the certificate (as `kSecClassCertificate`, its
-    /// ref in place of the identity), then — when it was found or is not there — of the
-    /// private key (as `kSecClassKey`, giving nothing back), whose status is the call's. The
-    /// one result given is the identity's persistent reference, when the certificate's lookup
-    /// gave its own alone; data, attributes or a ref asked for give nothing (dm-zharov's
-    /// swift-security expects exactly this of iOS).
-    static func copyMatching(_ identity: SecIdentity, _ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-        result?.pointee = nil
-        guard let partial = query.mutableCopy() as? NSMutableDictionary else { return errSecParam }
-        partial[kSecClass as String] = kSecClassCertificate
-        partial[kSecValueRef as String] = identity.certificate
-        var found: CFTypeRef?
-        var status = result == nil ? SecItemCopyMatching(partial, nil) : SecItemCopyMatching(partial, &found)
-        guard status == errSecSuccess || status == errSecItemNotFound else { return status }
-        partial[kSecClass as String] = kSecClassKey
-        partial[kSecValueRef as String] = identity.privateKey
-        partial[kSecReturnPersistentRef as String] = false
-        status = SecItemCopyMatching(partial, nil)
-        if status == errSecSuccess { result?.pointee = identityReference(ofCertificateReference: found) }
-        return status
-    }
-
     /// `SecItemDelete` of identities, as `SecItem.m` runs it, or nil when `query` names none:
     /// - an identity's persistent reference is first looked up as the identity's ref
     ///   (`explode_persistent_identity_ref`; its failure is the call's);
-    /// - a `SecIdentity` as `kSecValueRef` deletes its certificate (as `kSecClassCertificate`),
-    ///   then — when it was deleted or is not there — its private key (as `kSecClassKey`),
-    ///   unless another stored certificate still has the key's public key hash;
+    /// - a `SecIdentity` as `kSecValueRef` deletes its certificate, then its key
+    ///   (``explode(_:_:_:_:)``);
     /// - `kSecClassIdentity` without a ref deletes what the query selects as certificates,
     ///   then, when that succeeded, what it selects as keys.
     static func deleteIdentities(_ query: CFDictionary) -> OSStatus? {
@@ -220,19 +222,7 @@ extension CertificateItems {
             partial.removeObject(forKey: kSecValuePersistentRef as String)
             partial[kSecValueRef as String] = identity
         }
-        if let identity = partial[kSecValueRef as String] as? SecIdentity {
-            partial[kSecClass as String] = kSecClassCertificate
-            partial[kSecValueRef as String] = identity.certificate
-            let status = SecItemDelete(partial)
-            guard status == errSecSuccess || status == errSecItemNotFound else { return status }
-            let stillUsed = SecKeyCopyAttributes(identity.privateKey).flatMap { ($0 as NSDictionary)[kSecAttrApplicationLabel as String] }
-                .map { SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecAttrPublicKeyHash as String: $0] as CFDictionary, nil) }
-            if stillUsed == errSecSuccess { return status }
-            partial[kSecClass as String] = kSecClassKey
-            partial[kSecValueRef as String] = identity.privateKey
-            partial[kSecReturnPersistentRef as String] = false
-            return SecItemDelete(partial)
-        }
+        if let identity = partial[kSecValueRef as String] as? SecIdentity { return explode(identity, partial, .delete, nil) }
         guard (partial[kSecClass as String] as? String) == kSecClassIdentity as String else { return nil }
         partial[kSecClass as String] = kSecClassCertificate
         let status = SecItemDelete(partial)

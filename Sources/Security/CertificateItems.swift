@@ -204,7 +204,7 @@ enum CertificateItems {
         KeychainCall.run { call in
             let dictionary = try KeychainQuery.normalize(attributes)
             let query = try CertificateQuery(dictionary, now: Date())
-            guard !query.isIdentity else { throw KeychainQuery.Unsimulated() }  // our limit: an identity without an identity ref (``addIdentity(_:_:_:)`` takes those)
+            guard !query.isIdentity else { throw KeychainQuery.Unsimulated() }  // our limit: an identity without an identity ref (``explode(_:_:_:_:)`` takes those)
             // A persistent reference names an existing item (errSecParam, as for passwords).
             if query.persistentRef != nil { throw KeychainQuery.Invalid(reason: "SecItemAdd does not take kSecValuePersistentRef") }
             var stored: [String: KeychainAttributeValue]

@@ -201,6 +201,12 @@ nonisolated(unsafe) public let kCFBundleVersionKey: CFString = "CFBundleVersion"
 /// A keychain / Security result code (`Int32`), as on Apple platforms.
 public typealias OSStatus = Int32
 
+/// Four characters packed into 32 bits, big-endian (`'genp'`), as MacTypes.h declares it:
+/// the item classes and attribute tags of Security's older keychain calls.
+public typealias FourCharCode = UInt32
+/// A four-character code naming a type, as MacTypes.h declares it.
+public typealias OSType = FourCharCode
+
 /// The domain of an error (`CFErrorGetDomain`).
 public func CFErrorGetDomain(_ error: CFError) -> CFErrorDomain! {
     NSString(string: error.domain)

@@ -20,12 +20,12 @@ import TouchstoneSimulation
 /// whenPasscodeSetThisDeviceOnly item without a passcode (`errSecAuthFailed` when it came as a
 /// `kSecAttrAccessControl`, whose binding fails as on iOS), `errSecAuthFailed` for a biometric
 /// access control with nothing enrolled, an applicationPassword item without the credential
-/// on the context or an access control with `privateKeyUsage` (a key's flag), an identity ref adds its certificate, then its key (`CertificateItems.addIdentity`). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
+/// on the context or an access control with `privateKeyUsage` (a key's flag), an identity ref adds its certificate, then its key (`CertificateItems.explode`). For certificates see `CertificateItems`; for `kSecClassKey` see `SecKeyCreateRandomKey`: a `kSecValueRef` key made with `kSecAttrIsPermanent` false is stored, and so is a public key (a `kSecValueRef` public `SecKey`, or its X9.63 bytes with `kSecAttrKeyClassPublic`).
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     // An identity is added as its certificate and its key, each by this function.
     if let identity = attributes.object(forKey: kSecValueRef as String) as? SecIdentity {
-        return CertificateItems.addIdentity(identity, attributes, result)
+        return CertificateItems.explode(identity, attributes, .add, result)
     }
     let attributes = KeychainQuery.withClassOfValueRef(attributes)
     if let refused = KeychainQuery.refusedClientRules(query: attributes, stored: attributes) { return refused }
@@ -91,7 +91,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     if let identity = query.object(forKey: kSecValueRef as String) as? SecIdentity {
-        return CertificateItems.copyMatching(identity, query, result)
+        return CertificateItems.explode(identity, query, .copyMatching, result)
     }
     let query = KeychainQuery.withClassOfValueRef(query)
     if let refused = KeychainQuery.refusedSearchKeys(query, inChange: false) { return refused }

@@ -12,7 +12,7 @@ nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = "memory"
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 /// Declared: iOS's import gives no key ID (`SecImportExport.c` sets identity, trust and chain).
 nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
-/// Declared: trust evaluation (`SecTrust`) is not simulated, so an import item has no trust.
+/// Declared: trust evaluation is not simulated (``SecTrust``), so an import item has no trust.
 nonisolated(unsafe) public let kSecImportItemTrust: CFString = "trust"
 /// An import item's certificate chain (`[SecCertificate]`): the identity's certificate, then
 /// its issuers among the file's certificates.

@@ -68,4 +68,11 @@ public func SecPolicyCopyProperties(_ policyRef: SecPolicy) -> CFDictionary? {
     if policyRef.server == false { properties[kSecPolicyClient as String] = true }
     return properties as NSDictionary
 }
+
+/// A trust evaluation's state, declared so that code naming the type compiles (an import
+/// item's ``kSecImportItemTrust``, a pinning delegate's parameter). Our limit: trust evaluation
+/// is not simulated, so no call here makes one or evaluates one.
+public final class SecTrust: Sendable {
+    private init() {}
+}
 #endif

@@ -177,5 +177,20 @@ struct AppleSymbolTests {
         #expect(flags == 0)
         #expect(String(kCFBundleIdentifierKey) == "CFBundleIdentifier")
     }
+
+    @Test("MacTypes: FourCharCode and OSType are UInt32, four characters packed big-endian, as code that spells keychain classes as codes expects")
+    func fourCharCodes() {
+        let code: FourCharCode = "genp".utf8.reduce(0) { $0 << 8 | FourCharCode($1) }
+        let type: OSType = code
+        #expect(code == 0x6765_6E70 && type == code)
+        #expect(MemoryLayout<FourCharCode>.size == 4)
+    }
+
+    @Test("SecTrust is declared, so that code naming it compiles (an import item's trust, a pinning delegate's parameter); none is ever made here")
+    func secTrustIsDeclared() {
+        let trust: SecTrust? = nil
+        let item: [String: Any] = [kSecImportItemTrust as String: trust as Any]
+        #expect(item[kSecImportItemTrust as String].flatMap { $0 as? SecTrust } == nil)
+    }
 }
 #endif

@@ -1,6 +1,8 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import Logging
+import Touchstone
 
 // MARK: SecImportExport.h
 
@@ -48,7 +50,11 @@ public func SecPKCS12Import(_ pkcs12Data: CFData, _ options: CFDictionary, _ ite
     let imported: PKCS12File
     switch PKCS12File.read(pkcs12Data as Data, passphrase: passphrase) {
     case let .success(file): imported = file
-    case let .failure(failure): return failure.status
+    case let .failure(failure):
+        // The status does not say why; the log does, at debug, as for a failed SecItem call.
+        LocalAuthenticationSystem.callLogger.withLock { $0 }
+            .debug("a PKCS #12 import failed", error: failure, metadata: ["security.osstatus": "\(failure.status)"])
+        return failure.status
     }
     let dictionaries = imported.items()
     items.pointee = dictionaries as NSArray
@@ -62,9 +68,10 @@ struct PKCS12File {
     let others: [SecCertificate]
 
     /// Why a file was not read, with the status iOS gives.
-    struct Failure: Error {
+    struct Failure: Error, CustomStringConvertible {
         let status: OSStatus
         let reason: String
+        var description: String { reason }
     }
 
     // OpenSSL's numbers: EVP_PKEY_RSA, EVP_PKEY_RSA_PSS, EVP_PKEY_EC; ERR_LIB_PKCS12 and

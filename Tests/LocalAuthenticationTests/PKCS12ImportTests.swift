@@ -1,6 +1,8 @@
 #if !canImport(Darwin)
 import Foundation
+import InMemoryLogging
 import LocalAuthentication
+import Logging
 import Testing
 import TouchstoneTesting
 
@@ -87,6 +89,23 @@ struct PKCS12ImportTests {
                     status(certificatesOnly.p12, [kSecImportExportPassphrase as String: certificatesOnly.password])]
         }
         #expect(outcome == ["-25293 nil", "-25293 nil", "-26275 nil", "-26275 nil", "-26275 nil", "0 0"])
+    }
+
+    @Test("a failed import logs why at debug, as a failed SecItem call does: a wrong passphrase names the MAC")
+    func aFailedImportIsLoggedWithItsReason() throws {
+        let file = try #require(try Self.files()["tripleDES"])
+        let handler = InMemoryLogHandler()
+        var logger = Logger(label: "touchstone.test") { _ in handler }
+        logger.logLevel = .debug
+        let previous = LocalAuthenticationSystem.callLogger.withLock { current in
+            defer { current = logger }
+            return current
+        }
+        defer { LocalAuthenticationSystem.callLogger.withLock { $0 = previous } }
+        #expect(Self.importFile(file.p12, [kSecImportExportPassphrase as String: "wrong"]).0 == errSecAuthFailed)
+        let entry = handler.entries.first { $0.metadata["security.osstatus"] == "\(errSecAuthFailed)" }
+        #expect(entry.map { "\($0.message)" } == "a PKCS #12 import failed")
+        #expect(entry?.error.map { "\($0)" } == "the passphrase does not verify the file's MAC")
     }
 
     @Test("with kSecUseDataProtectionKeychain true the import also adds its identity and the certificates of its chain to the keychain, with the other options (SecImportExport.c's SecPKCS12ImportToModernKeychain); importing again is no failure")

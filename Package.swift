@@ -174,6 +174,7 @@ let package = Package(
                 .product(name: "BigInt", package: "BigInt"),  // RSA's raw public operation
                 .product(name: "SwiftASN1", package: "swift-asn1"),  // SecCertificate's X.509
                 "TouchstoneAppAttestFormat",  // its X.509 validity times (no Touchstone in it)
+                "TouchstoneOpenSSL",  // SecPKCS12Import
                 logging,
             ],
             swiftSettings: strictSettings
@@ -199,10 +200,14 @@ let package = Package(
         // only, as the other Apple-named modules). A C module is also seen only by the targets
         // that depend on it: swift-crypto's `#if canImport(CommonCrypto)` stays false.
         .target(name: "CommonCrypto"),
+        // The system's OpenSSL 3 libcrypto, opened with dlopen at run time (never linked, no
+        // -dev package): PKCS #12 files for Security, the ciphers before AES for CommonCrypto.
+        .target(name: "TouchstoneOpenSSL", swiftSettings: strictSettings),
         .target(
             name: "CommonCryptoImplementation",
             dependencies: [
                 "CommonCrypto",
+                "TouchstoneOpenSSL",  // DES, triple DES, CAST, RC4, Blowfish
                 "Touchstone",  // SHA-224, which swift-crypto does not offer; `Locked`
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // AES's block function, PBKDF2

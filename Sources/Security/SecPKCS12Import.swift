@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import Touchstone
+import TouchstoneOpenSSL
 
 // MARK: SecImportExport.h
 

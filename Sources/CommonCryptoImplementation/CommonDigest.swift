@@ -3,11 +3,13 @@ import Crypto
 import Foundation
 import Touchstone
 
-// CommonDigest.h's functions, on swift-crypto's hash functions (SHA-224 on Touchstone's own,
-// which swift-crypto does not offer).
+// CommonDigest.h's functions, on swift-crypto's hash functions (SHA-224, MD2 and MD4 on
+// Touchstone's own, which swift-crypto does not offer).
 
 /// A digest in progress.
 enum DigestState: Sendable {
+    case md2(MD2)
+    case md4(MD4)
     case md5(Insecure.MD5)
     case sha1(Insecure.SHA1)
     case sha224(SHA224.Hasher)
@@ -17,6 +19,8 @@ enum DigestState: Sendable {
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         switch self {
+        case .md2(var hasher): hasher.update(bytes); self = .md2(hasher)
+        case .md4(var hasher): hasher.update(bytes); self = .md4(hasher)
         case .md5(var hasher): hasher.update(bufferPointer: bytes); self = .md5(hasher)
         case .sha1(var hasher): hasher.update(bufferPointer: bytes); self = .sha1(hasher)
         case .sha224(var hasher): hasher.update(bytes); self = .sha224(hasher)
@@ -28,6 +32,8 @@ enum DigestState: Sendable {
 
     func finalize() -> [UInt8] {
         switch self {
+        case .md2(let hasher): hasher.finalize()
+        case .md4(let hasher): hasher.finalize()
         case .md5(let hasher): Array(hasher.finalize())
         case .sha1(let hasher): Array(hasher.finalize())
         case .sha224(let hasher): Array(hasher.finalize())
@@ -70,6 +76,36 @@ private func finish(_ md: UnsafeMutablePointer<UInt8>?, _ context: UnsafeMutable
     guard let context else { return 0 }
     copyBytes(digests.finish(context, fresh: fresh).finalize(), to: md)
     return 1
+}
+
+@_cdecl("CC_MD2")
+public func ccMD2(_ data: UnsafeRawPointer?, _ len: CC_LONG, _ md: UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>? {
+    digest(.md2(MD2()), data, len, md)
+}
+@_cdecl("CC_MD2_Init")
+public func ccMD2Init(_ c: UnsafeMutableRawPointer?) -> Int32 { start(c, .md2(MD2())) }
+@_cdecl("CC_MD2_Update")
+public func ccMD2Update(_ c: UnsafeMutableRawPointer?, _ data: UnsafeRawPointer?, _ len: CC_LONG) -> Int32 {
+    update(c, data, len, fresh: .md2(MD2()))
+}
+@_cdecl("CC_MD2_Final")
+public func ccMD2Final(_ md: UnsafeMutablePointer<UInt8>?, _ c: UnsafeMutableRawPointer?) -> Int32 {
+    finish(md, c, fresh: .md2(MD2()))
+}
+
+@_cdecl("CC_MD4")
+public func ccMD4(_ data: UnsafeRawPointer?, _ len: CC_LONG, _ md: UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>? {
+    digest(.md4(MD4()), data, len, md)
+}
+@_cdecl("CC_MD4_Init")
+public func ccMD4Init(_ c: UnsafeMutableRawPointer?) -> Int32 { start(c, .md4(MD4())) }
+@_cdecl("CC_MD4_Update")
+public func ccMD4Update(_ c: UnsafeMutableRawPointer?, _ data: UnsafeRawPointer?, _ len: CC_LONG) -> Int32 {
+    update(c, data, len, fresh: .md4(MD4()))
+}
+@_cdecl("CC_MD4_Final")
+public func ccMD4Final(_ md: UnsafeMutablePointer<UInt8>?, _ c: UnsafeMutableRawPointer?) -> Int32 {
+    finish(md, c, fresh: .md4(MD4()))
 }
 
 @_cdecl("CC_MD5")

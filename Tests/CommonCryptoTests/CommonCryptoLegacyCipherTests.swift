@@ -72,3 +72,52 @@ struct CommonCryptoLegacyCipherTests {
         #expect(cryptor(kCCDecrypt, mode: kCCModeECB, algorithm: kCCAlgorithmRC4, key: key, iv: nil, sealed.output).output == message)
     }
 }
+
+/// MD2 and MD4, Touchstone's own code, against their RFCs' test suites.
+@Suite("CommonCrypto: MD2 and MD4")
+struct CommonCryptoLegacyDigestTests {
+    static let messages = ["", "a", "abc", "message digest", "abcdefghijklmnopqrstuvwxyz",
+                           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                           String(repeating: "1234567890", count: 8)]
+
+    private func oneShot(_ function: (UnsafeRawPointer?, CC_LONG, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?,
+                         _ message: String) -> String {
+        let bytes = Array(message.utf8)
+        var md = [UInt8](repeating: 0, count: 16)
+        _ = function(bytes, CC_LONG(bytes.count), &md)
+        return hexString(md)
+    }
+
+    @Test("MD2 gives RFC 1319's test suite (A.5), one shot and fed byte by byte through CC_MD2_CTX")
+    func md2MatchesRFC1319() {
+        #expect(Self.messages.map { oneShot(CC_MD2, $0) } == [
+            "8350e5a3e24c153df2275c9f80692773", "32ec01ec4a6dac72c0ab96fb34c0b5d1", "da853b0d3f88d99b30283a69e6ded6bb",
+            "ab4f496bfb2a530b219ff33031fe06b0", "4e8ddff3650292ab5a4108c3aa47940b", "da33def2a42df13975352846c30338cd",
+            "d5976f79d83d3a0dc9806c3c66f3efd8",
+        ])
+        var context = CC_MD2_CTX()
+        #expect(CC_MD2_Init(&context) == 1)
+        for byte in Array(Self.messages[6].utf8) { _ = [byte].withUnsafeBytes { CC_MD2_Update(&context, $0.baseAddress, 1) } }
+        var md = [UInt8](repeating: 0, count: Int(CC_MD2_DIGEST_LENGTH))
+        #expect(CC_MD2_Final(&md, &context) == 1)
+        #expect(hexString(md) == "d5976f79d83d3a0dc9806c3c66f3efd8")
+    }
+
+    @Test("MD4 gives RFC 1320's test suite (A.5), which OpenSSL's legacy provider gives too, one shot and through CC_MD4_CTX in uneven pieces")
+    func md4MatchesRFC1320() {
+        #expect(Self.messages.map { oneShot(CC_MD4, $0) } == [
+            "31d6cfe0d16ae931b73c59d7e0c089c0", "bde52cb31de33e46245e05fbdbd6fb24", "a448017aaf21d8525fc10ae87aa6729d",
+            "d9130a8164549fe818874806e1c7014b", "d79e1c308aa5bbcdeea8ed63df412da9", "043f8582f241db351ce627e153e7f0e4",
+            "e33b4ddc9c38f2199c3e7b164fcc0536",
+        ])
+        let message = Array(Self.messages[6].utf8)
+        var context = CC_MD4_CTX()
+        #expect(CC_MD4_Init(&context) == 1)
+        for range in [0..<7, 7..<63, 63..<64, 64..<80] {
+            _ = Array(message[range]).withUnsafeBytes { CC_MD4_Update(&context, $0.baseAddress, CC_LONG($0.count)) }
+        }
+        var md = [UInt8](repeating: 0, count: Int(CC_MD4_DIGEST_LENGTH))
+        #expect(CC_MD4_Final(&md, &context) == 1)
+        #expect(hexString(md) == "e33b4ddc9c38f2199c3e7b164fcc0536")
+    }
+}

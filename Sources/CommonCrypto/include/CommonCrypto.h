@@ -40,6 +40,12 @@ typedef int32_t CCCryptorStatus;
 typedef uint32_t CC_LONG;
 typedef uint64_t CC_LONG64;
 
+#define CC_MD2_DIGEST_LENGTH 16
+#define CC_MD2_BLOCK_BYTES 64
+#define CC_MD2_BLOCK_LONG (CC_MD2_BLOCK_BYTES / sizeof(CC_LONG))
+#define CC_MD4_DIGEST_LENGTH 16
+#define CC_MD4_BLOCK_BYTES 64
+#define CC_MD4_BLOCK_LONG (CC_MD4_BLOCK_BYTES / sizeof(CC_LONG))
 #define CC_MD5_DIGEST_LENGTH 16
 #define CC_MD5_BLOCK_BYTES 64
 #define CC_MD5_BLOCK_LONG (CC_MD5_BLOCK_BYTES / sizeof(CC_LONG))
@@ -56,6 +62,20 @@ typedef uint64_t CC_LONG64;
 #define CC_SHA512_BLOCK_BYTES 128
 
 // Apple's layouts. Here the first words hold a handle to the digest in progress.
+typedef struct CC_MD2state_st {
+    int num;
+    unsigned char data[CC_MD2_DIGEST_LENGTH];
+    CC_LONG cksm[CC_MD2_BLOCK_LONG];
+    CC_LONG state[CC_MD2_BLOCK_LONG];
+} CC_MD2_CTX;
+
+typedef struct CC_MD4state_st {
+    CC_LONG A, B, C, D;
+    CC_LONG Nl, Nh;
+    CC_LONG data[CC_MD4_BLOCK_LONG];
+    uint32_t num;
+} CC_MD4_CTX;
+
 typedef struct CC_MD5state_st {
     CC_LONG A, B, C, D;
     CC_LONG Nl, Nh;
@@ -81,6 +101,18 @@ typedef struct CC_SHA512state_st {
     CC_LONG64 hash[8];
     CC_LONG64 wbuf[16];
 } CC_SHA512_CTX;
+
+unsigned char *CC_MD2(const void *data, CC_LONG len, unsigned char *md)
+    __attribute__((availability(ios, deprecated = 13.0)));
+int CC_MD2_Init(CC_MD2_CTX *c) __attribute__((availability(ios, deprecated = 13.0)));
+int CC_MD2_Update(CC_MD2_CTX *c, const void *data, CC_LONG len) __attribute__((availability(ios, deprecated = 13.0)));
+int CC_MD2_Final(unsigned char *md, CC_MD2_CTX *c) __attribute__((availability(ios, deprecated = 13.0)));
+
+unsigned char *CC_MD4(const void *data, CC_LONG len, unsigned char *md)
+    __attribute__((availability(ios, deprecated = 13.0)));
+int CC_MD4_Init(CC_MD4_CTX *c) __attribute__((availability(ios, deprecated = 13.0)));
+int CC_MD4_Update(CC_MD4_CTX *c, const void *data, CC_LONG len) __attribute__((availability(ios, deprecated = 13.0)));
+int CC_MD4_Final(unsigned char *md, CC_MD4_CTX *c) __attribute__((availability(ios, deprecated = 13.0)));
 
 unsigned char *CC_MD5(const void *data, CC_LONG len, unsigned char *md)
     __attribute__((availability(ios, deprecated = 13.0)));

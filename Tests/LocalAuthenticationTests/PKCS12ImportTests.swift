@@ -1,8 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import InMemoryLogging
 import LocalAuthentication
-import Logging
 import Testing
 import TouchstoneTesting
 
@@ -94,15 +92,11 @@ struct PKCS12ImportTests {
     @Test("a failed import logs why at debug, as a failed SecItem call does: a wrong passphrase names the MAC")
     func aFailedImportIsLoggedWithItsReason() throws {
         let file = try #require(try Self.files()["tripleDES"])
-        let handler = InMemoryLogHandler()
-        var logger = Logger(label: "touchstone.test") { _ in handler }
-        logger.logLevel = .debug
-        let previous = LocalAuthenticationSystem.callLogger.withLock { current in
-            defer { current = logger }
-            return current
+        var status: OSStatus = 0
+        let handler = SecItemLoggingTests.capturingCallLog {
+            status = Self.importFile(file.p12, [kSecImportExportPassphrase as String: "wrong"]).0
         }
-        defer { LocalAuthenticationSystem.callLogger.withLock { $0 = previous } }
-        #expect(Self.importFile(file.p12, [kSecImportExportPassphrase as String: "wrong"]).0 == errSecAuthFailed)
+        #expect(status == errSecAuthFailed)
         let entry = handler.entries.first { $0.metadata["security.osstatus"] == "\(errSecAuthFailed)" }
         #expect(entry.map { "\($0.message)" } == "a PKCS #12 import failed")
         #expect(entry?.error.map { "\($0)" } == "the passphrase does not verify the file's MAC")

@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import Security
+import Synchronization
 import Testing
 import Touchstone
 
@@ -9,20 +10,34 @@ import Touchstone
 /// log does, at debug, and the device built from the environment logs at the level asked for.
 @Suite("SecItem logging (TOUCHSTONE_LOG_LEVEL)")
 struct SecItemLoggingTests {
+    /// One test at a time replaces the calls' logger, which is the process's.
+    private static let callLoggerInUse = Mutex(())
+
+    /// Runs `body` with the keychain calls' logger replaced by one that keeps what it logs at
+    /// debug; the handler that kept it.
+    static func capturingCallLog(_ body: () throws -> Void) rethrows -> InMemoryLogHandler {
+        try callLoggerInUse.withLock { _ in
+            let handler = InMemoryLogHandler()
+            var logger = Logger(label: "touchstone.test") { _ in handler }
+            logger.logLevel = .debug
+            let previous = LocalAuthenticationSystem.callLogger.withLock { current in
+                defer { current = logger }
+                return current
+            }
+            defer { LocalAuthenticationSystem.callLogger.withLock { $0 = previous } }
+            try body()
+            return handler
+        }
+    }
+
     @Test("a SecItem call refused for its query logs the status and the reason at debug")
     func aRefusedQueryIsLoggedWithItsReason() {
-        let handler = InMemoryLogHandler()
-        var logger = Logger(label: "touchstone.test") { _ in handler }
-        logger.logLevel = .debug
-        let previous = LocalAuthenticationSystem.callLogger.withLock { current in
-            defer { current = logger }
-            return current
-        }
-        defer { LocalAuthenticationSystem.callLogger.withLock { $0 = previous } }
-
         // A value that is not data: errSecParam, before any device is involved.
-        let status = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "logged",
+        var status: OSStatus = 0
+        let handler = Self.capturingCallLog {
+            status = SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "logged",
                                  kSecAttrAccount as String: "logged", kSecValueData as String: [1, 2]] as CFDictionary, nil)
+        }
         #expect(status == errSecParam)
         let entries = handler.entries.filter { $0.metadata["security.osstatus"] == "\(errSecParam)" }
         let entry = entries.first { "\($0.error.map { "\($0)" } ?? "")".contains("kSecValueData must be Data") }

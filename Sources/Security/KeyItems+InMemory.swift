@@ -64,7 +64,8 @@ enum StoredInMemoryKeys {
             guard query.isPermanent == true else { continue }
             let authenticator = try call.authenticator(query.context)
             try query.requireEntitlement(of: authenticator)
-            try store(half, tag: query.tag, label: query.label, applicationLabel: nil, access: access, on: authenticator)
+            try store(half, tag: query.tag, label: query.label, applicationLabel: nil, access: access,
+                      synchronizable: query.synchronizable == .yes, on: authenticator)
         }
         return SecKey(.inMemory(key))
     }

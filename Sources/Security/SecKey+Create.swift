@@ -18,8 +18,9 @@ import Touchstone
 /// With `kSecAttrKeyTypeRSA` (1024 to 8192 bits, a multiple of 128), or EC with 384 or 521
 /// bits: a key pair held in memory, no token, kept in the keychain as `kSecAttrIsPermanent`
 /// says, where access-control flags that ask for the user guard its item (``StoredInMemoryKeys``;
-/// `privateKeyUsage` is errSecUnimplemented there). Our limit: a key this makes permanent is
-/// stored as not synchronizing, whatever `kSecAttrSynchronizable` says (`SecItemAdd` keeps it).
+/// `privateKeyUsage` is errSecUnimplemented there). A half made permanent keeps its parameters'
+/// `kSecAttrSynchronizable` (true: an item that synchronizes), as `SecKey.m`'s `add_key` hands
+/// them to `SecItemAdd`.
 ///
 /// Returns nil with an `NSOSStatusErrorDomain` error: `errSecParam` for another key type or
 /// size (P-192 is not simulated: our rule) or another token, `errSecKeySizeNotAllowed` for an
@@ -70,10 +71,12 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         // As Apple's SecKey.m: a private key made in a token (the Secure Enclave) is permanent
         // unless kSecAttrIsPermanent says otherwise; a software key is not.
         let key = try authenticator.keys.create(accessControl: access, tag: query.tag, label: query.label,
-                                                permanent: query.isPermanent ?? !software, software: software)
+                                                permanent: query.isPermanent ?? !software, software: software,
+                                                synchronizable: query.synchronizable == .yes)
         if let publicQuery {
             do {
-                try authenticator.keys.storePublicKey(key.publicKeyData, tag: publicQuery.tag, label: publicQuery.label)
+                try authenticator.keys.storePublicKey(key.publicKeyData, tag: publicQuery.tag, label: publicQuery.label,
+                                                      synchronizable: publicQuery.synchronizable == .yes)
             } catch {
                 // Our rule: a key whose public half cannot be stored is not kept either (Apple
                 // stores the public half first and keeps it when the private one fails).

@@ -129,5 +129,34 @@ struct SynchronizableItemTests {
         }
         #expect(statuses == [errSecSuccess, errSecSuccess, errSecDuplicateItem])
     }
+
+    @Test("SecKeyCreateRandomKey stores a permanent half with its parameters' kSecAttrSynchronizable (SecKey.m's add_key hands them to SecItemAdd): a software P-256 key, its public half, a Secure Enclave key and a P-384 key are found only by a lookup that names it")
+    func createdKeysKeepTheirSynchronizable() async throws {
+        let device = try TestDevice(enrolled: [])
+        let lines = await device.blocking { () -> [String] in
+            let kinds: [(String, [String: Any])] = [
+                ("software", [kSecAttrKeySizeInBits as String: 256]),
+                ("enclave", [kSecAttrKeySizeInBits as String: 256, kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]),
+                ("p384", [kSecAttrKeySizeInBits as String: 384]),
+            ]
+            var lines: [String] = []
+            for (name, extra) in kinds {
+                let tag = Data(name.utf8)
+                let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrIsPermanent as String: true,
+                                                 kSecAttrSynchronizable as String: true, kSecAttrApplicationTag as String: tag]
+                let made = SecKeyCreateRandomKey(parameters.merging(extra) { $1 } as CFDictionary, nil) != nil
+                let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                                            kSecMatchLimit as String: kSecMatchLimitAll]
+                var found: CFTypeRef?
+                let synced = SecItemCopyMatching(query.merging([kSecAttrSynchronizable as String: true, kSecReturnAttributes as String: true]) { $1 }
+                                                 as CFDictionary, &found)
+                lines.append("\(name) \(made) plain \(SecItemCopyMatching(query as CFDictionary, nil)) sync \(synced) \((found as? [[String: Any]])?.count ?? 0)")
+            }
+            return lines
+        }
+        // Both halves of the P-256 and P-384 keys (the public one stored too: kSecAttrIsPermanent
+        // at the top level); a Secure Enclave key's public half is stored the same way.
+        #expect(lines == ["software true plain -25300 sync 0 2", "enclave true plain -25300 sync 0 2", "p384 true plain -25300 sync 0 2"])
+    }
 }
 #endif

@@ -52,16 +52,18 @@ public struct KeyStore: Sendable {
     /// Generates a new P-256 private key inside the device (`SecKeyCreateRandomKey` with
     /// `kSecAttrTokenIDSecureEnclave`), or with `software` a software key (the same call without
     /// the token: its bytes can be exported). A permanent key is stored and found again by tag or
-    /// label; several keys may share a tag, as on iOS. Never prompts.
+    /// label; several keys may share a tag, as on iOS. Its item synchronizes when
+    /// `synchronizable` (`kSecAttrSynchronizable`). Never prompts.
     ///
     /// - Throws: ``KeychainError`` — errSecParam for `or` with `and`; errSecNotAvailable for
     ///   whenPasscodeSetThisDeviceOnly without a passcode; errSecAuthFailed for biometric flags
     ///   with nothing enrolled; errSecInteractionNotAllowed when the lock state forbids the class.
     public func create(
         accessControl: AccessControl, tag: Data? = nil, label: String? = nil, permanent: Bool = true,
-        software: Bool = false
+        software: Bool = false, synchronizable: Bool = false
     ) throws -> EnclaveKey {
-        try make(generate(), accessControl: accessControl, tag: tag, label: label, permanent: permanent, software: software)
+        try make(generate(), accessControl: accessControl, tag: tag, label: label, permanent: permanent, software: software,
+                 synchronizable: synchronizable)
     }
 
     /// Makes a software key of an existing P-256 private key (`SecKeyCreateWithData` with
@@ -94,7 +96,7 @@ public struct KeyStore: Sendable {
 
     private func make(
         _ privateKey: P256.Signing.PrivateKey, accessControl: AccessControl, tag: Data?, label: String?,
-        permanent: Bool, software: Bool
+        permanent: Bool, software: Bool, synchronizable: Bool = false
     ) throws -> EnclaveKey {
         try accessControl.flags.validate()
         return try keychain.translatingErrors {
@@ -109,7 +111,8 @@ public struct KeyStore: Sendable {
                 appID: authenticator.appID, publicKeyData: privateKey.publicKey.x963Representation, applicationTag: tag,
                 label: label, accessibility: accessControl.accessibility, flags: accessControl.flags, isPermanent: permanent,
                 creationDate: device.clock.now, enrolledSetHash: binding.setHash,
-                enrollmentSequence: binding.sequence, sealedPrivateKey: Data(), isSoftware: software)
+                enrollmentSequence: binding.sequence, sealedPrivateKey: Data(), isSoftware: software,
+                isSynchronizable: synchronizable)
             try seal(privateKey.rawRepresentation, into: &key, snapshot: snapshot)
             if permanent {
                 try device.storage.commit([.put(try record(of: key))])

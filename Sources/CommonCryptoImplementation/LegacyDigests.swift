@@ -2,6 +2,14 @@
 // iOS 13) and swift-crypto does not offer: Touchstone's own, as SHA-224 is, checked against the
 // RFCs' test suites (and MD4 against OpenSSL's legacy provider).
 
+/// The input held back (`pending`) and `bytes` after it, as the whole blocks of `size` they
+/// make and the rest, which waits for the next update.
+private func wholeBlocks(of size: Int, _ pending: [UInt8], _ bytes: UnsafeRawBufferPointer) -> (blocks: [ArraySlice<UInt8>], rest: [UInt8]) {
+    let input = pending + bytes
+    let whole = input.count / size * size
+    return (stride(from: 0, to: whole, by: size).map { input[$0..<$0 + size] }, Array(input[whole...]))
+}
+
 /// MD2: a 48-byte state, a 16-byte checksum, 16-byte blocks (RFC 1319 §3).
 struct MD2: Sendable {
     /// The permutation of 0...255 built from the digits of pi (RFC 1319 §3.2, "S").
@@ -32,13 +40,9 @@ struct MD2: Sendable {
     private var pending: [UInt8] = []
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        pending += bytes
-        var start = 0
-        while pending.count - start >= 16 {
-            absorb(pending[start..<start + 16])
-            start += 16
-        }
-        pending.removeFirst(start)
+        let (blocks, rest) = wholeBlocks(of: 16, pending, bytes)
+        for block in blocks { absorb(block) }
+        pending = rest
     }
 
     /// One block: into the checksum (§3.2, as the reference code and its erratum have it:
@@ -81,13 +85,9 @@ struct MD4: Sendable {
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
-        pending += bytes
-        var start = 0
-        while pending.count - start >= 64 {
-            compress(pending[start..<start + 64])
-            start += 64
-        }
-        pending.removeFirst(start)
+        let (blocks, rest) = wholeBlocks(of: 64, pending, bytes)
+        for block in blocks { compress(block) }
+        pending = rest
     }
 
     private mutating func compress(_ block: ArraySlice<UInt8>) {

@@ -43,12 +43,9 @@ extension CertificateItems {
         }
 
         /// The identity's data: its key's item data (iOS's identity join gives the key row's
-        /// data), exported through the context its key carries; nil when it has none.
+        /// data, ``KeyItems/itemData(of:)``); nil when it has none.
         func keyData() throws -> Data? {
-            guard let enclaveKey else { return inMemoryKeyBytes }
-            guard KeyItems.givesItemData(enclaveKey) else { return nil }
-            var keyCall = SecKeyCall()
-            return try keyCall.exportPrivateKey(key)
+            enclaveKey == nil ? inMemoryKeyBytes : try KeyItems.itemData(of: key)
         }
     }
 
@@ -212,9 +209,14 @@ extension CertificateItems {
     /// - `kSecClassIdentity` without a ref deletes what the query selects as certificates,
     ///   then, when that succeeded, what it selects as keys.
     static func deleteIdentities(_ query: CFDictionary) -> OSStatus? {
-        guard let partial = query.mutableCopy() as? NSMutableDictionary else { return nil }
-        if let bytes = partial[kSecValuePersistentRef as String].flatMap(KeychainQuery.data),
-           KeychainQuery.PersistentReference.namesIdentity(bytes) {
+        let identityBytes = query.object(forKey: kSecValuePersistentRef as String).flatMap(KeychainQuery.data)
+            .flatMap { KeychainQuery.PersistentReference.namesIdentity($0) ? $0 : nil }
+        // Every other delete goes on untouched (and uncopied).
+        guard identityBytes != nil || query.object(forKey: kSecValueRef as String) is SecIdentity
+                || (query.object(forKey: kSecClass as String) as? String) == kSecClassIdentity as String,
+              let partial = query.mutableCopy() as? NSMutableDictionary
+        else { return nil }
+        if let bytes = identityBytes {
             var found: CFTypeRef?
             let status = SecItemCopyMatching([kSecReturnRef as String: true, kSecValuePersistentRef as String: bytes] as CFDictionary, &found)
             guard status == errSecSuccess else { return status }
@@ -223,7 +225,6 @@ extension CertificateItems {
             partial[kSecValueRef as String] = identity
         }
         if let identity = partial[kSecValueRef as String] as? SecIdentity { return explode(identity, partial, .delete, nil) }
-        guard (partial[kSecClass as String] as? String) == kSecClassIdentity as String else { return nil }
         partial[kSecClass as String] = kSecClassCertificate
         let status = SecItemDelete(partial)
         guard status == errSecSuccess else { return status }

@@ -169,9 +169,16 @@ enum KeyItems {
     /// lookup's own when it opened the key (``accessControlGuardsItem(_:)``), so nothing more is
     /// asked.
     static func itemData(_ item: FoundKey) throws -> FoundKey {
-        guard item.bytes == nil, let key = item.key, let stored = key.touchstoneKey, givesItemData(stored) else { return item }
+        guard item.bytes == nil, let key = item.key, let bytes = try itemData(of: key) else { return item }
+        return FoundKey(key: key, bytes: bytes, reference: item.reference, attributes: item.attributes)
+    }
+
+    /// The item data of a found P-256 key (``itemData(_:)``): its export when it
+    /// ``givesItemData(_:)``, through the context it carries; nil otherwise.
+    static func itemData(of key: SecKey) throws -> Data? {
+        guard let stored = key.touchstoneKey, givesItemData(stored) else { return nil }
         var keyCall = SecKeyCall()
-        return FoundKey(key: key, bytes: try keyCall.exportPrivateKey(key), reference: item.reference, attributes: item.attributes)
+        return try keyCall.exportPrivateKey(key)
     }
 
     /// Whether a lookup gives `key`'s bytes as its item's data: a software key whose flags ask

@@ -166,7 +166,7 @@ let package = Package(
         // simulation, the portable plugins, swift-crypto and swift-log: nothing a Swift
         // toolchain lacks (docs/ADOPTING.md).
         .target(
-            name: "Security",
+            name: "TouchstoneSecurity",
             dependencies: [
                 "Touchstone", "TouchstonePortable", "TouchstoneSimulation",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -179,9 +179,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The module apps import as `Security`: all of `TouchstoneSecurity`, and what code that
+        // reads `#if canImport(Security)` as "Apple's Foundation" needs of FoundationNetworking
+        // (Alamofire's server-trust code). Apart because FoundationNetworking loads libcurl,
+        // which the statically linked `touchstone` cannot link: Touchstone's own modules
+        // import `TouchstoneSecurity`.
+        .target(
+            name: "Security",
+            dependencies: ["TouchstoneSecurity"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "LocalAuthentication",
-            dependencies: ["Security", "Touchstone", "TouchstoneSimulation"],
+            dependencies: ["TouchstoneSecurity", "Touchstone", "TouchstoneSimulation"],
             swiftSettings: strictSettings
         ),
         // CryptoKit's `SecureEnclave` keys over the simulated Secure Enclave; re-exports
@@ -189,7 +199,7 @@ let package = Package(
         // `condition: .when(platforms: [.linux])`).
         .target(
             name: "CryptoKit",
-            dependencies: ["LocalAuthentication", "Security", "Touchstone", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LocalAuthentication", "TouchstoneSecurity", "Touchstone", "TouchstoneSimulation", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
 
@@ -235,7 +245,7 @@ let package = Package(
         ),
         .target(
             name: "DeviceCheck",
-            dependencies: ["TouchstoneAppAttest", "Security", "Touchstone"],
+            dependencies: ["TouchstoneAppAttest", "TouchstoneSecurity", "Touchstone"],
             swiftSettings: strictSettings
         ),
 
@@ -247,7 +257,7 @@ let package = Package(
         // REPL, above it.
         .target(
             name: "TouchstoneCommands",
-            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "Security", "TouchstoneAppAttestFormat", "TouchstoneAppAttest",
+            dependencies: ["Touchstone", "TouchstoneBuiltins", "TouchstoneSimulation", "TouchstoneSecurity", "TouchstoneAppAttestFormat", "TouchstoneAppAttest",
                            .product(name: "Crypto", package: "swift-crypto"), logging],
             swiftSettings: strictSettings
         ),
@@ -288,7 +298,7 @@ let package = Package(
         // The test kit, for app developers' tests and ours.
         .target(
             name: "TouchstoneTesting",
-            dependencies: ["Touchstone", "TouchstoneSimulation", "TouchstonePortable", "LocalAuthentication", "Security"],
+            dependencies: ["Touchstone", "TouchstoneSimulation", "TouchstonePortable", "LocalAuthentication", "TouchstoneSecurity"],
             swiftSettings: strictSettings
         ),
 
@@ -336,7 +346,7 @@ let package = Package(
         .executableTarget(
             name: "TouchstoneBench",
             dependencies: [
-                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter", "Security", "TouchstoneAppAttest", "TouchstoneAppAttestFormat",
+                "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter", "TouchstoneSecurity", "TouchstoneAppAttest", "TouchstoneAppAttestFormat",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -384,7 +394,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "Security", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneCommands", "TouchstoneTesting", "TestSupport",
+            dependencies: ["LocalAuthentication", "Security", "TouchstoneSecurity", "CryptoKit", "Touchstone", "TouchstoneBuiltins", "TouchstoneCommands", "TouchstoneTesting", "TestSupport",
                            logging, .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: strictSettings
         ),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes Sources/Security/SecBaseErrorCodes.swift:
+"""Writes Sources/TouchstoneSecurity/SecBaseErrorCodes.swift:
 - every errSec code of SecBase.h that docs/api-coverage/declarations.tsv lists (Apple's
-  values, facts from the iOS SDK) and Sources/Security does not declare yet, as a public
+  values, facts from the iOS SDK) and Sources/TouchstoneSecurity does not declare yet, as a public
   OSStatus constant (doc comments: the name's words and the value);
 - the table SecCopyErrorMessageString answers from, docs/api-coverage/error-messages.tsv: the
   text iOS returns for each code. Security's build makes its SecErrorMessages.strings from the
@@ -15,7 +15,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DECLARATIONS = ROOT / "docs/api-coverage/declarations.tsv"
-OUTPUT = ROOT / "Sources/Security/SecBaseErrorCodes.swift"
+OUTPUT = ROOT / "Sources/TouchstoneSecurity/SecBaseErrorCodes.swift"
 MESSAGES = ROOT / "docs/api-coverage/error-messages.tsv"
 MESSAGES_HEADER = """# The text iOS's SecCopyErrorMessageString returns for each status code: value, name, source,
 # message. Source SecBase.h: the comment after the code in the iOS SDK's SecBase.h, which
@@ -37,7 +37,7 @@ def words(name):
 
 def declared_elsewhere():
     names = set()
-    for path in sorted((ROOT / "Sources/Security").glob("*.swift")):
+    for path in sorted((ROOT / "Sources/TouchstoneSecurity").glob("*.swift")):
         if path == OUTPUT:
             continue
         names.update(re.findall(r"public (?:let|var) (errSec\w+)\s*:", path.read_text()))

@@ -1,5 +1,5 @@
 import Foundation
-import Security
+import TouchstoneSecurity
 import TouchstoneBuiltins
 
 /// `touchstone-bench security`: the Apple-shaped calls iOS code makes, on the in-memory

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LocalAuthentication
-import Security
+import TouchstoneSecurity
 import Touchstone
 
 // CryptoKit's post-quantum Secure Enclave keys (iOS 26): ML-DSA signing keys and ML-KEM

@@ -2,7 +2,7 @@
 @_exported import Crypto
 import Foundation
 import LocalAuthentication
-import Security
+import TouchstoneSecurity
 import Touchstone
 import TouchstoneSimulation
 

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Dispatch
 import Foundation
-import Security
+import TouchstoneSecurity
 import Touchstone
 
 /// A request for authentication, with Apple's `LAContext` API over a Touchstone device.

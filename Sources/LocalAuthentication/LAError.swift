@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import TouchstoneSecurity
 import Touchstone
 import TouchstoneSimulation
 

@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import TouchstoneSecurity
 import Touchstone
 
 /// A persisted right's private key (iOS 16 `LAPrivateKey`); usable only while the right is

@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import TouchstoneSecurity
 import Touchstone
 
 /// Where rights are persisted (iOS 16 `LARightStore`): each saved right gets a Secure Enclave

@@ -1,6 +1,6 @@
 // The LocalAuthentication module: Apple's LocalAuthentication names (LAContext, LAPolicy,
 // LAError, ...) over the Touchstone engine, so that iOS code compiles on Linux with its import
-// lines unchanged. It re-exports this package's `Security` module (SecItemAdd, kSec*, ...) and
+// lines unchanged. It re-exports this package's Security API (`TouchstoneSecurity`: SecItemAdd, kSec*, ...) and
 // Foundation, as Apple's framework does: `import LocalAuthentication` alone is enough for
 // `NSError`, `UserDefaults`, `SecItemCopyMatching` and `kSecClass`.
 //
@@ -21,5 +21,5 @@
 @_exported import Security
 #else
 @_exported import Foundation
-@_exported import Security
+@_exported import TouchstoneSecurity
 #endif

@@ -1,7 +1,10 @@
 // The Security module: Apple's keychain names (SecItemAdd, SecAccessControlCreateWithFlags,
-// kSec*, errSec*, OSStatus) and the few CoreFoundation shapes their call sites spell out, over
-// the Touchstone engine, so that iOS code doing `import Security` compiles on Linux unchanged.
-// `LocalAuthentication` depends on this module and re-exports it, as Apple's does.
+// SecTrust, kSec*, errSec*, OSStatus) and the few CoreFoundation shapes their call sites spell
+// out, over the Touchstone engine, so that iOS code doing `import Security` compiles on Linux
+// unchanged. The API is `TouchstoneSecurity`'s, re-exported whole; this module adds only the
+// FoundationNetworking names that Apple's Foundation declares for Security's types
+// (`FoundationNetworking+Security.swift`). `LocalAuthentication` re-exports the API, as Apple's
+// does.
 //
 // On Apple platforms this module must never stand in for Apple's framework (the same two
 // layers as `LocalAuthentication`, docs/LocalAuthentication.md, "Apple platforms"):
@@ -17,4 +20,5 @@
 #else
 // Apple's Security module brings Foundation (through CoreFoundation) with it.
 @_exported import Foundation
+@_exported import TouchstoneSecurity
 #endif

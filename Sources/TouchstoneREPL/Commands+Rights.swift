@@ -1,6 +1,6 @@
 import Foundation
 import LocalAuthentication
-import Security
+import TouchstoneSecurity
 import Touchstone
 import TouchstoneCommands
 

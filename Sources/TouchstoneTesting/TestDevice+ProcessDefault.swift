@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LocalAuthentication
-import Security
+import TouchstoneSecurity
 import Touchstone
 import TouchstoneSimulation
 

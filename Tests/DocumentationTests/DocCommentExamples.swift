@@ -153,7 +153,7 @@ enum DocCommentExamples {
         context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil)
     }
 
-    // Sources/Security/LocalAuthenticationSystem.swift
+    // Sources/TouchstoneSecurity/LocalAuthenticationSystem.swift
     // Sources/TouchstoneCommands/LocalAuthenticationSystem+Setup.swift
     static func bootstrapBuiltIn() {
         LocalAuthenticationSystem.bootstrap(.builtIn)
@@ -165,7 +165,7 @@ enum DocCommentExamples {
         _ = authenticator
     }
 
-    // Sources/Security/LocalAuthenticationSystem.swift
+    // Sources/TouchstoneSecurity/LocalAuthenticationSystem.swift
     static func bootstrap() async throws {
         var builder = AuthenticatorBuilder(registry: .portable)
         try builder.use(.sensor, "sim.faceid")
@@ -181,14 +181,14 @@ enum DocCommentExamples {
         _ = ok
     }
 
-    // Sources/Security/SecRandom.swift
+    // Sources/TouchstoneSecurity/SecRandom.swift
     static func secRandom() {
         var key = [UInt8](repeating: 0, count: 32)
         let status = SecRandomCopyBytes(kSecRandomDefault, key.count, &key)
         _ = status
     }
 
-    // Sources/Security/SecAccessControl.swift
+    // Sources/TouchstoneSecurity/SecAccessControl.swift
     static func accessControl() {
         var error: Unmanaged<CFError>?
         let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault,
@@ -197,7 +197,7 @@ enum DocCommentExamples {
         _ = access
     }
 
-    // Sources/Security/SecItem.swift
+    // Sources/TouchstoneSecurity/SecItem.swift
     static func copyMatching(query: [String: Any]) {
         var result: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
@@ -212,7 +212,7 @@ enum DocCommentExamples {
         _ = status
     }
 
-    // Sources/Security/SecPKCS12Import.swift
+    // Sources/TouchstoneSecurity/SecPKCS12Import.swift
     static func pkcs12Import(p12: Data) {
         var items: CFArray?
         let status = SecPKCS12Import(p12 as CFData, [kSecImportExportPassphrase as String: "secret"] as CFDictionary, &items)
@@ -220,7 +220,7 @@ enum DocCommentExamples {
         _ = (status, identity)
     }
 
-    // Sources/Security/SecKey.swift
+    // Sources/TouchstoneSecurity/SecKey.swift
     static func secKey(challenge: Data) throws {
         let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
                                                      [.privateKeyUsage, .biometryCurrentSet], nil)!

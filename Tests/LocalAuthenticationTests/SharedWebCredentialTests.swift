@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LocalAuthentication
-@testable import Security
+@testable import TouchstoneSecurity
 import Testing
 import TouchstoneCommands
 import TouchstoneTesting

@@ -70,6 +70,25 @@ public typealias CFIndex = Int
 /// CoreFoundation option bits (`CFOptionFlags`, an unsigned word).
 public typealias CFOptionFlags = UInt
 
+/// CoreFoundation's time: seconds since 1 January 2001 (`Date.timeIntervalSinceReferenceDate`).
+public typealias CFAbsoluteTime = Double
+
+/// C's `Boolean` as the Darwin overlay imports it (an out-parameter such as
+/// `SecTrustGetNetworkFetchAllowed`'s): a Bool in a struct, `boolValue` to read.
+public struct DarwinBoolean: ExpressibleByBooleanLiteral, Equatable, Sendable, CustomStringConvertible {
+    /// The value.
+    public var boolValue: Bool
+
+    /// `value` as a `DarwinBoolean`.
+    public init(_ value: Bool) { boolValue = value }
+
+    /// `true` or `false` as a `DarwinBoolean`.
+    public init(booleanLiteral value: Bool) { boolValue = value }
+
+    /// "true" or "false".
+    public var description: String { boolValue.description }
+}
+
 /// The CoreFoundation `true` (an `NSNumber`), implicitly unwrapped as in Apple's SDK, so both
 /// `kCFBooleanTrue` and `kCFBooleanTrue!` compile.
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
@@ -99,7 +118,7 @@ public typealias CFTypeID = UInt
 /// The kinds ``CFGetTypeID(_:)`` tells apart, with their identifiers.
 enum CFTypeKind: CFTypeID {
     case unknown = 0, string = 7, number = 22, boolean = 21, data = 20, dictionary = 18, array = 19, date = 42
-    case error = 30, secKey = 0x5EC0, secAccessControl = 0x5EC1, secCertificate = 0x5EC2, secIdentity = 0x5EC3, secPolicy = 0x5EC4
+    case error = 30, secKey = 0x5EC0, secAccessControl = 0x5EC1, secCertificate = 0x5EC2, secIdentity = 0x5EC3, secPolicy = 0x5EC4, secTrust = 0x5EC5
 }
 
 /// The type of a CoreFoundation object, to compare with a `…GetTypeID()` such as
@@ -114,6 +133,7 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     case is SecCertificate: .secCertificate
     case is SecIdentity: .secIdentity
     case is SecPolicy: .secPolicy
+    case is SecTrust: .secTrust
     case let number as NSNumber: number === kCFBooleanTrue || number === kCFBooleanFalse ? .boolean : .number
     case is NSString: .string
     case is NSData: .data

@@ -15,10 +15,11 @@ nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = "memory"
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 /// Declared: iOS's import gives no key ID (`SecImportExport.c` sets identity, trust and chain).
 nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
-/// Declared: trust evaluation is not simulated (``SecTrust``), so an import item has no trust.
+/// An import item's ``SecTrust``: its certificate and the file's others, under the basic X.509
+/// policy, evaluated.
 nonisolated(unsafe) public let kSecImportItemTrust: CFString = "trust"
 /// An import item's certificate chain (`[SecCertificate]`): the identity's certificate, then
-/// its issuers among the file's certificates.
+/// its issuers among the file's certificates and the system's roots (its trust's chain).
 nonisolated(unsafe) public let kSecImportItemCertChain: CFString = "chain"
 /// An import item's `SecIdentity`.
 nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
@@ -26,7 +27,7 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// Reads a PKCS #12 file (.p12, .pfx) as iOS's `SecImportExport.c` does: `items` receives one
 /// dictionary for the identity in it, with its `SecIdentity` (``kSecImportItemIdentity``) and
 /// its certificate chain (``kSecImportItemCertChain``); none for a file without a key and its
-/// certificate (iOS gives no item for certificates alone). `options` may give the passphrase
+/// certificate (iOS gives no item for certificates alone), and its trust (``kSecImportItemTrust``). `options` may give the passphrase
 /// (``kSecImportExportPassphrase``; none is the empty one) and, with `kSecUseDataProtectionKeychain`
 /// true, asks for the identity and its chain to be added to the keychain too (a duplicate is no
 /// failure; the other options go to `SecItemAdd`).
@@ -36,9 +37,8 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// EC. The file is decrypted by the system's OpenSSL 3 (``LibCrypto``: every cipher PKCS #12
 /// files use, RC2 and triple DES included); without it the call is errSecUnimplemented.
 ///
-/// Our differences: an import item has no ``kSecImportItemTrust`` (no `SecTrust` here), its
-/// chain is built from the file's certificates alone (no system anchors), and a file with
-/// several keys gives the identity of the first (OpenSSL's `PKCS12_parse`).
+/// Our difference: a file with several keys gives the identity of the first (OpenSSL's
+/// `PKCS12_parse`).
 ///
 /// ```swift
 /// var items: CFArray?
@@ -150,30 +150,17 @@ struct PKCS12File {
         return SecKeyCreateWithData(bytes as CFData, attributes.merging([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]) { $1 } as CFDictionary, nil)
     }
 
-    /// The import items: the identity, if any, with its chain — its certificate, then each
-    /// issuer among the file's other certificates, by normalized name, until a self-issued one
-    /// or none (what `SecTrustCopyCertificateChain` gives iOS's import from the file's
-    /// certificates).
+    /// The import items: the identity, if any, with its trust and chain, as `SecImportExport.c`
+    /// makes them: a ``SecTrust`` of its certificate and all the file's others under the basic
+    /// X.509 policy, evaluated, and the chain that evaluation built (its certificate, then each
+    /// issuer among the file's certificates or the system's roots).
     func items() -> [[String: Any]] {
         guard let identity else { return [] }
-        var chain = [identity.certificate]
-        var remaining = others
-        while let last = chain.last?.certificate, !Self.isSelfIssued(last),
-              let index = remaining.firstIndex(where: { Self.sameName($0.certificate.subject, last.issuer) }) {
-            chain.append(remaining.remove(at: index))
-        }
-        return [[kSecImportItemIdentity as String: identity, kSecImportItemCertChain as String: chain as NSArray]]
-    }
-
-    private static func isSelfIssued(_ certificate: X509Certificate) -> Bool {
-        sameName(certificate.subject, certificate.issuer)
-    }
-
-    private static func sameName(_ first: Data, _ second: Data) -> Bool {
-        guard let first = try? X509Certificate.normalizedName(first), let second = try? X509Certificate.normalizedName(second) else {
-            return first == second
-        }
-        return first == second
+        let trust = SecTrust(certificates: [identity.certificate] + others, policies: [SecPolicyCreateBasicX509()])
+        return [[
+            kSecImportItemIdentity as String: identity, kSecImportItemTrust as String: trust,
+            kSecImportItemCertChain as String: trust.evaluated().chain as NSArray,
+        ]]
     }
 
     /// With `kSecUseDataProtectionKeychain` true in `options`, adds each item's identity and

@@ -1,10 +1,10 @@
 #if !canImport(Darwin)
 import Foundation
 
-/// A trust policy, what a certificate is checked for: basic X.509 (`SecPolicyCreateBasicX509`)
-/// or SSL (`SecPolicyCreateSSL`). Our limit: trust evaluation (`SecTrust`) is not simulated, so a
-/// policy is a value to keep, compare and read back (`SecPolicyCopyProperties`); a keychain
-/// query's `kSecMatchPolicy` is accepted and ignored.
+/// A trust policy, what a certificate is checked for: basic X.509 (`SecPolicyCreateBasicX509`),
+/// SSL (`SecPolicyCreateSSL`) or revocation (`SecPolicyCreateRevocation`). A ``SecTrust``
+/// checks its certificates against its policies; a keychain query's `kSecMatchPolicy` is
+/// accepted and ignored.
 public final class SecPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Apple's object identifier of the policy (`kSecPolicyAppleX509Basic`, `kSecPolicyAppleSSL`).
     let oid: String
@@ -12,16 +12,19 @@ public final class SecPolicy: Sendable, Hashable, CustomStringConvertible {
     let server: Bool?
     /// For SSL: the host name a server certificate must name.
     let hostname: String?
+    /// For revocation: the `kSecRevocation…` flags.
+    let revocationFlags: CFOptionFlags?
 
-    init(oid: String, server: Bool? = nil, hostname: String? = nil) {
+    init(oid: String, server: Bool? = nil, hostname: String? = nil, revocationFlags: CFOptionFlags? = nil) {
         self.oid = oid
         self.server = server
         self.hostname = hostname
+        self.revocationFlags = revocationFlags
     }
 
     /// Equal when the kind, side and host name are.
     public static func == (lhs: SecPolicy, rhs: SecPolicy) -> Bool {
-        lhs.oid == rhs.oid && lhs.server == rhs.server && lhs.hostname == rhs.hostname
+        lhs.oid == rhs.oid && lhs.server == rhs.server && lhs.hostname == rhs.hostname && lhs.revocationFlags == rhs.revocationFlags
     }
 
     /// Hashes the kind, side and host name.
@@ -29,6 +32,7 @@ public final class SecPolicy: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(oid)
         hasher.combine(server)
         hasher.combine(hostname)
+        hasher.combine(revocationFlags)
     }
 
     /// `<SecPolicy: oid: … name: …>`.
@@ -69,10 +73,30 @@ public func SecPolicyCopyProperties(_ policyRef: SecPolicy) -> CFDictionary? {
     return properties as NSDictionary
 }
 
-/// A trust evaluation's state, declared so that code naming the type compiles (an import
-/// item's ``kSecImportItemTrust``, a pinning delegate's parameter). Our limit: trust evaluation
-/// is not simulated, so no call here makes one or evaluates one.
-public final class SecTrust: Sendable {
-    private init() {}
+/// The object identifier of the revocation policy.
+nonisolated(unsafe) public let kSecPolicyAppleRevocation: CFString = "1.2.840.113635.100.1.12"
+
+/// Revocation checking by OCSP (`SecPolicyCreateRevocation`'s flags).
+public let kSecRevocationOCSPMethod: CFOptionFlags = 1 << 0
+/// Revocation checking by certificate revocation lists.
+public let kSecRevocationCRLMethod: CFOptionFlags = 1 << 1
+/// With both methods, CRLs first.
+public let kSecRevocationPreferCRL: CFOptionFlags = 1 << 2
+/// A certificate is trusted only with a positive revocation answer.
+public let kSecRevocationRequirePositiveResponse: CFOptionFlags = 1 << 3
+/// Only cached revocation answers are used; nothing is fetched.
+public let kSecRevocationNetworkAccessDisabled: CFOptionFlags = 1 << 4
+/// Any method available (OCSP and CRLs).
+public let kSecRevocationUseAnyAvailableMethod: CFOptionFlags = kSecRevocationOCSPMethod | kSecRevocationCRLMethod
+
+/// A revocation policy with `revocationFlags` (`kSecRevocation…`); nil without a flag or with
+/// a bit past them. Our limit: no revocation answer is ever fetched or cached here, so the
+/// policy changes no evaluation, except that with `kSecRevocationRequirePositiveResponse` a
+/// chain is not trusted (errSecIncompleteCertRevocationCheck), as on a device that cannot
+/// reach the responder.
+public func SecPolicyCreateRevocation(_ revocationFlags: CFOptionFlags) -> SecPolicy? {
+    // As Apple's: no flag, or one past the five, is no policy.
+    guard revocationFlags != 0, revocationFlags < 1 << 7 else { return nil }
+    return SecPolicy(oid: kSecPolicyAppleRevocation as String, revocationFlags: revocationFlags)
 }
 #endif

@@ -24,6 +24,10 @@ struct X509Certificate: Sendable {
     /// The issuer's and subject's `Name`, DER (the SEQUENCE with its header).
     let issuer: Data
     let subject: Data
+    /// The two names as iOS normalizes them (``normalizedName(_:)``), what a chain is built by;
+    /// a name that cannot be normalized is kept as it is.
+    let normalizedIssuer: Data
+    let normalizedSubject: Data
     /// The issuer's and subject's attributes, in order.
     let issuerAttributes: [NameAttribute]
     let subjectAttributes: [NameAttribute]
@@ -41,6 +45,13 @@ struct X509Certificate: Sendable {
     /// The subjectAltName extension's rfc822Name and dNSName entries.
     let alternativeEmails: [String]
     let alternativeDNSNames: [String]
+    /// What a trust evaluation reads (``TrustExtensions``) and the signature it checks.
+    let trust: TrustExtensions
+    /// The signed part (`tbsCertificate`), DER, its issuer's signature algorithm OID and the
+    /// signature's bits.
+    let signedBytes: Data
+    let signatureAlgorithm: String
+    let signature: Data
 
     static let commonName = "2.5.4.3"
     static let emailAddress = "1.2.840.113549.1.9.1"
@@ -62,11 +73,16 @@ struct X509Certificate: Sendable {
         parser.removeLast(parser.count - length)
         let der = Data(parser)
         let root = try DER.parse(parser)
-        let tbs: ASN1Node = try DER.sequence(root, identifier: .sequence) { nodes in
-            guard let tbs = nodes.next(), nodes.next() != nil, nodes.next() != nil, nodes.next() == nil else {
+        let (tbs, signatureAlgorithm, signature) = try DER.sequence(root, identifier: .sequence) { nodes in
+            guard let tbs = nodes.next(), let algorithm = nodes.next(), let signature = nodes.next(), nodes.next() == nil else {
                 throw Invalid(reason: "a certificate is a SEQUENCE of three parts")
             }
-            return tbs
+            let oid = try DER.sequence(algorithm, identifier: .sequence) { fields in
+                guard let oid = fields.next() else { throw Invalid(reason: "the signature algorithm lacks its OID") }
+                while fields.next() != nil {}  // its parameters (RSA's NULL) are not read
+                return try ASN1ObjectIdentifier(derEncoded: oid).description
+            }
+            return (tbs, oid, Data(try ASN1BitString(derEncoded: signature).bytes))
         }
         self = try DER.sequence(tbs, identifier: .sequence) { nodes in
             // As Apple's SecCertificateParse: an explicit version is 1 (v2) or 2 (v3).
@@ -88,6 +104,7 @@ struct X509Certificate: Sendable {
             var keyIdentifier: Data?
             var emails: [String] = []
             var dnsNames: [String] = []
+            var trust = TrustExtensions()
             // issuerUniqueID [1] and subjectUniqueID [2] may come first; extensions are [3].
             while let node = nodes.next() {
                 guard node.identifier == ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific) else { continue }
@@ -102,6 +119,7 @@ struct X509Certificate: Sendable {
                             do {
                                 if oid == "2.5.29.14" { keyIdentifier = Data(try ASN1OctetString(derEncoded: try DER.parse(value)).bytes) }
                                 if oid == "2.5.29.17" { (emails, dnsNames) = try Self.alternativeNames(value) }
+                                try trust.read(oid, critical: critical, value: value)
                             } catch where !critical {
                                 continue
                             }
@@ -116,18 +134,22 @@ struct X509Certificate: Sendable {
                 issuerAttributes: try Self.attributes(issuer), subjectAttributes: try Self.attributes(subject), notBefore: dates.0, notAfter: dates.1,
                 subjectPublicKeyInfo: Data(key.encodedBytes), keyAlgorithm: algorithm, keyParameters: parameters,
                 subjectPublicKey: bits, subjectKeyIdentifier: keyIdentifier, alternativeEmails: emails,
-                alternativeDNSNames: dnsNames)
+                alternativeDNSNames: dnsNames, trust: trust, signedBytes: Data(tbs.encodedBytes),
+                signatureAlgorithm: signatureAlgorithm, signature: signature)
         }
     }
 
     private init(der: Data, version: Int, serialNumber: Data, issuer: Data, subject: Data, issuerAttributes: [NameAttribute], subjectAttributes: [NameAttribute],
                  notBefore: Date, notAfter: Date, subjectPublicKeyInfo: Data, keyAlgorithm: String, keyParameters: String?,
-                 subjectPublicKey: Data, subjectKeyIdentifier: Data?, alternativeEmails: [String], alternativeDNSNames: [String]) {
+                 subjectPublicKey: Data, subjectKeyIdentifier: Data?, alternativeEmails: [String], alternativeDNSNames: [String],
+                 trust: TrustExtensions, signedBytes: Data, signatureAlgorithm: String, signature: Data) {
         self.der = der
         self.version = version
         self.serialNumber = serialNumber
         self.issuer = issuer
         self.subject = subject
+        normalizedIssuer = (try? Self.normalizedName(issuer)) ?? issuer
+        normalizedSubject = (try? Self.normalizedName(subject)) ?? subject
         self.issuerAttributes = issuerAttributes
         self.subjectAttributes = subjectAttributes
         self.notBefore = notBefore
@@ -139,6 +161,10 @@ struct X509Certificate: Sendable {
         self.subjectKeyIdentifier = subjectKeyIdentifier
         self.alternativeEmails = alternativeEmails
         self.alternativeDNSNames = alternativeDNSNames
+        self.trust = trust
+        self.signedBytes = signedBytes
+        self.signatureAlgorithm = signatureAlgorithm
+        self.signature = signature
     }
 
     /// `name` (a DER `Name`) as Apple's `SecCertificate.c` normalizes it for the keychain and

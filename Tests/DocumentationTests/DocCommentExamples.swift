@@ -220,6 +220,18 @@ enum DocCommentExamples {
         _ = (status, identity)
     }
 
+    // Sources/TouchstoneSecurity/SecTrust.swift
+    static func secTrust(leaf: SecCertificate, intermediate: SecCertificate, root: SecCertificate) {
+        var trust: SecTrust?
+        let status = SecTrustCreateWithCertificates([leaf, intermediate] as CFArray, SecPolicyCreateSSL(true, "example.com" as CFString), &trust)
+        if status == errSecSuccess, let trust {
+            SecTrustSetAnchorCertificates(trust, [root] as CFArray)
+            var error: CFError?
+            let trusted = SecTrustEvaluateWithError(trust, &error)
+            print(trusted, error?.localizedDescription ?? "")
+        }
+    }
+
     // Sources/TouchstoneSecurity/SecKey.swift
     static func secKey(challenge: Data) throws {
         let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,

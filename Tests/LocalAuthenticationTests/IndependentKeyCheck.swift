@@ -12,8 +12,9 @@ enum IndependentKeyCheck {
     static let python = root.appendingPathComponent(".build/pyattest-venv/bin/python")
     static let script = root.appendingPathComponent("scripts/seckey-check.py")
 
-    /// Runs the script with `arguments` and `input` as JSON on standard input; its JSON output.
-    static func run(_ arguments: [String], input: [String: Any] = [:]) throws -> [String: Any] {
+    /// Runs `script` (seckey-check.py unless named) with `arguments` and `input` as JSON on
+    /// standard input; its JSON output.
+    static func run(_ arguments: [String], input: [String: Any] = [:], script: URL = script) throws -> [String: Any] {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             Issue.record("pyca/cryptography is not installed: run scripts/pyattest-env.sh (make test does)")
             return [:]
@@ -29,7 +30,7 @@ enum IndependentKeyCheck {
         try stdin.fileHandleForWriting.close()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "seckey-check.py \(arguments) failed")
+        #expect(process.terminationStatus == 0, "\(script.lastPathComponent) \(arguments) failed")
         return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
     }
 

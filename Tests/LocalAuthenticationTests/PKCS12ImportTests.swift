@@ -25,6 +25,17 @@ struct PKCS12ImportTests {
         }
     }
 
+    /// Whether `value` is the import's trust: of `leaf`, not trusted with the system's roots
+    /// alone (errSecNotTrusted: the file's root is unknown), trusted with `root` as anchor.
+    static func trustHolds(_ value: Any?, leaf: SecCertificate, root: Data?) -> Bool {
+        guard let trust = value as? SecTrust, CFGetTypeID(trust) == SecTrustGetTypeID(), let root,
+              let anchor = SecCertificateCreateWithData(nil, root as CFData) else { return false }
+        var error: CFError?
+        let unknownRoot = !SecTrustEvaluateWithError(trust, &error) && error?.code == Int(errSecNotTrusted)
+        SecTrustSetAnchorCertificates(trust, [anchor] as CFArray)
+        return SecTrustGetCertificateAtIndex(trust, 0) == leaf && unknownRoot && SecTrustEvaluateWithError(trust, nil)
+    }
+
     static func files() throws -> [String: File] {
         let made = try #require(try IndependentKeyCheck.run(["pkcs12"]) as? [String: [String: Any]])
         return try made.mapValues(File.init)
@@ -37,7 +48,7 @@ struct PKCS12ImportTests {
         return (status, items as? [[String: Any]])
     }
 
-    @Test("a PKCS #12 file gives one item: its identity (the key and its certificate) and its chain (the certificate, then its issuers among the file's certificates, an unrelated one left out), and no trust; AES-256/PBKDF2, triple DES, the legacy RC2-40 bags, an empty and a non-ASCII passphrase; nothing is added to the keychain", arguments: ["aes", "tripleDES", "legacy", "emptyPassword"])
+    @Test("a PKCS #12 file gives one item: its identity (the key and its certificate) and its chain (the certificate, then its issuers among the file's certificates, an unrelated one left out), and its trust (basic X.509: the file's root is no system root, so not trusted until it is made an anchor); AES-256/PBKDF2, triple DES, the legacy RC2-40 bags, an empty and a non-ASCII passphrase; nothing is added to the keychain", arguments: ["aes", "tripleDES", "legacy", "emptyPassword"])
     func pkcs12ImportGivesTheIdentityAndItsChain(name: String) async throws {
         let file = try #require(try Self.files()[name])
         let device = try TestDevice()
@@ -62,7 +73,7 @@ struct PKCS12ImportTests {
                     "chain \(chain == file.chain)",
                     "key \(SecKeyCopyExternalRepresentation(key, nil) as Data? == file.privateKey)",
                     "pair \(verifies)",
-                    "trust \(item[kSecImportItemTrust as String] == nil)",
+                    "trust \(Self.trustHolds(item[kSecImportItemTrust as String], leaf: certificate, root: chain.last))",
                     "keychain \(SecItemCopyMatching([kSecClass as String: kSecClassCertificate] as CFDictionary, nil))"]
         }
         #expect(outcome == ["leaf true", "chain true", "key true", "pair true", "trust true", "keychain -25300"])

@@ -1,0 +1,270 @@
+#if !canImport(Darwin)
+import Foundation
+
+/// What a ``SecTrust`` evaluation found: the verdict, the chain it built (leaf first, as far as
+/// it got) and, when not trusted, the failure it reports.
+struct TrustOutcome: Sendable {
+    let result: SecTrustResultType
+    let chain: [SecCertificate]
+    let failure: TrustFailure?
+}
+
+/// Why an evaluation did not trust: the status and the sentence of the error
+/// `SecTrustEvaluateWithError` gives, as Apple words them ("“example.com” certificate is not
+/// trusted"), and the detail of its underlying error.
+struct TrustFailure: Sendable, Equatable {
+    let status: OSStatus
+    let message: String
+    let detail: String
+}
+
+/// One failed check, as Apple's `SecPolicyChecks.list` defines it: its kind (which decides
+/// the message and, lowest first, which failure is reported), status, certificate and text.
+struct TrustIssue: Sendable {
+    /// Apple's `SecTrustErrorSubType`, in its priority order: the lowest is reported.
+    enum Kind: Int, Comparable, Sendable {
+        case keySize = 2, weakHash = 3, compliance = 5, pinning = 6, trust = 7, usage = 8, name = 9, expired = 10
+
+        static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// The sentence of `SecFrameworkStrings.h` for this kind, naming `certificate`.
+        func message(_ certificate: String) -> String {
+            switch self {
+            case .keySize: "\(certificate) certificate is using a broken key size"
+            case .weakHash: "\(certificate) certificate is using a broken signature algorithm"
+            case .compliance: "\(certificate) certificate is not standards compliant"
+            case .pinning: "\(certificate) certificates do not meet pinning requirements"
+            case .trust: "\(certificate) certificate is not trusted"
+            case .usage: "\(certificate) certificate is not permitted for this usage"
+            case .name: "\(certificate) certificate name does not match input"
+            case .expired: "\(certificate) certificate is expired"
+            }
+        }
+    }
+
+    let kind: Kind
+    let status: OSStatus
+    /// The certificate's place in the chain (0: the leaf).
+    let index: Int
+    /// The check's own sentence (`SecPolicyChecks.list`).
+    let detail: String
+    /// Whether no override helps (`.fatalTrustFailure`).
+    var fatal = false
+}
+
+/// One evaluation of a ``SecTrust``'s settings, as Apple's trustd makes it
+/// (`SecPolicyServer.c`): builds the chain from the leaf to an anchor, checking each issuer's
+/// signature (a path whose signature fails is dropped), then runs every check of the
+/// policies — RFC 5280's on the chain (validity, CA constraints, key usage, critical
+/// extensions), basic X.509's weak keys, SSL's host name, extended key usage, key sizes,
+/// signature hashes and validity periods — and reports the failure of the lowest kind
+/// (``TrustIssue/Kind``), the leaf's first on a tie. Not made here: revocation (nothing is
+/// fetched), certificate transparency, the public-suffix rule for wildcards, name
+/// constraints, and key-identifier linkage.
+struct TrustEvaluation {
+    /// The longest chain built, anchor included.
+    static let maximumLength = 10
+
+    let certificates: [SecCertificate]
+    let policies: [SecPolicy]
+    let custom: [SecCertificate]
+    let system: [SecCertificate]
+    let date: Date
+
+    init(_ settings: SecTrust.State) {
+        certificates = settings.certificates
+        policies = settings.policies
+        custom = settings.anchors ?? []
+        system = settings.anchors != nil && settings.anchorsOnly ? [] : SystemAnchors.certificates
+        date = settings.verifyDate ?? Date()
+    }
+
+    func run() -> TrustOutcome {
+        guard let leaf = certificates.first else {
+            let failure = TrustFailure(status: errSecParam, message: "no certificate to evaluate", detail: "no certificate to evaluate")
+            return TrustOutcome(result: .otherError, chain: [], failure: failure)
+        }
+        let (chain, anchor) = buildPath(from: leaf)
+        let issues = check(chain, anchor: anchor)
+        // The lowest kind; on a tie the first found (the checks run from the leaf up).
+        guard let reported = issues.enumerated().min(by: { ($0.element.kind, $0.offset) < ($1.element.kind, $1.offset) })?.element else {
+            return TrustOutcome(result: .unspecified, chain: chain, failure: nil)
+        }
+        let failure = TrustFailure(
+            status: reported.status, message: reported.kind.message(quoted(chain[reported.index])),
+            detail: "Certificate \(reported.index) \(quoted(chain[reported.index])) has errors: \(reported.detail);")
+        return TrustOutcome(result: issues.contains(where: \.fatal) ? .fatalTrustFailure : .recoverableTrustFailure, chain: chain, failure: failure)
+    }
+
+    // MARK: The chain
+
+    /// The path from `leaf` up, and the anchor it ends at (nil when it reaches none): a
+    /// certificate that is itself an anchor ends it; else an anchor that issued the current
+    /// certificate (its normalized subject is the certificate's normalized issuer and its key
+    /// verifies the signature); else another of the trust's certificates that did continues
+    /// it.
+    private func buildPath(from leaf: SecCertificate) -> (chain: [SecCertificate], anchor: SecCertificate?) {
+        let anchors = custom + system
+        var chain = [leaf]
+        let pool = Array(certificates.dropFirst())
+        while chain.count < Self.maximumLength, let current = chain.last {
+            if anchors.contains(current) { return (chain, current) }
+            let issued = { (candidate: SecCertificate) in
+                candidate.certificate.normalizedSubject == current.certificate.normalizedIssuer && !chain.contains(candidate)
+                    && verifies(candidate, current)
+            }
+            if let anchor = anchors.first(where: issued) { return (chain + [anchor], anchor) }
+            guard let issuer = pool.first(where: issued) else { break }
+            chain.append(issuer)
+        }
+        return (chain, nil)
+    }
+
+    /// Whether `issuer`'s public key verifies `certificate`'s signature (RSA PKCS #1 v1.5 with
+    /// SHA-1 or SHA-2, ECDSA with SHA-2).
+    private func verifies(_ issuer: SecCertificate, _ certificate: SecCertificate) -> Bool {
+        let signed = certificate.certificate
+        guard let algorithm = Self.signatureAlgorithms[signed.signatureAlgorithm], let key = SecCertificateCopyKey(issuer) else {
+            return false
+        }
+        return SecKeyVerifySignature(key, algorithm, signed.signedBytes as CFData, signed.signature as CFData, nil)
+    }
+
+    static let sha1WithRSA = "1.2.840.113549.1.1.5"
+
+    /// The certificate signature algorithms (RFC 4055, RFC 5758) and the `SecKey` algorithm
+    /// that checks each.
+    static let signatureAlgorithms: [String: SecKeyAlgorithm] = [
+        sha1WithRSA: .rsaSignatureMessagePKCS1v15SHA1,
+        "1.2.840.113549.1.1.11": .rsaSignatureMessagePKCS1v15SHA256,
+        "1.2.840.113549.1.1.12": .rsaSignatureMessagePKCS1v15SHA384,
+        "1.2.840.113549.1.1.13": .rsaSignatureMessagePKCS1v15SHA512,
+        "1.2.840.10045.4.3.2": .ecdsaSignatureMessageX962SHA256,
+        "1.2.840.10045.4.3.3": .ecdsaSignatureMessageX962SHA384,
+        "1.2.840.10045.4.3.4": .ecdsaSignatureMessageX962SHA512,
+    ]
+
+    // MARK: The checks
+
+    /// Every check `chain` fails, from the leaf up (`SecPolicyChecks.list`'s names and codes).
+    private func check(_ chain: [SecCertificate], anchor: SecCertificate?) -> [TrustIssue] {
+        var issues: [TrustIssue] = []
+        let top = chain.count - 1
+        if anchor == nil {
+            // An unknown self-signed root (AnchorTrusted), or a chain that stops short of any
+            // root (MissingIntermediate).
+            let last = chain[top].certificate
+            issues.append(last.normalizedSubject == last.normalizedIssuer
+                ? TrustIssue(kind: .trust, status: errSecNotTrusted, index: top, detail: "Root is not trusted")
+                : TrustIssue(kind: .trust, status: errSecCreateChainFailed, index: top, detail: "Unable to build chain to root (possible missing intermediate)"))
+        }
+        let ssl = policies.filter { $0.oid == kSecPolicyAppleSSL as String }
+        for (index, certificate) in chain.enumerated() {
+            let x509 = certificate.certificate
+            if date < x509.notBefore || date > x509.notAfter {
+                issues.append(TrustIssue(kind: .expired, status: errSecCertificateExpired, index: index, detail: "Certificate is not temporally valid"))
+            }
+            if index > 0, certificate != anchor {
+                // An issuer below the anchor (RFC 5280 §6.1.4: the anchor's fields are input).
+                if !x509.trust.isCA {
+                    issues.append(TrustIssue(kind: .compliance, status: errSecNoBasicConstraints, index: index, detail: "Basic constraints are required but missing"))
+                } else if let limit = x509.trust.pathLength, index - 1 > limit {
+                    issues.append(TrustIssue(kind: .compliance, status: errSecPathLengthConstraintExceeded, index: index, detail: "Path length constraint exceeded"))
+                }
+                if !x509.trust.allows(keyUsageBit: 5) {
+                    issues.append(TrustIssue(kind: .usage, status: errSecInvalidKeyUsageForPolicy, index: index, detail: "Key usage does not match certificate usage"))
+                }
+            }
+            if certificate != anchor, x509.trust.critical.contains(where: { !TrustExtensions.understood.contains($0) }) {
+                issues.append(TrustIssue(kind: .compliance, status: errSecUnknownCriticalExtensionFlag, index: index, detail: "Found unknown critical extensions"))
+            }
+            if let bits = keyBits(certificate), bits.rsa ? bits.size < 1024 : bits.size < 224 {
+                issues.append(TrustIssue(kind: .keySize, status: errSecUnsupportedKeySize, index: index, detail: "Certificate is using a broken key size", fatal: true))
+            } else if !ssl.isEmpty, let bits = keyBits(certificate), bits.rsa ? bits.size < 2048 : bits.size < 256 {
+                issues.append(TrustIssue(kind: .keySize, status: errSecUnsupportedKeySize, index: index, detail: "Key size is not permitted for this use"))
+            }
+            if !ssl.isEmpty, x509.signatureAlgorithm == Self.sha1WithRSA, x509.normalizedSubject != x509.normalizedIssuer {
+                issues.append(TrustIssue(kind: .weakHash, status: errSecInvalidDigestAlgorithm, index: index, detail: "Signature hash algorithm is not permitted for this use"))
+            }
+        }
+        for policy in ssl { issues += checkSSL(policy, leaf: chain[0], systemAnchored: anchor.map(system.contains) ?? false) }
+        if policies.contains(where: { ($0.revocationFlags ?? 0) & kSecRevocationRequirePositiveResponse != 0 }) {
+            // No revocation answer is fetched or cached here: one required is one missing.
+            issues.append(TrustIssue(kind: .pinning, status: errSecIncompleteCertRevocationCheck, index: 0, detail: "Failed to check revocation"))
+        }
+        return issues
+    }
+
+    /// The SSL policy's checks of the leaf (`SecPolicyCreateSSL`): the host name (when given,
+    /// for a server), the extended key usage (absent, any, server or SGC; for a client, client),
+    /// serverAuth itself (from a system root always, otherwise for a leaf issued after
+    /// 1 July 2019), and the validity period (825 days and an hour for a leaf issued from
+    /// 1 July 2019; from a system root, 398 days from 1 September 2020).
+    private func checkSSL(_ policy: SecPolicy, leaf: SecCertificate, systemAnchored: Bool) -> [TrustIssue] {
+        var issues: [TrustIssue] = []
+        let x509 = leaf.certificate
+        let server = policy.server ?? true
+        if server, let hostname = policy.hostname, !hostname.isEmpty, !Self.names(leaf, hostname) {
+            issues.append(TrustIssue(kind: .name, status: errSecHostNameMismatch, index: 0, detail: "SSL hostname does not match name(s) in certificate"))
+        }
+        let purposes = server ? [TrustExtensions.serverAuth, "2.16.840.1.113730.4.1", "1.3.6.1.4.1.311.10.3.3"] : [TrustExtensions.clientAuth]
+        let usages = x509.trust.extendedKeyUsage
+        if let usages, !usages.contains(TrustExtensions.anyExtendedKeyUsage), !usages.contains(where: purposes.contains) {
+            issues.append(TrustIssue(kind: .usage, status: errSecInvalidExtendedKeyUsage, index: 0, detail: "Extended key usage does not match certificate usage"))
+        } else if server, systemAnchored || x509.notBefore > Self.july2019, !(usages ?? []).contains(TrustExtensions.serverAuth) {
+            issues.append(TrustIssue(kind: .usage, status: errSecInvalidExtendedKeyUsage, index: 0, detail: "Extended key usage does not match certificate usage"))
+        }
+        let days = x509.notAfter.timeIntervalSince(x509.notBefore) / 86_400
+        let tooLong = (x509.notBefore >= Self.july2019 && days > 825 + 1.0 / 24)
+            || (systemAnchored && x509.notBefore >= Self.september2020 && days > 398)
+        if tooLong {
+            issues.append(TrustIssue(kind: .compliance, status: errSecCertificateValidityPeriodTooLong, index: 0, detail: "Certificate exceeds maximum temporal validity period"))
+        }
+        return issues
+    }
+
+    static let july2019 = Date(timeIntervalSince1970: 1_561_939_200)  // 2019-07-01T00:00:00Z
+    static let september2020 = Date(timeIntervalSince1970: 1_598_918_400)  // 2020-09-01T00:00:00Z
+
+    /// The certificate key's size in bits and whether it is RSA; nil for another kind.
+    private func keyBits(_ certificate: SecCertificate) -> (size: Int, rsa: Bool)? {
+        switch SecCertificateCopyKey(certificate)?.material {
+        case .publicKey: (256, false)
+        case let .inMemory(key): (key.bits, key.keyType == kSecAttrKeyTypeRSA)
+        case .enclave, nil: nil
+        }
+    }
+
+    /// Whether `certificate` names `hostname`, as trustd matches (`SecPolicyLeafCallbacks.c`):
+    /// an IP address among its iPAddress entries, byte for byte; a DNS name among its dNSName
+    /// entries, without case, the host's final dot dropped, with as many labels, where a whole
+    /// first label `*` stands for one label in a name of three or more. The subject's common
+    /// name is not read (iOS 13 stopped trusting it).
+    static func names(_ certificate: SecCertificate, _ hostname: String) -> Bool {
+        if let address = ipAddress(hostname) { return certificate.certificate.trust.ipAddresses.contains(address) }
+        let host = (hostname.hasSuffix(".") ? String(hostname.dropLast()) : hostname).lowercased().split(separator: ".", omittingEmptySubsequences: false)
+        return certificate.certificate.alternativeDNSNames.contains { name in
+            let pattern = name.lowercased().split(separator: ".", omittingEmptySubsequences: false)
+            guard pattern.count == host.count else { return false }
+            if pattern.first == "*" {
+                return pattern.count >= 3 && !host[0].isEmpty && pattern.dropFirst() == host.dropFirst()
+            }
+            return pattern == host
+        }
+    }
+
+    /// `text`'s bytes as an IPv4 or IPv6 address, or nil when it is a name.
+    static func ipAddress(_ text: String) -> Data? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Data($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Data($0) } }
+        return nil
+    }
+
+    /// A certificate as Apple's messages name it: its subject summary in curly quotes.
+    private func quoted(_ certificate: SecCertificate) -> String {
+        "\u{201C}\(certificate.subjectSummary ?? "")\u{201D}"
+    }
+}
+#endif

@@ -1,0 +1,95 @@
+#if !canImport(Darwin)
+import Foundation
+import SwiftASN1
+
+/// The extensions of a certificate that a trust evaluation (``SecTrust``) reads, as RFC 5280
+/// §4.2.1 defines them: basicConstraints, keyUsage, extKeyUsage, the subjectAltName's IP
+/// addresses, and which extensions are critical.
+struct TrustExtensions: Sendable {
+    /// basicConstraints' cA flag; false when the extension is absent.
+    var isCA = false
+    /// basicConstraints' pathLenConstraint, when given.
+    var pathLength: Int?
+    /// Whether the certificate has a basicConstraints extension at all.
+    var hasBasicConstraints = false
+    /// keyUsage's bits, the first named bit (digitalSignature) as 0x80 of the first byte; nil
+    /// when the extension is absent.
+    var keyUsage: [UInt8]?
+    /// extKeyUsage's purposes, dotted OIDs; nil when the extension is absent.
+    var extendedKeyUsage: [String]?
+    /// The subjectAltName's iPAddress entries: 4 bytes (IPv4) or 16 (IPv6).
+    var ipAddresses: [Data] = []
+    /// The OIDs of the critical extensions.
+    var critical: [String] = []
+
+    static let basicConstraints = "2.5.29.19"
+    static let keyUsageOID = "2.5.29.15"
+    static let extendedKeyUsageOID = "2.5.29.37"
+    static let subjectAltName = "2.5.29.17"
+    static let subjectKeyIdentifier = "2.5.29.14"
+    static let authorityKeyIdentifier = "2.5.29.35"
+    /// id-kp-serverAuth and id-kp-clientAuth (RFC 5280 §4.2.1.12), anyExtendedKeyUsage.
+    static let serverAuth = "1.3.6.1.5.5.7.3.1"
+    static let clientAuth = "1.3.6.1.5.5.7.3.2"
+    static let anyExtendedKeyUsage = "2.5.29.37.0"
+    /// The extensions an evaluation understands: a critical extension outside these fails it
+    /// (RFC 5280 §4.2). The certificate policies and name constraints are read by no check here.
+    static let understood: Set<String> = [
+        basicConstraints, keyUsageOID, extendedKeyUsageOID, subjectAltName, subjectKeyIdentifier, authorityKeyIdentifier,
+    ]
+
+    /// Reads extension `oid` (with `value`, the extnValue's content) when it is one of these.
+    mutating func read(_ oid: String, critical isCritical: Bool, value: [UInt8]) throws {
+        if isCritical { critical.append(oid) }
+        switch oid {
+        case Self.basicConstraints:
+            hasBasicConstraints = true
+            (isCA, pathLength) = try DER.sequence(try DER.parse(value), identifier: .sequence) { nodes in
+                var isCA = false
+                var pathLength: Int?
+                var next = nodes.next()
+                if let flag = next, flag.identifier == .boolean {
+                    isCA = try Bool(derEncoded: flag)
+                    next = nodes.next()
+                }
+                if let length = next { pathLength = try Int(derEncoded: length) }
+                return (isCA, pathLength)
+            }
+        case Self.keyUsageOID:
+            keyUsage = Array(try ASN1BitString(derEncoded: try DER.parse(value)).bytes)
+        case Self.extendedKeyUsageOID:
+            extendedKeyUsage = try DER.sequence(try DER.parse(value), identifier: .sequence) { nodes in
+                var purposes: [String] = []
+                while let node = nodes.next() { purposes.append(try ASN1ObjectIdentifier(derEncoded: node).description) }
+                return purposes
+            }
+        case Self.subjectAltName:
+            ipAddresses = try DER.sequence(try DER.parse(value), identifier: .sequence) { names in
+                var addresses: [Data] = []
+                while let name = names.next() {
+                    guard name.identifier == ASN1Identifier(tagWithNumber: 7, tagClass: .contextSpecific),
+                          case let .primitive(bytes) = name.content else { continue }
+                    addresses.append(Data(bytes))
+                }
+                return addresses
+            }
+        default:
+            break
+        }
+    }
+
+    /// Whether keyUsage allows `bit` (0: digitalSignature, 2: keyEncipherment, 5: keyCertSign),
+    /// true when the extension is absent.
+    func allows(keyUsageBit bit: Int) -> Bool {
+        guard let keyUsage else { return true }
+        let byte = bit / 8
+        return byte < keyUsage.count && keyUsage[byte] & (0x80 >> UInt8(bit % 8)) != 0
+    }
+
+    /// Whether extKeyUsage allows `purpose`: absent, or naming it or anyExtendedKeyUsage.
+    func allows(purpose: String) -> Bool {
+        guard let extendedKeyUsage else { return true }
+        return extendedKeyUsage.contains(purpose) || extendedKeyUsage.contains(Self.anyExtendedKeyUsage)
+    }
+}
+#endif

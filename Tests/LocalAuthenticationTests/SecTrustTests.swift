@@ -233,6 +233,42 @@ struct SecTrustTests {
         #expect(SystemAnchors.certificates(pem: bundle) == [valid.anchors[0], valid.certificates[1]])
     }
 
+    @Test("an app's public-key pinning delegate (client code): a trusted chain with a pinned key is accepted, one without is not, nor a host the certificate does not name; Linux's URLSession sends no server trust, so a challenge has none and gets the default handling")
+    func pinningDelegateRunsUnchanged() async throws {
+        let (valid, time) = try Self.testCase("valid")
+        func makeTrust() throws -> SecTrust {
+            var trust: SecTrust?
+            SecTrustCreateWithCertificates(valid.certificates as CFArray, nil, &trust)
+            guard let trust else { throw CocoaError(.coderInvalidValue) }
+            SecTrustSetVerifyDate(trust, time as NSDate)
+            return trust
+        }
+        let pin = try #require(PinningDelegate.pin(of: valid.certificates[1]))
+        let pinned = PinningDelegate(pinnedKeyHashes: [pin], anchors: valid.anchors)
+        #expect(pinned.accepts(try makeTrust(), host: "www.example.test"))
+        #expect(!pinned.accepts(try makeTrust(), host: "mail.example.test"))
+        #expect(!PinningDelegate(pinnedKeyHashes: ["AAAA"], anchors: valid.anchors).accepts(try makeTrust(), host: "www.example.test"))
+        #expect(!PinningDelegate(pinnedKeyHashes: [pin]).accepts(try makeTrust(), host: "www.example.test"))
+
+        let space = URLProtectionSpace(host: "www.example.test", port: 443, protocol: "https", realm: nil,
+                                       authenticationMethod: NSURLAuthenticationMethodServerTrust)
+        let challenge = URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil, previousFailureCount: 0,
+                                                   failureResponse: nil, error: nil, sender: IgnoringSender())
+        let disposition = await withCheckedContinuation { continuation in
+            pinned.urlSession(URLSession.shared, didReceive: challenge) { disposition, _ in continuation.resume(returning: disposition) }
+        }
+        #expect(disposition == .performDefaultHandling)
+    }
+
+    /// A challenge's sender that does nothing (the delegate answers through its handler).
+    final class IgnoringSender: NSObject, URLAuthenticationChallengeSender {
+        func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
+        func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
+        func cancel(_ challenge: URLAuthenticationChallenge) {}
+        func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
+        func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
+    }
+
     @Test("import Security declares what Apple's Foundation does with its types: a protection space's serverTrust (nil: Linux's URLSession sends no such challenge), the challenge methods' names, URLCredential(trust:)")
     func foundationNetworkingNamesCompileAndAreInert() throws {
         let space = URLProtectionSpace(host: "example.test", port: 443, protocol: "https", realm: nil,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer, with AddressSanitizer) of what takes bytes from outside:
-#   FuzzX509          DER certificates: App Attest's reader and chain check, SecCertificate and
+#   FuzzX509          DER certificates: App Attest's reader and chain check, SecCertificate, SecTrust and
 #                     its keychain attributes
 #   FuzzAppAttest     attestation and assertion objects through AppAttestVerifier, CBOR,
 #                     authenticator data

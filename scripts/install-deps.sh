@@ -18,6 +18,8 @@
 #   libssl3                 OpenSSL 3's libcrypto.so.3 and its legacy provider, which Security
 #                           opens with dlopen to read PKCS #12 files (no -dev package: not linked)
 #   openssl                 the openssl command, which makes the tests' legacy PKCS #12 files
+# and, for SecTrust's system roots and their test:
+#   ca-certificates         /etc/ssl/certs/ca-certificates.crt, the PEM bundle SecTrust trusts
 # and, for make test's later builds (scripts/swift-quick):
 #   ccache                  compiles BoringSSL once for the ThreadSanitizer, adopter and server
 #                           builds instead of once each
@@ -57,6 +59,7 @@ fi
 command -v ccache >/dev/null 2>&1 || missing+=(ccache)
 have_file '/usr/lib/*/libcrypto.so.3' && have_file '/usr/lib/*/ossl-modules/legacy.so' || missing+=(libssl3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+[ -s /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

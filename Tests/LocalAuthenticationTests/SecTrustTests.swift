@@ -221,6 +221,21 @@ struct SecTrustTests {
         #expect(!trusted && code == Int(errSecHostNameMismatch) && onQueue)
     }
 
+    @Test("the system's roots are trusted without custom anchors: a root of the bundle (scripts/install-deps.sh installs ca-certificates) is trusted as its own anchor under the basic policy; with custom anchors alone it is an unknown root")
+    func systemRootsAreAnchors() throws {
+        let roots = SystemAnchors.certificates
+        #expect(roots.count >= 50, "no system certificate bundle was read: install ca-certificates (scripts/install-deps.sh does)")
+        let now = Date()
+        let root = try #require(roots.first { $0.certificate.notBefore < now && now < $0.certificate.notAfter })
+        var trust: SecTrust?
+        #expect(SecTrustCreateWithCertificates(root, nil, &trust) == errSecSuccess)
+        let made = try #require(trust)
+        #expect(SecTrustEvaluateWithError(made, nil))
+        let (valid, _) = try Self.testCase("valid")
+        SecTrustSetAnchorCertificates(made, valid.anchors as CFArray)
+        #expect(Self.evaluate(made).status == Int(errSecNotTrusted))
+    }
+
     @Test("the system's roots come from a PEM bundle: each certificate block in order, other blocks and damaged ones skipped")
     func systemRootsComeFromThePEMBundle() throws {
         let (valid, _) = try Self.testCase("valid")

@@ -1,6 +1,7 @@
 // libFuzzer target: DER X.509 certificates through both readers — App Attest's
 // (`Certificate`, with the chain check) and `SecCertificateCreateWithData` with every
-// accessor and a keychain round trip (the keychain derives attributes from the certificate).
+// accessor, a trust evaluation (the system's roots, then itself as anchor) and a keychain
+// round trip (the keychain derives attributes from the certificate).
 import Foundation
 import FuzzSupport
 import Security
@@ -35,6 +36,15 @@ fuzz { input in
     _ = SecCertificateCopySerialNumberData(secCertificate, nil)
     _ = SecCertificateCopyNormalizedIssuerSequence(secCertificate)
     _ = SecCertificateCopyNormalizedSubjectSequence(secCertificate)
+    // A trust of it as its own anchor, under the SSL policy: every check reads its fields.
+    var trust: SecTrust?
+    if SecTrustCreateWithCertificates([secCertificate, secCertificate] as CFArray, SecPolicyCreateSSL(true, "fuzz.example" as CFString), &trust) == errSecSuccess,
+       let trust {
+        _ = SecTrustEvaluateWithError(trust, nil)
+        SecTrustSetAnchorCertificates(trust, [secCertificate] as CFArray)
+        _ = SecTrustEvaluateWithError(trust, nil)
+        precondition(SecTrustGetCertificateCount(trust) >= 1)
+    }
     // The keychain's attributes of a certificate come from its fields.
     let add: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecValueRef as String: secCertificate,
                               kSecAttrLabel as String: "fuzz"]

@@ -13,11 +13,14 @@ scripts/pyattest-env.sh makes.
 The chains: a P-256 root, an RSA-2048 intermediate, leaves for www.example.test; then one
 change each (expired, not yet valid, a wildcard, an IP address, a missing intermediate, a
 forged signature, an intermediate that is no CA, client-only usage, a 1024-bit key, an
-825-day-plus validity, a leaf that is its own anchor)."""
+825-day-plus validity, a SHA-1 signature, a leaf that is its own anchor)."""
 import base64
 import datetime
 import ipaddress
 import json
+import os
+import subprocess
+import tempfile
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -25,7 +28,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from cryptography.x509.verification import PolicyBuilder, Store
 
-NOW = datetime.datetime(2026, 6, 1, 12, 0, tzinfo=datetime.timezone.utc)
+# The time the chains are judged at: now (the openssl command dates its certificate from now).
+NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 DAY = datetime.timedelta(days=1)
 
 
@@ -53,6 +57,27 @@ def issue(subject, key, issuer, issuer_key, ca, sans=(), ips=(), usages=(Extende
     if issuer_key is not key:
         builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False)
     return builder.sign(issuer_key, hashes.SHA256())
+
+
+def sha1_signed(key, issuer, issuer_key):
+    """A www.example.test leaf that issuer signs with SHA-1, made by the openssl command (pyca
+    no longer signs with SHA-1)."""
+    with tempfile.TemporaryDirectory() as directory:
+        paths = {name: os.path.join(directory, name) for name in ("key.pem", "csr.pem", "ca.pem", "ca-key.pem", "ext.cnf", "leaf.der")}
+        csr = (x509.CertificateSigningRequestBuilder().subject_name(name("www.example.test")).sign(key, hashes.SHA256()))
+        for path, data in ((paths["csr.pem"], csr.public_bytes(serialization.Encoding.PEM)),
+                           (paths["ca.pem"], issuer.public_bytes(serialization.Encoding.PEM)),
+                           (paths["ca-key.pem"], issuer_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                                          serialization.NoEncryption())),
+                           (paths["ext.cnf"], b"basicConstraints=critical,CA:FALSE\nsubjectAltName=DNS:www.example.test\n"
+                                              b"extendedKeyUsage=serverAuth\n")):
+            with open(path, "wb") as f:
+                f.write(data)
+        subprocess.run(["openssl", "x509", "-req", "-in", paths["csr.pem"], "-CA", paths["ca.pem"], "-CAkey", paths["ca-key.pem"],
+                        "-set_serial", "7", "-sha1", "-days", "300", "-extfile", paths["ext.cnf"], "-outform", "DER",
+                        "-out", paths["leaf.der"]], check=True, capture_output=True)
+        with open(paths["leaf.der"], "rb") as f:
+            return f.read()
 
 
 def der(certificate):
@@ -118,6 +143,7 @@ def chains():
         "weakKey": ([der(issue("www.example.test", weak_key, "Touchstone Trust Intermediate", middle_key, False, sans=("www.example.test",)))]
                     + chain, [der(root)], "www.example.test"),
         "validityTooLong": ([der(leaf(days=900))] + chain, [der(root)], "www.example.test"),
+        "sha1Signature": ([sha1_signed(leaf_key, middle, middle_key)] + chain, [der(root)], "www.example.test"),
         "leafIsItsAnchor": ([der(self_signed)], [der(self_signed)], "self.example.test"),
         "intermediateAsAnchor": ([der(valid)], [der(middle)], "www.example.test"),
     }

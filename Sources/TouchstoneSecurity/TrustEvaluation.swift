@@ -58,7 +58,7 @@ struct TrustIssue: Sendable {
 /// policies — RFC 5280's on the chain (validity, CA constraints, key usage, critical
 /// extensions), basic X.509's weak keys, SSL's host name, extended key usage, key sizes,
 /// signature hashes and validity periods — and reports the failure of the lowest kind
-/// (``TrustIssue/Kind``), the leaf's first on a tie. Not made here: revocation (nothing is
+/// (``TrustIssue/Kind``), the one nearest the leaf on a tie. Not made here: revocation (nothing is
 /// fetched), certificate transparency, the public-suffix rule for wildcards, name
 /// constraints, and key-identifier linkage.
 struct TrustEvaluation {
@@ -86,13 +86,17 @@ struct TrustEvaluation {
         }
         let (chain, anchor) = buildPath(from: leaf)
         let issues = check(chain, anchor: anchor)
-        // The lowest kind; on a tie the first found (the checks run from the leaf up).
-        guard let reported = issues.enumerated().min(by: { ($0.element.kind, $0.offset) < ($1.element.kind, $1.offset) })?.element else {
+        // The lowest kind; on a tie the certificate nearest the leaf, then the first check.
+        guard let reported = issues.enumerated().min(by: {
+            ($0.element.kind, $0.element.index, $0.offset) < ($1.element.kind, $1.element.index, $1.offset)
+        })?.element else {
             return TrustOutcome(result: .unspecified, chain: chain, failure: nil)
         }
-        let failure = TrustFailure(
-            status: reported.status, message: reported.kind.message(quoted(chain[reported.index])),
-            detail: "Certificate \(reported.index) \(quoted(chain[reported.index])) has errors: \(reported.detail);")
+        // The underlying error's text: each certificate with failures, and their checks.
+        let detail = Dictionary(grouping: issues, by: \.index).sorted { $0.key < $1.key }.map { index, found in
+            "Certificate \(index) \(quoted(chain[index])) has errors: \(found.map(\.detail).joined(separator: ", "));"
+        }.joined(separator: " ")
+        let failure = TrustFailure(status: reported.status, message: reported.kind.message(quoted(chain[reported.index])), detail: detail)
         return TrustOutcome(result: issues.contains(where: \.fatal) ? .fatalTrustFailure : .recoverableTrustFailure, chain: chain, failure: failure)
     }
 
@@ -120,8 +124,8 @@ struct TrustEvaluation {
         return (chain, nil)
     }
 
-    /// Whether `issuer`'s public key verifies `certificate`'s signature (RSA PKCS #1 v1.5 with
-    /// SHA-1 or SHA-2, ECDSA with SHA-2).
+    /// Whether `issuer`'s public key verifies `certificate`'s signature (RSA PKCS #1 v1.5 or
+    /// ECDSA, with SHA-1 or SHA-2).
     private func verifies(_ issuer: SecCertificate, _ certificate: SecCertificate) -> Bool {
         let signed = certificate.certificate
         guard let algorithm = Self.signatureAlgorithms[signed.signatureAlgorithm], let key = SecCertificateCopyKey(issuer) else {
@@ -130,15 +134,17 @@ struct TrustEvaluation {
         return SecKeyVerifySignature(key, algorithm, signed.signedBytes as CFData, signed.signature as CFData, nil)
     }
 
-    static let sha1WithRSA = "1.2.840.113549.1.1.5"
+    /// The SHA-1 signature algorithms (RSA and ECDSA), which the SSL policy refuses below the root.
+    static let sha1Signatures: Set<String> = ["1.2.840.113549.1.1.5", "1.2.840.10045.4.1"]
 
     /// The certificate signature algorithms (RFC 4055, RFC 5758) and the `SecKey` algorithm
     /// that checks each.
     static let signatureAlgorithms: [String: SecKeyAlgorithm] = [
-        sha1WithRSA: .rsaSignatureMessagePKCS1v15SHA1,
+        "1.2.840.113549.1.1.5": .rsaSignatureMessagePKCS1v15SHA1,
         "1.2.840.113549.1.1.11": .rsaSignatureMessagePKCS1v15SHA256,
         "1.2.840.113549.1.1.12": .rsaSignatureMessagePKCS1v15SHA384,
         "1.2.840.113549.1.1.13": .rsaSignatureMessagePKCS1v15SHA512,
+        "1.2.840.10045.4.1": .ecdsaSignatureMessageX962SHA1,
         "1.2.840.10045.4.3.2": .ecdsaSignatureMessageX962SHA256,
         "1.2.840.10045.4.3.3": .ecdsaSignatureMessageX962SHA384,
         "1.2.840.10045.4.3.4": .ecdsaSignatureMessageX962SHA512,
@@ -183,7 +189,7 @@ struct TrustEvaluation {
             } else if !ssl.isEmpty, let bits = keyBits(certificate), bits.rsa ? bits.size < 2048 : bits.size < 256 {
                 issues.append(TrustIssue(kind: .keySize, status: errSecUnsupportedKeySize, index: index, detail: "Key size is not permitted for this use"))
             }
-            if !ssl.isEmpty, x509.signatureAlgorithm == Self.sha1WithRSA, x509.normalizedSubject != x509.normalizedIssuer {
+            if !ssl.isEmpty, Self.sha1Signatures.contains(x509.signatureAlgorithm), x509.normalizedSubject != x509.normalizedIssuer {
                 issues.append(TrustIssue(kind: .weakHash, status: errSecInvalidDigestAlgorithm, index: index, detail: "Signature hash algorithm is not permitted for this use"))
             }
         }

@@ -101,6 +101,7 @@ struct SecTrustTests {
         ("clientUsageOnly", errSecInvalidExtendedKeyUsage, "“www.example.test” certificate is not permitted for this usage"),
         ("weakKey", errSecUnsupportedKeySize, "“www.example.test” certificate is using a broken key size"),
         ("validityTooLong", errSecCertificateValidityPeriodTooLong, "“www.example.test” certificate is not standards compliant"),
+        ("sha1Signature", errSecInvalidDigestAlgorithm, "“www.example.test” certificate is using a broken signature algorithm"),
         // Two failures: the kind of lower rank is reported (Trust before Name before Expired).
         ("expiredAndHostMismatch", errSecHostNameMismatch, "“www.example.test” certificate name does not match input"),
         ("untrustedRootAndExpired", errSecNotTrusted, "“Touchstone Trust Root” certificate is not trusted"),
@@ -121,6 +122,19 @@ struct SecTrustTests {
         var result = SecTrustResultType.invalid
         #expect(SecTrustEvaluate(trust, &result) == errSecSuccess)
         #expect(result == .recoverableTrustFailure)
+    }
+
+    @Test("the underlying error lists each certificate with failures and its checks, as Apple's does")
+    func underlyingErrorListsEveryFailedCheck() throws {
+        var error: CFError?
+        #expect(!SecTrustEvaluateWithError(try Self.trust("expiredAndHostMismatch"), &error))
+        let underlying = error?.userInfo[NSUnderlyingErrorKey] as? NSError
+        #expect(underlying?.code == Int(errSecHostNameMismatch))
+        #expect(underlying?.localizedDescription
+            == "Certificate 0 “www.example.test” has errors: Certificate is not temporally valid, SSL hostname does not match name(s) in certificate;")
+        #expect(!SecTrustEvaluateWithError(try Self.trust("untrustedRootAndExpired"), &error))
+        #expect((error?.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
+            == "Certificate 0 “www.example.test” has errors: Certificate is not temporally valid; Certificate 2 “Touchstone Trust Root” has errors: Root is not trusted;")
     }
 
     @Test("pyca's verifier agrees on every chain it judges, except Apple's own rules: a 1,024-bit RSA key and a validity past 825 days for TLS, a leaf trusted as its own anchor")
@@ -148,7 +162,7 @@ struct SecTrustTests {
         _ = SecTrustSetAnchorCertificates(made, clientOnly.anchors as CFArray)
         _ = SecTrustSetVerifyDate(made, time as NSDate)
         #expect(Self.evaluate(made).trusted)
-        for name in ["validityTooLong", "hostMismatch", "weakKey"] {
+        for name in ["validityTooLong", "hostMismatch", "weakKey", "sha1Signature"] {
             #expect(Self.evaluate(try Self.trust(name, policies: [SecPolicyCreateBasicX509()])).trusted, "\(name)")
         }
         #expect(Self.evaluate(try Self.trust("expired", policies: [SecPolicyCreateBasicX509()])).status == Int(errSecCertificateExpired))

@@ -64,6 +64,26 @@ public func SecPolicyCreateSSL(_ server: Bool, _ hostname: CFString?) -> SecPoli
     SecPolicy(oid: kSecPolicyAppleSSL as String, server: server, hostname: hostname.map { $0 as String })
 }
 
+/// `SecPolicyCopyProperties`' key of a revocation policy's flags (`kSecRevocation…`).
+nonisolated(unsafe) public let kSecPolicyRevocationFlags: CFString = "SecPolicyRevocationFlags"
+
+/// A policy named by its identifier, as Apple's `SecPolicy.c` makes it: `kSecPolicyAppleSSL`
+/// (a server's, or with `kSecPolicyClient` true a client's; `kSecPolicyName` the host name,
+/// which must be a string), `kSecPolicyAppleX509Basic`, or `kSecPolicyAppleRevocation` (any
+/// available method); nil for another identifier.
+public func SecPolicyCreateWithProperties(_ policyIdentifier: CFTypeRef, _ properties: CFDictionary?) -> SecPolicy? {
+    guard let identifier = policyIdentifier as? String else { return nil }
+    let name = properties?.object(forKey: kSecPolicyName as String)
+    if name != nil, !(name is String) { return nil }
+    if identifier == kSecPolicyAppleSSL as String {
+        let client = (properties?.object(forKey: kSecPolicyClient as String) as? Bool) == true
+        return SecPolicyCreateSSL(!client, name as? CFString)
+    }
+    if identifier == kSecPolicyAppleX509Basic as String { return SecPolicyCreateBasicX509() }
+    if identifier == kSecPolicyAppleRevocation as String { return SecPolicyCreateRevocation(kSecRevocationUseAnyAvailableMethod) }
+    return nil
+}
+
 /// The policy's properties: `kSecPolicyOid`, and for SSL `kSecPolicyName` (when a host name
 /// was given) and `kSecPolicyClient` (for a client policy).
 public func SecPolicyCopyProperties(_ policyRef: SecPolicy) -> CFDictionary? {

@@ -22,7 +22,8 @@ import Synchronization
 /// custom ones and the system's bundle (`/etc/ssl/certs/ca-certificates.crt`, or the file
 /// `SSL_CERT_FILE` names), not Apple's store; no revocation or certificate transparency check
 /// is made (nothing is fetched from the network); there are no user trust settings, so a
-/// success is always `.unspecified`. On Linux, URLSession (libcurl) checks a server's
+/// success is `.unspecified`, or `.proceed` when exceptions (``SecTrustSetExceptions(_:_:)``)
+/// set its failures aside. On Linux, URLSession (libcurl) checks a server's
 /// certificate itself and never hands a `SecTrust` to a delegate.
 public final class SecTrust: Sendable, CustomStringConvertible {
     struct State: Sendable {
@@ -32,8 +33,12 @@ public final class SecTrust: Sendable, CustomStringConvertible {
         var anchorsOnly = false
         var verifyDate: Date?
         var networkFetchAllowed = true
+        /// The failures set aside (``SecTrustSetExceptions(_:_:)``).
+        var exceptions: TrustExceptions?
         /// The last evaluation's outcome, until something it depended on changes.
         var outcome: TrustOutcome?
+        /// Counts the changes, so that an evaluation of settings changed meanwhile is not kept.
+        var generation: UInt64 = 0
     }
 
     let state: Mutex<State>
@@ -50,15 +55,17 @@ public final class SecTrust: Sendable, CustomStringConvertible {
         state.withLock { state in
             change(&state)
             state.outcome = nil
+            state.generation &+= 1
         }
     }
 
-    /// The last outcome, or a new evaluation's.
+    /// The last outcome, or a new evaluation's (made outside the lock, and kept only when the
+    /// settings did not change meanwhile).
     func evaluated() -> TrustOutcome {
         let settings = state.withLock { $0 }
         if let outcome = settings.outcome { return outcome }
         let outcome = TrustEvaluation(settings).run()
-        state.withLock { $0.outcome = outcome }
+        state.withLock { if $0.generation == settings.generation { $0.outcome = outcome } }
         return outcome
     }
 }
@@ -67,7 +74,7 @@ public final class SecTrust: Sendable, CustomStringConvertible {
 public enum SecTrustResultType: UInt32, Sendable {
     /// Not evaluated.
     case invalid = 0
-    /// Trusted because the user said so (never here: there are no user trust settings).
+    /// Trusted because the user said so: here, exceptions set every failure aside.
     case proceed = 1
     /// Deprecated by Apple; never returned.
     case confirm = 2

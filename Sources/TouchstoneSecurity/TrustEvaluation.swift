@@ -7,6 +7,9 @@ struct TrustOutcome: Sendable {
     let result: SecTrustResultType
     let chain: [SecCertificate]
     let failure: TrustFailure?
+    /// Every check that failed, those the exceptions cover included (what
+    /// `SecTrustCopyExceptions` records).
+    let issues: [TrustIssue]
 }
 
 /// Why an evaluation did not trust: the status and the sentence of the error
@@ -18,9 +21,16 @@ struct TrustFailure: Sendable, Equatable {
     let detail: String
 }
 
-/// One failed check, as Apple's `SecPolicyChecks.list` defines it: its kind (which decides
-/// the message and, lowest first, which failure is reported), status, certificate and text.
-struct TrustIssue: Sendable {
+/// The checks of Apple's `SecPolicyChecks.list` an evaluation makes: each one's name (what
+/// an exception lists), kind, status and sentence.
+enum TrustCheck: String, Sendable, CaseIterable {
+    case anchorTrusted = "AnchorTrusted", missingIntermediate = "MissingIntermediate"
+    case temporalValidity = "TemporalValidity", basicConstraints = "BasicConstraints", pathLength = "BasicConstraintsPathLen"
+    case keyUsage = "KeyUsage", criticalExtensions = "CriticalExtensions", weakKeySize = "WeakKeySize", keySize = "KeySize"
+    case signatureHashAlgorithms = "SignatureHashAlgorithms", sslHostname = "SSLHostname"
+    case extendedKeyUsage = "ExtendedKeyUsage", serverAuthEKU = "ServerAuthEKU"
+    case validityPeriodMaximums = "ValidityPeriodMaximums", revocationResponseRequired = "RevocationResponseRequired"
+
     /// Apple's `SecTrustErrorSubType`, in its priority order: the lowest is reported.
     enum Kind: Int, Comparable, Sendable {
         case keySize = 2, weakHash = 3, compliance = 5, pinning = 6, trust = 7, usage = 8, name = 9, expired = 10
@@ -42,14 +52,65 @@ struct TrustIssue: Sendable {
         }
     }
 
-    let kind: Kind
-    let status: OSStatus
-    /// The certificate's place in the chain (0: the leaf).
+    var kind: Kind {
+        switch self {
+        case .weakKeySize, .keySize: .keySize
+        case .signatureHashAlgorithms: .weakHash
+        case .basicConstraints, .pathLength, .criticalExtensions, .validityPeriodMaximums: .compliance
+        case .revocationResponseRequired: .pinning
+        case .anchorTrusted, .missingIntermediate: .trust
+        case .keyUsage, .extendedKeyUsage, .serverAuthEKU: .usage
+        case .sslHostname: .name
+        case .temporalValidity: .expired
+        }
+    }
+
+    var status: OSStatus {
+        switch self {
+        case .anchorTrusted: errSecNotTrusted
+        case .missingIntermediate: errSecCreateChainFailed
+        case .temporalValidity: errSecCertificateExpired
+        case .basicConstraints: errSecNoBasicConstraints
+        case .pathLength: errSecPathLengthConstraintExceeded
+        case .keyUsage: errSecInvalidKeyUsageForPolicy
+        case .criticalExtensions: errSecUnknownCriticalExtensionFlag
+        case .weakKeySize, .keySize: errSecUnsupportedKeySize
+        case .signatureHashAlgorithms: errSecInvalidDigestAlgorithm
+        case .sslHostname: errSecHostNameMismatch
+        case .extendedKeyUsage, .serverAuthEKU: errSecInvalidExtendedKeyUsage
+        case .validityPeriodMaximums: errSecCertificateValidityPeriodTooLong
+        case .revocationResponseRequired: errSecIncompleteCertRevocationCheck
+        }
+    }
+
+    /// The check's own sentence (`SecPolicyChecks.list`), for the underlying error.
+    var detail: String {
+        switch self {
+        case .anchorTrusted: "Root is not trusted"
+        case .missingIntermediate: "Unable to build chain to root (possible missing intermediate)"
+        case .temporalValidity: "Certificate is not temporally valid"
+        case .basicConstraints: "Basic constraints are required but missing"
+        case .pathLength: "Path length constraint exceeded"
+        case .keyUsage: "Key usage does not match certificate usage"
+        case .criticalExtensions: "Found unknown critical extensions"
+        case .weakKeySize: "Certificate is using a broken key size"
+        case .keySize: "Key size is not permitted for this use"
+        case .signatureHashAlgorithms: "Signature hash algorithm is not permitted for this use"
+        case .sslHostname: "SSL hostname does not match name(s) in certificate"
+        case .extendedKeyUsage, .serverAuthEKU: "Extended key usage does not match certificate usage"
+        case .validityPeriodMaximums: "Certificate exceeds maximum temporal validity period"
+        case .revocationResponseRequired: "Failed to check revocation"
+        }
+    }
+
+    /// Whether no override helps (`.fatalTrustFailure`; an exception does not cover it).
+    var fatal: Bool { self == .weakKeySize }
+}
+
+/// One failed check on one certificate of the chain (0: the leaf).
+struct TrustIssue: Sendable, Equatable {
+    let check: TrustCheck
     let index: Int
-    /// The check's own sentence (`SecPolicyChecks.list`).
-    let detail: String
-    /// Whether no override helps (`.fatalTrustFailure`).
-    var fatal = false
 }
 
 /// One evaluation of a ``SecTrust``'s settings, as Apple's trustd makes it
@@ -58,7 +119,7 @@ struct TrustIssue: Sendable {
 /// policies — RFC 5280's on the chain (validity, CA constraints, key usage, critical
 /// extensions), basic X.509's weak keys, SSL's host name, extended key usage, key sizes,
 /// signature hashes and validity periods — and reports the failure of the lowest kind
-/// (``TrustIssue/Kind``), the one nearest the leaf on a tie. Not made here: revocation (nothing is
+/// (``TrustCheck/Kind``), the one nearest the leaf on a tie. Not made here: revocation (nothing is
 /// fetched), certificate transparency, the public-suffix rule for wildcards, name
 /// constraints, and key-identifier linkage.
 struct TrustEvaluation {
@@ -70,6 +131,7 @@ struct TrustEvaluation {
     let custom: [SecCertificate]
     let system: [SecCertificate]
     let date: Date
+    let exceptions: TrustExceptions?
 
     init(_ settings: SecTrust.State) {
         certificates = settings.certificates
@@ -77,27 +139,31 @@ struct TrustEvaluation {
         custom = settings.anchors ?? []
         system = settings.anchors != nil && settings.anchorsOnly ? [] : SystemAnchors.certificates
         date = settings.verifyDate ?? Date()
+        exceptions = settings.exceptions
     }
 
     func run() -> TrustOutcome {
         guard let leaf = certificates.first else {
             let failure = TrustFailure(status: errSecParam, message: "no certificate to evaluate", detail: "no certificate to evaluate")
-            return TrustOutcome(result: .otherError, chain: [], failure: failure)
+            return TrustOutcome(result: .otherError, chain: [], failure: failure, issues: [])
         }
         let (chain, anchor) = buildPath(from: leaf)
-        let issues = check(chain, anchor: anchor)
+        let found = check(chain, anchor: anchor)
+        // What an exception covers (that check failing on that certificate) is set aside.
+        let issues = found.filter { !(exceptions?.covers($0, in: chain) ?? false) }
         // The lowest kind; on a tie the certificate nearest the leaf, then the first check.
         guard let reported = issues.enumerated().min(by: {
-            ($0.element.kind, $0.element.index, $0.offset) < ($1.element.kind, $1.element.index, $1.offset)
+            ($0.element.check.kind, $0.element.index, $0.offset) < ($1.element.check.kind, $1.element.index, $1.offset)
         })?.element else {
-            return TrustOutcome(result: .unspecified, chain: chain, failure: nil)
+            return TrustOutcome(result: found.isEmpty ? .unspecified : .proceed, chain: chain, failure: nil, issues: found)
         }
         // The underlying error's text: each certificate with failures, and their checks.
-        let detail = Dictionary(grouping: issues, by: \.index).sorted { $0.key < $1.key }.map { index, found in
-            "Certificate \(index) \(quoted(chain[index])) has errors: \(found.map(\.detail).joined(separator: ", "));"
+        let detail = Dictionary(grouping: issues, by: \.index).sorted { $0.key < $1.key }.map { index, failed in
+            "Certificate \(index) \(quoted(chain[index])) has errors: \(failed.map(\.check.detail).joined(separator: ", "));"
         }.joined(separator: " ")
-        let failure = TrustFailure(status: reported.status, message: reported.kind.message(quoted(chain[reported.index])), detail: detail)
-        return TrustOutcome(result: issues.contains(where: \.fatal) ? .fatalTrustFailure : .recoverableTrustFailure, chain: chain, failure: failure)
+        let failure = TrustFailure(status: reported.check.status, message: reported.check.kind.message(quoted(chain[reported.index])), detail: detail)
+        let result: SecTrustResultType = issues.contains(where: \.check.fatal) ? .fatalTrustFailure : .recoverableTrustFailure
+        return TrustOutcome(result: result, chain: chain, failure: failure, issues: found)
     }
 
     // MARK: The chain
@@ -161,42 +227,42 @@ struct TrustEvaluation {
             // root (MissingIntermediate).
             let last = chain[top].certificate
             issues.append(last.normalizedSubject == last.normalizedIssuer
-                ? TrustIssue(kind: .trust, status: errSecNotTrusted, index: top, detail: "Root is not trusted")
-                : TrustIssue(kind: .trust, status: errSecCreateChainFailed, index: top, detail: "Unable to build chain to root (possible missing intermediate)"))
+                ? TrustIssue(check: .anchorTrusted, index: top)
+                : TrustIssue(check: .missingIntermediate, index: top))
         }
         let ssl = policies.filter { $0.oid == kSecPolicyAppleSSL as String }
         for (index, certificate) in chain.enumerated() {
             let x509 = certificate.certificate
             if date < x509.notBefore || date > x509.notAfter {
-                issues.append(TrustIssue(kind: .expired, status: errSecCertificateExpired, index: index, detail: "Certificate is not temporally valid"))
+                issues.append(TrustIssue(check: .temporalValidity, index: index))
             }
             if index > 0, certificate != anchor {
                 // An issuer below the anchor (RFC 5280 §6.1.4: the anchor's fields are input).
                 if !x509.trust.isCA {
-                    issues.append(TrustIssue(kind: .compliance, status: errSecNoBasicConstraints, index: index, detail: "Basic constraints are required but missing"))
+                    issues.append(TrustIssue(check: .basicConstraints, index: index))
                 } else if let limit = x509.trust.pathLength, index - 1 > limit {
-                    issues.append(TrustIssue(kind: .compliance, status: errSecPathLengthConstraintExceeded, index: index, detail: "Path length constraint exceeded"))
+                    issues.append(TrustIssue(check: .pathLength, index: index))
                 }
                 if !x509.trust.allows(keyUsageBit: 5) {
-                    issues.append(TrustIssue(kind: .usage, status: errSecInvalidKeyUsageForPolicy, index: index, detail: "Key usage does not match certificate usage"))
+                    issues.append(TrustIssue(check: .keyUsage, index: index))
                 }
             }
             if certificate != anchor, x509.trust.critical.contains(where: { !TrustExtensions.understood.contains($0) }) {
-                issues.append(TrustIssue(kind: .compliance, status: errSecUnknownCriticalExtensionFlag, index: index, detail: "Found unknown critical extensions"))
+                issues.append(TrustIssue(check: .criticalExtensions, index: index))
             }
             if let bits = keyBits(certificate), bits.rsa ? bits.size < 1024 : bits.size < 224 {
-                issues.append(TrustIssue(kind: .keySize, status: errSecUnsupportedKeySize, index: index, detail: "Certificate is using a broken key size", fatal: true))
+                issues.append(TrustIssue(check: .weakKeySize, index: index))
             } else if !ssl.isEmpty, let bits = keyBits(certificate), bits.rsa ? bits.size < 2048 : bits.size < 256 {
-                issues.append(TrustIssue(kind: .keySize, status: errSecUnsupportedKeySize, index: index, detail: "Key size is not permitted for this use"))
+                issues.append(TrustIssue(check: .keySize, index: index))
             }
             if !ssl.isEmpty, Self.sha1Signatures.contains(x509.signatureAlgorithm), x509.normalizedSubject != x509.normalizedIssuer {
-                issues.append(TrustIssue(kind: .weakHash, status: errSecInvalidDigestAlgorithm, index: index, detail: "Signature hash algorithm is not permitted for this use"))
+                issues.append(TrustIssue(check: .signatureHashAlgorithms, index: index))
             }
         }
         for policy in ssl { issues += checkSSL(policy, leaf: chain[0], systemAnchored: anchor.map(system.contains) ?? false) }
         if policies.contains(where: { ($0.revocationFlags ?? 0) & kSecRevocationRequirePositiveResponse != 0 }) {
             // No revocation answer is fetched or cached here: one required is one missing.
-            issues.append(TrustIssue(kind: .pinning, status: errSecIncompleteCertRevocationCheck, index: 0, detail: "Failed to check revocation"))
+            issues.append(TrustIssue(check: .revocationResponseRequired, index: 0))
         }
         return issues
     }
@@ -211,20 +277,20 @@ struct TrustEvaluation {
         let x509 = leaf.certificate
         let server = policy.server ?? true
         if server, let hostname = policy.hostname, !hostname.isEmpty, !Self.names(leaf, hostname) {
-            issues.append(TrustIssue(kind: .name, status: errSecHostNameMismatch, index: 0, detail: "SSL hostname does not match name(s) in certificate"))
+            issues.append(TrustIssue(check: .sslHostname, index: 0))
         }
         let purposes = server ? [TrustExtensions.serverAuth, "2.16.840.1.113730.4.1", "1.3.6.1.4.1.311.10.3.3"] : [TrustExtensions.clientAuth]
         let usages = x509.trust.extendedKeyUsage
         if let usages, !usages.contains(TrustExtensions.anyExtendedKeyUsage), !usages.contains(where: purposes.contains) {
-            issues.append(TrustIssue(kind: .usage, status: errSecInvalidExtendedKeyUsage, index: 0, detail: "Extended key usage does not match certificate usage"))
+            issues.append(TrustIssue(check: .extendedKeyUsage, index: 0))
         } else if server, systemAnchored || x509.notBefore > Self.july2019, !(usages ?? []).contains(TrustExtensions.serverAuth) {
-            issues.append(TrustIssue(kind: .usage, status: errSecInvalidExtendedKeyUsage, index: 0, detail: "Extended key usage does not match certificate usage"))
+            issues.append(TrustIssue(check: .serverAuthEKU, index: 0))
         }
         let days = x509.notAfter.timeIntervalSince(x509.notBefore) / 86_400
         let tooLong = (x509.notBefore >= Self.july2019 && days > 825 + 1.0 / 24)
             || (systemAnchored && x509.notBefore >= Self.september2020 && days > 398)
         if tooLong {
-            issues.append(TrustIssue(kind: .compliance, status: errSecCertificateValidityPeriodTooLong, index: 0, detail: "Certificate exceeds maximum temporal validity period"))
+            issues.append(TrustIssue(check: .validityPeriodMaximums, index: 0))
         }
         return issues
     }

@@ -221,6 +221,58 @@ struct SecTrustTests {
         #expect(Self.evaluate(try Self.trust("valid", policies: [ssl, required])).status == Int(errSecIncompleteCertRevocationCheck))
     }
 
+    @Test("exceptions: copied from a failed evaluation they make it .proceed (a user accepted the certificate); they stop covering a new failure or another leaf; nil or bad data drops them")
+    func exceptionsSetRecordedFailuresAside() throws {
+        let trust = try Self.trust("hostMismatch")
+        #expect(!SecTrustEvaluateWithError(trust, nil))
+        let exceptions = try #require(SecTrustCopyExceptions(trust))
+        #expect(SecTrustSetExceptions(trust, exceptions))
+        var result = SecTrustResultType.invalid
+        #expect(SecTrustEvaluateWithError(trust, nil))
+        SecTrustGetTrustResult(trust, &result)
+        #expect(result == .proceed)
+        // A failure the exceptions do not name is reported again.
+        SecTrustSetVerifyDate(trust, Date(timeIntervalSince1970: 4_000_000_000) as NSDate)
+        #expect(Self.evaluate(trust).status == Int(errSecCertificateExpired))
+        // Exceptions of another leaf do not apply; nil and bad data drop them.
+        let other = try Self.trust("expired")
+        #expect(!SecTrustSetExceptions(other, exceptions))
+        #expect(Self.evaluate(other).status == Int(errSecCertificateExpired))
+        #expect(!SecTrustSetExceptions(trust, nil))
+        #expect(!SecTrustSetExceptions(trust, Data("not a property list".utf8) as CFData))
+        // A trusted chain's exceptions name no check, and change nothing.
+        let valid = try Self.trust("valid")
+        #expect(SecTrustSetExceptions(valid, SecTrustCopyExceptions(valid)))
+        SecTrustGetTrustResult(valid, &result)
+        #expect(result == .unspecified)
+        // A 1,024-bit key is refused by the SSL policy (recoverable, so an exception covers it).
+        let weak = try Self.trust("weakKey")
+        #expect(Self.evaluate(weak).status == Int(errSecUnsupportedKeySize))
+        #expect(SecTrustSetExceptions(weak, SecTrustCopyExceptions(weak)))
+        SecTrustGetTrustResult(weak, &result)
+        #expect(result == .proceed)
+    }
+
+    @Test("SecPolicyCreateWithProperties makes SSL (server, or client with kSecPolicyClient), basic X.509 and revocation policies; nil for another identifier or a host name that is no string")
+    func policiesFromProperties() throws {
+        #expect(SecPolicyCreateWithProperties(kSecPolicyAppleSSL, [kSecPolicyName as String: "www.example.test"] as CFDictionary)
+                    == SecPolicyCreateSSL(true, "www.example.test" as CFString))
+        #expect(SecPolicyCreateWithProperties(kSecPolicyAppleSSL, [kSecPolicyClient as String: true] as CFDictionary) == SecPolicyCreateSSL(false, nil))
+        #expect(SecPolicyCreateWithProperties(kSecPolicyAppleX509Basic, nil) == SecPolicyCreateBasicX509())
+        #expect(SecPolicyCreateWithProperties(kSecPolicyAppleRevocation, nil) == SecPolicyCreateRevocation(kSecRevocationUseAnyAvailableMethod))
+        #expect(SecPolicyCreateWithProperties("1.2.3.4" as CFString, nil) == nil)
+        #expect(SecPolicyCreateWithProperties(kSecPolicyAppleSSL, [kSecPolicyName as String: 7] as CFDictionary) == nil)
+    }
+
+    @Test("SecTrustEvaluateAsync (deprecated) calls back with the verdict")
+    func deprecatedAsyncEvaluationGivesTheVerdict() async throws {
+        let trust = try Self.trust("expired")
+        let result = await withCheckedContinuation { continuation in
+            SecTrustEvaluateAsync(trust, DispatchQueue(label: "trust-result")) { _, result in continuation.resume(returning: result) }
+        }
+        #expect(result == .recoverableTrustFailure)
+    }
+
     @Test("SecTrustEvaluateAsyncWithError calls back on the queue given, with the verdict and error")
     func asyncEvaluationCallsBackOnTheQueue() async throws {
         let trust = try Self.trust("hostMismatch")

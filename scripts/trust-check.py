@@ -12,8 +12,10 @@ scripts/pyattest-env.sh makes.
 
 The chains: a P-256 root, an RSA-2048 intermediate, leaves for www.example.test; then one
 change each (expired, not yet valid, a wildcard, an IP address, a missing intermediate, a
-forged signature, an intermediate that is no CA, client-only usage, a 1024-bit key, an
-825-day-plus validity, a SHA-1 signature, a leaf that is its own anchor)."""
+forged signature, an intermediate without basicConstraints or with cA false, a leaf used as
+anchor for what it signed, a cross-signed intermediate listed first, odd subjectAltNames,
+client-only usage, a 1024-bit key, an 825-day-plus validity, a SHA-1 signature, a leaf that is
+its own anchor)."""
 import base64
 import datetime
 import ipaddress
@@ -28,8 +30,9 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from cryptography.x509.verification import PolicyBuilder, Store
 
-# The time the chains are judged at: now (the openssl command dates its certificate from now).
-NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+# The time the chains are judged at: an hour from now (the openssl command dates its
+# certificate from now, so it is valid then).
+NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(hours=1)
 DAY = datetime.timedelta(days=1)
 
 
@@ -109,6 +112,11 @@ def chains():
     middle = issue("Touchstone Trust Intermediate", middle_key, "Touchstone Trust Root", root_key, True, start=NOW - 200 * DAY, days=1825)
     not_ca = issue("Touchstone Not A CA", middle_key, "Touchstone Trust Root", root_key, False, start=NOW - 200 * DAY, days=1825, basic=False,
                    usages=(ExtendedKeyUsageOID.SERVER_AUTH,))
+    ca_false = issue("Touchstone CA False", middle_key, "Touchstone Trust Root", root_key, False, start=NOW - 200 * DAY, days=1825)
+    stranger_key = ec.generate_private_key(ec.SECP256R1())
+    stranger = issue("Touchstone Stranger Root", stranger_key, "Touchstone Stranger Root", stranger_key, True, start=NOW - 400 * DAY, days=3650)
+    # The intermediate's name and key again, issued by a root nobody trusts (a cross-signature).
+    cross = issue("Touchstone Trust Intermediate", middle_key, "Touchstone Stranger Root", stranger_key, True, start=NOW - 200 * DAY, days=1825)
     leaf_key = ec.generate_private_key(ec.SECP256R1())
 
     def leaf(**changes):
@@ -143,6 +151,13 @@ def chains():
         "weakKey": ([der(issue("www.example.test", weak_key, "Touchstone Trust Intermediate", middle_key, False, sans=("www.example.test",)))]
                     + chain, [der(root)], "www.example.test"),
         "validityTooLong": ([der(leaf(days=900))] + chain, [der(root)], "www.example.test"),
+        "issuerCAFalse": ([der(issue("www.example.test", leaf_key, "Touchstone CA False", middle_key, False, sans=("www.example.test",)))]
+                          + [der(ca_false)], [der(root)], "www.example.test"),
+        "nonCAAnchorIssues": ([der(issue("child.example.test", ec.generate_private_key(ec.SECP256R1()), "www.example.test", leaf_key, False,
+                                         sans=("child.example.test",)))], [der(valid)], "child.example.test"),
+        "crossSignedFirst": ([der(valid), der(cross), der(middle)], [der(root)], "www.example.test"),
+        "oddNames": ([der(leaf(sans=("1.2.3", "www..example.test", "*.example.test", "-bad.example.test"), ips=("10.0.0.1", "::1")))]
+                     + chain, [der(root)], "api.example.test"),
         "sha1Signature": ([sha1_signed(leaf_key, middle, middle_key)] + chain, [der(root)], "www.example.test"),
         "leafIsItsAnchor": ([der(self_signed)], [der(self_signed)], "self.example.test"),
         "intermediateAsAnchor": ([der(valid)], [der(middle)], "www.example.test"),

@@ -5,7 +5,7 @@ import Touchstone
 
 /// An X.509 certificate, as `SecCertificateCreateWithData` makes it from DER. It reads the
 /// certificate's names, serial number, validity and public key (``X509Certificate``); it does
-/// not judge it (trust is `SecTrust`'s job, which is not simulated). Two certificates are
+/// not judge it (trust is ``SecTrust``'s job). Two certificates are
 /// equal when their bytes are, as `CFEqual` compares them on iOS.
 public final class SecCertificate: Sendable, Hashable, CustomStringConvertible {
     let certificate: X509Certificate

@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// The evaluation is real: RFC 5280 path building and validation (signatures, validity
 /// times, CA constraints, key usages, critical extensions) and the SSL policy's host name
-/// and server-authentication checks (``TrustEvaluation``). Our limits: the anchors are the
+/// and server-authentication checks, as Apple's trustd makes them). Our limits: the anchors are the
 /// custom ones and the system's bundle (`/etc/ssl/certs/ca-certificates.crt`, or the file
 /// `SSL_CERT_FILE` names), not Apple's store; no revocation or certificate transparency check
 /// is made (nothing is fetched from the network); there are no user trust settings, so a
@@ -227,7 +227,8 @@ public func SecTrustCopyPublicKey(_ trust: SecTrust) -> SecKey? {
 
 /// Evaluates the trust: true when the chain ends at an anchor and every policy holds; else
 /// false, with `error` as Apple's (domain `NSOSStatusErrorDomain`, the code and sentence of
-/// the failure reported, ``TrustEvaluation``; its underlying error names the check).
+/// the failure of the lowest kind in Apple's order; its underlying error lists every check that
+/// failed).
 public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool {
     let outcome = trust.evaluated()
     if let failure = outcome.failure {

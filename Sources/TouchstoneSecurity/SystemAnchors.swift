@@ -3,22 +3,23 @@ import Foundation
 import Logging
 
 /// The system's trusted roots, what a ``SecTrust`` trusts besides its custom anchors: the
-/// certificates of the PEM bundle `SSL_CERT_FILE` names, else Debian's and Ubuntu's
-/// `/etc/ssl/certs/ca-certificates.crt` (the `ca-certificates` package), else Fedora's
-/// `/etc/pki/tls/certs/ca-bundle.crt`. Read once, at the first evaluation that needs them; a
-/// bundle that cannot be read gives no anchors (and a debug log line), so nothing chains to a
-/// system root.
+/// certificates of the PEM bundle `SSL_CERT_FILE` names when it is set (that file alone), else
+/// Debian's and Ubuntu's `/etc/ssl/certs/ca-certificates.crt` (the `ca-certificates` package),
+/// else Fedora's `/etc/pki/tls/certs/ca-bundle.crt`. Read once, at the first evaluation that
+/// needs them; a bundle that cannot be read gives no anchors (and a warning in the log), so
+/// nothing chains to a system root: a missing file never widens what is trusted.
 enum SystemAnchors {
     static let bundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
 
     static let certificates: [SecCertificate] = {
-        let environment = ProcessInfo.processInfo.environment["SSL_CERT_FILE"].map { [$0] } ?? []
-        for path in environment + bundles {
+        let named = ProcessInfo.processInfo.environment["SSL_CERT_FILE"].flatMap { $0.isEmpty ? nil : [$0] }
+        let paths = named ?? bundles
+        for path in paths {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
             return certificates(pem: text)
         }
-        LocalAuthenticationSystem.callLogger.withLock { $0 }.debug("no system certificate bundle could be read", metadata: [
-            "tried": .string((environment + bundles).joined(separator: ", ")),
+        LocalAuthenticationSystem.callLogger.withLock { $0 }.warning("no system certificate bundle could be read: SecTrust trusts custom anchors only", metadata: [
+            "tried": .string(paths.joined(separator: ", ")),
         ])
         return []
     }()

@@ -25,7 +25,8 @@ struct TrustFailure: Sendable, Equatable {
 /// an exception lists), kind, status and sentence.
 enum TrustCheck: String, Sendable, CaseIterable {
     case anchorTrusted = "AnchorTrusted", missingIntermediate = "MissingIntermediate"
-    case temporalValidity = "TemporalValidity", basicConstraints = "BasicConstraints", pathLength = "BasicConstraintsPathLen"
+    case temporalValidity = "TemporalValidity", basicConstraints = "BasicConstraints", basicConstraintsCA = "BasicConstraintsCA"
+    case pathLength = "BasicConstraintsPathLen"
     case keyUsage = "KeyUsage", criticalExtensions = "CriticalExtensions", weakKeySize = "WeakKeySize", keySize = "KeySize"
     case signatureHashAlgorithms = "SignatureHashAlgorithms", sslHostname = "SSLHostname"
     case extendedKeyUsage = "ExtendedKeyUsage", serverAuthEKU = "ServerAuthEKU"
@@ -37,9 +38,12 @@ enum TrustCheck: String, Sendable, CaseIterable {
 
         static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
 
-        /// The sentence of `SecFrameworkStrings.h` for this kind, naming `certificate`.
-        func message(_ certificate: String) -> String {
-            switch self {
+        /// The sentence of `SecFrameworkStrings.h` for this kind, naming the certificate by its
+        /// subject `summary` (in curly quotes, but for the pinning sentence, which names the
+        /// chain).
+        func message(_ summary: String) -> String {
+            let certificate = self == .pinning ? summary : "\u{201C}\(summary)\u{201D}"
+            return switch self {
             case .keySize: "\(certificate) certificate is using a broken key size"
             case .weakHash: "\(certificate) certificate is using a broken signature algorithm"
             case .compliance: "\(certificate) certificate is not standards compliant"
@@ -56,7 +60,7 @@ enum TrustCheck: String, Sendable, CaseIterable {
         switch self {
         case .weakKeySize, .keySize: .keySize
         case .signatureHashAlgorithms: .weakHash
-        case .basicConstraints, .pathLength, .criticalExtensions, .validityPeriodMaximums: .compliance
+        case .basicConstraints, .basicConstraintsCA, .pathLength, .criticalExtensions, .validityPeriodMaximums: .compliance
         case .revocationResponseRequired: .pinning
         case .anchorTrusted, .missingIntermediate: .trust
         case .keyUsage, .extendedKeyUsage, .serverAuthEKU: .usage
@@ -71,6 +75,7 @@ enum TrustCheck: String, Sendable, CaseIterable {
         case .missingIntermediate: errSecCreateChainFailed
         case .temporalValidity: errSecCertificateExpired
         case .basicConstraints: errSecNoBasicConstraints
+        case .basicConstraintsCA: errSecNoBasicConstraintsCA
         case .pathLength: errSecPathLengthConstraintExceeded
         case .keyUsage: errSecInvalidKeyUsageForPolicy
         case .criticalExtensions: errSecUnknownCriticalExtensionFlag
@@ -90,6 +95,7 @@ enum TrustCheck: String, Sendable, CaseIterable {
         case .missingIntermediate: "Unable to build chain to root (possible missing intermediate)"
         case .temporalValidity: "Certificate is not temporally valid"
         case .basicConstraints: "Basic constraints are required but missing"
+        case .basicConstraintsCA: "Basic constraints do not mark an issuer as a CA"
         case .pathLength: "Path length constraint exceeded"
         case .keyUsage: "Key usage does not match certificate usage"
         case .criticalExtensions: "Found unknown critical extensions"
@@ -137,7 +143,7 @@ struct TrustEvaluation {
         certificates = settings.certificates
         policies = settings.policies
         custom = settings.anchors ?? []
-        system = settings.anchors != nil && settings.anchorsOnly ? [] : SystemAnchors.certificates
+        system = settings.anchorsOnly ? [] : SystemAnchors.certificates
         date = settings.verifyDate ?? Date()
         exceptions = settings.exceptions
     }
@@ -161,33 +167,55 @@ struct TrustEvaluation {
         let detail = Dictionary(grouping: issues, by: \.index).sorted { $0.key < $1.key }.map { index, failed in
             "Certificate \(index) \(quoted(chain[index])) has errors: \(failed.map(\.check.detail).joined(separator: ", "));"
         }.joined(separator: " ")
-        let failure = TrustFailure(status: reported.check.status, message: reported.check.kind.message(quoted(chain[reported.index])), detail: detail)
+        let failure = TrustFailure(status: reported.check.status, message: reported.check.kind.message(chain[reported.index].subjectSummary ?? ""),
+                                   detail: detail)
         let result: SecTrustResultType = issues.contains(where: \.check.fatal) ? .fatalTrustFailure : .recoverableTrustFailure
         return TrustOutcome(result: result, chain: chain, failure: failure, issues: found)
     }
 
     // MARK: The chain
 
-    /// The path from `leaf` up, and the anchor it ends at (nil when it reaches none): a
-    /// certificate that is itself an anchor ends it; else an anchor that issued the current
-    /// certificate (its normalized subject is the certificate's normalized issuer and its key
-    /// verifies the signature); else another of the trust's certificates that did continues
-    /// it.
+    /// The most issuers path building tries (each a signature check).
+    static let maximumSteps = 64
+
+    /// The path from `leaf` up to an anchor, as trustd's path builder finds one: a certificate
+    /// that is itself an anchor ends a path; otherwise each certificate that issued the last one
+    /// (its normalized subject is the last one's normalized issuer and its key verifies the
+    /// signature) is tried, anchors first, then the trust's other certificates in order, depth
+    /// first. Of the anchored paths found, the first whose certificates are all valid at the
+    /// verify date is taken, else the first; without one, the longest path built, unanchored.
+    /// At most ``maximumLength`` certificates a path and ``maximumSteps`` issuers tried.
     private func buildPath(from leaf: SecCertificate) -> (chain: [SecCertificate], anchor: SecCertificate?) {
         let anchors = custom + system
-        var chain = [leaf]
-        let pool = Array(certificates.dropFirst())
-        while chain.count < Self.maximumLength, let current = chain.last {
-            if anchors.contains(current) { return (chain, current) }
-            let issued = { (candidate: SecCertificate) in
-                candidate.certificate.normalizedSubject == current.certificate.normalizedIssuer && !chain.contains(candidate)
-                    && verifies(candidate, current)
+        let candidates = anchors + certificates.dropFirst()
+        var longest = [leaf]
+        var anchored: [[SecCertificate]] = []
+        var steps = 0
+        /// Extends `chain`; true once an anchored path valid throughout is found.
+        func extend(_ chain: [SecCertificate]) -> Bool {
+            let current = chain[chain.count - 1]
+            if anchors.contains(current) {
+                anchored.append(chain)
+                return chain.allSatisfy(isValidAtDate)
             }
-            if let anchor = anchors.first(where: issued) { return (chain + [anchor], anchor) }
-            guard let issuer = pool.first(where: issued) else { break }
-            chain.append(issuer)
+            if chain.count > longest.count { longest = chain }
+            guard chain.count < Self.maximumLength else { return false }
+            for candidate in candidates where candidate.certificate.normalizedSubject == current.certificate.normalizedIssuer
+                && !chain.contains(candidate) {
+                guard steps < Self.maximumSteps else { return false }
+                steps += 1
+                if verifies(candidate, current), extend(chain + [candidate]) { return true }
+            }
+            return false
         }
-        return (chain, nil)
+        _ = extend([leaf])
+        guard let best = anchored.first(where: { $0.allSatisfy(isValidAtDate) }) ?? anchored.first else { return (longest, nil) }
+        return (best, best[best.count - 1])
+    }
+
+    /// Whether `certificate` is valid at the verify date.
+    private func isValidAtDate(_ certificate: SecCertificate) -> Bool {
+        certificate.certificate.notBefore <= date && date <= certificate.certificate.notAfter
     }
 
     /// Whether `issuer`'s public key verifies `certificate`'s signature (RSA PKCS #1 v1.5 or
@@ -223,24 +251,30 @@ struct TrustEvaluation {
         var issues: [TrustIssue] = []
         let top = chain.count - 1
         if anchor == nil {
-            // An unknown self-signed root (AnchorTrusted), or a chain that stops short of any
-            // root (MissingIntermediate).
+            // An unknown root (AnchorTrusted: its issuer is itself, by name), or a chain that
+            // stops short of any root (MissingIntermediate).
             let last = chain[top].certificate
             issues.append(last.normalizedSubject == last.normalizedIssuer
                 ? TrustIssue(check: .anchorTrusted, index: top)
                 : TrustIssue(check: .missingIntermediate, index: top))
         }
         let ssl = policies.filter { $0.oid == kSecPolicyAppleSSL as String }
+        // The TLS rules on keys and hashes are the server policy's (`SecPolicyCreateSSL`).
+        let server = ssl.contains { $0.server ?? true }
         for (index, certificate) in chain.enumerated() {
             let x509 = certificate.certificate
             if date < x509.notBefore || date > x509.notAfter {
                 issues.append(TrustIssue(check: .temporalValidity, index: index))
             }
-            if index > 0, certificate != anchor {
-                // An issuer below the anchor (RFC 5280 §6.1.4: the anchor's fields are input).
-                if !x509.trust.isCA {
+            if index > 0 {
+                // Every issuer is a CA, the anchor too, as trustd checks each parent (a v1 or v2
+                // certificate, which has no extensions, is taken as one); the anchor's path
+                // length is its own business (RFC 5280 §6.1: an anchor's fields are input).
+                if x509.version == 2, !x509.trust.hasBasicConstraints {
                     issues.append(TrustIssue(check: .basicConstraints, index: index))
-                } else if let limit = x509.trust.pathLength, index - 1 > limit {
+                } else if x509.version == 2, !x509.trust.isCA {
+                    issues.append(TrustIssue(check: .basicConstraintsCA, index: index))
+                } else if certificate != anchor, let limit = x509.trust.pathLength, index - 1 > limit {
                     issues.append(TrustIssue(check: .pathLength, index: index))
                 }
                 if !x509.trust.allows(keyUsageBit: 5) {
@@ -252,10 +286,10 @@ struct TrustEvaluation {
             }
             if let bits = keyBits(certificate), bits.rsa ? bits.size < 1024 : bits.size < 224 {
                 issues.append(TrustIssue(check: .weakKeySize, index: index))
-            } else if !ssl.isEmpty, let bits = keyBits(certificate), bits.rsa ? bits.size < 2048 : bits.size < 256 {
+            } else if server, let bits = keyBits(certificate), bits.rsa ? bits.size < 2048 : bits.size < 256 {
                 issues.append(TrustIssue(check: .keySize, index: index))
             }
-            if !ssl.isEmpty, Self.sha1Signatures.contains(x509.signatureAlgorithm), x509.normalizedSubject != x509.normalizedIssuer {
+            if server, Self.sha1Signatures.contains(x509.signatureAlgorithm), x509.normalizedSubject != x509.normalizedIssuer {
                 issues.append(TrustIssue(check: .signatureHashAlgorithms, index: index))
             }
         }
@@ -267,19 +301,20 @@ struct TrustEvaluation {
         return issues
     }
 
-    /// The SSL policy's checks of the leaf (`SecPolicyCreateSSL`): the host name (when given,
-    /// for a server), the extended key usage (absent, any, server or SGC; for a client, client),
-    /// serverAuth itself (from a system root always, otherwise for a leaf issued after
-    /// 1 July 2019), and the validity period (825 days and an hour for a leaf issued from
-    /// 1 July 2019; from a system root, 398 days from 1 September 2020).
+    /// The SSL policy's checks of the leaf (`SecPolicyCreateSSLWithKeyUsage`): the host name
+    /// when one is given; the extended key usage (absent, any, or server authentication or SGC
+    /// for a server's; client authentication for a client's); and for a server's, serverAuth
+    /// itself (from a system root always, otherwise for a leaf issued after 1 July 2019) and the
+    /// validity period (825 days and an hour for a leaf issued from 1 July 2019, or from a
+    /// system root from 1 March 2018; 398 days from a system root from 1 September 2020).
     private func checkSSL(_ policy: SecPolicy, leaf: SecCertificate, systemAnchored: Bool) -> [TrustIssue] {
         var issues: [TrustIssue] = []
         let x509 = leaf.certificate
         let server = policy.server ?? true
-        if server, let hostname = policy.hostname, !hostname.isEmpty, !Self.names(leaf, hostname) {
+        if let hostname = policy.hostname, !Self.names(leaf, hostname) {
             issues.append(TrustIssue(check: .sslHostname, index: 0))
         }
-        let purposes = server ? [TrustExtensions.serverAuth, "2.16.840.1.113730.4.1", "1.3.6.1.4.1.311.10.3.3"] : [TrustExtensions.clientAuth]
+        let purposes = server ? [TrustExtensions.serverAuth, TrustExtensions.netscapeSGC, TrustExtensions.microsoftSGC] : [TrustExtensions.clientAuth]
         let usages = x509.trust.extendedKeyUsage
         if let usages, !usages.contains(TrustExtensions.anyExtendedKeyUsage), !usages.contains(where: purposes.contains) {
             issues.append(TrustIssue(check: .extendedKeyUsage, index: 0))
@@ -288,13 +323,15 @@ struct TrustEvaluation {
         }
         let days = x509.notAfter.timeIntervalSince(x509.notBefore) / 86_400
         let tooLong = (x509.notBefore >= Self.july2019 && days > 825 + 1.0 / 24)
+            || (systemAnchored && x509.notBefore >= Self.march2018 && days > 825 + 1.0 / 24)
             || (systemAnchored && x509.notBefore >= Self.september2020 && days > 398)
-        if tooLong {
+        if server, tooLong {
             issues.append(TrustIssue(check: .validityPeriodMaximums, index: 0))
         }
         return issues
     }
 
+    static let march2018 = Date(timeIntervalSince1970: 1_519_862_400)  // 2018-03-01T00:00:00Z
     static let july2019 = Date(timeIntervalSince1970: 1_561_939_200)  // 2019-07-01T00:00:00Z
     static let september2020 = Date(timeIntervalSince1970: 1_598_918_400)  // 2020-09-01T00:00:00Z
 
@@ -305,33 +342,6 @@ struct TrustEvaluation {
         case let .inMemory(key): (key.bits, key.keyType == kSecAttrKeyTypeRSA)
         case .enclave, nil: nil
         }
-    }
-
-    /// Whether `certificate` names `hostname`, as trustd matches (`SecPolicyLeafCallbacks.c`):
-    /// an IP address among its iPAddress entries, byte for byte; a DNS name among its dNSName
-    /// entries, without case, the host's final dot dropped, with as many labels, where a whole
-    /// first label `*` stands for one label in a name of three or more. The subject's common
-    /// name is not read (iOS 13 stopped trusting it).
-    static func names(_ certificate: SecCertificate, _ hostname: String) -> Bool {
-        if let address = ipAddress(hostname) { return certificate.certificate.trust.ipAddresses.contains(address) }
-        let host = (hostname.hasSuffix(".") ? String(hostname.dropLast()) : hostname).lowercased().split(separator: ".", omittingEmptySubsequences: false)
-        return certificate.certificate.alternativeDNSNames.contains { name in
-            let pattern = name.lowercased().split(separator: ".", omittingEmptySubsequences: false)
-            guard pattern.count == host.count else { return false }
-            if pattern.first == "*" {
-                return pattern.count >= 3 && !host[0].isEmpty && pattern.dropFirst() == host.dropFirst()
-            }
-            return pattern == host
-        }
-    }
-
-    /// `text`'s bytes as an IPv4 or IPv6 address, or nil when it is a name.
-    static func ipAddress(_ text: String) -> Data? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Data($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Data($0) } }
-        return nil
     }
 
     /// A certificate as Apple's messages name it: its subject summary in curly quotes.

@@ -32,10 +32,18 @@ struct TrustExtensions: Sendable {
     static let serverAuth = "1.3.6.1.5.5.7.3.1"
     static let clientAuth = "1.3.6.1.5.5.7.3.2"
     static let anyExtendedKeyUsage = "2.5.29.37.0"
+    /// Server Gated Cryptography (Netscape's and Microsoft's), which the SSL policy takes for
+    /// server authentication.
+    static let netscapeSGC = "2.16.840.1.113730.4.1"
+    static let microsoftSGC = "1.3.6.1.4.1.311.10.3.3"
     /// The extensions an evaluation understands: a critical extension outside these fails it
-    /// (RFC 5280 §4.2). The certificate policies and name constraints are read by no check here.
+    /// (RFC 5280 §4.2). Those Apple parses but no check here reads (certificate policies and
+    /// their mappings and constraints, inhibitAnyPolicy, issuerAltName, CRL distribution points,
+    /// authority information access) are taken as read; name constraints are not (our limit:
+    /// a critical nameConstraints extension, as on any name-constrained CA, fails the chain).
     static let understood: Set<String> = [
         basicConstraints, keyUsageOID, extendedKeyUsageOID, subjectAltName, subjectKeyIdentifier, authorityKeyIdentifier,
+        "2.5.29.32", "2.5.29.33", "2.5.29.36", "2.5.29.54", "2.5.29.18", "2.5.29.31", "1.3.6.1.5.5.7.1.1",
     ]
 
     /// Reads extension `oid` (with `value`, the extnValue's content) when it is one of these.
@@ -84,12 +92,6 @@ struct TrustExtensions: Sendable {
         guard let keyUsage else { return true }
         let byte = bit / 8
         return byte < keyUsage.count && keyUsage[byte] & (0x80 >> UInt8(bit % 8)) != 0
-    }
-
-    /// Whether extKeyUsage allows `purpose`: absent, or naming it or anyExtendedKeyUsage.
-    func allows(purpose: String) -> Bool {
-        guard let extendedKeyUsage else { return true }
-        return extendedKeyUsage.contains(purpose) || extendedKeyUsage.contains(Self.anyExtendedKeyUsage)
     }
 }
 #endif

@@ -60,9 +60,10 @@ struct SecTrustTests {
         return (trusted, error?.code, error?.localizedDescription)
     }
 
-    static let trusted = ["valid", "validUppercaseHostWithDot", "noHost", "wildcard", "ipAddress", "leafIsItsAnchor", "intermediateAsAnchor"]
+    static let trusted = ["valid", "validUppercaseHostWithDot", "noHost", "wildcard", "ipAddress", "leafIsItsAnchor", "intermediateAsAnchor",
+                          "crossSignedFirst"]
 
-    @Test("trusted chains: to a custom root through an intermediate, a host in another case with a final dot, no host, a wildcard, an IP address, a leaf that is its own anchor, an intermediate as anchor; the result is .unspecified (no user trust settings)",
+    @Test("trusted chains: to a custom root through an intermediate, a host in another case with a final dot, no host, a wildcard, an IP address, a leaf that is its own anchor, an intermediate as anchor, a cross-signed intermediate to an unknown root listed before the one to the anchor (the path builder backs out of it); the result is .unspecified (no user trust settings)",
           arguments: trusted)
     func trustedChainsAreTrusted(name: String) throws {
         let trust = try Self.trust(name)
@@ -98,6 +99,9 @@ struct SecTrustTests {
         ("missingIntermediate", errSecCreateChainFailed, "“www.example.test” certificate is not trusted"),
         ("forgedSignature", errSecCreateChainFailed, "“www.example.test” certificate is not trusted"),
         ("issuerNotACA", errSecNoBasicConstraints, "“Touchstone Not A CA” certificate is not standards compliant"),
+        ("issuerCAFalse", errSecNoBasicConstraintsCA, "“Touchstone CA False” certificate is not standards compliant"),
+        // An anchor is a parent like any other: a leaf trusted as anchor issues nothing.
+        ("nonCAAnchorIssues", errSecNoBasicConstraintsCA, "“www.example.test” certificate is not standards compliant"),
         ("clientUsageOnly", errSecInvalidExtendedKeyUsage, "“www.example.test” certificate is not permitted for this usage"),
         ("weakKey", errSecUnsupportedKeySize, "“www.example.test” certificate is using a broken key size"),
         ("validityTooLong", errSecCertificateValidityPeriodTooLong, "“www.example.test” certificate is not standards compliant"),
@@ -126,6 +130,10 @@ struct SecTrustTests {
 
     @Test("the underlying error lists each certificate with failures and its checks, as Apple's does")
     func underlyingErrorListsEveryFailedCheck() throws {
+        var sha1Error: CFError?
+        #expect(!SecTrustEvaluateWithError(try Self.trust("sha1Signature"), &sha1Error))
+        #expect((sha1Error?.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
+            == "Certificate 0 “www.example.test” has errors: Signature hash algorithm is not permitted for this use;")
         var error: CFError?
         #expect(!SecTrustEvaluateWithError(try Self.trust("expiredAndHostMismatch"), &error))
         let underlying = error?.userInfo[NSUnderlyingErrorKey] as? NSError
@@ -140,7 +148,7 @@ struct SecTrustTests {
     @Test("pyca's verifier agrees on every chain it judges, except Apple's own rules: a 1,024-bit RSA key and a validity past 825 days for TLS, a leaf trusted as its own anchor")
     func pycaAgreesOnTheSharedRules() throws {
         let made = try #require(Self.made, "scripts/trust-check.py made no chains")
-        let appleOnly: Set<String> = ["weakKey", "validityTooLong", "leafIsItsAnchor"]
+        let appleOnly: Set<String> = ["weakKey", "validityTooLong", "leafIsItsAnchor", "oddNames"]
         var judged = 0
         for (name, testCase) in made.cases {
             guard let pyca = testCase.pyca, !appleOnly.contains(name) else { continue }
@@ -148,6 +156,29 @@ struct SecTrustTests {
             #expect(Self.evaluate(try Self.trust(name)).trusted == pyca, "\(name)")
         }
         #expect(judged >= 15)
+    }
+
+    @Test("host names as trustd matches them: dNSName entries that read as DNS names (not \"1.2.3\" or \"www..example.test\"), without case and a final dot, a wildcard for one label; IP addresses as Apple reads them (leading zeros, brackets) against iPAddress entries; an empty host matches nothing",
+          arguments: [("api.example.test", true), ("API.EXAMPLE.TEST.", true), ("a.b.example.test", false), ("example.test", false),
+                      ("1.2.3", false), ("www..example.test", false), ("-bad.example.test", true), ("10.0.0.1", true), ("010.000.0.1", true),
+                      ("10.0.0.2", false), ("[::1]", true), ("::1", true), ("0:0:0:0:0:0:0:1", true), ("::1%lo", false), ("", false),
+                      ("256.0.0.1", false)])
+    func hostNamesMatchAsTrustdDoes(host: String, named: Bool) throws {
+        let (odd, _) = try Self.testCase("oddNames")
+        #expect(TrustEvaluation.names(odd.certificates[0], host) == named, "\(host)")
+    }
+
+    @Test("an SSL policy with an empty host name checks it (and fails); a client's policy checks the host when given and the client usage, not the server's TLS rules")
+    func emptyHostAndClientPolicies() throws {
+        #expect(Self.evaluate(try Self.trust("valid", policies: [SecPolicyCreateSSL(true, "" as CFString)])).status == Int(errSecHostNameMismatch))
+        for name in ["clientUsageOnly", "weakKey", "validityTooLong", "sha1Signature"] {
+            let verdict = Self.evaluate(try Self.trust(name, policies: [SecPolicyCreateSSL(false, nil)]))
+            #expect(verdict.trusted == (name == "clientUsageOnly"), "\(name): \(verdict.message ?? "trusted")")
+        }
+        // A server-only leaf (EKU serverAuth) is not a client's.
+        #expect(Self.evaluate(try Self.trust("valid", policies: [SecPolicyCreateSSL(false, nil)])).status == Int(errSecInvalidExtendedKeyUsage))
+        #expect(Self.evaluate(try Self.trust("clientUsageOnly", policies: [SecPolicyCreateSSL(false, "mail.example.test" as CFString)])).status
+                    == Int(errSecHostNameMismatch))
     }
 
     @Test("the basic X.509 policy (policies nil) checks the chain, not the host, the usage or the TLS rules")
@@ -285,6 +316,24 @@ struct SecTrustTests {
             } == errSecSuccess)
         }
         #expect(!trusted && code == Int(errSecHostNameMismatch) && onQueue)
+    }
+
+    @Test("anchors-only: false adds the system's roots to the custom anchors, true (with custom anchors or none) leaves them out")
+    func anchorsOnlyDecidesOnTheSystemRoots() throws {
+        let now = Date()
+        let root = try #require(SystemAnchors.certificates.first { $0.certificate.notBefore < now && now < $0.certificate.notAfter })
+        let (valid, _) = try Self.testCase("valid")
+        var trust: SecTrust?
+        SecTrustCreateWithCertificates(root, nil, &trust)
+        let made = try #require(trust)
+        SecTrustSetAnchorCertificates(made, valid.anchors as CFArray)
+        #expect(!SecTrustEvaluateWithError(made, nil))
+        SecTrustSetAnchorCertificatesOnly(made, false)
+        #expect(SecTrustEvaluateWithError(made, nil))
+        SecTrustSetAnchorCertificates(made, nil)
+        #expect(SecTrustEvaluateWithError(made, nil))
+        SecTrustSetAnchorCertificatesOnly(made, true)
+        #expect(Self.evaluate(made).status == Int(errSecNotTrusted))
     }
 
     @Test("the system's roots are trusted without custom anchors: a root of the bundle (scripts/install-deps.sh installs ca-certificates) is trusted as its own anchor under the basic policy; with custom anchors alone it is an unknown root")

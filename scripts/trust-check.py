@@ -14,7 +14,7 @@ The chains: a P-256 root, an RSA-2048 intermediate, leaves for www.example.test;
 change each (expired, not yet valid, a wildcard, an IP address, a missing intermediate, a
 forged signature, an intermediate without basicConstraints or with cA false, a leaf used as
 anchor for what it signed, a cross-signed intermediate listed first, odd subjectAltNames,
-client-only usage, a 1024-bit key, an 825-day-plus validity, a SHA-1 signature, a leaf that is
+client-only usage, a 1024-bit and a 512-bit key, an 825-day-plus validity, a SHA-1 signature, a leaf that is
 its own anchor)."""
 import base64
 import datetime
@@ -125,6 +125,9 @@ def chains():
         return issue("www.example.test", leaf_key, "Touchstone Trust Intermediate", middle_key, False, **fields)
 
     valid = leaf()
+    # A 512-bit RSA key, which pyca no longer makes: the openssl command does.
+    tiny_key = serialization.load_pem_private_key(subprocess.run(
+        ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:512"], check=True, capture_output=True).stdout, None)
     weak_key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
     self_signed = issue("self.example.test", leaf_key, "self.example.test", leaf_key, False, sans=("self.example.test",))
     chain = [der(middle)]
@@ -150,6 +153,8 @@ def chains():
         "clientUsageOnly": ([der(leaf(usages=(ExtendedKeyUsageOID.CLIENT_AUTH,)))] + chain, [der(root)], "www.example.test"),
         "weakKey": ([der(issue("www.example.test", weak_key, "Touchstone Trust Intermediate", middle_key, False, sans=("www.example.test",)))]
                     + chain, [der(root)], "www.example.test"),
+        "brokenKey": ([der(issue("www.example.test", tiny_key, "Touchstone Trust Intermediate", middle_key, False, sans=("www.example.test",)))]
+                      + chain, [der(root)], "www.example.test"),
         "validityTooLong": ([der(leaf(days=900))] + chain, [der(root)], "www.example.test"),
         "issuerCAFalse": ([der(issue("www.example.test", leaf_key, "Touchstone CA False", middle_key, False, sans=("www.example.test",)))]
                           + [der(ca_false)], [der(root)], "www.example.test"),

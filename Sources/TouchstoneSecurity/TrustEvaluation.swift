@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import SwiftASN1
 
 /// What a ``SecTrust`` evaluation found: the verdict, the chain it built (leaf first, as far as
 /// it got) and, when not trusted, the failure it reports.
@@ -335,12 +336,28 @@ struct TrustEvaluation {
     static let july2019 = Date(timeIntervalSince1970: 1_561_939_200)  // 2019-07-01T00:00:00Z
     static let september2020 = Date(timeIntervalSince1970: 1_598_918_400)  // 2020-09-01T00:00:00Z
 
-    /// The certificate key's size in bits and whether it is RSA; nil for another kind.
+    /// The certificate key's size in bits and whether it is RSA, read from the certificate
+    /// itself (a key too small for `SecKey` to take is still measured): an RSA modulus's bit
+    /// length, a named curve's size; nil for another kind of key.
     private func keyBits(_ certificate: SecCertificate) -> (size: Int, rsa: Bool)? {
-        switch SecCertificateCopyKey(certificate)?.material {
-        case .publicKey: (256, false)
-        case let .inMemory(key): (key.bits, key.keyType == kSecAttrKeyTypeRSA)
-        case .enclave, nil: nil
+        let x509 = certificate.certificate
+        switch x509.keyAlgorithm {
+        case X509Certificate.rsaEncryption:
+            guard let modulus = try? DER.sequence(try DER.parse([UInt8](x509.subjectPublicKey)), identifier: .sequence, { nodes in
+                guard let first = nodes.next(), case let .primitive(bytes) = first.content else { throw ASN1Error.invalidASN1Object(reason: "no modulus") }
+                while nodes.next() != nil {}
+                return bytes.drop { $0 == 0 }
+            }), let top = modulus.first else { return nil }
+            return ((modulus.count - 1) * 8 + (8 - top.leadingZeroBitCount), true)
+        case X509Certificate.ecPublicKey:
+            switch x509.keyParameters {
+            case "1.2.840.10045.3.1.7": return (256, false)
+            case "1.3.132.0.34": return (384, false)
+            case "1.3.132.0.35": return (521, false)
+            default: return ((x509.subjectPublicKey.count - 1) / 2 * 8, false)
+            }
+        default:
+            return nil
         }
     }
 

@@ -148,7 +148,7 @@ struct SecTrustTests {
     @Test("pyca's verifier agrees on every chain it judges, except Apple's own rules: a 1,024-bit RSA key and a validity past 825 days for TLS, a leaf trusted as its own anchor")
     func pycaAgreesOnTheSharedRules() throws {
         let made = try #require(Self.made, "scripts/trust-check.py made no chains")
-        let appleOnly: Set<String> = ["weakKey", "validityTooLong", "leafIsItsAnchor", "oddNames"]
+        let appleOnly: Set<String> = ["weakKey", "validityTooLong", "leafIsItsAnchor", "oddNames", "brokenKey"]
         var judged = 0
         for (name, testCase) in made.cases {
             guard let pyca = testCase.pyca, !appleOnly.contains(name) else { continue }
@@ -282,6 +282,24 @@ struct SecTrustTests {
         #expect(SecTrustSetExceptions(weak, SecTrustCopyExceptions(weak)))
         SecTrustGetTrustResult(weak, &result)
         #expect(result == .proceed)
+    }
+
+    @Test("a broken key size (a 512-bit RSA leaf) is fatal under any policy, and no exception sets it aside")
+    func brokenKeySizeIsFatal() throws {
+        for policies in [[SecPolicyCreateBasicX509()], [SecPolicyCreateSSL(true, "www.example.test" as CFString)]] {
+            let trust = try Self.trust("brokenKey", policies: policies)
+            var error: CFError?
+            #expect(!SecTrustEvaluateWithError(trust, &error))
+            #expect(error?.code == Int(errSecUnsupportedKeySize))
+            #expect(error?.localizedDescription == "“www.example.test” certificate is using a broken key size")
+            var result = SecTrustResultType.invalid
+            SecTrustGetTrustResult(trust, &result)
+            #expect(result == .fatalTrustFailure)
+            #expect(SecTrustSetExceptions(trust, SecTrustCopyExceptions(trust)))
+            #expect(!SecTrustEvaluateWithError(trust, nil))
+            SecTrustGetTrustResult(trust, &result)
+            #expect(result == .fatalTrustFailure)
+        }
     }
 
     @Test("SecPolicyCreateWithProperties makes SSL (server, or client with kSecPolicyClient), basic X.509 and revocation policies; nil for another identifier or a host name that is no string")

@@ -62,6 +62,11 @@ struct CertificateQuery {
     let email: String?
     /// `kSecMatchValidOnDate` (`kCFNull`: now).
     let validOn: Date?
+    /// `kSecMatchPolicy`: a certificate must satisfy it (``TrustEvaluation/satisfies(_:policy:at:)``).
+    let policy: SecPolicy?
+    /// `kSecMatchTrustedOnly`: a certificate must be trusted on its own (basic X.509, the
+    /// system's roots).
+    let trustedOnly: Bool
     let accessibility: Accessibility?
     let accessGroup: KeychainAttributeValue?
     /// `kSecAttrSynchronizable`: part of a certificate's primary key, as of every item's.
@@ -140,6 +145,14 @@ struct CertificateQuery {
         case let date as NSDate: validOn = date as Date
         default: throw Invalid(reason: "kSecMatchValidOnDate must be a date or kCFNull (now)")
         }
+        policy = try dictionary[kSecMatchPolicy as String].map { raw in
+            guard let policy = raw as? SecPolicy else { throw Invalid(reason: "kSecMatchPolicy must be a SecPolicy") }
+            return policy
+        }
+        trustedOnly = try dictionary[kSecMatchTrustedOnly as String].map { raw in
+            guard let flag = raw as? Bool else { throw Invalid(reason: "kSecMatchTrustedOnly must be a boolean") }
+            return flag
+        } ?? false
         accessibility = try KeychainQuery.protection(dictionary).1
         synchronizable = try KeychainQuery.Synchronizable(dictionary, byReference: persistentRef != nil)
         accessGroup = try dictionary[kSecAttrAccessGroup as String].map {
@@ -249,7 +262,9 @@ enum CertificateItems {
     /// The stored certificates `query` selects, in the order they were added: matching its
     /// attributes, `kSecValueRef`, `kSecMatchIssuers` (the issuer, or an issuer of it stored
     /// here, up to 10 levels), `kSecMatchEmailAddressIfPresent` (any address, ignoring case;
-    /// a certificate without one does not match), `kSecMatchValidOnDate` (inclusive) and
+    /// a certificate without one does not match), `kSecMatchValidOnDate` (inclusive),
+    /// `kSecMatchPolicy` and `kSecMatchTrustedOnly` (as iOS's securityd filters with a trust of
+    /// the certificate alone: `_FilterWithPolicy`, `_FilterWithTrust`) and
     /// `kSecAttrSynchronizable` (`synchronizable` in its place when given).
     static func matching(_ query: CertificateQuery, attributes: [String: KeychainAttributeValue]? = nil,
                          synchronizable: KeychainQuery.Synchronizable? = nil, on authenticator: Authenticator) throws -> [Found] {
@@ -264,6 +279,11 @@ enum CertificateItems {
                                                                              itemClass: .certificate, context: nil) else { continue }
             let candidate = Found(item: item, der: der)
             if let ref = query.certificateRef, ref.certificate.der != der { continue }
+            if query.policy != nil || query.trustedOnly {
+                guard let certificate = candidate.certificate else { continue }
+                if let policy = query.policy, !TrustEvaluation.satisfies(certificate, policy: policy, at: query.validOn) { continue }
+                if query.trustedOnly, !TrustEvaluation.satisfies(certificate, policy: SecPolicyCreateBasicX509(), at: nil) { continue }
+            }
             if query.email != nil || query.validOn != nil {
                 guard let parsed = candidate.certificate?.certificate else { continue }
                 if let email = query.email,

@@ -49,8 +49,8 @@ nonisolated(unsafe) public let kSecAttrAccessGroupToken: CFString = "com.apple.t
 
 // MARK: Search keys
 
-/// Certificate search: a trust policy to evaluate. Our limit: trust evaluation is not
-/// simulated, so it is accepted and ignored.
+/// Certificate search: a `SecPolicy` each certificate must satisfy on its own (certificate and
+/// identity queries; password and key queries accept and ignore it).
 nonisolated(unsafe) public let kSecMatchPolicy: CFString = "m_Policy"
 /// Search only these items (macOS only, SecItem.h says). As on iOS: a list of persistent
 /// references (`Data`) is ignored, a list of `SecKey`s or certificates is `errSecParam`, and
@@ -77,8 +77,8 @@ nonisolated(unsafe) public let kSecMatchHostOrSubdomainOfHost: CFString = "m_Hos
 /// Case-insensitive matching of string attributes. As on iOS, securityd has no rule for it:
 /// matching stays exact; `SecItemDelete` / `SecItemUpdate` with it are `errSecParam`.
 nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
-/// Certificate search: trusted certificates only. Our limit: trust evaluation is not simulated,
-/// so it is accepted and ignored.
+/// Certificate search: certificates trusted on their own only (basic X.509, the system's roots;
+/// certificate and identity queries; password and key queries accept and ignore it).
 nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = "m_TrustedOnly"
 /// Certificate and identity search: valid on this date (`kCFNull`: now), bounds included.
 /// Ignored for other classes, as on iOS.

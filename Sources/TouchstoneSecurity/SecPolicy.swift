@@ -3,8 +3,8 @@ import Foundation
 
 /// A trust policy, what a certificate is checked for: basic X.509 (`SecPolicyCreateBasicX509`),
 /// SSL (`SecPolicyCreateSSL`) or revocation (`SecPolicyCreateRevocation`). A ``SecTrust``
-/// checks its certificates against its policies; a keychain query's `kSecMatchPolicy` is
-/// accepted and ignored.
+/// checks its certificates against its policies, and a certificate query's `kSecMatchPolicy`
+/// keeps the certificates that satisfy one on their own.
 public final class SecPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Apple's object identifier of the policy (`kSecPolicyAppleX509Basic`, `kSecPolicyAppleSSL`).
     let oid: String

@@ -16,15 +16,16 @@ import Synchronization
 /// }
 /// ```
 ///
-/// The evaluation is real: RFC 5280 path building and validation (signatures, validity
-/// times, CA constraints, key usages, critical extensions) and the SSL policy's host name
-/// and server-authentication checks, as Apple's trustd makes them). Our limits: the anchors are the
-/// custom ones and the system's bundle (`/etc/ssl/certs/ca-certificates.crt`, or the file
-/// `SSL_CERT_FILE` names), not Apple's store; no revocation or certificate transparency check
-/// is made (nothing is fetched from the network); there are no user trust settings, so a
-/// success is `.unspecified`, or `.proceed` when exceptions (``SecTrustSetExceptions(_:_:)``)
-/// set its failures aside. On Linux, URLSession (libcurl) checks a server's
-/// certificate itself and never hands a `SecTrust` to a delegate.
+/// The evaluation is real, as Apple's trustd makes it: path building and validation
+/// (signatures, validity times, CA constraints, key usages, critical extensions) and the SSL
+/// policy's host name, usage and TLS rules, reported with Apple's codes and sentences. Our
+/// limits: the anchors are the custom ones and the system's bundle
+/// (`/etc/ssl/certs/ca-certificates.crt`, or the file `SSL_CERT_FILE` names), not Apple's
+/// store; no revocation or certificate transparency check is made (nothing is fetched from the
+/// network); there are no user trust settings, so a success is `.unspecified`, or `.proceed`
+/// when exceptions (``SecTrustSetExceptions(_:_:)``) set its failures aside. On Linux,
+/// URLSession (libcurl) checks a server's certificate itself and never hands a `SecTrust` to a
+/// delegate.
 public final class SecTrust: Sendable, CustomStringConvertible {
     struct State: Sendable {
         var certificates: [SecCertificate]

@@ -149,13 +149,27 @@ struct TrustEvaluation {
         exceptions = settings.exceptions
     }
 
-    func run() -> TrustOutcome {
+    /// Whether `certificate` alone satisfies `policy` at `date` (now when nil), as iOS's
+    /// securityd filters a keychain query's certificates (`_FilterWithPolicy`): the basic X.509
+    /// and revocation policies evaluate its chain to a system root; another policy (SSL) checks
+    /// the certificate itself, no anchor needed (`SecTrustEvaluateLeafOnly`).
+    static func satisfies(_ certificate: SecCertificate, policy: SecPolicy, at date: Date?) -> Bool {
+        var settings = SecTrust.State(certificates: [certificate], policies: [policy])
+        settings.verifyDate = date
+        let chained = policy.oid == kSecPolicyAppleX509Basic as String || policy.oid == kSecPolicyAppleRevocation as String
+        let result = TrustEvaluation(settings).run(leafOnly: !chained).result
+        return result == .unspecified || result == .proceed
+    }
+
+    /// The evaluation; with `leafOnly`, of the leaf alone against the policies (no chain, no
+    /// anchor), as `SecTrustEvaluateLeafOnly`.
+    func run(leafOnly: Bool = false) -> TrustOutcome {
         guard let leaf = certificates.first else {
             let failure = TrustFailure(status: errSecParam, message: "no certificate to evaluate", detail: "no certificate to evaluate")
             return TrustOutcome(result: .otherError, chain: [], failure: failure, issues: [])
         }
-        let (chain, anchor) = buildPath(from: leaf)
-        let found = check(chain, anchor: anchor)
+        let (chain, anchor) = leafOnly ? ([leaf], nil) : buildPath(from: leaf)
+        let found = check(chain, anchor: anchor, anchorRequired: !leafOnly)
         // What an exception covers (that check failing on that certificate) is set aside.
         let issues = found.filter { !(exceptions?.covers($0, in: chain) ?? false) }
         // The lowest kind; on a tie the certificate nearest the leaf, then the first check.
@@ -248,10 +262,10 @@ struct TrustEvaluation {
     // MARK: The checks
 
     /// Every check `chain` fails, from the leaf up (`SecPolicyChecks.list`'s names and codes).
-    private func check(_ chain: [SecCertificate], anchor: SecCertificate?) -> [TrustIssue] {
+    private func check(_ chain: [SecCertificate], anchor: SecCertificate?, anchorRequired: Bool) -> [TrustIssue] {
         var issues: [TrustIssue] = []
         let top = chain.count - 1
-        if anchor == nil {
+        if anchor == nil, anchorRequired {
             // An unknown root (AnchorTrusted: its issuer is itself, by name), or a chain that
             // stops short of any root (MissingIntermediate).
             let last = chain[top].certificate

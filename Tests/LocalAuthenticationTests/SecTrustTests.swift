@@ -302,6 +302,19 @@ struct SecTrustTests {
         }
     }
 
+    @Test("SecTrustCopyResult: the verdict, the failed checks of each certificate by Apple's names, the verify date")
+    func copyResultGivesVerdictAndDetails() throws {
+        let (_, time) = try Self.testCase("expiredAndHostMismatch")
+        let results = try #require(SecTrustCopyResult(try Self.trust("expiredAndHostMismatch")) as? [String: Any])
+        #expect((results[kSecTrustResultValue as String] as? NSNumber)?.uint32Value == SecTrustResultType.recoverableTrustFailure.rawValue)
+        let details = try #require(results["TrustResultDetails"] as? [[String: Any]])
+        #expect(details.map { Set($0.keys) } == [["TemporalValidity", "SSLHostname"], [], []])
+        #expect(results[kSecTrustEvaluationDate as String] as? Date == time)
+        let trusted = try #require(SecTrustCopyResult(try Self.trust("valid")) as? [String: Any])
+        #expect((trusted[kSecTrustResultValue as String] as? NSNumber)?.uint32Value == SecTrustResultType.unspecified.rawValue)
+        #expect(trusted[kSecTrustCertificateTransparency as String] == nil)
+    }
+
     @Test("SecPolicyCreateWithProperties makes SSL (server, or client with kSecPolicyClient), basic X.509 and revocation policies; nil for another identifier or a host name that is no string")
     func policiesFromProperties() throws {
         #expect(SecPolicyCreateWithProperties(kSecPolicyAppleSSL, [kSecPolicyName as String: "www.example.test"] as CFDictionary)

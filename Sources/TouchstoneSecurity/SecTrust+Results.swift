@@ -87,6 +87,38 @@ public func SecTrustSetExceptions(_ trust: SecTrust, _ exceptions: CFData?) -> B
     return applies
 }
 
+/// `SecTrustCopyResult`'s key of the verdict (a `SecTrustResultType` raw value, an `NSNumber`).
+nonisolated(unsafe) public let kSecTrustResultValue: CFString = "TrustResultValue"
+/// `SecTrustCopyResult`'s key of the verify date, when one was set.
+nonisolated(unsafe) public let kSecTrustEvaluationDate: CFString = "TrustEvaluationDate"
+/// `SecTrustCopyResult`'s key of an extended-validation certificate (never set here).
+nonisolated(unsafe) public let kSecTrustExtendedValidation: CFString = "TrustExtendedValidation"
+/// `SecTrustCopyResult`'s key of an extended-validation organization (never set here).
+nonisolated(unsafe) public let kSecTrustOrganizationName: CFString = "Organization"
+/// `SecTrustCopyResult`'s key of a revocation check made (never set here: nothing is fetched).
+nonisolated(unsafe) public let kSecTrustRevocationChecked: CFString = "TrustRevocationChecked"
+/// `SecTrustCopyResult`'s key of a revocation reason (never set here).
+nonisolated(unsafe) public let kSecTrustRevocationReason: CFString = "TrustRevocationReason"
+/// `SecTrustCopyResult`'s key of the revocation answer's end (never set here).
+nonisolated(unsafe) public let kSecTrustRevocationValidUntilDate: CFString = "TrustExpirationDate"
+/// `SecTrustCopyResult`'s key of certificate transparency (never set here).
+nonisolated(unsafe) public let kSecTrustCertificateTransparency: CFString = "TrustCertificateTransparency"
+
+/// The evaluation's results (evaluating first when needed), as Apple's `SecTrust.c` builds
+/// them: ``kSecTrustResultValue``, the per-certificate details ("TrustResultDetails": for each
+/// certificate of the chain, leaf first, the names of the checks that failed on it, each with
+/// false), and ``kSecTrustEvaluationDate`` when a verify date was set. The keys of what is
+/// fetched (revocation, certificate transparency, extended validation) are never set here.
+public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
+    let outcome = trust.evaluated()
+    let details: [[String: Any]] = outcome.chain.indices.map { index in
+        Dictionary(uniqueKeysWithValues: outcome.issues.filter { $0.index == index }.map { ($0.check.rawValue, false as Any) })
+    }
+    var results: [String: Any] = [kSecTrustResultValue as String: NSNumber(value: outcome.result.rawValue), "TrustResultDetails": details]
+    if let date = trust.state.withLock({ $0.verifyDate }) { results[kSecTrustEvaluationDate as String] = date }
+    return results as NSDictionary
+}
+
 /// The callback of ``SecTrustEvaluateAsync(_:_:_:)``.
 public typealias SecTrustCallback = @Sendable (SecTrust, SecTrustResultType) -> Void
 

@@ -177,6 +177,42 @@ struct ParallelUseTests {
     }
 }
 
+/// One SecTrust on many threads: evaluations while another thread moves its verify date.
+@Suite("Parallel use of one SecTrust")
+struct ParallelTrustTests {
+    /// A P-256 root and a leaf it issued for www.example.test, valid 2026-01-01 to 2028-03-11.
+    static let root = "MIIBKDCB0KADAgECAgEBMAoGCCqGSM49BAMCMBQxEjAQBgNVBAMMCVRTYW4gUm9vdDAeFw0yNjAxMDEwMDAwMDBaFw0zNTEyMzAwMDAwMDBaMBQxEjAQBgNVBAMMCVRTYW4gUm9vdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABIhPSH9mNL/FRL+JW3zTU+GE4vfzrBs3YtzqHrdR65+SzE6ULFGD4QYKhdNCG0K0+cU+zXQiMAUvkUy+BfRSElKjEzARMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDRwAwRAIgBMigUXyRV4sSGwtZA08PguOszJ/8lMKL/uCsQKffsRkCIH+i837b6IhLIKiIASIGgAvPlgTO4opZPLShY8d/UPkL"
+    static let leaf = "MIIBYDCCAQagAwIBAgIBAjAKBggqhkjOPQQDAjAUMRIwEAYDVQQDDAlUU2FuIFJvb3QwHhcNMjYwMTAxMDAwMDAwWhcNMjgwMzExMDAwMDAwWjAbMRkwFwYDVQQDDBB3d3cuZXhhbXBsZS50ZXN0MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEHVPpVr4yA3sXlEdgaf1NlkQHh1SD/UwwGaU4RiCbThmzmhwyc2R/v1Q/sVFBrJeJmgPpeAygOgosPJaUkPM3yaNCMEAwDAYDVR0TAQH/BAIwADAbBgNVHREEFDASghB3d3cuZXhhbXBsZS50ZXN0MBMGA1UdJQQMMAoGCCsGAQUFBwMBMAoGCCqGSM49BAMCA0gAMEUCIQCOSqkt3FfBTqeTCCaUWat1ldClu//IMfb5eTDci5CNpQIgbVICFAYqJY35qYHo2hnmEODHyk4C4S/Wd4GVcj6XbUk="
+
+    @Test("8 threads evaluate one trust while a ninth moves its date in and out of the leaf's validity: each verdict is one of the two, and the last evaluation follows the last date")
+    func evaluationsWhileSettingsChange() throws {
+        let certificates = try [Self.leaf, Self.root].map { text in
+            try #require(Data(base64Encoded: text).flatMap { SecCertificateCreateWithData(nil, $0 as CFData) })
+        }
+        var made: SecTrust?
+        #expect(SecTrustCreateWithCertificates(certificates[0], SecPolicyCreateSSL(true, "www.example.test" as CFString), &made) == errSecSuccess)
+        let trust = try #require(made)
+        SecTrustSetAnchorCertificates(trust, [certificates[1]] as CFArray)
+        let inside = Date(timeIntervalSince1970: 1_780_000_000)  // June 2026
+        let outside = Date(timeIntervalSince1970: 2_000_000_000)  // 2033
+        let verdicts = Collected<Int>()
+        DispatchQueue.concurrentPerform(iterations: 9) { thread in
+            for index in 0..<40 {
+                if thread == 8 {
+                    SecTrustSetVerifyDate(trust, (index.isMultiple(of: 2) ? outside : inside) as NSDate)
+                } else {
+                    var error: CFError?
+                    verdicts.append(SecTrustEvaluateWithError(trust, &error) ? 0 : error?.code ?? -1)
+                }
+            }
+        }
+        #expect(Set(verdicts.values).isSubset(of: [0, Int(errSecCertificateExpired)]))
+        #expect(verdicts.values.count == 320)
+        // The thread's last date (index 39, odd) is inside the validity.
+        #expect(SecTrustEvaluateWithError(trust, nil))
+    }
+}
+
 /// A count several threads add to. (`NSLock`, a pthread mutex: ThreadSanitizer sees it.)
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()

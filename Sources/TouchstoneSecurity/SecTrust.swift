@@ -265,14 +265,8 @@ public func SecTrustEvaluateAsyncWithError(_ trust: SecTrust, _ queue: DispatchQ
     DispatchQueue.global().async {
         var error: CFError?
         let trusted = SecTrustEvaluateWithError(trust, &error)
-        let reported = error.map(SendableError.init)
-        queue.async { result(trust, trusted, reported?.error) }
+        queue.async { [error] in result(trust, trusted, error) }
     }
     return errSecSuccess
-}
-
-/// An `NSError` handed to another queue (it is immutable once made).
-private struct SendableError: @unchecked Sendable {
-    let error: CFError
 }
 #endif

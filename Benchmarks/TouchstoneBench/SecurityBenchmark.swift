@@ -1,4 +1,7 @@
 import Foundation
+import SwiftASN1
+import TouchstoneAppAttest
+import TouchstoneAppAttestFormat
 import TouchstoneSecurity
 import TouchstoneBuiltins
 
@@ -12,7 +15,10 @@ import TouchstoneBuiltins
 /// blocking bridge that runs the asynchronous engine work for a synchronous caller (a thread
 /// that is not one of the concurrency pool's; see `runBlocking`). No goal is set; the lines
 /// show what the layer costs. A last pair reads the item again with 200 other items stored:
-/// a call reads only the records of the service and class it names.
+/// a call reads only the records of the service and class it names. Last, a `SecTrust` made
+/// and evaluated for a two-certificate chain to a custom anchor (the device's App Attest
+/// chain: a P-256 leaf its P-384 CA issued, under the test root), beside the two signature
+/// checks any evaluation of it makes (`SecKeyVerifySignature`, the same primitive).
 func runSecurityBenchmark(iterations: Int = 5_000, rounds: Int = 3) async throws {
     let (authenticator, _) = try makeEnrolledBenchDevice()
     let keychain = authenticator.keychain
@@ -103,5 +109,69 @@ func runSecurityBenchmark(iterations: Int = 5_000, rounds: Int = 3) async throws
     for _ in 0..<rounds { keep("crowded", try copyMatching(iterations)) }
     report("security.copy_matching.with_200_other_items.latency", latency("crowded"), "us")
     report("security.copy_matching.with_200_other_items.ratio", latency("crowded") / latency("copy_matching"), "x")
+    try runTrustBenchmark(authenticator, iterations: iterations / 5, rounds: rounds)
+}
+
+/// A certificate's signed part, its ECDSA signature algorithm and its signature.
+private func signedParts(_ der: Data) throws -> (Data, SecKeyAlgorithm, Data) {
+    try DER.sequence(try DER.parse([UInt8](der)), identifier: .sequence) { nodes in
+        guard let tbs = nodes.next(), let algorithm = nodes.next(), let signature = nodes.next() else {
+            throw BenchmarkError.unexpected("a certificate is three parts")
+        }
+        let oid = try DER.sequence(algorithm, identifier: .sequence) { fields in
+            let oid = try ASN1ObjectIdentifier(derEncoded: fields.next() ?? algorithm)
+            while fields.next() != nil {}
+            return oid.description
+        }
+        let secAlgorithm: SecKeyAlgorithm = switch oid {
+        case "1.2.840.10045.4.3.2": .ecdsaSignatureMessageX962SHA256
+        case "1.2.840.10045.4.3.3": .ecdsaSignatureMessageX962SHA384
+        default: throw BenchmarkError.unexpected("signature algorithm \(oid)")
+        }
+        return (Data(tbs.encodedBytes), secAlgorithm, Data(try ASN1BitString(derEncoded: signature).bytes))
+    }
+}
+
+/// `security.trust.*`: SecTrust evaluations of the App Attest chain, beside its two signature
+/// checks.
+private func runTrustBenchmark(_ authenticator: Authenticator, iterations: Int, rounds: Int) throws {
+    let appAttest = authenticator.appAttest
+    let keyID = try appAttest.generateKey()
+    let attestation = try AttestationObject(decoding: appAttest.attestKey(keyID, clientDataHash: Data(repeating: 7, count: 32)))
+    let chain = (attestation.certificates + [try appAttest.testRoot().derEncoded]).compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
+    guard chain.count == 3 else { throw BenchmarkError.unexpected("the App Attest chain has \(chain.count) certificates") }
+    let policy = SecPolicyCreateBasicX509()
+
+    func evaluate() throws {
+        var trust: SecTrust?
+        guard SecTrustCreateWithCertificates(Array(chain.prefix(2)) as CFArray, policy, &trust) == errSecSuccess, let trust else {
+            throw BenchmarkError.unexpected("SecTrustCreateWithCertificates")
+        }
+        SecTrustSetAnchorCertificates(trust, [chain[2]] as CFArray)
+        var error: CFError?
+        guard SecTrustEvaluateWithError(trust, &error) else { throw BenchmarkError.unexpected("\(error.map { "\($0)" } ?? "untrusted")") }
+    }
+    // The two checks: the leaf's signature under the CA's key, the CA's under the root's.
+    let checks = try zip(chain.dropLast(), chain.dropFirst()).map { signed, issuer in
+        let (tbs, algorithm, signature) = try signedParts(SecCertificateCopyData(signed) as Data)
+        guard let key = SecCertificateCopyKey(issuer) else { throw BenchmarkError.unexpected("a chain certificate's key") }
+        return (key, algorithm, tbs as CFData, signature as CFData)
+    }
+    func verify() throws {
+        for (key, algorithm, signed, signature) in checks where !SecKeyVerifySignature(key, algorithm, signed, signature, nil) {
+            throw BenchmarkError.unexpected("a chain signature does not verify")
+        }
+    }
+    func best(_ body: () throws -> Void) throws -> Double {
+        for _ in 0 ..< max(1, iterations / 10) { try body() }
+        var fastest = Duration.seconds(1_000)
+        for _ in 0 ..< rounds { fastest = min(fastest, try ContinuousClock().measure { for _ in 0 ..< iterations { try body() } }) }
+        return fastest.seconds * 1e6 / Double(iterations)
+    }
+    let evaluation = try best(evaluate)
+    let signatures = try best(verify)
+    report("security.trust.evaluate.latency", evaluation, "us")
+    report("security.trust.signature_checks.latency", signatures, "us")
+    report("security.trust.ratio", evaluation / signatures, "x")
 }
 

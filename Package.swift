@@ -348,7 +348,6 @@ let package = Package(
             dependencies: [
                 "Touchstone", "TouchstoneBuiltins", "BenchAllocationCounter", "TouchstoneSecurity", "TouchstoneAppAttest", "TouchstoneAppAttestFormat",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),  // the trust bench's signature checks
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/TouchstoneBench",

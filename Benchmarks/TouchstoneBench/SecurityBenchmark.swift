@@ -1,5 +1,4 @@
 import Foundation
-import SwiftASN1
 import TouchstoneAppAttest
 import TouchstoneAppAttestFormat
 import TouchstoneSecurity
@@ -112,26 +111,6 @@ func runSecurityBenchmark(iterations: Int = 5_000, rounds: Int = 3) async throws
     try runTrustBenchmark(authenticator, iterations: iterations / 5, rounds: rounds)
 }
 
-/// A certificate's signed part, its ECDSA signature algorithm and its signature.
-private func signedParts(_ der: Data) throws -> (Data, SecKeyAlgorithm, Data) {
-    try DER.sequence(try DER.parse([UInt8](der)), identifier: .sequence) { nodes in
-        guard let tbs = nodes.next(), let algorithm = nodes.next(), let signature = nodes.next() else {
-            throw BenchmarkError.unexpected("a certificate is three parts")
-        }
-        let oid = try DER.sequence(algorithm, identifier: .sequence) { fields in
-            let oid = try ASN1ObjectIdentifier(derEncoded: fields.next() ?? algorithm)
-            while fields.next() != nil {}
-            return oid.description
-        }
-        let secAlgorithm: SecKeyAlgorithm = switch oid {
-        case "1.2.840.10045.4.3.2": .ecdsaSignatureMessageX962SHA256
-        case "1.2.840.10045.4.3.3": .ecdsaSignatureMessageX962SHA384
-        default: throw BenchmarkError.unexpected("signature algorithm \(oid)")
-        }
-        return (Data(tbs.encodedBytes), secAlgorithm, Data(try ASN1BitString(derEncoded: signature).bytes))
-    }
-}
-
 /// `security.trust.*`: SecTrust evaluations of the App Attest chain, beside its two signature
 /// checks.
 private func runTrustBenchmark(_ authenticator: Authenticator, iterations: Int, rounds: Int) throws {
@@ -153,9 +132,10 @@ private func runTrustBenchmark(_ authenticator: Authenticator, iterations: Int, 
     }
     // The two checks: the leaf's signature under the CA's key, the CA's under the root's.
     let checks = try zip(chain.dropLast(), chain.dropFirst()).map { signed, issuer in
-        let (tbs, algorithm, signature) = try signedParts(SecCertificateCopyData(signed) as Data)
-        guard let key = SecCertificateCopyKey(issuer) else { throw BenchmarkError.unexpected("a chain certificate's key") }
-        return (key, algorithm, tbs as CFData, signature as CFData)
+        guard let check = signed.signatureCheck, let key = SecCertificateCopyKey(issuer) else {
+            throw BenchmarkError.unexpected("a chain certificate's key or signature algorithm")
+        }
+        return (key, check.algorithm, check.signed, check.signature)
     }
     func verify() throws {
         for (key, algorithm, signed, signature) in checks where !SecKeyVerifySignature(key, algorithm, signed, signature, nil) {

@@ -184,6 +184,26 @@ public struct Certificate: Sendable, Equatable {
             return Extension(oid: keyUsageOID, critical: true, value: coder.serializedBytes)
         }
 
+        /// A basicConstraints value read (RFC 5280 §4.2.1.9): cA (false when absent) and the
+        /// pathLenConstraint, when given. (Security's trust evaluation reads it too.)
+        package static func readBasicConstraints(_ value: [UInt8]) throws -> (isCA: Bool, pathLength: Int?) {
+            try DER.sequence(try DER.parse(value), identifier: .sequence) { nodes in
+                var isCA = false
+                var next = nodes.next()
+                if let flag = next, flag.identifier == .boolean {
+                    isCA = try Bool(derEncoded: flag)
+                    next = nodes.next()
+                }
+                return (isCA, try next.map { try Int(derEncoded: $0) })
+            }
+        }
+
+        /// A keyUsage value's bits (RFC 5280 §4.2.1.3): digitalSignature is 0x80 of the first
+        /// byte, keyCertSign 0x04.
+        package static func readKeyUsage(_ value: [UInt8]) throws -> [UInt8] {
+            Array(try ASN1BitString(derEncoded: try DER.parse(value)).bytes)
+        }
+
         /// subjectKeyIdentifier: SHA-1 of the subject's public key bits (RFC 5280 §4.2.1.2).
         public static func subjectKeyIdentifier(_ key: PublicKey) throws -> Extension {
             var coder = DER.Serializer()

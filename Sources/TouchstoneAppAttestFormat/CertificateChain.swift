@@ -1,5 +1,4 @@
 import Foundation
-import SwiftASN1
 
 /// RFC 5280 path validation for App Attest's chains (§6.1, for the subset of X.509 that
 /// ``Certificate`` reads): from a leaf through intermediates to a trusted root.
@@ -83,19 +82,7 @@ public enum CertificateChain {
     private static func basicConstraints(_ certificate: Certificate) throws(AppAttestFormatError) -> (isCA: Bool, pathLength: Int?)? {
         guard let value = certificate.extensionValue(Certificate.Extension.basicConstraintsOID) else { return nil }
         do {
-            return try DER.sequence(try DER.parse(value), identifier: .sequence) { nodes in
-                var isCA = false
-                var pathLength: Int?
-                if let node = nodes.next() {
-                    if node.identifier == .boolean {
-                        isCA = try Bool(derEncoded: node)
-                        if let length = nodes.next() { pathLength = try Int(derEncoded: length) }
-                    } else {
-                        pathLength = try Int(derEncoded: node)
-                    }
-                }
-                return (isCA, pathLength)
-            }
+            return try Certificate.Extension.readBasicConstraints(value)
         } catch {
             throw AppAttestFormatError("a basicConstraints extension is malformed")
         }
@@ -105,7 +92,7 @@ public enum CertificateChain {
     private static func keyUsage(_ certificate: Certificate) throws(AppAttestFormatError) -> UInt8? {
         guard let value = certificate.extensionValue(Certificate.Extension.keyUsageOID) else { return nil }
         do {
-            return try ASN1BitString(derEncoded: try DER.parse(value)).bytes.first ?? 0
+            return try Certificate.Extension.readKeyUsage(value).first ?? 0
         } catch {
             throw AppAttestFormatError("a keyUsage extension is malformed")
         }

@@ -198,8 +198,8 @@ enum CertificateItems {
         var attributes: [String: KeychainAttributeValue] = [
             kSecAttrCertificateType as String: .integer(Int64(parsed.version + 1)),
             kSecAttrCertificateEncoding as String: .integer(3),
-            kSecAttrIssuer as String: .data((try? X509Certificate.normalizedName(parsed.issuer)).map(X509Certificate.content) ?? Data()),
-            kSecAttrSubject as String: .data((try? X509Certificate.normalizedName(parsed.subject)).map(X509Certificate.content) ?? Data()),
+            kSecAttrIssuer as String: .data(parsed.normalizedIssuer.map(X509Certificate.content) ?? Data()),
+            kSecAttrSubject as String: .data(parsed.normalizedSubject.map(X509Certificate.content) ?? Data()),
             kSecAttrSerialNumber as String: .data(parsed.serialNumber),
             kSecAttrPublicKeyHash as String: .data(certificate.publicKeyHash),
         ]
@@ -279,16 +279,15 @@ enum CertificateItems {
                                                                              itemClass: .certificate, context: nil) else { continue }
             let candidate = Found(item: item, der: der)
             if let ref = query.certificateRef, ref.certificate.der != der { continue }
-            if query.policy != nil || query.trustedOnly {
+            if query.email != nil || query.validOn != nil || query.policy != nil || query.trustedOnly {
                 guard let certificate = candidate.certificate else { continue }
-                if let policy = query.policy, !TrustEvaluation.satisfies(certificate, policy: policy, at: query.validOn) { continue }
-                if query.trustedOnly, !TrustEvaluation.satisfies(certificate, policy: SecPolicyCreateBasicX509(), at: nil) { continue }
-            }
-            if query.email != nil || query.validOn != nil {
-                guard let parsed = candidate.certificate?.certificate else { continue }
+                let parsed = certificate.certificate
                 if let email = query.email,
                    !parsed.emailAddresses.contains(where: { $0.caseInsensitiveCompare(email) == .orderedSame }) { continue }
                 if let date = query.validOn, !(parsed.notBefore < parsed.notAfter && parsed.notBefore <= date && date <= parsed.notAfter) { continue }
+                // The trust filters last: each is an evaluation.
+                if let policy = query.policy, !TrustEvaluation.satisfies(certificate, policy: policy, at: query.validOn) { continue }
+                if query.trustedOnly, !TrustEvaluation.satisfies(certificate, policy: SecPolicyCreateBasicX509(), at: nil) { continue }
             }
             if let issuers = query.issuers, !chains(item, to: issuers, among: all, depth: 10) { continue }
             found.append(candidate)

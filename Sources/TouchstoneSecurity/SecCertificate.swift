@@ -181,12 +181,12 @@ public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ 
 /// upper-cased, their runs of spaces and tabs made one, their ends trimmed; the rest as the
 /// certificate has it. nil when the name cannot be read.
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
-    (try? X509Certificate.normalizedName(certificate.certificate.issuer)).map { $0 as CFData }
+    certificate.certificate.normalizedIssuer.map { $0 as CFData }
 }
 
 /// The subject's `Name` as iOS normalizes it (see
 /// ``SecCertificateCopyNormalizedIssuerSequence(_:)``).
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
-    (try? X509Certificate.normalizedName(certificate.certificate.subject)).map { $0 as CFData }
+    certificate.certificate.normalizedSubject.map { $0 as CFData }
 }
 #endif

@@ -96,7 +96,7 @@ struct RSAKey: InMemoryKey {
 
     /// The modulus size of PKCS#1 DER (`RSAPublicKey`: the first integer; `RSAPrivateKey`: the
     /// second, after the version); nil when the bytes are not that shape.
-    private static func modulusBits(_ data: Data, isPrivate: Bool) -> Int? {
+    static func modulusBits(_ data: Data, isPrivate: Bool) -> Int? {
         guard let node = try? DER.parse(Array(data)), case let .constructed(fields) = node.content else { return nil }
         var integers = fields.makeIterator()
         if isPrivate { _ = integers.next() }

@@ -20,9 +20,8 @@ struct TrustExceptions: Sendable, Equatable {
 
     /// The exceptions that would accept `outcome`'s failures.
     init(_ outcome: TrustOutcome) {
-        entries = outcome.chain.indices.map { index in
-            Entry(digest: Self.digest(outcome.chain[index]),
-                  checks: Set(outcome.issues.filter { $0.index == index }.map(\.check.rawValue)))
+        entries = zip(outcome.chain, outcome.issues.checksByCertificate(outcome.chain.count)).map { certificate, checks in
+            Entry(digest: Self.digest(certificate), checks: Set(checks.map(\.rawValue)))
         }
     }
 
@@ -80,11 +79,13 @@ public func SecTrustCopyExceptions(_ trust: SecTrust) -> CFData? {
 /// nil, or data that is no exceptions) they are dropped and false is returned, as Apple's.
 @discardableResult
 public func SecTrustSetExceptions(_ trust: SecTrust, _ exceptions: CFData?) -> Bool {
-    let read = exceptions.flatMap { TrustExceptions(data: $0 as Data) }
     let leaf = trust.state.withLock { $0.certificates.first }
-    let applies = read != nil && leaf.map { read?.apply(toLeaf: $0) ?? false } == true
-    trust.update { $0.exceptions = applies ? read : nil }
-    return applies
+    guard let read = exceptions.flatMap({ TrustExceptions(data: $0 as Data) }), let leaf, read.apply(toLeaf: leaf) else {
+        trust.update { $0.exceptions = nil }
+        return false
+    }
+    trust.update { $0.exceptions = read }
+    return true
 }
 
 /// `SecTrustCopyResult`'s key of the verdict (a `SecTrustResultType` raw value, an `NSNumber`).
@@ -111,8 +112,8 @@ nonisolated(unsafe) public let kSecTrustCertificateTransparency: CFString = "Tru
 /// fetched (revocation, certificate transparency, extended validation) are never set here.
 public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
     let outcome = trust.evaluated()
-    let details: [[String: Any]] = outcome.chain.indices.map { index in
-        Dictionary(uniqueKeysWithValues: outcome.issues.filter { $0.index == index }.map { ($0.check.rawValue, false as Any) })
+    let details: [[String: Any]] = outcome.issues.checksByCertificate(outcome.chain.count).map { checks in
+        Dictionary(uniqueKeysWithValues: checks.map { ($0.rawValue, false as Any) })
     }
     var results: [String: Any] = [kSecTrustResultValue as String: NSNumber(value: outcome.result.rawValue), "TrustResultDetails": details]
     if let date = trust.state.withLock({ $0.verifyDate }) { results[kSecTrustEvaluationDate as String] = date }

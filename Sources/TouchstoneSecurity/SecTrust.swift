@@ -115,10 +115,7 @@ public func SecTrustCreateWithCertificates(_ certificates: CFTypeRef, _ policies
 
 /// `value` as a list of `type`: one of them, or an array of nothing but them; nil otherwise.
 private func objects<T: AnyObject>(_ value: CFTypeRef, of type: T.Type) -> [T]? {
-    if let one = value as? T { return [one] }
-    guard let array = value as? [Any] else { return nil }
-    let typed = array.compactMap { $0 as? T }
-    return typed.count == array.count ? typed : nil
+    (value as? T).map { [$0] } ?? value as? [T]
 }
 
 /// Replaces the policies (one `SecPolicy` or an array of them); errSecParam for anything else.

@@ -1,6 +1,5 @@
 #if !canImport(Darwin)
 import Foundation
-import SwiftASN1
 
 /// What a ``SecTrust`` evaluation found: the verdict, the chain it built (leaf first, as far as
 /// it got) and, when not trusted, the failure it reports.
@@ -39,11 +38,14 @@ enum TrustCheck: String, Sendable, CaseIterable {
 
         static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
 
+        /// A certificate's subject summary as Apple's sentences name it, in curly quotes.
+        static func quoted(_ summary: String) -> String { "\u{201C}\(summary)\u{201D}" }
+
         /// The sentence of `SecFrameworkStrings.h` for this kind, naming the certificate by its
         /// subject `summary` (in curly quotes, but for the pinning sentence, which names the
         /// chain).
         func message(_ summary: String) -> String {
-            let certificate = self == .pinning ? summary : "\u{201C}\(summary)\u{201D}"
+            let certificate = self == .pinning ? summary : Self.quoted(summary)
             return switch self {
             case .keySize: "\(certificate) certificate is using a broken key size"
             case .weakHash: "\(certificate) certificate is using a broken signature algorithm"
@@ -120,6 +122,16 @@ struct TrustIssue: Sendable, Equatable {
     let index: Int
 }
 
+extension [TrustIssue] {
+    /// The checks that failed on each of `count` certificates, leaf first, in the order found
+    /// (what the underlying error, the exceptions and `SecTrustCopyResult`'s details list).
+    func checksByCertificate(_ count: Int) -> [[TrustCheck]] {
+        var checks = [[TrustCheck]](repeating: [], count: count)
+        for issue in self where checks.indices.contains(issue.index) { checks[issue.index].append(issue.check) }
+        return checks
+    }
+}
+
 /// One evaluation of a ``SecTrust``'s settings, as Apple's trustd makes it
 /// (`SecPolicyServer.c`): builds the chain from the leaf to an anchor, checking each issuer's
 /// signature (a path whose signature fails is dropped), then runs every check of the
@@ -179,8 +191,8 @@ struct TrustEvaluation {
             return TrustOutcome(result: found.isEmpty ? .unspecified : .proceed, chain: chain, failure: nil, issues: found)
         }
         // The underlying error's text: each certificate with failures, and their checks.
-        let detail = Dictionary(grouping: issues, by: \.index).sorted { $0.key < $1.key }.map { index, failed in
-            "Certificate \(index) \(quoted(chain[index])) has errors: \(failed.map(\.check.detail).joined(separator: ", "));"
+        let detail = issues.checksByCertificate(chain.count).enumerated().filter { !$0.element.isEmpty }.map { index, failed in
+            "Certificate \(index) \(quoted(chain[index])) has errors: \(failed.map(\.detail).joined(separator: ", "));"
         }.joined(separator: " ")
         let failure = TrustFailure(status: reported.check.status, message: reported.check.kind.message(chain[reported.index].subjectSummary ?? ""),
                                    detail: detail)
@@ -215,7 +227,7 @@ struct TrustEvaluation {
             }
             if chain.count > longest.count { longest = chain }
             guard chain.count < Self.maximumLength else { return false }
-            for candidate in candidates where candidate.certificate.normalizedSubject == current.certificate.normalizedIssuer
+            for candidate in candidates where candidate.certificate.chainSubject == current.certificate.chainIssuer
                 && !chain.contains(candidate) {
                 guard steps < Self.maximumSteps else { return false }
                 steps += 1
@@ -233,14 +245,10 @@ struct TrustEvaluation {
         certificate.certificate.notBefore <= date && date <= certificate.certificate.notAfter
     }
 
-    /// Whether `issuer`'s public key verifies `certificate`'s signature (RSA PKCS #1 v1.5 or
-    /// ECDSA, with SHA-1 or SHA-2).
+    /// Whether `issuer`'s public key verifies `certificate`'s signature.
     private func verifies(_ issuer: SecCertificate, _ certificate: SecCertificate) -> Bool {
-        let signed = certificate.certificate
-        guard let algorithm = Self.signatureAlgorithms[signed.signatureAlgorithm], let key = SecCertificateCopyKey(issuer) else {
-            return false
-        }
-        return SecKeyVerifySignature(key, algorithm, signed.signedBytes as CFData, signed.signature as CFData, nil)
+        guard let check = certificate.signatureCheck, let key = SecCertificateCopyKey(issuer) else { return false }
+        return SecKeyVerifySignature(key, check.algorithm, check.signed, check.signature, nil)
     }
 
     /// The SHA-1 signature algorithms (RSA and ECDSA), which the SSL policy refuses below the root.
@@ -269,7 +277,7 @@ struct TrustEvaluation {
             // An unknown root (AnchorTrusted: its issuer is itself, by name), or a chain that
             // stops short of any root (MissingIntermediate).
             let last = chain[top].certificate
-            issues.append(last.normalizedSubject == last.normalizedIssuer
+            issues.append(last.chainSubject == last.chainIssuer
                 ? TrustIssue(check: .anchorTrusted, index: top)
                 : TrustIssue(check: .missingIntermediate, index: top))
         }
@@ -278,7 +286,7 @@ struct TrustEvaluation {
         let server = ssl.contains { $0.server ?? true }
         for (index, certificate) in chain.enumerated() {
             let x509 = certificate.certificate
-            if date < x509.notBefore || date > x509.notAfter {
+            if !isValidAtDate(certificate) {
                 issues.append(TrustIssue(check: .temporalValidity, index: index))
             }
             if index > 0 {
@@ -299,12 +307,12 @@ struct TrustEvaluation {
             if certificate != anchor, x509.trust.critical.contains(where: { !TrustExtensions.understood.contains($0) }) {
                 issues.append(TrustIssue(check: .criticalExtensions, index: index))
             }
-            if let bits = keyBits(certificate), bits.rsa ? bits.size < 1024 : bits.size < 224 {
+            if let bits = x509.keySize, bits.rsa ? bits.size < 1024 : bits.size < 224 {
                 issues.append(TrustIssue(check: .weakKeySize, index: index))
-            } else if server, let bits = keyBits(certificate), bits.rsa ? bits.size < 2048 : bits.size < 256 {
+            } else if server, let bits = x509.keySize, bits.rsa ? bits.size < 2048 : bits.size < 256 {
                 issues.append(TrustIssue(check: .keySize, index: index))
             }
-            if server, Self.sha1Signatures.contains(x509.signatureAlgorithm), x509.normalizedSubject != x509.normalizedIssuer {
+            if server, Self.sha1Signatures.contains(x509.signatureAlgorithm), x509.chainSubject != x509.chainIssuer {
                 issues.append(TrustIssue(check: .signatureHashAlgorithms, index: index))
             }
         }
@@ -350,34 +358,20 @@ struct TrustEvaluation {
     static let july2019 = Date(timeIntervalSince1970: 1_561_939_200)  // 2019-07-01T00:00:00Z
     static let september2020 = Date(timeIntervalSince1970: 1_598_918_400)  // 2020-09-01T00:00:00Z
 
-    /// The certificate key's size in bits and whether it is RSA, read from the certificate
-    /// itself (a key too small for `SecKey` to take is still measured): an RSA modulus's bit
-    /// length, a named curve's size; nil for another kind of key.
-    private func keyBits(_ certificate: SecCertificate) -> (size: Int, rsa: Bool)? {
-        let x509 = certificate.certificate
-        switch x509.keyAlgorithm {
-        case X509Certificate.rsaEncryption:
-            guard let modulus = try? DER.sequence(try DER.parse([UInt8](x509.subjectPublicKey)), identifier: .sequence, { nodes in
-                guard let first = nodes.next(), case let .primitive(bytes) = first.content else { throw ASN1Error.invalidASN1Object(reason: "no modulus") }
-                while nodes.next() != nil {}
-                return bytes.drop { $0 == 0 }
-            }), let top = modulus.first else { return nil }
-            return ((modulus.count - 1) * 8 + (8 - top.leadingZeroBitCount), true)
-        case X509Certificate.ecPublicKey:
-            switch x509.keyParameters {
-            case "1.2.840.10045.3.1.7": return (256, false)
-            case "1.3.132.0.34": return (384, false)
-            case "1.3.132.0.35": return (521, false)
-            default: return ((x509.subjectPublicKey.count - 1) / 2 * 8, false)
-            }
-        default:
-            return nil
-        }
-    }
-
     /// A certificate as Apple's messages name it: its subject summary in curly quotes.
     private func quoted(_ certificate: SecCertificate) -> String {
-        "\u{201C}\(certificate.subjectSummary ?? "")\u{201D}"
+        TrustCheck.Kind.quoted(certificate.subjectSummary ?? "")
+    }
+}
+/// How a certificate's signature is checked.
+extension SecCertificate {
+    /// The certificate's signed part, the `SecKey` algorithm of its issuer's signature and the
+    /// signature; nil for an algorithm `SecKey` does not verify (RSA PKCS #1 v1.5 and ECDSA,
+    /// with SHA-1 or SHA-2, it does). The trust evaluation checks with it, and so does
+    /// `touchstone-bench security`, beside it.
+    package var signatureCheck: (signed: CFData, algorithm: SecKeyAlgorithm, signature: CFData)? {
+        guard let algorithm = TrustEvaluation.signatureAlgorithms[certificate.signatureAlgorithm] else { return nil }
+        return (certificate.signedBytes as CFData, algorithm, certificate.signature as CFData)
     }
 }
 #endif

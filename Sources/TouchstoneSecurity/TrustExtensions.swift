@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import SwiftASN1
+import TouchstoneAppAttestFormat
 
 /// The extensions of a certificate that a trust evaluation (``SecTrust``) reads, as RFC 5280
 /// §4.2.1 defines them: basicConstraints, keyUsage, extKeyUsage, the subjectAltName's IP
@@ -52,19 +53,9 @@ struct TrustExtensions: Sendable {
         switch oid {
         case Self.basicConstraints:
             hasBasicConstraints = true
-            (isCA, pathLength) = try DER.sequence(try DER.parse(value), identifier: .sequence) { nodes in
-                var isCA = false
-                var pathLength: Int?
-                var next = nodes.next()
-                if let flag = next, flag.identifier == .boolean {
-                    isCA = try Bool(derEncoded: flag)
-                    next = nodes.next()
-                }
-                if let length = next { pathLength = try Int(derEncoded: length) }
-                return (isCA, pathLength)
-            }
+            (isCA, pathLength) = try Certificate.Extension.readBasicConstraints(value)
         case Self.keyUsageOID:
-            keyUsage = Array(try ASN1BitString(derEncoded: try DER.parse(value)).bytes)
+            keyUsage = try Certificate.Extension.readKeyUsage(value)
         case Self.extendedKeyUsageOID:
             extendedKeyUsage = try DER.sequence(try DER.parse(value), identifier: .sequence) { nodes in
                 var purposes: [String] = []

@@ -24,10 +24,10 @@ struct X509Certificate: Sendable {
     /// The issuer's and subject's `Name`, DER (the SEQUENCE with its header).
     let issuer: Data
     let subject: Data
-    /// The two names as iOS normalizes them (``normalizedName(_:)``), what a chain is built by;
-    /// a name that cannot be normalized is kept as it is.
-    let normalizedIssuer: Data
-    let normalizedSubject: Data
+    /// The two names as iOS normalizes them (``normalizedName(_:)``, the whole SEQUENCE), once;
+    /// nil for a name that cannot be normalized.
+    let normalizedIssuer: Data?
+    let normalizedSubject: Data?
     /// The issuer's and subject's attributes, in order.
     let issuerAttributes: [NameAttribute]
     let subjectAttributes: [NameAttribute]
@@ -148,8 +148,8 @@ struct X509Certificate: Sendable {
         self.serialNumber = serialNumber
         self.issuer = issuer
         self.subject = subject
-        normalizedIssuer = (try? Self.normalizedName(issuer)) ?? issuer
-        normalizedSubject = (try? Self.normalizedName(subject)) ?? subject
+        normalizedIssuer = try? Self.normalizedName(issuer)
+        normalizedSubject = try? Self.normalizedName(subject)
         self.issuerAttributes = issuerAttributes
         self.subjectAttributes = subjectAttributes
         self.notBefore = notBefore
@@ -165,6 +165,24 @@ struct X509Certificate: Sendable {
         self.signedBytes = signedBytes
         self.signatureAlgorithm = signatureAlgorithm
         self.signature = signature
+    }
+
+    /// The names a chain is built by: normalized, or as they are when they cannot be.
+    var chainIssuer: Data { normalizedIssuer ?? issuer }
+    var chainSubject: Data { normalizedSubject ?? subject }
+
+    /// The sizes of the named curves of EC keys (P-256, P-384, P-521).
+    static let curveBits = ["1.2.840.10045.3.1.7": 256, "1.3.132.0.34": 384, "1.3.132.0.35": 521]
+
+    /// The key's size in bits and whether it is RSA, read from the certificate itself (so a
+    /// key too small for `SecKey` to take is still measured): an RSA modulus's bit length, a
+    /// named curve's size (another curve's from its point's length); nil for another kind of key.
+    var keySize: (size: Int, rsa: Bool)? {
+        switch keyAlgorithm {
+        case Self.rsaEncryption: RSAKey.modulusBits(subjectPublicKey, isPrivate: false).map { ($0, true) }
+        case Self.ecPublicKey: (keyParameters.flatMap { Self.curveBits[$0] } ?? (subjectPublicKey.count - 1) / 2 * 8, false)
+        default: nil
+        }
     }
 
     /// `name` (a DER `Name`) as Apple's `SecCertificate.c` normalizes it for the keychain and

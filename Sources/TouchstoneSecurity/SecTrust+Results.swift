@@ -112,8 +112,9 @@ nonisolated(unsafe) public let kSecTrustCertificateTransparency: CFString = "Tru
 /// fetched (revocation, certificate transparency, extended validation) are never set here.
 public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
     let outcome = trust.evaluated()
+    // (A check two policies both fail is named once.)
     let details: [[String: Any]] = outcome.issues.checksByCertificate(outcome.chain.count).map { checks in
-        Dictionary(uniqueKeysWithValues: checks.map { ($0.rawValue, false as Any) })
+        Dictionary(checks.map { ($0.rawValue, false as Any) }) { first, _ in first }
     }
     var results: [String: Any] = [kSecTrustResultValue as String: NSNumber(value: outcome.result.rawValue), "TrustResultDetails": details]
     if let date = trust.state.withLock({ $0.verifyDate }) { results[kSecTrustEvaluationDate as String] = date }

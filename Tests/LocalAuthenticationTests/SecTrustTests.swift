@@ -315,6 +315,15 @@ struct SecTrustTests {
         #expect(trusted[kSecTrustCertificateTransparency as String] == nil)
     }
 
+    @Test("two SSL policies that fail the same check: one failure reported, the check named once in the details")
+    func twoPoliciesFailingTheSameCheck() throws {
+        let ssl = SecPolicyCreateSSL(true, "mail.example.test" as CFString)
+        let trust = try Self.trust("valid", policies: [ssl, ssl])
+        #expect(Self.evaluate(trust).status == Int(errSecHostNameMismatch))
+        let results = try #require(SecTrustCopyResult(trust) as? [String: Any])
+        #expect((results["TrustResultDetails"] as? [[String: Any]])?.first?.keys.sorted() == ["SSLHostname"])
+    }
+
     @Test("SecPolicyCreateWithProperties makes SSL (server, or client with kSecPolicyClient), basic X.509 and revocation policies; nil for another identifier or a host name that is no string")
     func policiesFromProperties() throws {
         #expect(SecPolicyCreateWithProperties(kSecPolicyAppleSSL, [kSecPolicyName as String: "www.example.test"] as CFDictionary)

@@ -162,21 +162,49 @@ public struct TraceStep: Sendable, Equatable, CustomStringConvertible {
 
 /// Everything an evaluation did, in order: what tests assert on and what the REPL shows.
 ///
-/// A trace is a value: its steps are an array, so the copies the result, the context and the
-/// device keep share one buffer until one is changed (none is: a trace is never written after
-/// the evaluation ends).
+/// A trace is a value that is never changed once the evaluation ends, kept by the result, the
+/// context and the device: its fields live in one shared, immutable record, so each copy is
+/// one reference.
 public struct Trace: Sendable, Equatable, CustomStringConvertible {
     /// The policy's name.
-    public let policy: String
+    public var policy: String { record.policy }
     /// The app that asked.
-    public let appID: String
+    public var appID: String { record.appID }
     /// The steps, in order.
-    public let steps: TraceSteps
+    public var steps: TraceSteps { record.steps }
     /// How it ended: nil for success, else the LAError code (or nil with `failure` set for a
     /// non-LAError problem such as an exhausted script).
-    public let result: AuthenticationError.Code?
+    public var result: AuthenticationError.Code? { record.result }
     /// A non-LAError failure (script, storage), as text.
-    public let failure: String?
+    public var failure: String? { record.failure }
+
+    private let record: Record
+
+    private final class Record: Sendable {
+        let policy: String
+        let appID: String
+        let steps: TraceSteps
+        let result: AuthenticationError.Code?
+        let failure: String?
+
+        init(policy: String, appID: String, steps: TraceSteps, result: AuthenticationError.Code?, failure: String?) {
+            self.policy = policy
+            self.appID = appID
+            self.steps = steps
+            self.result = result
+            self.failure = failure
+        }
+    }
+
+    init(policy: String, appID: String, steps: TraceSteps, result: AuthenticationError.Code?, failure: String?) {
+        record = Record(policy: policy, appID: appID, steps: steps, result: result, failure: failure)
+    }
+
+    public static func == (lhs: Trace, rhs: Trace) -> Bool {
+        lhs.record === rhs.record
+            || (lhs.policy == rhs.policy && lhs.appID == rhs.appID && lhs.steps == rhs.steps
+                && lhs.result == rhs.result && lhs.failure == rhs.failure)
+    }
 
     /// The rules that fired, in order.
     public var rules: [Rule] { steps.compactMap(\.rule) }

@@ -283,7 +283,7 @@ public final class AuthenticationContext: Sendable {
     /// Records a successful evaluation's outcome on the context (under one lock: its trace,
     /// grant and the device state its domain state is derived from when read) and ends it on
     /// the device.
-    private func conclude(_ machine: EvaluationMachine, with result: EvaluationResult) {
+    private func conclude(_ machine: borrowing EvaluationMachine, with result: EvaluationResult) {
         state.withLock { state in
             state.lastTrace = result.trace
             state.grant(methods: result.methods)

@@ -30,7 +30,7 @@
 /// decide, and the calls they need on the way — storage reads and counter commits, the
 /// passcode check, the sensor's hardware state. Every rule lives in one place and is named in
 /// the trace by a ``Rule``.
-struct EvaluationMachine {
+struct EvaluationMachine: ~Copyable {
     /// What the driver does next.
     enum Action {
         /// Awaits the sensor's capture for `prompt` (on screen; traced when it changed), then calls

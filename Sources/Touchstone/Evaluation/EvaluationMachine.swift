@@ -234,7 +234,7 @@ struct EvaluationMachine: ~Copyable {
     }
 
     /// Puts `prompt` on screen for the sensor (``Action/capture(_:from:)``).
-    mutating func requestCapture(_ prompt: Prompt, scan: consuming BiometricScan) -> Action {
+    mutating func requestCapture(_ prompt: consuming Prompt, scan: consuming BiometricScan) -> Action {
         let box = scan.box
         self.scan = consume scan
         state = .scanning
@@ -242,14 +242,14 @@ struct EvaluationMachine: ~Copyable {
     }
 
     /// Lets the person wait `duration` on `prompt` (``Action/wait(_:on:)``), then resumes `then`.
-    private mutating func wait(_ duration: Duration, on prompt: Prompt, then: Resume) -> Action {
+    private mutating func wait(_ duration: Duration, on prompt: consuming Prompt, then: Resume) -> Action {
         state = .waiting(then: then)
         return .wait(duration, on: prompt)
     }
 
     /// Puts `prompt` on screen for the person (``Action/ask(_:)``), unless the evaluation was
     /// interrupted meanwhile.
-    mutating func ask(_ prompt: Prompt) throws -> Action {
+    mutating func ask(_ prompt: consuming Prompt) throws -> Action {
         try checkInterrupted()
         state = .asking
         return .ask(prompt)

@@ -11,10 +11,13 @@ public func ccSymmetricWrappedSize(_ algorithm: CCWrappingAlgorithm, _ rawKeyLen
     rawKeyLen &+ 8  // size_t arithmetic, as CommonCrypto's
 }
 
-/// The length of a wrapped key of `wrappedKeyLen` bytes once unwrapped: 8 bytes fewer.
+/// The length of a wrapped key of `wrappedKeyLen` bytes once unwrapped: 8 bytes fewer, and 0
+/// for less than 8 bytes (corecrypto's `ccwrap_unwrapped_size`, which CommonCrypto calls: a
+/// caller may size a buffer with it before finding the input too short).
 @_cdecl("CCSymmetricUnwrappedSize")
 public func ccSymmetricUnwrappedSize(_ algorithm: CCWrappingAlgorithm, _ wrappedKeyLen: Int) -> Int {
-    wrappedKeyLen &- 8  // size_t arithmetic: less than 8 wraps, and no room is that large
+    // Compared as the size_t it is: 2^63 bytes or more is long enough.
+    UInt(bitPattern: wrappedKeyLen) < 8 ? 0 : wrappedKeyLen &- 8
 }
 
 /// Wraps `rawKeyLen` bytes of key with a 16-, 24- or 32-byte key-encryption key. `iv` (nil

@@ -43,6 +43,24 @@ import Testing
         #expect(CCRandomGenerateBytes(&byte, Int.min) == kCCParamError)
     }
 
+    @Test("CCSymmetricUnwrappedSize of fewer than 8 bytes is 0, as corecrypto's ccwrap_unwrapped_size (it wrapped to SIZE_MAX - 7 and more: JOSESwift's Data(count:) of it trapped); unwrapping so short an input is kCCDecodeError with nothing written (found by JOSESwift's test suite)")
+    func unwrappedSizeOfLessThanASemiblockIsZero() {
+        let algorithm = CCWrappingAlgorithm(kCCWRAPAES)
+        for length in 0..<8 {
+            #expect(CCSymmetricUnwrappedSize(algorithm, length) == 0, "\(length) bytes")
+        }
+        #expect(CCSymmetricUnwrappedSize(algorithm, 8) == 0)
+        #expect(CCSymmetricUnwrappedSize(algorithm, 16) == 8)
+        #expect(CCSymmetricUnwrappedSize(algorithm, Int.min) == Int.max - 7, "2^63 bytes, as size_t")
+
+        let kek = [UInt8](repeating: 1, count: 16)
+        let short = [UInt8](repeating: 7, count: 7)
+        var raw = [UInt8](repeating: 0xAA, count: 4)
+        var rawLength = CCSymmetricUnwrappedSize(algorithm, short.count)
+        #expect(CCSymmetricKeyUnwrap(algorithm, CCrfc3394_iv, 8, kek, 16, short, short.count, &raw, &rawLength) == kCCDecodeError)
+        #expect(rawLength == 0 && raw == [UInt8](repeating: 0xAA, count: 4), "a room of 0: nothing cleared or written")
+    }
+
     @Test("SHA-224 and HMAC-SHA-224 stream: fed in pieces of 1 to 70 bytes they give the one-shot digest at every length from 0 to 300 (a context keeps one partial block, not the whole message)")
     func sha224Streams() {
         let message = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }

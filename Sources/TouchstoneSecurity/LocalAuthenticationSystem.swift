@@ -18,7 +18,8 @@ import TouchstoneSimulation
 ///    process, and, in a program that opted in with `bootstrap(.builtIn)`,
 ///    `TOUCHSTONE_SETUP` changes the device first with the REPL's commands (enroll,
 ///    passcode, clock, keychain, evaluate...). Without `TOUCHSTONE_CONFIG` the device is a
-///    fresh in-memory Touch ID device with no passcode and nothing enrolled.
+///    fresh in-memory Touch ID device with no passcode and nothing enrolled; the composition's
+///    `"device"` key (`{"passcode": "1234", "enrolled": ["thumb"]}`) sets a new device up.
 ///
 /// What the environment may name depends on the products the program links
 /// (``EnvironmentSupport``): with `LocalAuthentication` alone, the portable plugins

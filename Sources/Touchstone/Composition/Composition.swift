@@ -21,7 +21,7 @@ import Foundation
 /// Every key is optional when ``parse(_:path:defaults:)`` is given the defaults (the portable
 /// `parse` and `load` give `Composition()`'s); without defaults, `sensor` (or `null`),
 /// `passcode`, `storage` and `detector` are required. `null` clears an optional setting
-/// (`seed`, `sensor`, `companion`, `policies`, `keychainAccessGroups`).
+/// (`seed`, `sensor`, `companion`, `policies`, `keychainAccessGroups`, `device`).
 public struct Composition: Sendable, Equatable {
     /// Which clock the device runs on.
     public enum ClockKind: String, Sendable, Codable, CaseIterable {
@@ -70,6 +70,9 @@ public struct Composition: Sendable, Equatable {
     /// `com.apple.developer.devicecheck.appattest-environment` entitlement): it picks the aaguid
     /// of attestations. Default ``AppAttestEnvironment/development``, as a development build has.
     public var appAttestEnvironment = AppAttestEnvironment.development
+    /// What a new device starts with (a passcode, enrolled identities); nil for nothing. Applied
+    /// only when the store holds no device yet (see ``DeviceSetup``).
+    public var device: DeviceSetup?
 
     /// The App Attest environment of an app (Apple's entitlement values).
     public enum AppAttestEnvironment: String, Sendable, Codable, CaseIterable {
@@ -205,7 +208,7 @@ public struct Composition: Sendable, Equatable {
 extension Composition: Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case app, seed, clock, sensor, companion, passcode, storage, detector, policies
-        case eraseDataAfterTenFailedPasscodes, keychainAccessGroups, teamID, appAttestEnvironment
+        case eraseDataAfterTenFailedPasscodes, keychainAccessGroups, teamID, appAttestEnvironment, device
     }
 
     private struct AnyKey: CodingKey {
@@ -284,6 +287,7 @@ extension Composition: Codable {
             }
             appAttestEnvironment = environment
         }
+        if container.contains(.device) { device = try container.decodeIfPresent(DeviceSetup.self, forKey: .device) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -302,5 +306,6 @@ extension Composition: Codable {
         // Written only when not the default, so configurations from before them read the same.
         if teamID != Self.defaultTeamID { try container.encode(teamID, forKey: .teamID) }
         if appAttestEnvironment != .development { try container.encode(appAttestEnvironment, forKey: .appAttestEnvironment) }
+        try container.encodeIfPresent(device, forKey: .device)
     }
 }

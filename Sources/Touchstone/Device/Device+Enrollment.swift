@@ -121,9 +121,12 @@ extension Device {
     /// Ids every sensor must accept: short, printable, no spaces or colons (they appear in
     /// scripts and traces).
     private func validate(_ id: String) throws {
-        guard UsageError.isPlainWord(id, maxBytes: 64), !id.contains(":") else {
-            throw UsageError.invalidIdentityName(id)
-        }
+        guard Self.isIdentityName(id) else { throw UsageError.invalidIdentityName(id) }
+    }
+
+    /// Whether `id` is an identity name every sensor accepts (see ``enroll(_:progress:)``).
+    static func isIdentityName(_ id: String) -> Bool {
+        UsageError.isPlainWord(id, maxBytes: 64) && !id.contains(":")
     }
 }
 

@@ -42,8 +42,28 @@ extension Device {
 
     /// Refuses to set or clear a passcode that the system keeps.
     private func requirePasscodeKeptHere() throws {
-        if case let .external(description, _) = passcodeFactor.custody {
+        try Self.requirePasscodeKept(by: passcodeFactor)
+    }
+
+    private static func requirePasscodeKept(by factor: any PasscodeFactor) throws {
+        if case let .external(description, _) = factor.custody {
             throw UsageError.passcodeKeptOutside(description)
+        }
+    }
+
+    /// Whether `passcode` may be set on a device whose passcode `factor` keeps: the device
+    /// keeps it (not PAM), and it is 1 to ``maximumPasscodeBytes`` UTF-8 bytes without
+    /// control characters. Throws the `UsageError` that says why not.
+    static func checkPasscodeText(_ passcode: String, factor: any PasscodeFactor) throws {
+        try requirePasscodeKept(by: factor)
+        guard !passcode.isEmpty else { throw UsageError.invalidPasscode(reason: "it is empty") }
+        guard passcode.utf8.count <= maximumPasscodeBytes else {
+            throw UsageError.invalidPasscode(reason: "it is longer than \(maximumPasscodeBytes) bytes")
+        }
+        // Nothing a keypad or a terminal could type, and nothing that would reach a terminal
+        // from a script's echo or a store's dump.
+        guard !passcode.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw UsageError.invalidPasscode(reason: "it contains a control character")
         }
     }
 
@@ -55,16 +75,7 @@ extension Device {
     /// control characters. Only a salted slow hash is stored. Clears the passcode failure
     /// count and delays.
     public func setPasscode(_ passcode: String) throws {
-        try requirePasscodeKeptHere()
-        guard !passcode.isEmpty else { throw UsageError.invalidPasscode(reason: "it is empty") }
-        guard passcode.utf8.count <= Self.maximumPasscodeBytes else {
-            throw UsageError.invalidPasscode(reason: "it is longer than \(Self.maximumPasscodeBytes) bytes")
-        }
-        // Nothing a keypad or a terminal could type, and nothing that would reach a terminal
-        // from a script's echo or a store's dump.
-        guard !passcode.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw UsageError.invalidPasscode(reason: "it contains a control character")
-        }
+        try Self.checkPasscodeText(passcode, factor: passcodeFactor)
         let verifier = try passcodeFactor.makeVerifier(for: passcode, random: random)
         try update { state, counters in
             state.passcodeVerifier = verifier

@@ -179,9 +179,12 @@ public final class Device: Sendable {
     /// (AES-GCM opened) on every use, but its public point is not recomputed each time.
     let unsealedKeys = Locked<[Data: UnsealedKey]>([:])
 
-    /// Opens the device stored in `storage`, creating it (with a fresh device secret) when the
-    /// store is empty. `logger` defaults to `Logger.touchstoneSilent`, which discards
-    /// everything.
+    /// Whether this open created the device: its store held none (``DeviceSetup`` applies then).
+    public let isNewDevice: Bool
+
+    /// Opens the device stored in `storage`, creating it (with a fresh device secret, and
+    /// `initialPasscode` when given, in one transaction) when the store is empty. `logger`
+    /// defaults to `Logger.touchstoneSilent`, which discards everything.
     public init(
         storage: any StorageBackend,
         sensor: (any BiometricSensor)?,
@@ -191,6 +194,7 @@ public final class Device: Sendable {
         random: RandomSource,
         interaction: any Interaction,
         erasesDataAfterTenFailures: Bool = false,
+        initialPasscode: String? = nil,
         logger: Logger = .touchstoneSilent
     ) throws {
         self.storage = storage
@@ -214,7 +218,11 @@ public final class Device: Sendable {
             // or a passcode delay).
             guard let stateRecord else {
                 if countersExist { throw Self.missingState }
-                let state = DeviceState(secret: random.bytes(32))
+                var state = DeviceState(secret: random.bytes(32))
+                if let initialPasscode {
+                    try Self.checkPasscodeText(initialPasscode, factor: passcodeFactor)
+                    state.passcodeVerifier = try passcodeFactor.makeVerifier(for: initialPasscode, random: random)
+                }
                 let stateBytes = try state.storedJSON()
                 let counters = DeviceCounters()
                 let countersBytes = counters.storedJSON()
@@ -230,6 +238,7 @@ public final class Device: Sendable {
             }
             return Cache(snapshot: nil, stateBytes: nil, countersBytes: nil)
         }
+        isNewDevice = opened.snapshot != nil
         // A new device's records are known without reading them back: the first snapshot
         // finds the same bytes in storage and decodes nothing (storedSnapshot compares them).
         cache.withLock { $0 = opened }

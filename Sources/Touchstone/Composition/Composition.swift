@@ -211,7 +211,8 @@ extension Composition: Codable {
         case eraseDataAfterTenFailedPasscodes, keychainAccessGroups, teamID, appAttestEnvironment, device
     }
 
-    private struct AnyKey: CodingKey {
+    /// Any key of a JSON object, for listing the keys a configuration gives.
+    struct AnyKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
         init(stringValue: String) { self.stringValue = stringValue }

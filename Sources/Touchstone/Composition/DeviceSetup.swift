@@ -31,7 +31,7 @@ public struct DeviceSetup: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let unknown = try decoder.container(keyedBy: NamedKey.self).allKeys.map(\.stringValue)
+        let unknown = try decoder.container(keyedBy: Composition.AnyKey.self).allKeys.map(\.stringValue)
             .filter { CodingKeys(rawValue: $0) == nil }
         if let key = unknown.first {
             throw ConfigurationError.invalidSetting(
@@ -45,13 +45,6 @@ public struct DeviceSetup: Sendable, Equatable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(passcode, forKey: .passcode)
         if !enrolled.isEmpty { try container.encode(enrolled, forKey: .enrolled) }
-    }
-
-    private struct NamedKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 
     /// Throws ``ConfigurationError/invalidSetting(name:reason:)`` naming `device.passcode` or

@@ -55,6 +55,7 @@ extension KeychainQuery {
     /// item list of anything but persistent references (errSecParam). Nil when the call may
     /// go on. Read before the query is, so every class is refused alike.
     static func refusedSearchKeys(_ query: CFDictionary, inChange: Bool, isUpdate: Bool = false) -> OSStatus? {
+        if let refused = refusedMatchPolicyValue(query) { return refused }
         if inChange, searchKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
         if isUpdate, returnKeys.contains(where: { query.object(forKey: $0) != nil }) { return errSecParam }
         guard let list = query.object(forKey: kSecMatchItemList as String) else { return nil }
@@ -72,6 +73,7 @@ extension KeychainQuery {
     ///   errSecParam ("allowed only for SecItemCopyMatching").
     /// `stored` is what an add stores or an update sets (nil for a delete).
     static func refusedClientRules(query: CFDictionary, stored: CFDictionary?) -> OSStatus? {
+        if let refused = refusedMatchPolicyValue(query) { return refused }
         if let stored, stored.object(forKey: kSecAttrAccessControl as String) != nil,
            (stored.object(forKey: kSecAttrSynchronizable as String) as? Bool) == true {
             return errSecParam
@@ -80,6 +82,26 @@ extension KeychainQuery {
             return errSecParam
         }
         return nil
+    }
+
+    /// A `kSecMatchPolicy` that is not a `SecPolicy`: errSecParam in any call, as iOS's client
+    /// code refuses it before anything reaches securityd (`SecItemAttributesPrepare`, SecItem.m:
+    /// "unsupported kSecMatchPolicy in query").
+    private static func refusedMatchPolicyValue(_ query: CFDictionary) -> OSStatus? {
+        guard let policy = query.object(forKey: kSecMatchPolicy as String), !(policy is SecPolicy) else { return nil }
+        return errSecParam
+    }
+
+    /// A lookup of a class other than certificates and identities that names a
+    /// `kSecMatchPolicy`: errSecUnsupportedOperation (which is errSecUnimplemented), as
+    /// securityd's `SecItemServerCopyMatching` answers ("unsupported kSecMatchPolicy
+    /// attribute"): it matches policies against certificates only. Nil for any other lookup.
+    static func refusedMatchPolicyClass(_ query: CFDictionary) -> OSStatus? {
+        guard query.object(forKey: kSecMatchPolicy as String) != nil,
+              let itemClass = query.object(forKey: kSecClass as String) as? String,
+              itemClass != kSecClassCertificate as String, itemClass != kSecClassIdentity as String
+        else { return nil }
+        return errSecUnimplemented
     }
 
     /// An add whose attributes hold a search key (`kSecMatchLimit` among them) stores nothing

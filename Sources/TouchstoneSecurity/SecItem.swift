@@ -94,7 +94,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         return CertificateItems.explode(identity, query, .copyMatching, result)
     }
     let query = KeychainQuery.withClassOfValueRef(query)
-    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: false) { return refused }
+    if let refused = KeychainQuery.refusedSearchKeys(query, inChange: false) ?? KeychainQuery.refusedMatchPolicyClass(query) {
+        return refused
+    }
     if KeyQuery.isKeyClass(query) { return KeyItems.copyMatching(query, result) }
     if CertificateQuery.isCertificateClass(query) { return CertificateItems.copyMatching(query, result) }
     return KeychainCall.run { call in

@@ -158,13 +158,43 @@ struct UnsimulatedKeychainKeyTests {
         #expect(named == 1)
     }
 
+    @Test("kSecMatchPolicy as on iOS: a value that is not a SecPolicy is errSecParam in any call (SecItem.m); a policy in a password or key lookup is errSecUnimplemented (securityd's SecItemServerCopyMatching matches it against certificates and identities only); nothing is added or deleted")
+    func matchPolicyIsForCertificates() async throws {
+        let device = try TestDevice()
+        let statuses = await device.blocking { () -> [OSStatus] in
+            _ = SecItemAdd(Self.item() as CFDictionary, nil)
+            let policy = SecPolicyCreateBasicX509()
+            let password: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "acct"]
+            func with(_ value: Any, _ base: [String: Any] = password) -> CFDictionary {
+                var query = base
+                query[kSecMatchPolicy as String] = value
+                return query as CFDictionary
+            }
+            var added = Self.item()
+            added[kSecAttrAccount as String] = "other"
+            let key: [String: Any] = [kSecClass as String: kSecClassKey]
+            return [
+                SecItemCopyMatching(with(policy), nil),
+                SecItemCopyMatching(with(policy, key), nil),
+                SecItemCopyMatching(with("policy"), nil),
+                SecItemCopyMatching(with([policy]), nil),
+                SecItemDelete(with("policy")),
+                SecItemAdd(with("policy", added), nil),
+                SecItemCopyMatching(password as CFDictionary, nil),
+                SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "other"] as CFDictionary, nil),
+            ]
+        }
+        #expect(statuses == [errSecUnimplemented, errSecUnimplemented, errSecParam, errSecParam, errSecParam, errSecParam,
+                             errSecSuccess, errSecItemNotFound])
+    }
+
     @Test("certificate searches, kSecMatchCaseInsensitive and kSecMatchSearchList (which iOS's securityd has no rule for) are accepted and ignored in a password query: matching stays exact")
     func ignoredKeysLeaveMatchingExact() async throws {
         let device = try TestDevice()
         let statuses = await device.blocking { () -> [OSStatus] in
             _ = SecItemAdd(Self.item() as CFDictionary, nil)
             var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "acct",
-                                        kSecMatchPolicy as String: "policy", kSecMatchTrustedOnly as String: true,
+                                        kSecMatchTrustedOnly as String: true,
                                         kSecMatchValidOnDate as String: Date(), kSecMatchSearchList as String: [String](),
                                         kSecMatchCaseInsensitive as String: true]
             let found = SecItemCopyMatching(query as CFDictionary, nil)

@@ -157,7 +157,8 @@ package func accessibleValue(_ accessibility: Accessibility) -> String {
 public func SecAccessControlGetTypeID() -> CFTypeID { CFTypeKind.secAccessControl.rawValue }
 
 /// An `NSError` in `NSOSStatusErrorDomain`, as Security reports `CFError`s. Apple's `SecError`
-/// keeps the message under `kCFErrorDescriptionKey` ("NSDescription", `SecCFError.c`), and
+/// keeps the message under `kCFErrorDescriptionKey` ("NSDescription", `SecCFError.c`) beside
+/// how many errors it wraps (`numberOfErrorsDeep`, 0 for one that wraps none), and
 /// CoreFoundation makes the localized description of it (`CFError.c`,
 /// `_CFErrorCreateLocalizedDescription`, the domain localized as "OSStatus"): "The operation
 /// couldn’t be completed. (OSStatus error -50 - RSAdecrypt wrong input (err -27))". Linux's
@@ -165,6 +166,7 @@ public func SecAccessControlGetTypeID() -> CFTypeID { CFTypeKind.secAccessContro
 package func osStatusError(_ status: OSStatus, _ message: String) -> NSError {
     NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [
         "NSDescription": message,
+        "numberOfErrorsDeep": NSNumber(value: 0),
         NSLocalizedDescriptionKey: "The operation couldn\u{2019}t be completed. (OSStatus error \(status) - \(message))",
     ])
 }

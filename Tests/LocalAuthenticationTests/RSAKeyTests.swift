@@ -217,6 +217,9 @@ struct RSAKeyTests {
         #expect(key == nil && (error as NSError?)?.code == Int(errSecParam))
         #expect((error as NSError?)?.userInfo["NSDescription"] as? String
             == "RSA keys are read here with 1024 to 8192 bits, a whole number of bytes, not 512")
+        // SecCFError.c's keys (the second is kSOSCountKey), and the sentence Linux's Foundation reads.
+        #expect(Set(((error as NSError?)?.userInfo ?? [:]).keys) == ["NSDescription", "numberOfErrorsDeep", NSLocalizedDescriptionKey])
+        #expect((error as NSError?)?.userInfo["numberOfErrorsDeep"] as? Int == 0)
     }
 
     @Test("a key too small for a form does not support it, as Apple's adaptors answer (SecKeyAdaptors.m): OAEP needs a block of 2 × the hash length + 2 bytes, PSS signing 2 × 8 × the hash length + 9 bits; verifying has no such check")

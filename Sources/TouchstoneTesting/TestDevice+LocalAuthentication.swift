@@ -93,7 +93,9 @@ extension TestDevice {
 
     /// The scripting mistakes reported on this device so far: outcomes the dialog could not
     /// produce, or a prompt with nothing queued. `LAContext` code sees these as a system cancel;
-    /// a test should expect the list to be empty.
+    /// a test should expect the list to be empty. The process's device
+    /// (``processDefault(passcode:enrolled:)``) is shared by every test of the process, and so is
+    /// its list: there, compare with the count the test started with.
     public var scriptingMistakes: [String] {
         LocalAuthenticationSystem.scriptingMistakes(of: authenticator)
     }

@@ -18,7 +18,8 @@ struct InputFuzzTests {
          "companion": {"id": "sim.companion", "options": {"type": "watch"}},
          "passcode": {"id": "passcode.sim", "options": {"rounds": "1000", "min-length": "4"}},
          "storage": "storage.memory", "detector": {"id": "detector.events"},
-         "policies": ["policy.biometrics", {"id": "policy.owner"}], "eraseDataAfterTenFailedPasscodes": false}
+         "policies": ["policy.biometrics", {"id": "policy.owner"}], "eraseDataAfterTenFailedPasscodes": false,
+         "device": {"passcode": "1234", "enrolled": ["thumb", "index"]}}
         """#
 
     static let hostile = [

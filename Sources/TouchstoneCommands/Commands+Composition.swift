@@ -124,7 +124,12 @@ extension CommandTable {
                         + "counters, keychain items and keys. Run 'reset --yes' to erase it")
                 }
                 try session.reset()
-                return CommandOutput("reset: fresh device (\(session.device.biometryType), no passcode, nothing enrolled)")
+                // A composition's "device" setup applies to the fresh device too.
+                let device = session.device
+                let passcode = try device.isPasscodeSet ? "passcode set" : "no passcode"
+                let enrolled = try device.enrolledNames()
+                return CommandOutput("reset: fresh device (\(device.biometryType), \(passcode), "
+                    + (enrolled.isEmpty ? "nothing enrolled" : "enrolled: \(enrolled.joined(separator: ", "))") + ")")
             },
         ]
     }

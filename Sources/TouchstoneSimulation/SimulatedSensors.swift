@@ -86,12 +86,6 @@ final class SimulatedTemplates: Sendable {
         var enrollments: [String: [Template]]?
     }
 
-    /// The words scripts use for outcomes: an identity cannot take one of them as its id.
-    static let reservedWords: Set<String> = [
-        "nomatch", "no-match", "mismatch", "cancel", "fallback", "systemcancel",
-        "system-cancel", "invalidate", "companion", "approve",
-    ]
-
     private static let schema = 1
 
     /// Where the templates are kept (nil: in memory, changed by nothing but this object).
@@ -131,7 +125,7 @@ final class SimulatedTemplates: Sendable {
 
     /// Enrolls `id` with a fresh template (a new generation when `replacing`).
     func enroll(_ id: String, replacing: Bool) throws -> SensorIdentity {
-        guard !Self.reservedWords.contains(id.lowercased()) else { throw UsageError.invalidIdentityName(id) }
+        guard !Device.outcomeWords.contains(id.lowercased()) else { throw UsageError.invalidIdentityName(id) }
         let identity = SensorIdentity(id: id, generation: random.hex(16))
         try modify { identities in
             if let index = identities.firstIndex(where: { $0.id == id }) {

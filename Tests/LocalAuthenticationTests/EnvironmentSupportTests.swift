@@ -90,6 +90,26 @@ struct EnvironmentSupportTests {
         #expect(ok)
     }
 
+    @Test("with the portable support alone, TOUCHSTONE_CONFIG's \"device\" sets the default device up: a passcode-only keychain item is stored and a biometric evaluation succeeds, with no set-up in code")
+    func portableConfigurationSetsTheDeviceUp() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let json = #"{"passcode": {"id": "passcode.sim", "options": {"rounds": "1000"}}, "device": {"passcode": "1234", "enrolled": ["thumb"]}}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: scratch.path("device.json")))
+        let authenticator = try LocalAuthenticationSystem.makeAuthenticator(
+            environment: [LocalAuthenticationSystem.configurationVariable: scratch.path("device.json"),
+                          LocalAuthenticationSystem.outcomesVariable: "thumb"], support: .portable)
+        let stored = LocalAuthenticationSystem.withAuthenticator(authenticator) { () -> OSStatus in
+            let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "token",
+                                       kSecValueData as String: Data("s3cret".utf8),
+                                       kSecAttrAccessible as String: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly]
+            return SecItemAdd(item as CFDictionary, nil)
+        }
+        #expect(stored == errSecSuccess)
+        let context = LocalAuthenticationSystem.withAuthenticator(authenticator) { LAContext() }
+        #expect(try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Unlock"))
+    }
+
     @Test("the built-in support (the opt-in) takes SQLite stores and runs TOUCHSTONE_SETUP through the command layer")
     func builtInRunsSetupOnSQLite() throws {
         let scratch = try Scratch()

@@ -73,6 +73,8 @@ struct DeviceSetupTests {
         (#"{"enrolled": ["thumb", "thumb"]}"#, "device.enrolled"),
         (#"{"enrolled": ["a","b","c","d","e","f","g","h","i","j","k"]}"#, "device.enrolled"),
         (#"{"enroled": ["thumb"]}"#, "device.enroled"),
+        (#"{"enrolled": ["thumb", "Cancel"]}"#, "device.enrolled"),
+        (#"{"passcode": "<redacted>"}"#, "device.passcode"),
     ])
     func unusableSetupIsRefused(device: String, setting: String) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("touchstone-setup-\(UUID().uuidString).store").path
@@ -93,6 +95,32 @@ struct DeviceSetupTests {
         let fixed = try build(try composition(json(#"{"passcode": "1234"}"#)))
         #expect(fixed.device.isNewDevice)
         #expect(try fixed.device.isPasscodeSet)
+    }
+
+    @Test("a device that exists is not checked against the setup again: a composition changed later (the REPL's use) that the setup's passcode no longer fits still builds")
+    func setupIsCheckedOnlyWhenTheDeviceIsMade() throws {
+        let setup = try composition(#"{"passcode": {"id": "passcode.sim", "options": {"rounds": 1000}}, "device": {"passcode": "1234"}}"#)
+        let first = try build(setup)
+        var changed = setup
+        changed.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000", "min-length": "6"])
+        let second = try build(changed, reusing: first)
+        #expect(!second.device.isNewDevice)
+        #expect(try second.device.isPasscodeSet)
+        // A new store with that composition is refused, naming the setting.
+        #expect {
+            _ = try build(changed)
+        } throws: { error in
+            "\(error)".contains("device.passcode") && "\(error)".contains("at least 6")
+        }
+    }
+
+    @Test("\"device\": null is no setup; a setup prints back as a file that parses to the same composition, its passcode redacted by config")
+    func nullAndRoundTrip() throws {
+        #expect(try composition(#"{"device": null}"#).device == nil)
+        let setup = try composition(#"{"device": {"passcode": "1234", "enrolled": ["thumb"]}}"#)
+        #expect(try Composition.parse(Data(setup.jsonString().utf8)) == setup)
+        let printed = PluginRegistry.builtIn.redactingSecrets(in: setup)
+        #expect(printed.device == DeviceSetup(passcode: PluginRegistry.redactedValue, enrolled: ["thumb"]))
     }
 
     @Test("enrolled identities need a sensor that enrolls: a device without one is refused, naming device.enrolled")

@@ -82,18 +82,11 @@ public struct AuthenticatorBuilder: Sendable {
         let policies: [any Policy] = try policySelections.map {
             try registry.make($0, kind: .policy, environment: environment) { if case let .policy(made) = $0 { made } else { nil } }
         }
-        try composition.device?.check(sensor: sensor, passcodeFactor: passcode)
-        let device: Device
-        do {
-            device = try Device(
-                storage: storage, sensor: sensor, companion: companion, passcodeFactor: passcode,
-                clock: environment.clock, random: environment.random, interaction: environment.interaction,
-                erasesDataAfterTenFailures: composition.eraseDataAfterTenFailedPasscodes,
-                initialPasscode: composition.device?.passcode, logger: logger)
-        } catch let error as UsageError {
-            // The passcode factor's own rule (a minimum length): nothing was written.
-            throw ConfigurationError.invalidSetting(name: "device.passcode", reason: error.description)
-        }
+        let device = try Device(
+            storage: storage, sensor: sensor, companion: companion, passcodeFactor: passcode,
+            clock: environment.clock, random: environment.random, interaction: environment.interaction,
+            erasesDataAfterTenFailures: composition.eraseDataAfterTenFailedPasscodes,
+            setup: composition.device, logger: logger)
         if device.isNewDevice { try composition.device?.enroll(on: device) }
         return Authenticator(device: device, appID: composition.app, policies: policies,
                              detector: detector, composition: composition, registry: registry)

@@ -118,15 +118,22 @@ extension Device {
         return enrolling
     }
 
-    /// Ids every sensor must accept: short, printable, no spaces or colons (they appear in
-    /// scripts and traces).
+    /// Ids every sensor must accept: short, printable, no spaces or colons, and no word that
+    /// scripts use for an outcome (ids appear in scripts and traces).
     private func validate(_ id: String) throws {
         guard Self.isIdentityName(id) else { throw UsageError.invalidIdentityName(id) }
     }
 
+    /// The words scripts use for outcomes (`TOUCHSTONE_OUTCOMES`, the REPL's `evaluate`), in
+    /// any case: no identity takes one as its id.
+    package static let outcomeWords: Set<String> = [
+        "nomatch", "no-match", "mismatch", "cancel", "fallback", "systemcancel",
+        "system-cancel", "invalidate", "companion", "approve",
+    ]
+
     /// Whether `id` is an identity name every sensor accepts (see ``enroll(_:progress:)``).
     static func isIdentityName(_ id: String) -> Bool {
-        UsageError.isPlainWord(id, maxBytes: 64) && !id.contains(":")
+        UsageError.isPlainWord(id, maxBytes: 64) && !id.contains(":") && !outcomeWords.contains(id.lowercased())
     }
 }
 

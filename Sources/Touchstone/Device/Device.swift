@@ -182,9 +182,10 @@ public final class Device: Sendable {
     /// Whether this open created the device: its store held none (``DeviceSetup`` applies then).
     public let isNewDevice: Bool
 
-    /// Opens the device stored in `storage`, creating it (with a fresh device secret, and
-    /// `initialPasscode` when given, in one transaction) when the store is empty. `logger`
-    /// defaults to `Logger.touchstoneSilent`, which discards everything.
+    /// Opens the device stored in `storage`, creating it when the store is empty: with a fresh
+    /// device secret and, when `setup` gives one, its passcode, in one transaction (`setup` is
+    /// checked there first; its identities are the caller's to enroll, ``DeviceSetup``).
+    /// `logger` defaults to `Logger.touchstoneSilent`, which discards everything.
     public init(
         storage: any StorageBackend,
         sensor: (any BiometricSensor)?,
@@ -194,13 +195,14 @@ public final class Device: Sendable {
         random: RandomSource,
         interaction: any Interaction,
         erasesDataAfterTenFailures: Bool = false,
-        initialPasscode: String? = nil,
+        setup: DeviceSetup? = nil,
         logger: Logger = .touchstoneSilent
     ) throws {
         self.storage = storage
         self.logger = logger
         self.sensorBox = sensor.map(SensorBox.init)
-        sensorFollowsStorage = sensor?.enrollmentStorage.map { $0 as AnyObject === storage as AnyObject } ?? false
+        let sensorFollowsStorage = sensor?.enrollmentStorage.map { $0 as AnyObject === storage as AnyObject } ?? false
+        self.sensorFollowsStorage = sensorFollowsStorage
         self.companion = companion
         self.passcodeFactor = passcodeFactor
         self.clock = clock
@@ -209,7 +211,7 @@ public final class Device: Sendable {
         self.erasesDataAfterTenFailures = erasesDataAfterTenFailures
         if case .device = passcodeFactor.custody { passcodeKeptInStore = true } else { passcodeKeptInStore = false }
         let sensorType = sensorBox?.biometryType ?? .none
-        let opened = try storage.transaction { transaction -> Cache in
+        let (opened, created) = try storage.transaction { transaction -> (Cache, Bool) in
             let stateRecord = try transaction.read(.deviceState)
             let countersExist = try transaction.read(.deviceCounters) != nil
             // A device writes its state and counters together, from its first transaction on:
@@ -219,26 +221,25 @@ public final class Device: Sendable {
             guard let stateRecord else {
                 if countersExist { throw Self.missingState }
                 var state = DeviceState(secret: random.bytes(32))
-                if let initialPasscode {
-                    try Self.checkPasscodeText(initialPasscode, factor: passcodeFactor)
-                    state.passcodeVerifier = try passcodeFactor.makeVerifier(for: initialPasscode, random: random)
-                }
+                // Checked before anything is put: a setup that cannot be applied leaves no device.
+                state.passcodeVerifier = try setup?.checkedPasscodeVerifier(
+                    sensor: sensor, sensorFollowsStorage: sensorFollowsStorage, passcodeFactor: passcodeFactor, random: random)
                 let stateBytes = try state.storedJSON()
                 let counters = DeviceCounters()
                 let countersBytes = counters.storedJSON()
                 transaction.put(Record(key: .deviceState, value: stateBytes))
                 transaction.put(Record(key: .deviceCounters, value: countersBytes))
-                return Cache(snapshot: Snapshot(state: state, counters: counters, secretKey: SymmetricKey(data: state.secret)),
-                             stateBytes: stateBytes, countersBytes: countersBytes)
+                return (Cache(snapshot: Snapshot(state: state, counters: counters, secretKey: SymmetricKey(data: state.secret)),
+                              stateBytes: stateBytes, countersBytes: countersBytes), true)
             }
             guard countersExist else { throw Self.missingCounters }
             var state = try RecordCoding.decode(DeviceState.self, from: stateRecord).validated()
             if Self.migrate(&state, sensorType: sensorType) {
                 transaction.put(Record(key: .deviceState, value: try state.storedJSON()))
             }
-            return Cache(snapshot: nil, stateBytes: nil, countersBytes: nil)
+            return (Cache(snapshot: nil, stateBytes: nil, countersBytes: nil), false)
         }
-        isNewDevice = opened.snapshot != nil
+        isNewDevice = created
         // A new device's records are known without reading them back: the first snapshot
         // finds the same bytes in storage and decodes nothing (storedSnapshot compares them).
         cache.withLock { $0 = opened }

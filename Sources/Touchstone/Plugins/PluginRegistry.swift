@@ -119,7 +119,8 @@ extension PluginRegistry {
         return redacted
     }
 
-    /// `composition` with every secret option value redacted, for printing.
+    /// `composition` with every secret option value, and a new device's passcode, redacted, for
+    /// printing.
     public func redactingSecrets(in composition: Composition) -> Composition {
         var redacted = composition
         redacted.sensor = composition.sensor.map(redactingSecrets(in:))
@@ -128,6 +129,7 @@ extension PluginRegistry {
         redacted.storage = redactingSecrets(in: composition.storage)
         redacted.detector = redactingSecrets(in: composition.detector)
         redacted.policies = composition.policies?.map(redactingSecrets(in:))
+        if redacted.device?.passcode != nil { redacted.device?.passcode = Self.redactedValue }
         return redacted
     }
 }

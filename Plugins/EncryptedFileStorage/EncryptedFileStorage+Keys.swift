@@ -74,17 +74,26 @@ extension EncryptedFileStorage {
         }
     }
 
-    /// Creates a key file for a new store (mode 0600, `O_EXCL`), or reads the one there.
+    /// Creates a key file for a new store (mode 0600), or reads the one there. The key is
+    /// written and synced under a temporary name, then linked into place, which fails when the
+    /// name exists: a process that opens a new store beside another one reads that one's whole
+    /// key, never a file still being written.
     private static func loadOrCreateKeyFile(_ keyPath: String) throws -> SymmetricKey {
-        let created = open(keyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard created >= 0 else {
+        if access(keyPath, F_OK) == 0 { return try loadKeyFile(keyPath, store: nil) }
+        let temporary = keyPath + ".new-\(getpid())-\(Format.randomBytes(4).map { String($0, radix: 16) }.joined())"
+        let created = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard created >= 0 else { throw StorageError.ioFailure(reason: "cannot create key file '\(keyPath)': \(lastError)") }
+        defer { unlink(temporary) }
+        let key = Format.randomBytes(32)
+        do {
+            defer { close(created) }
+            try writeAll(created, key, at: 0, path: keyPath)
+            guard fsync(created) == 0 else { throw StorageError.ioFailure(reason: "fsync of '\(keyPath)' failed") }
+        }
+        guard link(temporary, keyPath) == 0 else {
             guard errno == EEXIST else { throw StorageError.ioFailure(reason: "cannot create key file '\(keyPath)': \(lastError)") }
             return try loadKeyFile(keyPath, store: nil)
         }
-        let key = Format.randomBytes(32)
-        defer { close(created) }
-        try writeAll(created, key, at: 0, path: keyPath)
-        guard fsync(created) == 0 else { throw StorageError.ioFailure(reason: "fsync of '\(keyPath)' failed") }
         syncDirectory(of: keyPath)
         return SymmetricKey(data: key)
     }

@@ -24,7 +24,10 @@ import Touchstone
 ///   from an earlier copy — closing that needs a counter kept outside the file.
 /// - **Several processes**: writers take an exclusive `flock` on `<path>.lock`, readers a shared
 ///   one while they load; a reader notices another process's write by the file's identity and
-///   reads only the frames added since. ``generation`` is the transaction sequence.
+///   reads only the frames added since. ``generation`` is the transaction sequence. Processes
+///   that open a path where no store exists yet may each choose a salt (or make a key file):
+///   the first to write makes the store, and the others take its salt (a key file is linked
+///   into place whole, so the others read that one).
 ///
 /// Version-1 stores (one sealed document) are read and rewritten in this format by their
 /// first write.
@@ -57,6 +60,9 @@ public final class EncryptedFileStorage: StorageBackend {
     /// The store file.
     public let path: String
     private let lockPath: String
+    /// Where the key comes from: a store that another process creates after this one opened
+    /// the path (both found no file) is keyed by that process's salt, derived again from it.
+    private let source: KeySource
     private let state: Locked<State>
 
     /// The log is compacted when it is larger than this many times the live records...
@@ -136,6 +142,7 @@ public final class EncryptedFileStorage: StorageBackend {
     /// `busyTimeout` (taken within 0 and 24 days) bounds each wait for another process's lock.
     public init(path: String, key source: KeySource, busyTimeout: Duration = .seconds(10)) throws {
         self.path = path
+        self.source = source
         self.busyTimeout = min(max(busyTimeout, .zero), Self.longestBusyTimeout)
         lockPath = path + ".lock"
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -269,7 +276,16 @@ public final class EncryptedFileStorage: StorageBackend {
             state.file = updated
             return
         }
-        let loaded = try Self.loadWhole((try Self.readAll(descriptor, path: path), identity), like: state, path: path)
+        let bytes = try Self.readAll(descriptor, path: path)
+        var base = state
+        if state.file == nil, let header = try? Format.parseHeader(bytes[...]).get().header,
+           (header.kdf, header.rounds, header.kdfSalt) != (state.keyHeader.kdf, state.keyHeader.rounds, state.keyHeader.kdfSalt) {
+            // Another process created the store after this one opened the path: its key
+            // derivation (a passphrase's salt) is the store's. (A file this process had read
+            // before that comes back with another one was replaced: loadWhole refuses it.)
+            (base.keyHeader, base.master) = try Self.key(source, storedHeader: header, storeExists: true, path: path)
+        }
+        let loaded = try Self.loadWhole((bytes, identity), like: base, path: path)
         guard loaded.sequence >= state.sequence else {
             throw StorageError.corruptStore(path: path, reason: "the store went back from transaction \(state.sequence) to \(loaded.sequence): an older copy was put back")
         }

@@ -71,6 +71,34 @@ struct MultiProcessStressTests {
         return children
     }
 
+    @Test("six processes that open one new encrypted store at once all open it and lose no item, keyed by a passphrase (each process picks a salt before the file exists: the store's is the first writer's) or by a key file (each would make the key)",
+          arguments: ["passphrase", "key-file"])
+    func newEncryptedStoreOpenedByManyProcessesAtOnce(_ keying: String) throws {
+        try #require(ChildProcess.executable != nil, "the StorageCrashChild helper is built with the tests")
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory.appendingPathComponent("device.store").path
+        let key = keying == "passphrase" ? ["passphrase": "correct horse"] : ["key-file": directory.appendingPathComponent("device.key").path]
+        let storage = PluginSelection("storage.encrypted-file", options: key.merging(["path": path]) { $1 })
+        let arguments = [storage.id] + storage.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        // Started together: each opens the device (creating it, or finding it created) before it says ready.
+        let children = try (0..<6).map { try Child(["wave", "p\($0)", "0", "3"] + arguments) }
+        for child in children where !child.waitUntilReady() {
+            child.process.waitUntilExit()
+            let message = String(decoding: child.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            Issue.record("a process could not open the new store (status \(child.process.terminationStatus)): \(message)")
+        }
+        for child in children { child.go() }
+        var items: [String] = []
+        for child in children {
+            items += child.finish().filter { $0.hasPrefix("item ") }.map { String($0.dropFirst(5)) }
+            #expect(child.process.terminationStatus == 0)
+        }
+        #expect(items.count == 18)
+        let rig = try TestDevice(storage: storage, registry: .builtIn)
+        #expect(Set(try rig.keychain.items(service: "stress").map(\.account)) == Set(items))
+    }
+
     @Test("processes in overlapping waves lose no failed match and no keychain item", arguments: [Backend.sqlite, .encrypted])
     func overlappingWavesLoseNothing(_ backend: Backend) async throws {
         try #require(ChildProcess.executable != nil, "the StorageCrashChild helper is built with the tests")

@@ -251,6 +251,25 @@ import TouchstoneBuiltins
         #expect(!lines.contains { $0.hasPrefix("second") }, "\(device.text)")
     }
 
+    @Test("a composition's device setup in the REPL: the device starts set up, config prints its passcode as <redacted>, reset sets the fresh device up again and says so, use keeps the device as it is")
+    func deviceSetupInTheREPL() async throws {
+        var composition = Composition()
+        composition.seed = 1
+        composition.passcode = PluginSelection("passcode.sim", options: ["rounds": "1000"])
+        composition.device = DeviceSetup(passcode: "2468", enrolled: ["thumb"])
+        let repl = try CommandSession(composition: composition)
+        #expect(await repl.execute("evaluate biometrics Unlock thumb").ok)
+        let config = await repl.execute("config")
+        #expect(config.text.contains(#""passcode" : "<redacted>""#) || config.text.contains(#""passcode": "<redacted>""#), "\(config.text)")
+        #expect(!config.text.contains("2468"))
+        #expect(await repl.execute("unenroll thumb").ok)
+        #expect(await repl.execute("use sensor sim.faceid").ok)
+        #expect(try repl.device.enrolledNames().isEmpty, "use keeps the device: the setup is not applied again")
+        let reset = await repl.execute("reset")
+        #expect(reset.text.contains("passcode set") && reset.text.contains("enrolled: thumb"), "\(reset.text)")
+        #expect(try repl.device.enrolledNames() == ["thumb"])
+    }
+
     @Test("an error that echoes input never passes its control characters to the terminal")
     func errorsEscapeTheControlCharactersTheyEcho() async throws {
         let repl = try session()

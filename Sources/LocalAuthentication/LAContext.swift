@@ -52,6 +52,8 @@ open class LAContext: NSObject, @unchecked Sendable {
                 engine = .failure(TouchstoneError(wrapping: error))
             }
         }
+        // As iOS's: what a success proved stays proven for this context's later evaluations.
+        (try? engine.get())?.keepsItsAuthentication = true
         super.init()
     }
 

@@ -44,6 +44,7 @@ public final class AuthenticationContext: Sendable {
         var cancelTitle: String?
         var reuseDuration: Duration = .zero
         var interactionNotAllowed = false
+        var keepsItsAuthentication = false
         var credentials: [CredentialType: Data] = [:]
         var biometryType: BiometryType = .none
         /// The device state `evaluatedPolicyDomainState` is derived from, only when asked for
@@ -114,6 +115,17 @@ public final class AuthenticationContext: Sendable {
     public var interactionNotAllowed: Bool {
         get { state.withLock { $0.interactionNotAllowed } }
         set { state.withLock { $0.interactionNotAllowed = newValue } }
+    }
+
+    /// Whether this context keeps its authentication, as iOS's `LAContext` does: a step that an
+    /// earlier success on it already proved (biometry, the passcode, the companion) is satisfied
+    /// again without asking, after the checks that come before any prompt (traced with
+    /// ``Rule/contextKeepsItsAuthentication``). Apple's sample code makes a new context for
+    /// each login for that reason. Default false, so each evaluation of Touchstone's own API and
+    /// the REPL asks; `LAContext` turns it on.
+    public var keepsItsAuthentication: Bool {
+        get { state.withLock { $0.keepsItsAuthentication } }
+        set { state.withLock { $0.keepsItsAuthentication = newValue } }
     }
 
     /// The biometry type, filled by ``canEvaluate(_:)-(Policy)`` whatever it returns; `.none` before.
@@ -274,7 +286,8 @@ public final class AuthenticationContext: Sendable {
             state.current = handle
             return EvaluationSettings(
                 fallbackTitle: state.fallbackTitle, cancelTitle: state.cancelTitle,
-                reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed)
+                reuseDuration: state.reuseDuration, interactionNotAllowed: state.interactionNotAllowed,
+                provenMethods: state.keepsItsAuthentication ? Set(state.accessGrants.flatMap(\.methods)) : [])
         }
         authenticator.device.begin(handle)
         return EvaluationMachine(context: self, policy: policy, reason: reason, handle: handle, settings: settings)
@@ -348,6 +361,14 @@ struct EvaluationSettings: Sendable {
     var cancelTitle: String?
     var reuseDuration: Duration
     var interactionNotAllowed: Bool
+    /// What earlier successes on a context that ``AuthenticationContext/keepsItsAuthentication``
+    /// proved; empty otherwise.
+    var provenMethods: Set<AuthenticationMethod> = []
+
+    /// The first of `methods` (in order of preference) that an earlier success proved.
+    func proven(_ methods: AuthenticationMethod...) -> AuthenticationMethod? {
+        methods.first(where: provenMethods.contains)
+    }
 }
 
 /// One evaluation in progress; the device and the context can interrupt it.

@@ -52,6 +52,14 @@ extension EvaluationMachine {
             if companionUsable { return .companion }
             throw fail(problem.code, rule: .precedence, message: problem.message)
         }
+        // What an earlier success on this context proved and this step accepts: biometry, and
+        // the passcode or the companion where the step falls back to them.
+        if let method = settings.proven(.biometry, .reuse)
+            ?? (passcodeFallback ? settings.proven(.passcode) : nil)
+            ?? (companionUsable ? settings.proven(.companion) : nil) {
+            record(.proven(method), rule: .contextKeepsItsAuthentication)
+            return .decided(method)
+        }
         if let unlocked = snapshot.counters.lastBiometricUnlock, settings.reuseDuration > .zero {
             let age = unlocked.duration(to: now())
             if age >= .zero, age <= settings.reuseDuration {

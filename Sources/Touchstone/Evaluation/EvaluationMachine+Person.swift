@@ -19,6 +19,11 @@ extension EvaluationMachine {
             guard device.isCompanionUsable else { throw fail(.companionNotAvailable, rule: .precedence) }
             kind = .companion
         }
+        let method: AuthenticationMethod = which == .passcode ? .passcode : .companion
+        if settings.provenMethods.contains(method) {
+            record(.proven(method), rule: .contextKeepsItsAuthentication)
+            return try stepSucceeded(method)
+        }
         if settings.interactionNotAllowed { throw fail(.notInteractive, rule: .interactionNotAllowed) }
         record(.prompt(kind, fallbackButton: nil))
         return try ask(prompt(kind, fallbackButton: nil, biometryType: device.biometryType, failuresSoFar: 0))

@@ -216,7 +216,7 @@ struct EvaluationMachine: ~Copyable {
     }
 
     /// The current step is done by `method`: the next step, or the end.
-    private mutating func stepSucceeded(_ method: AuthenticationMethod) throws -> Action {
+    mutating func stepSucceeded(_ method: AuthenticationMethod) throws -> Action {
         // A one-step policy (nearly all) shares a constant array instead of allocating one.
         methods = methods.isEmpty && rule.steps.count == 1 ? AuthenticationMethod.alone(method) : methods + [method]
         stepIndex += 1

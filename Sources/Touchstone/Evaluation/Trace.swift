@@ -4,6 +4,8 @@ public enum Rule: String, Sendable, CaseIterable, CustomStringConvertible {
     case precedence = "precedence"
     case deviceDisabled = "passcode.disabled-fails-at-once"
     case reuseWindow = "reuse.window"
+    /// An `LAContext` that succeeded proves it again without asking (Apple's sample code).
+    case contextKeepsItsAuthentication = "context.keeps-its-authentication"
     case interactionNotAllowed = "context.interaction-not-allowed"
     case fallbackAfterFirstFailure = "biometry.fallback-after-first-failure"
     case faceIDFallbackAfterSecondFailure = "faceid.fallback-after-second-failure"
@@ -35,6 +37,7 @@ public enum Rule: String, Sendable, CaseIterable, CustomStringConvertible {
         case .precedence: "invalidContext, then hardware, passcode, enrollment, lockout decide first (REFERENCE §3)"
         case .deviceDisabled: "a disabled device fails every evaluation at once with authenticationFailed"
         case .reuseWindow: "within the reuse duration after a biometric device unlock no new scan is needed"
+        case .contextKeepsItsAuthentication: "an LAContext that succeeded satisfies what it proved again without asking (Apple's sample makes a fresh context for each login for that reason)"
         case .interactionNotAllowed: "with interactionNotAllowed an evaluation that needs the user fails with notInteractive"
         case .fallbackAfterFirstFailure: "the fallback button appears after the first failed match unless its title is empty"
         case .faceIDFallbackAfterSecondFailure: "Face ID / Optic ID: no fallback button after the first failure (Cancel and Try Again); it appears after the second"
@@ -105,6 +108,8 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
     case deviceDisabled(erased: Bool)
     /// Satisfied by the reuse window; how long ago the device was unlocked.
     case reused(unlockedAgo: Duration)
+    /// Satisfied by what an earlier success on the same context proved, without a prompt.
+    case proven(AuthenticationMethod)
     /// The companion approved.
     case companionApproved
     /// The evaluation moved to the passcode prompt.
@@ -130,6 +135,7 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
         case let .passcodeRefused(remaining): "passcode refused: delay running, \(remaining.compactDescription) remaining"
         case let .deviceDisabled(erased): erased ? "device disabled and erased" : "device disabled"
         case let .reused(ago): "reused device unlock from \(ago.compactDescription) ago"
+        case let .proven(method): "already proven on this context (\(method.rawValue)): no prompt"
         case .companionApproved: "companion approved"
         case .switchedToPasscode: "switched to passcode"
         case let .waited(duration): "waited \(duration.compactDescription)"

@@ -364,11 +364,6 @@ struct EvaluationSettings: Sendable {
     /// What earlier successes on a context that ``AuthenticationContext/keepsItsAuthentication``
     /// proved; empty otherwise.
     var provenMethods: Set<AuthenticationMethod> = []
-
-    /// The first of `methods` (in order of preference) that an earlier success proved.
-    func proven(_ methods: AuthenticationMethod...) -> AuthenticationMethod? {
-        methods.first(where: provenMethods.contains)
-    }
 }
 
 /// One evaluation in progress; the device and the context can interrupt it.

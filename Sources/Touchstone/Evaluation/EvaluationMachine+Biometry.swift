@@ -52,11 +52,8 @@ extension EvaluationMachine {
             if companionUsable { return .companion }
             throw fail(problem.code, rule: .precedence, message: problem.message)
         }
-        // What an earlier success on this context proved and this step accepts: biometry, and
-        // the passcode or the companion where the step falls back to them.
-        if let method = settings.proven(.biometry, .reuse)
-            ?? (passcodeFallback ? settings.proven(.passcode) : nil)
-            ?? (companionUsable ? settings.proven(.companion) : nil) {
+        if !settings.provenMethods.isEmpty,
+           let method = provenMethod(passcodeFallback: passcodeFallback, companionUsable: companionUsable) {
             record(.proven(method), rule: .contextKeepsItsAuthentication)
             return .decided(method)
         }
@@ -73,6 +70,18 @@ extension EvaluationMachine {
         guard let box = device.sensorBox else { throw fail(.biometryNotAvailable, rule: .precedence) }
         return .scan(BiometricScan(box: box, rules: box.attemptRules, passcodeFallback: passcodeFallback,
                                    companionUsable: companionUsable))
+    }
+
+    /// What an earlier success on this context proved that a biometric step accepts: biometry
+    /// (a reused device unlock counts), and the passcode or the companion where the step falls
+    /// back to them.
+    private func provenMethod(passcodeFallback: Bool, companionUsable: Bool) -> AuthenticationMethod? {
+        let proven = settings.provenMethods
+        if proven.contains(.biometry) { return .biometry }
+        if proven.contains(.reuse) { return .reuse }
+        if passcodeFallback, proven.contains(.passcode) { return .passcode }
+        if companionUsable, proven.contains(.companion) { return .companion }
+        return nil
     }
 
     /// Shows the prompt for the next capture (traced when it differs from the one on screen)

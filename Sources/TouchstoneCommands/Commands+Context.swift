@@ -4,21 +4,23 @@ import Touchstone
 extension CommandTable {
     /// `context`.
     static func contextCommands() -> [Command] {
-        let settings = ["reuse", "fallback-title", "cancel-title", "interaction", "credential"]
+        let settings = ["reuse", "fallback-title", "cancel-title", "interaction", "keeps-authentication", "credential"]
         return [
             Command(
                 name: "context", summary: "show the current context, make a new one, invalidate it or set an option",
-                usage: "context [new | invalidate | set reuse|fallback-title|cancel-title|interaction|credential <value>]",
+                usage: "context [new | invalidate | set reuse|fallback-title|cancel-title|interaction|keeps-authentication|credential <value>]",
                 example: "context set reuse 60s",
                 moreExamples: ["context set fallback-title \"\"", "context set interaction not-allowed", "context invalidate", "context new"],
                 details: ["reuse: a duration, clamped to 300s; fallback-title: text, \"\" hides the button, nil restores the default;",
                           "cancel-title: text or nil (the Cancel button is always shown); interaction: allowed or not-allowed (interactionNotAllowed);",
+                          "keeps-authentication: on or off; on, what a success proved satisfies later evaluations without asking, as an LAContext does (off: each evaluate asks);",
                           "credential: the application password (setCredential(_:type: .applicationPassword)) for applicationPassword keychain items, nil removes it."],
                 completer: { _, previous in
                     switch previous.count {
                     case 0: return ["new", "invalidate", "set"]
                     case 1 where previous[0] == "set": return settings
                     case 2 where previous[1] == "interaction": return ["allowed", "not-allowed"]
+                    case 2 where previous[1] == "keeps-authentication": return ["on", "off"]
                     default: return []
                     }
                 },
@@ -76,6 +78,14 @@ extension CommandTable {
                         }
                         return CommandOutput("interaction: \(context.interactionNotAllowed ? "not allowed" : "allowed")",
                                              result: [("interactionNotAllowed", .bool(context.interactionNotAllowed))])
+                    case "keeps-authentication":
+                        switch value {
+                        case "on", "true", "yes": context.keepsItsAuthentication = true
+                        case "off", "false", "no": context.keepsItsAuthentication = false
+                        default: throw arguments.usageError("'\(value)' is not on or off")
+                        }
+                        return CommandOutput("keeps authentication: \(context.keepsItsAuthentication ? "yes (as an LAContext)" : "no")",
+                                             result: [("keepsItsAuthentication", .bool(context.keepsItsAuthentication))])
                     default:
                         throw arguments.usageError("unknown setting '\(setting)'; settings: \(settings.joined(separator: ", "))")
                     }
@@ -106,6 +116,7 @@ extension CommandTable {
             "cancel title: \(describeTitle(context.localizedCancelTitle, default: AuthenticationContext.defaultCancelTitle))",
             "reuse duration: \(context.touchIDAuthenticationAllowableReuseDuration.compactDescription)",
             "interaction: \(context.interactionNotAllowed ? "not allowed" : "allowed")",
+            "keeps authentication: \(context.keepsItsAuthentication ? "yes" : "no")",
             "evaluatedPolicyDomainState: \(Format.hex(context.evaluatedPolicyDomainState))",
         ], result: [
             ("app", .string(app)),
@@ -115,6 +126,7 @@ extension CommandTable {
             ("cancelTitle", .optional(context.localizedCancelTitle)),
             ("reuse", .string(context.touchIDAuthenticationAllowableReuseDuration.compactDescription)),
             ("interactionNotAllowed", .bool(context.interactionNotAllowed)),
+            ("keepsItsAuthentication", .bool(context.keepsItsAuthentication)),
             ("evaluatedPolicyDomainState", Format.hexJSON(context.evaluatedPolicyDomainState)),
         ])
     }

@@ -43,6 +43,11 @@ enum EncryptedFileFormat {
         var kdfSalt: [UInt8]
         var fileID: [UInt8]
 
+        /// Whether `other` derives the key as this header does (the file id aside).
+        func derivesKey(like other: Header) -> Bool {
+            kdf == other.kdf && rounds == other.rounds && kdfSalt == other.kdfSalt
+        }
+
         var bytes: [UInt8] {
             var bytes = magic
             bytes.append(version)

@@ -80,7 +80,7 @@ extension EncryptedFileStorage {
     /// key, never a file still being written.
     private static func loadOrCreateKeyFile(_ keyPath: String) throws -> SymmetricKey {
         if access(keyPath, F_OK) == 0 { return try loadKeyFile(keyPath, store: nil) }
-        let temporary = keyPath + ".new-\(getpid())-\(Format.randomBytes(4).map { String($0, radix: 16) }.joined())"
+        let temporary = keyPath + ".new-\(getpid())-\(Data(Format.randomBytes(4)).hexString)"
         let created = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard created >= 0 else { throw StorageError.ioFailure(reason: "cannot create key file '\(keyPath)': \(lastError)") }
         defer { unlink(temporary) }

@@ -278,8 +278,7 @@ public final class EncryptedFileStorage: StorageBackend {
         }
         let bytes = try Self.readAll(descriptor, path: path)
         var base = state
-        if state.file == nil, let header = try? Format.parseHeader(bytes[...]).get().header,
-           (header.kdf, header.rounds, header.kdfSalt) != (state.keyHeader.kdf, state.keyHeader.rounds, state.keyHeader.kdfSalt) {
+        if state.file == nil, let header = try? Format.parseHeader(bytes[...]).get().header, !header.derivesKey(like: state.keyHeader) {
             // Another process created the store after this one opened the path: its key
             // derivation (a passphrase's salt) is the store's. (A file this process had read
             // before that comes back with another one was replaced: loadWhole refuses it.)
@@ -325,7 +324,7 @@ public final class EncryptedFileStorage: StorageBackend {
         var state = State(keyHeader: base.keyHeader, master: base.master, lockDescriptor: base.lockDescriptor)
         let bytes = file.bytes
         let (header, version) = try check(Format.parseHeader(bytes[...]), path: path)
-        guard header.kdf == state.keyHeader.kdf, header.rounds == state.keyHeader.rounds, header.kdfSalt == state.keyHeader.kdfSalt else {
+        guard header.derivesKey(like: state.keyHeader) else {
             throw StorageError.corruptStore(path: path, reason: "the key derivation in the header changed: the file was altered or replaced")
         }
         if version == Format.legacyVersion {

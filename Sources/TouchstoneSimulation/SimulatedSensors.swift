@@ -125,7 +125,6 @@ final class SimulatedTemplates: Sendable {
 
     /// Enrolls `id` with a fresh template (a new generation when `replacing`).
     func enroll(_ id: String, replacing: Bool) throws -> SensorIdentity {
-        guard !Device.outcomeWords.contains(id.lowercased()) else { throw UsageError.invalidIdentityName(id) }
         let identity = SensorIdentity(id: id, generation: random.hex(16))
         try modify { identities in
             if let index = identities.firstIndex(where: { $0.id == id }) {

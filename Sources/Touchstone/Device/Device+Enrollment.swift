@@ -126,7 +126,7 @@ extension Device {
 
     /// The words scripts use for outcomes (`TOUCHSTONE_OUTCOMES`, the REPL's `evaluate`), in
     /// any case: no identity takes one as its id.
-    package static let outcomeWords: Set<String> = [
+    private static let outcomeWords: Set<String> = [
         "nomatch", "no-match", "mismatch", "cancel", "fallback", "systemcancel",
         "system-cancel", "invalidate", "companion", "approve",
     ]

@@ -41,10 +41,6 @@ extension Device {
     }
 
     /// Refuses to set or clear a passcode that the system keeps.
-    private func requirePasscodeKeptHere() throws {
-        try Self.requirePasscodeKept(by: passcodeFactor)
-    }
-
     private static func requirePasscodeKept(by factor: any PasscodeFactor) throws {
         if case let .external(description, _) = factor.custody {
             throw UsageError.passcodeKeptOutside(description)
@@ -88,7 +84,7 @@ extension Device {
     /// Removes the device passcode (biometric and device-owner policies then report
     /// `passcodeNotSet`) and runs the registered removal hooks.
     public func clearPasscode() throws {
-        try requirePasscodeKeptHere()
+        try Self.requirePasscodeKept(by: passcodeFactor)
         try update { state, counters in
             state.passcodeVerifier = nil
             counters.passcodeFailures = 0

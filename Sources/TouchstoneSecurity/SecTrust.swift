@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Synchronization
+import Touchstone
 
 /// A trust evaluation: the certificates to check (the leaf first, then any others that may
 /// help build its chain), the policies to check them against, the anchors, the time.
@@ -42,10 +42,10 @@ public final class SecTrust: Sendable, CustomStringConvertible {
         var generation: UInt64 = 0
     }
 
-    let state: Mutex<State>
+    let state: Locked<State>
 
     init(certificates: [SecCertificate], policies: [SecPolicy]) {
-        state = Mutex(State(certificates: certificates, policies: policies))
+        state = Locked(State(certificates: certificates, policies: policies))
     }
 
     /// `<SecTrustRef: …>`.
@@ -244,8 +244,7 @@ public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutableP
 /// ``SecTrustEvaluateWithError(_:_:)``).
 @discardableResult
 public func SecTrustEvaluate(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
-    result.pointee = trust.evaluated().result
-    return errSecSuccess
+    SecTrustGetTrustResult(trust, result)
 }
 
 /// The evaluation's verdict, evaluating first when needed (as Apple's does, whatever its

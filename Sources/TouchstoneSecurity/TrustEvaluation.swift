@@ -216,14 +216,18 @@ struct TrustEvaluation {
         let anchors = custom + system
         let candidates = anchors + certificates.dropFirst()
         var longest = [leaf]
-        var anchored: [[SecCertificate]] = []
+        var firstAnchored: [SecCertificate]?
+        var validAnchored: [SecCertificate]?
         var steps = 0
-        /// Extends `chain`; true once an anchored path valid throughout is found.
+        /// Extends `chain`; true once an anchored path valid throughout is found (the search
+        /// stops there).
         func extend(_ chain: [SecCertificate]) -> Bool {
             let current = chain[chain.count - 1]
             if anchors.contains(current) {
-                anchored.append(chain)
-                return chain.allSatisfy(isValidAtDate)
+                if firstAnchored == nil { firstAnchored = chain }
+                guard chain.allSatisfy(isValidAtDate) else { return false }
+                validAnchored = chain
+                return true
             }
             if chain.count > longest.count { longest = chain }
             guard chain.count < Self.maximumLength else { return false }
@@ -236,7 +240,7 @@ struct TrustEvaluation {
             return false
         }
         _ = extend([leaf])
-        guard let best = anchored.first(where: { $0.allSatisfy(isValidAtDate) }) ?? anchored.first else { return (longest, nil) }
+        guard let best = validAnchored ?? firstAnchored else { return (longest, nil) }
         return (best, best[best.count - 1])
     }
 
@@ -307,10 +311,12 @@ struct TrustEvaluation {
             if certificate != anchor, x509.trust.critical.contains(where: { !TrustExtensions.understood.contains($0) }) {
                 issues.append(TrustIssue(check: .criticalExtensions, index: index))
             }
-            if let bits = x509.keySize, bits.rsa ? bits.size < 1024 : bits.size < 224 {
-                issues.append(TrustIssue(check: .weakKeySize, index: index))
-            } else if server, let bits = x509.keySize, bits.rsa ? bits.size < 2048 : bits.size < 256 {
-                issues.append(TrustIssue(check: .keySize, index: index))
+            if let bits = x509.keySize {  // computed: for RSA, a read of the key
+                if bits.rsa ? bits.size < 1024 : bits.size < 224 {
+                    issues.append(TrustIssue(check: .weakKeySize, index: index))
+                } else if server, bits.rsa ? bits.size < 2048 : bits.size < 256 {
+                    issues.append(TrustIssue(check: .keySize, index: index))
+                }
             }
             if server, Self.sha1Signatures.contains(x509.signatureAlgorithm), x509.chainSubject != x509.chainIssuer {
                 issues.append(TrustIssue(check: .signatureHashAlgorithms, index: index))

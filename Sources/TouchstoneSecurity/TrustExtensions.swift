@@ -18,7 +18,8 @@ struct TrustExtensions: Sendable {
     var keyUsage: [UInt8]?
     /// extKeyUsage's purposes, dotted OIDs; nil when the extension is absent.
     var extendedKeyUsage: [String]?
-    /// The subjectAltName's iPAddress entries: 4 bytes (IPv4) or 16 (IPv6).
+    /// The subjectAltName's iPAddress entries: 4 bytes (IPv4) or 16 (IPv6), read with its
+    /// other names (`X509Certificate.alternativeNames`).
     var ipAddresses: [Data] = []
     /// The OIDs of the critical extensions.
     var critical: [String] = []
@@ -57,21 +58,8 @@ struct TrustExtensions: Sendable {
         case Self.keyUsageOID:
             keyUsage = try Certificate.Extension.readKeyUsage(value)
         case Self.extendedKeyUsageOID:
-            extendedKeyUsage = try DER.sequence(try DER.parse(value), identifier: .sequence) { nodes in
-                var purposes: [String] = []
-                while let node = nodes.next() { purposes.append(try ASN1ObjectIdentifier(derEncoded: node).description) }
-                return purposes
-            }
-        case Self.subjectAltName:
-            ipAddresses = try DER.sequence(try DER.parse(value), identifier: .sequence) { names in
-                var addresses: [Data] = []
-                while let name = names.next() {
-                    guard name.identifier == ASN1Identifier(tagWithNumber: 7, tagClass: .contextSpecific),
-                          case let .primitive(bytes) = name.content else { continue }
-                    addresses.append(Data(bytes))
-                }
-                return addresses
-            }
+            extendedKeyUsage = try DER.sequence(of: ASN1ObjectIdentifier.self, identifier: .sequence, rootNode: DER.parse(value))
+                .map(\.description)
         default:
             break
         }

@@ -117,8 +117,8 @@ struct X509Certificate: Sendable {
                             // As Apple's: a known extension that does not read fails the
                             // certificate only when it is critical; otherwise it is left out.
                             do {
-                                if oid == "2.5.29.14" { keyIdentifier = Data(try ASN1OctetString(derEncoded: try DER.parse(value)).bytes) }
-                                if oid == "2.5.29.17" { (emails, dnsNames) = try Self.alternativeNames(value) }
+                                if oid == TrustExtensions.subjectKeyIdentifier { keyIdentifier = Data(try ASN1OctetString(derEncoded: try DER.parse(value)).bytes) }
+                                if oid == TrustExtensions.subjectAltName { (emails, dnsNames, trust.ipAddresses) = try Self.alternativeNames(value) }
                                 try trust.read(oid, critical: critical, value: value)
                             } catch where !critical {
                                 continue
@@ -324,16 +324,20 @@ struct X509Certificate: Sendable {
         }
     }
 
-    /// The rfc822Name ([1]) and dNSName ([2]) entries of a subjectAltName value.
-    private static func alternativeNames(_ value: [UInt8]) throws -> ([String], [String]) {
+    /// The rfc822Name ([1]), dNSName ([2]) and iPAddress ([7]) entries of a subjectAltName value.
+    private static func alternativeNames(_ value: [UInt8]) throws -> ([String], [String], [Data]) {
         try DER.sequence(try DER.parse(value), identifier: .sequence) { names in
-            var (emails, dnsNames): ([String], [String]) = ([], [])
+            var (emails, dnsNames, addresses): ([String], [String], [Data]) = ([], [], [])
             while let name = names.next() {
                 guard case let .primitive(bytes) = name.content, name.identifier.tagClass == .contextSpecific else { continue }
-                if name.identifier.tagNumber == 1 { emails.append(String(decoding: bytes, as: UTF8.self)) }
-                if name.identifier.tagNumber == 2 { dnsNames.append(String(decoding: bytes, as: UTF8.self)) }
+                switch name.identifier.tagNumber {
+                case 1: emails.append(String(decoding: bytes, as: UTF8.self))
+                case 2: dnsNames.append(String(decoding: bytes, as: UTF8.self))
+                case 7: addresses.append(Data(bytes))
+                default: break
+                }
             }
-            return (emails, dnsNames)
+            return (emails, dnsNames, addresses)
         }
     }
 }
